@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what the test suite needs beyond npm packages, so that
+# `npm ci && npm test` works on a fresh Debian machine:
+#   - Debian packages: ripgrep (glob bench reference), tmux (terminal test),
+#     chromium (browser test);
+#   - the pinned Claude Code CLI, into .cache/ (never a package dependency).
+# Idempotent: does nothing when everything is already present.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+missing=()
+command -v rg >/dev/null 2>&1 || missing+=(ripgrep)
+command -v tmux >/dev/null 2>&1 || missing+=(tmux)
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "ensure-test-deps: installing Debian packages: ${missing[*]}" >&2
+  if [ "$(id -u)" = "0" ]; then sudo_cmd=(); else sudo_cmd=(sudo); fi
+  "${sudo_cmd[@]}" apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
+fi
+
+if [ -x scripts/install-claude-code.sh ]; then
+  bash scripts/install-claude-code.sh
+fi

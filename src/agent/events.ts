@@ -1,0 +1,55 @@
+import type { Message, Usage } from "../model/types.js";
+
+/** How a turn ended. `subtype` names the failure when `isError` is true. */
+export interface TurnOutcome {
+  result: string;
+  isError: boolean;
+  /** `success`, or a failure such as `rate_limit`, `api_error`, `aborted`, `error_max_turns`. */
+  subtype: string;
+  numTurns: number;
+  durationMs: number;
+  usage: Usage;
+  totalCostUsd: number;
+  /** Why the loop stopped: `completed`, `aborted`, `model_error`, `max_turns`. */
+  terminalReason: string;
+  /** HTTP status of the failing model call, when there was one. */
+  apiErrorStatus?: number;
+  /** Epoch ms at which a rate limit resets, when known. */
+  resetAt?: number;
+}
+
+export type TaskStatus = "running" | "completed" | "failed";
+
+/**
+ * The one event stream of the agent. Every front end (terminal, stream-json,
+ * SSE, the web page) consumes this union and nothing else.
+ */
+export type AgentEvent =
+  | { type: "turn_start"; prompt: string }
+  | { type: "model_start"; call: number }
+  | { type: "text_delta"; text: string }
+  | { type: "model_retry"; attempt: number; delayMs: number; status?: number; message: string }
+  | { type: "model_end"; message: Message; messageId: string; usage: Usage }
+  | { type: "tool_start"; toolUseId: string; name: string; input: Record<string, unknown> }
+  | {
+      type: "tool_end";
+      toolUseId: string;
+      name: string;
+      content: string;
+      isError: boolean;
+    }
+  | { type: "permission_denied"; toolUseId: string; name: string; reason: string }
+  | { type: "task_start"; taskId: string; command: string; toolUseId: string }
+  | {
+      type: "task_end";
+      taskId: string;
+      command: string;
+      status: TaskStatus;
+      exitCode: number | null;
+      summary: string;
+    }
+  | { type: "inbox_delivered"; texts: string[]; taskIds: string[] }
+  | { type: "hook_warning"; event: string; message: string }
+  | { type: "turn_end"; outcome: TurnOutcome };
+
+export type AgentEventSink = (event: AgentEvent) => void;

@@ -1,0 +1,30 @@
+import type { z } from "zod";
+
+export interface ToolContext {
+  /** Absolute, real path of the workspace the tools are confined to. */
+  workspace: string;
+  /** Aborting ends the tool's work (and kills any process group it started). */
+  signal: AbortSignal;
+}
+
+/** What a tool gives back to the model. Failures are data: `isError: true`. */
+export interface ToolResult {
+  content: string;
+  isError: boolean;
+}
+
+/**
+ * A tool is a plain object built by a factory. `inputSchema` validates (and
+ * strips unknown fields from) the model's input once, in the loop;
+ * `jsonSchema` is what the model is shown. `execute` never rejects.
+ */
+export interface Tool<Input = Record<string, unknown>> {
+  name: string;
+  description: string;
+  inputSchema: z.ZodType<Input>;
+  jsonSchema: Record<string, unknown>;
+  execute(input: Input, context: ToolContext): Promise<ToolResult>;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a heterogeneous tool list is typed by each tool's own schema
+export type AnyTool = Tool<any>;
