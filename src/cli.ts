@@ -1,3 +1,15 @@
 #!/usr/bin/env node
-/** The `rudder` executable. Subcommands live in src/cli/. */
-process.stdout.write("usage: rudder <run|chat|serve|schedule|send> ...\n");
+/** The `rudder` executable: picks the subcommand and hands over. */
+import { main } from "./cli/main.js";
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(
+      `rudder: internal error: ${error instanceof Error ? error.stack : String(error)}\n`,
+    );
+    process.exitCode = 70;
+  },
+);

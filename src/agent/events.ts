@@ -1,3 +1,4 @@
+import type { TaskStatus } from "../background/task.js";
 import type { Message, Usage } from "../model/types.js";
 
 /** How a turn ended. `subtype` names the failure when `isError` is true. */
@@ -18,7 +19,7 @@ export interface TurnOutcome {
   resetAt?: number;
 }
 
-export type TaskStatus = "running" | "completed" | "failed";
+export type { TaskStatus };
 
 /**
  * The one event stream of the agent. Every front end (terminal, stream-json,

@@ -1,0 +1,210 @@
+import type { BackgroundManager } from "../background/background-manager.js";
+import { formatNotifications } from "../background/notification.js";
+import type { HookRunner } from "../hooks/types.js";
+import { costUsd } from "../model/pricing.js";
+import {
+  addUsage,
+  type ContentBlock,
+  emptyUsage,
+  type Message,
+  type Model,
+  type ToolResultBlock,
+  type ToolUseBlock,
+  type Usage,
+} from "../model/types.js";
+import type { PermissionRules } from "../permissions/types.js";
+import type { AnyTool } from "../tools/types.js";
+import { appendUserText, awaitsUser, messageText } from "./conversation.js";
+import type { AgentEventSink, TurnOutcome } from "./events.js";
+import type { Inbox } from "./inbox.js";
+import { type Confirm, dispatchToolUse } from "./tool-dispatch.js";
+
+/** A Stop hook may push the loop on, but only this many times in a row. */
+export const MAX_STOP_CONTINUATIONS = 8;
+
+export interface AgentLoopDependencies {
+  model: Model;
+  tools: readonly AnyTool[];
+  rules: PermissionRules;
+  workspace: string;
+  sessionId: string;
+  systemPrompt?: string;
+  confirm?: Confirm;
+  hooks?: HookRunner;
+  background?: BackgroundManager;
+  /** Steering messages; drained into the conversation before every model call. */
+  inbox?: Inbox;
+  emit: AgentEventSink;
+  signal: AbortSignal;
+  /** Model calls allowed in one turn before it ends as `error_max_turns`. */
+  maxTurns?: number;
+  maxTokens?: number;
+}
+
+/**
+ * Moves everything waiting (steering texts, finished background tasks) into
+ * the conversation as the user's. Returns whether anything was added.
+ */
+function deliverInbox(history: Message[], dependencies: AgentLoopDependencies): boolean {
+  const texts = dependencies.inbox?.drain() ?? [];
+  const finished = dependencies.background?.collectFinished() ?? [];
+  for (const text of texts) appendUserText(history, text);
+  if (finished.length > 0) appendUserText(history, formatNotifications(finished));
+  if (texts.length === 0 && finished.length === 0) return false;
+  dependencies.emit({
+    type: "inbox_delivered",
+    texts,
+    taskIds: finished.map((task) => task.id),
+  });
+  return true;
+}
+
+/** Every tool_use needs a tool_result, even when the turn was cut short. */
+function interruptedResults(blocks: readonly ToolUseBlock[]): ToolResultBlock[] {
+  return blocks.map((block) => ({
+    type: "tool_result",
+    tool_use_id: block.id,
+    content: "Interrupted: the user aborted the turn before this tool ran.",
+    is_error: true,
+  }));
+}
+
+/**
+ * Runs one turn: calls the model, dispatches its tool calls, and repeats
+ * while the reply contains `tool_use` blocks (whatever `stop_reason` says).
+ * Mutates `history` in place, so the caller's conversation is the record.
+ * Never rejects: model failures and aborts end the turn as an error outcome.
+ */
+export async function runAgentLoop(
+  history: Message[],
+  dependencies: AgentLoopDependencies,
+): Promise<TurnOutcome> {
+  const { model, emit, signal } = dependencies;
+  const startedAt = performance.now();
+  let usage: Usage = emptyUsage();
+  let numTurns = 0;
+  let lastText = "";
+  let stopContinuations = 0;
+  const maxTurns = dependencies.maxTurns ?? 200;
+
+  const outcome = (fields: Partial<TurnOutcome> & Pick<TurnOutcome, "subtype">): TurnOutcome => {
+    const result: TurnOutcome = {
+      result: lastText,
+      isError: false,
+      numTurns,
+      durationMs: Math.round(performance.now() - startedAt),
+      usage,
+      totalCostUsd: costUsd(model.name, usage),
+      terminalReason: "completed",
+      ...fields,
+    };
+    emit({ type: "turn_end", outcome: result });
+    return result;
+  };
+
+  for (;;) {
+    if (signal.aborted) {
+      return outcome({
+        subtype: "aborted",
+        isError: true,
+        terminalReason: "aborted",
+        result: "Interrupted.",
+      });
+    }
+    deliverInbox(history, dependencies);
+    if (awaitsUser(history)) return outcome({ subtype: "success" });
+    if (numTurns >= maxTurns) {
+      return outcome({ subtype: "error_max_turns", isError: true, terminalReason: "max_turns" });
+    }
+
+    numTurns += 1;
+    emit({ type: "model_start", call: numTurns });
+    const reply = await model.complete({
+      ...(dependencies.systemPrompt === undefined ? {} : { system: dependencies.systemPrompt }),
+      messages: history,
+      tools: dependencies.tools.map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        input_schema: tool.jsonSchema,
+      })),
+      ...(dependencies.maxTokens === undefined ? {} : { maxTokens: dependencies.maxTokens }),
+      signal,
+      onTextDelta: (text) => emit({ type: "text_delta", text }),
+      onRetry: (retry) =>
+        emit({
+          type: "model_retry",
+          attempt: retry.attempt,
+          delayMs: retry.delayMs,
+          ...(retry.status === undefined ? {} : { status: retry.status }),
+          message: retry.message,
+        }),
+    });
+    if (!reply.ok) {
+      const { error } = reply;
+      const aborted = error.subtype === "aborted";
+      return outcome({
+        subtype: error.subtype,
+        isError: true,
+        result: aborted ? "Interrupted." : error.message,
+        terminalReason: aborted ? "aborted" : "model_error",
+        ...(error.status === undefined ? {} : { apiErrorStatus: error.status }),
+        ...(error.resetAt === undefined ? {} : { resetAt: error.resetAt }),
+      });
+    }
+
+    const { response } = reply;
+    usage = addUsage(usage, response.usage);
+    const assistant: Message = { role: "assistant", content: response.content };
+    history.push(assistant);
+    emit({ type: "model_end", message: assistant, messageId: response.id, usage: response.usage });
+    const text = messageText(assistant);
+    if (text !== "") lastText = text;
+
+    const toolUses = response.content.filter(
+      (block: ContentBlock): block is ToolUseBlock => block.type === "tool_use",
+    );
+    if (toolUses.length === 0) {
+      const continuation = await runStopHook(dependencies, stopContinuations > 0);
+      if (continuation !== undefined && stopContinuations < MAX_STOP_CONTINUATIONS) {
+        stopContinuations += 1;
+        appendUserText(history, continuation);
+        continue;
+      }
+      if (dependencies.inbox !== undefined && dependencies.inbox.size > 0) continue;
+      return outcome({ subtype: "success" });
+    }
+    stopContinuations = 0;
+
+    const results: ToolResultBlock[] = [];
+    for (const [index, block] of toolUses.entries()) {
+      if (signal.aborted) {
+        results.push(...interruptedResults(toolUses.slice(index)));
+        break;
+      }
+      results.push(await dispatchToolUse(block, { ...dependencies, signal }));
+    }
+    history.push({ role: "user", content: results });
+  }
+}
+
+/** Returns the text to continue with when a Stop hook blocks the stop. */
+async function runStopHook(
+  dependencies: AgentLoopDependencies,
+  stopHookActive: boolean,
+): Promise<string | undefined> {
+  if (dependencies.hooks === undefined) return undefined;
+  const outcome = await dependencies.hooks.run(
+    {
+      session_id: dependencies.sessionId,
+      cwd: dependencies.workspace,
+      hook_event_name: "Stop",
+      stop_hook_active: stopHookActive,
+    },
+    dependencies.signal,
+  );
+  for (const warning of outcome.warnings) {
+    dependencies.emit({ type: "hook_warning", event: "Stop", message: warning });
+  }
+  if (!outcome.blocked) return undefined;
+  return `Stop hook feedback: ${outcome.reason ?? "continue working"}`;
+}

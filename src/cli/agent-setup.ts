@@ -1,0 +1,119 @@
+import { randomUUID } from "node:crypto";
+import { realpathSync } from "node:fs";
+import { homedir } from "node:os";
+import { resolve } from "node:path";
+import type { SessionOptions } from "../agent/session.js";
+import { loadSettings } from "../agent/settings.js";
+import { defaultSystemPrompt } from "../agent/system-prompt.js";
+import type { Confirm } from "../agent/tool-dispatch.js";
+import { createHookRunner } from "../hooks/hook-registry.js";
+import { createAnthropicModel } from "../model/anthropic-model.js";
+import { createDemoModel } from "../model/demo-model.js";
+import { modelConfigFromEnv } from "../model/model-config.js";
+import type { Message, Model } from "../model/types.js";
+import { rulesFromToolLists } from "../permissions/parse-rule.js";
+import type { PermissionRules } from "../permissions/types.js";
+import { createDefaultTools } from "../tools/default-tools.js";
+
+export const DEMO_MODEL_NAME = "demo";
+
+export interface AgentSetupFlags {
+  model?: string;
+  settingsFile?: string;
+  cwd?: string;
+  allowedTools?: string[];
+  disallowedTools?: string[];
+  systemPrompt?: string;
+  appendSystemPrompt?: string;
+  maxTurns?: number;
+  sessionId?: string;
+  history?: Message[];
+  confirm?: Confirm;
+}
+
+export interface AgentSetup {
+  options: SessionOptions;
+  model: Model;
+  workspace: string;
+  warnings: string[];
+}
+
+export type AgentSetupResult = { ok: true; setup: AgentSetup } | { ok: false; error: string };
+
+function mergeRules(first: PermissionRules, second: PermissionRules): PermissionRules {
+  return {
+    allow: [...first.allow, ...second.allow],
+    ask: [...first.ask, ...second.ask],
+    deny: [...first.deny, ...second.deny],
+  };
+}
+
+/**
+ * Everything a session needs, from flags, the environment and the settings
+ * files: the workspace, the model, the tools, the permission rules and the
+ * hooks. Failures are one-line errors for the user.
+ */
+export async function createAgentSetup(
+  flags: AgentSetupFlags,
+  env: NodeJS.ProcessEnv,
+): Promise<AgentSetupResult> {
+  let workspace: string;
+  try {
+    workspace = realpathSync(resolve(flags.cwd ?? process.cwd()));
+  } catch {
+    return { ok: false, error: `workspace folder not found: ${flags.cwd}` };
+  }
+
+  const loaded = await loadSettings({
+    cwd: workspace,
+    home: env.HOME ?? homedir(),
+    ...(flags.settingsFile === undefined ? {} : { settingsFile: flags.settingsFile }),
+  });
+  if (!loaded.ok) return { ok: false, error: loaded.error };
+  const { settings, warnings } = loaded;
+  const settingsEnv = { ...settings.env, ...env };
+
+  const modelName = flags.model ?? settingsEnv.RUDDER_MODEL ?? settings.model;
+  let model: Model;
+  if (modelName === DEMO_MODEL_NAME) {
+    model = createDemoModel();
+  } else {
+    const config = modelConfigFromEnv(
+      settingsEnv,
+      modelName === undefined ? {} : { model: modelName },
+    );
+    if (!config.ok) return { ok: false, error: config.error };
+    model = createAnthropicModel(config.options);
+  }
+
+  const toolRules = rulesFromToolLists(flags.allowedTools ?? [], flags.disallowedTools ?? []);
+  for (const error of toolRules.errors) warnings.push(error);
+  const rules = mergeRules(settings.permissions, toolRules.rules);
+
+  const sessionId = flags.sessionId ?? randomUUID();
+  const hooks = createHookRunner({
+    commandHooks: settings.hooks,
+    cwd: workspace,
+    sessionId,
+  });
+  const systemPrompt = [
+    flags.systemPrompt ?? defaultSystemPrompt(workspace),
+    flags.appendSystemPrompt,
+  ]
+    .filter((part) => part !== undefined && part !== "")
+    .join("\n\n");
+
+  const options: SessionOptions = {
+    model,
+    tools: createDefaultTools(),
+    rules,
+    workspace,
+    hooks,
+    systemPrompt,
+    sessionId,
+    ...(flags.history === undefined ? {} : { history: flags.history }),
+    ...(flags.confirm === undefined ? {} : { confirm: flags.confirm }),
+    ...(flags.maxTurns === undefined ? {} : { maxTurns: flags.maxTurns }),
+  };
+  return { ok: true, setup: { options, model, workspace, warnings } };
+}

@@ -1,0 +1,54 @@
+import { readFileSync } from "node:fs";
+import { runCommandLine } from "./run.js";
+
+const USAGE = `rudder: an agent harness and channel gateway
+
+usage:
+  rudder serve [--port N] [--host H] [--data DIR] [--max-live N] [--engine rudder|claude]
+  rudder run [--model M] [--settings FILE] [--cwd DIR] [--output-format text|json|stream-json] "<prompt>"
+  rudder chat [--model M] [--settings FILE] [--cwd DIR] [--wake]
+  rudder send <channel> "<text>"
+  rudder schedule add "<cron>" --channel C "<prompt>" | list | rm <id>
+  rudder --version
+
+Run "rudder <command> --help" for a command's options.`;
+
+export function packageVersion(): string {
+  const url = new URL("../../package.json", import.meta.url);
+  return (JSON.parse(readFileSync(url, "utf8")) as { version: string }).version;
+}
+
+const io = () => ({
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stdin: process.stdin,
+  env: process.env,
+});
+
+/** Hosts that drive `claude` pass `-p` or `--input-format` without a subcommand. */
+function looksLikeHeadlessRun(argv: readonly string[]): boolean {
+  return argv.some(
+    (token) =>
+      token === "-p" ||
+      token === "--print" ||
+      token === "--input-format" ||
+      token.startsWith("--input-format="),
+  );
+}
+
+/** Runs the command line and resolves to the exit code. */
+export async function main(argv: readonly string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === "--version" || command === "-v") {
+    process.stdout.write(`${packageVersion()} (rudder)\n`);
+    return 0;
+  }
+  if (command === undefined || command === "help" || command === "--help" || command === "-h") {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (command === "run") return runCommandLine(rest, io());
+  if (looksLikeHeadlessRun(argv)) return runCommandLine(argv, io());
+  process.stderr.write(`rudder: unknown command "${command}"\n\n${USAGE}\n`);
+  return 2;
+}

@@ -1,0 +1,138 @@
+import { combineOutcomes } from "../agent/combine-outcomes.js";
+import type { TurnOutcome } from "../agent/events.js";
+import { Session } from "../agent/session.js";
+import { installSignalCleanup } from "../tools/run-command.js";
+import { createAgentSetup } from "./agent-setup.js";
+import { type FlagSpecs, listFlag, type ParsedArgs, parseArgs, stringFlag } from "./args.js";
+import { readStdinText } from "./stdin.js";
+
+export const RUN_FLAGS: FlagSpecs = {
+  model: { type: "string" },
+  settings: { type: "string" },
+  cwd: { type: "string" },
+  "output-format": { type: "string" },
+  "input-format": { type: "string" },
+  print: { type: "boolean", short: "p" },
+  verbose: { type: "boolean" },
+  allowedTools: { type: "list" },
+  "allowed-tools": { type: "list" },
+  disallowedTools: { type: "list" },
+  "disallowed-tools": { type: "list" },
+  "system-prompt": { type: "string" },
+  "append-system-prompt": { type: "string" },
+  "max-turns": { type: "string" },
+  help: { type: "boolean", short: "h" },
+};
+
+export const RUN_USAGE = `usage: rudder run [--model M] [--settings FILE] [--cwd DIR] [--output-format text|json] "<prompt>"
+  Runs one task in the workspace and exits 0, or 1 when the turn ended in error.
+  The prompt may also come on stdin. --model demo runs the offline demo model.`;
+
+export interface CommandIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+}
+
+/** The JSON `rudder run --output-format json` prints, in Claude Code's field names. */
+export function outcomeJson(outcome: TurnOutcome, sessionId: string): Record<string, unknown> {
+  return {
+    type: "result",
+    subtype: outcome.subtype,
+    is_error: outcome.isError,
+    result: outcome.result,
+    session_id: sessionId,
+    num_turns: outcome.numTurns,
+    duration_ms: outcome.durationMs,
+    usage: outcome.usage,
+    total_cost_usd: outcome.totalCostUsd,
+  };
+}
+
+function parseMaxTurns(args: ParsedArgs): number | undefined | Error {
+  const raw = stringFlag(args, "max-turns");
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  return Number.isInteger(value) && value > 0
+    ? value
+    : new Error(`--max-turns needs a positive whole number (got "${raw}")`);
+}
+
+/** `rudder run`: one headless task. Resolves to the process exit code. */
+export async function runCommandLine(argv: readonly string[], io: CommandIo): Promise<number> {
+  const parsed = parseArgs(argv, RUN_FLAGS);
+  if (!parsed.ok) {
+    io.stderr.write(`rudder run: ${parsed.error}\n${RUN_USAGE}\n`);
+    return 2;
+  }
+  const { args } = parsed;
+  if (args.flags.help === true) {
+    io.stdout.write(`${RUN_USAGE}\n`);
+    return 0;
+  }
+  const outputFormat = stringFlag(args, "output-format") ?? "text";
+  if (outputFormat !== "text" && outputFormat !== "json") {
+    io.stderr.write(`rudder run: --output-format must be text or json (got "${outputFormat}")\n`);
+    return 2;
+  }
+  const maxTurns = parseMaxTurns(args);
+  if (maxTurns instanceof Error) {
+    io.stderr.write(`rudder run: ${maxTurns.message}\n`);
+    return 2;
+  }
+  let prompt = args.positionals.join(" ");
+  if (prompt.trim() === "" && !io.stdin.isTTY) prompt = await readStdinText(io.stdin);
+  if (prompt.trim() === "") {
+    io.stderr.write(`rudder run: no prompt given\n${RUN_USAGE}\n`);
+    return 2;
+  }
+
+  const model = stringFlag(args, "model");
+  const settingsFile = stringFlag(args, "settings");
+  const cwd = stringFlag(args, "cwd");
+  const systemPrompt = stringFlag(args, "system-prompt");
+  const appendSystemPrompt = stringFlag(args, "append-system-prompt");
+  const created = await createAgentSetup(
+    {
+      allowedTools: [...listFlag(args, "allowedTools"), ...listFlag(args, "allowed-tools")],
+      disallowedTools: [
+        ...listFlag(args, "disallowedTools"),
+        ...listFlag(args, "disallowed-tools"),
+      ],
+      ...(model === undefined ? {} : { model }),
+      ...(settingsFile === undefined ? {} : { settingsFile }),
+      ...(cwd === undefined ? {} : { cwd }),
+      ...(systemPrompt === undefined ? {} : { systemPrompt }),
+      ...(appendSystemPrompt === undefined ? {} : { appendSystemPrompt }),
+      ...(maxTurns === undefined ? {} : { maxTurns }),
+    },
+    io.env,
+  );
+  if (!created.ok) {
+    io.stderr.write(`rudder run: ${created.error}\n`);
+    return 2;
+  }
+  const { setup } = created;
+  for (const warning of setup.warnings) io.stderr.write(`rudder: ${warning}\n`);
+
+  const session = new Session(setup.options);
+  installSignalCleanup();
+  if (args.flags.verbose === true) {
+    session.subscribe((event) => io.stderr.write(`${JSON.stringify(event)}\n`));
+  }
+  let outcome = await session.send(prompt);
+  // Results of background tasks still running are not dropped: wait for
+  // them and give the model one more call carrying their notifications.
+  for (let woken = await session.wake(); woken !== undefined; woken = await session.wake()) {
+    outcome = combineOutcomes(outcome, woken);
+  }
+  await session.close();
+
+  if (outputFormat === "json") {
+    io.stdout.write(`${JSON.stringify(outcomeJson(outcome, session.id))}\n`);
+  } else {
+    io.stdout.write(`${outcome.result}\n`);
+  }
+  return outcome.isError ? 1 : 0;
+}
