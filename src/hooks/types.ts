@@ -24,12 +24,19 @@ export interface HookOutcome {
   reason?: string;
   /** PreToolUse only: a hook's explicit permission decision. */
   permissionDecision?: "allow" | "ask" | "deny";
+  /** Why the hooks decided `permissionDecision` (for `ask`, text for the confirm prompt). */
+  permissionDecisionReason?: string;
   /** PreToolUse only: replacement tool input. */
   updatedInput?: Record<string, unknown>;
   /** Text hooks want added to the model's context. */
   additionalContext: string[];
   /** Problems running hooks (timeouts, bad JSON, crashes), for the user to see. */
   warnings: string[];
+  /**
+   * Set when a hook answered `continue: false`: the loop should end the turn
+   * now (whatever `blocked` says) and show `reason` (its `stopReason`) to the user.
+   */
+  halt?: { reason: string };
 }
 
 /**
@@ -42,3 +49,25 @@ export interface HookOutcome {
 export interface HookRunner {
   run(input: HookInput, signal: AbortSignal): Promise<HookOutcome>;
 }
+
+/**
+ * One command hook as Claude Code configures it: `command` runs through
+ * `bash -c`; `args` (a rudder extension) runs the program directly, with no
+ * shell. Either way the hook input arrives only on stdin, as JSON.
+ */
+export interface CommandHookConfig {
+  type: "command";
+  command?: string;
+  args?: string[];
+  /** Seconds before the hook's process group is killed (default 60). */
+  timeout?: number;
+}
+
+/** A matcher group: `matcher` is a tool-name pattern (PreToolUse, PostToolUse only). */
+export interface HookMatcherGroup {
+  matcher?: string;
+  hooks: CommandHookConfig[];
+}
+
+/** The `hooks` block of a settings file, keyed by event. */
+export type HooksConfig = Partial<Record<HookEventName, HookMatcherGroup[]>>;

@@ -1,0 +1,111 @@
+import { z } from "zod";
+import type { HookProcessResult } from "./hook-process.js";
+import type { HookEventName, HookOutcome } from "./types.js";
+
+/** Claude Code's JSON answer on stdout; unknown fields are ignored. */
+const hookJsonOutputSchema = z.object({
+  continue: z.boolean().optional(),
+  stopReason: z.string().optional(),
+  suppressOutput: z.boolean().optional(),
+  systemMessage: z.string().optional(),
+  decision: z.enum(["approve", "block"]).optional(),
+  reason: z.string().optional(),
+  hookSpecificOutput: z
+    .object({
+      hookEventName: z.string().optional(),
+      permissionDecision: z.enum(["allow", "deny", "ask"]).optional(),
+      permissionDecisionReason: z.string().optional(),
+      updatedInput: z.record(z.string(), z.unknown()).optional(),
+      additionalContext: z.string().optional(),
+    })
+    .optional(),
+});
+
+type HookJsonOutput = z.infer<typeof hookJsonOutputSchema>;
+
+/** The last characters of stderr worth showing in a warning. */
+const WARNING_TAIL_CHARS = 500;
+
+/**
+ * Turns one command hook's exit status and output into its part of the
+ * outcome, following Claude Code: exit 2 blocks with stderr as the reason;
+ * exit 0 may carry a JSON answer (or, for UserPromptSubmit, plain text that
+ * becomes context); any other status, a timeout or bad JSON is a warning.
+ */
+export function interpretHookResult(
+  event: HookEventName,
+  label: string,
+  timeoutSeconds: number,
+  result: HookProcessResult,
+): Partial<HookOutcome> {
+  const name = `hook "${label}"`;
+  if (result.spawnError !== undefined) {
+    return { warnings: [`${name} could not start: ${result.spawnError.message}`] };
+  }
+  if (result.cause === "timeout") {
+    return { warnings: [`${name} timed out after ${timeoutSeconds}s`] };
+  }
+  if (result.cause === "aborted") return { warnings: [`${name} was cancelled`] };
+  const stderr = result.stderrTail.trim();
+  if (result.exitCode === 2) {
+    return { blocked: true, reason: stderr === "" ? `${name} exited with status 2` : stderr };
+  }
+  if (result.exitCode !== 0) {
+    const status =
+      result.exitCode === undefined ? "was killed" : `exited with status ${result.exitCode}`;
+    const tail = stderr.slice(-WARNING_TAIL_CHARS);
+    return { warnings: [`${name} ${status}${tail === "" ? "" : `: ${tail}`}`] };
+  }
+  const stdout = result.stdout.trim();
+  if (!stdout.startsWith("{")) {
+    return event === "UserPromptSubmit" && stdout !== "" ? { additionalContext: [stdout] } : {};
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(stdout);
+  } catch (error) {
+    const detail = result.stdoutTruncated ? "output too large" : (error as Error).message;
+    return { warnings: [`${name} printed invalid JSON on stdout (${detail})`] };
+  }
+  const parsed = hookJsonOutputSchema.safeParse(json);
+  if (!parsed.success) {
+    const problem = parsed.error.issues[0];
+    const where = problem === undefined ? "" : `${problem.path.join(".") || "output"}: `;
+    return {
+      warnings: [`${name} printed JSON of the wrong shape (${where}${problem?.message ?? ""})`],
+    };
+  }
+  return fromJsonOutput(event, name, parsed.data);
+}
+
+function fromJsonOutput(
+  event: HookEventName,
+  name: string,
+  output: HookJsonOutput,
+): Partial<HookOutcome> {
+  const outcome: Partial<HookOutcome> = {};
+  if (output.continue === false) outcome.halt = { reason: output.stopReason ?? "" };
+  const specific = output.hookSpecificOutput;
+  if (specific?.additionalContext !== undefined && specific.additionalContext !== "") {
+    outcome.additionalContext = [specific.additionalContext];
+  }
+  if (output.decision === "block") {
+    outcome.blocked = true;
+    outcome.reason = output.reason ?? `${name} blocked without giving a reason`;
+  }
+  if (event !== "PreToolUse") return outcome;
+
+  if (specific?.updatedInput !== undefined) outcome.updatedInput = specific.updatedInput;
+  const decision =
+    specific?.permissionDecision ??
+    (output.decision === "approve" ? "allow" : output.decision === "block" ? "deny" : undefined);
+  if (decision === undefined) return outcome;
+  const decisionReason = specific?.permissionDecisionReason ?? output.reason;
+  outcome.permissionDecision = decision;
+  if (decisionReason !== undefined) outcome.permissionDecisionReason = decisionReason;
+  if (decision === "deny") {
+    outcome.blocked = true;
+    outcome.reason = decisionReason ?? `${name} denied the tool call`;
+  }
+  return outcome;
+}

@@ -1,0 +1,45 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { HookEventName, HookInput } from "../../src/hooks/types.js";
+
+export function makeTempDir(): { path: string; remove: () => void } {
+  const path = mkdtempSync(join(tmpdir(), "rudder-hooks-"));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export function hookInput(
+  cwd: string,
+  event: HookEventName,
+  fields: Partial<HookInput> = {},
+): HookInput {
+  return { session_id: "session-1", cwd, hook_event_name: event, ...fields };
+}
+
+export function preToolUse(cwd: string, toolName: string, toolInput: Record<string, unknown>) {
+  return hookInput(cwd, "PreToolUse", { tool_name: toolName, tool_input: toolInput });
+}
+
+/** A bash command that prints `value` as JSON on stdout. */
+export function printJson(value: unknown): string {
+  return `printf '%s' '${JSON.stringify(value).replaceAll("'", "'\\''")}'`;
+}
+
+/** Polls `predicate` until it holds or `timeoutMs` passes. */
+export async function waitFor(predicate: () => boolean, timeoutMs = 5000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (predicate()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return predicate();
+}
+
+export function groupIsAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
