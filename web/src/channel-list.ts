@@ -1,0 +1,76 @@
+import { clock, h } from "./dom.js";
+import type { ChannelSummary } from "./types.js";
+
+/**
+ * The channels on the left. Channels opened on the page but not yet written
+ * to exist only here until the gateway stores their first message.
+ */
+export class ChannelList {
+  private known: ChannelSummary[] = [];
+  private readonly local = new Set<string>();
+  private selected: string | null = null;
+
+  constructor(
+    private readonly list: HTMLElement,
+    private readonly onSelect: (channelId: string) => void,
+  ) {}
+
+  get ids(): string[] {
+    return this.known.map((channel) => channel.id);
+  }
+
+  show(channels: ChannelSummary[]): void {
+    this.known = [...channels].sort((a, b) => activity(b) - activity(a));
+    this.render();
+  }
+
+  /** Opens a channel by name, listing it even before it has any message. */
+  open(channelId: string): void {
+    if (!this.known.some((channel) => channel.id === channelId)) this.local.add(channelId);
+    this.select(channelId);
+  }
+
+  select(channelId: string): void {
+    this.selected = channelId;
+    this.render();
+    this.onSelect(channelId);
+  }
+
+  private render(): void {
+    const ids = new Set(this.known.map((channel) => channel.id));
+    const rows: ChannelSummary[] = [
+      ...[...this.local]
+        .filter((id) => !ids.has(id))
+        .map((id) => ({ id, sessionId: null, lastActivity: null })),
+      ...this.known,
+    ];
+    if (rows.length === 0) {
+      this.list.replaceChildren(h("li", { class: "empty" }, "No channels yet."));
+      return;
+    }
+    this.list.replaceChildren(
+      ...rows.map((channel) => {
+        const current = channel.id === this.selected;
+        const button = h(
+          "button",
+          {
+            type: "button",
+            class: "channel",
+            "data-testid": "channel",
+            "data-channel": channel.id,
+            "aria-current": current ? "page" : false,
+          },
+          h("span", { class: "channel-name" }, channel.id),
+          h("span", { class: "channel-time" }, clock(channel.lastActivity)),
+        );
+        button.addEventListener("click", () => this.select(channel.id));
+        return h("li", {}, button);
+      }),
+    );
+  }
+}
+
+function activity(channel: ChannelSummary): number {
+  const time = channel.lastActivity === null ? 0 : new Date(channel.lastActivity).getTime();
+  return Number.isNaN(time) ? 0 : time;
+}

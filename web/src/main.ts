@@ -1,0 +1,207 @@
+import { ApiClient } from "./api.js";
+import { ChannelList } from "./channel-list.js";
+import { Conversation } from "./conversation.js";
+import { byTestId } from "./dom.js";
+import { EventStream, type StreamStatus } from "./event-stream.js";
+import { RunnersPanel } from "./runners-panel.js";
+import { SchedulesPanel } from "./schedules-panel.js";
+import { takeToken } from "./token.js";
+import type { ChannelSummary, Disposition, GatewayEvent, Health, StoredMessage } from "./types.js";
+
+const channelKey = "rudder.channel";
+const defaultChannel = "web";
+
+const authNotice = byTestId("auth-notice");
+const api = new ApiClient(takeToken(), () => {
+  authNotice.textContent =
+    "The gateway did not accept this page's token. Open the link that `rudder serve` printed " +
+    "(it ends in #token=...).";
+  authNotice.hidden = false;
+});
+if (!api.hasToken) {
+  authNotice.textContent =
+    "This page needs the one-time link that `rudder serve` printed (it ends in #token=...).";
+  authNotice.hidden = false;
+}
+
+const log = byTestId("log");
+const title = byTestId("conversation-title");
+const connection = byTestId("connection");
+const turnStatus = byTestId("turn-status");
+const composer = byTestId<HTMLFormElement>("composer");
+const input = byTestId<HTMLTextAreaElement>("composer-input");
+const composerError = byTestId("composer-error");
+const scheduleChannel = byTestId<HTMLInputElement>("schedule-channel");
+
+const conversation = new Conversation(log, (busy) => {
+  turnStatus.textContent = busy ? "The agent is working. A message sent now steers the turn." : "";
+  composer.dataset.busy = String(busy);
+});
+
+let channelId: string | null = null;
+let stream: EventStream | null = null;
+let selection: AbortController | null = null;
+
+const channels = new ChannelList(byTestId("channel-list"), (id) => void openChannel(id));
+
+/**
+ * Shows a channel: its stored messages, then its live events. Events that
+ * arrive while the history loads wait, so the log stays in order.
+ */
+async function openChannel(id: string): Promise<void> {
+  if (id === channelId) return;
+  selection?.abort();
+  stream?.close();
+  const current = new AbortController();
+  selection = current;
+  channelId = id;
+  remember(id);
+  title.textContent = id;
+  document.title = `${id} \u00b7 rudder`;
+  if (!scheduleChannel.value || scheduleChannel.dataset.auto === "true") {
+    scheduleChannel.value = id;
+    scheduleChannel.dataset.auto = "true";
+  }
+  conversation.clear();
+  composerError.textContent = "";
+
+  const waiting: GatewayEvent[] = [];
+  let loaded = false;
+  stream = new EventStream(api.eventsUrl(id), {
+    onEvent: (event) => {
+      if (loaded) conversation.apply(event);
+      else waiting.push(event);
+    },
+    onStatus: showConnection,
+  });
+  const history = await api.get<{ messages: StoredMessage[] }>(
+    `/api/channels/${encodeURIComponent(id)}/messages`,
+  );
+  if (current.signal.aborted) return;
+  if (history.ok) conversation.showHistory(history.value.messages);
+  else if (history.status !== 404) composerError.textContent = `Could not load: ${history.error}`;
+  loaded = true;
+  for (const event of waiting.splice(0)) conversation.apply(event);
+}
+
+function showConnection(status: StreamStatus): void {
+  const labels: Record<StreamStatus, string> = {
+    connecting: "connecting\u2026",
+    open: "live",
+    reconnecting: "reconnecting\u2026",
+    closed: "disconnected",
+  };
+  connection.textContent = labels[status];
+  connection.dataset.status = status;
+}
+
+async function send(): Promise<void> {
+  const text = input.value.trim();
+  if (!text || !channelId) return;
+  const id = channelId;
+  input.value = "";
+  composerError.textContent = "";
+  const key = conversation.showPending(text);
+  const result = await api.post<{ id: string; disposition: Disposition }>(
+    `/api/channels/${encodeURIComponent(id)}/messages`,
+    { text },
+  );
+  if (id !== channelId) return;
+  if (result.ok) {
+    conversation.settlePending(key, result.value.id, result.value.disposition);
+    void refreshChannels();
+    return;
+  }
+  conversation.dropPending(key);
+  if (!input.value) input.value = text;
+  composerError.textContent = `Not sent: ${result.error}`;
+}
+
+composer.addEventListener("submit", (event) => {
+  event.preventDefault();
+  void send();
+});
+input.addEventListener("keydown", (event) => {
+  if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+    event.preventDefault();
+    void send();
+  }
+});
+
+byTestId<HTMLFormElement>("new-channel-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const field = byTestId<HTMLInputElement>("new-channel-input");
+  const name = field.value.trim();
+  if (!name || !field.checkValidity()) return;
+  field.value = "";
+  channels.open(name);
+  input.focus();
+});
+scheduleChannel.addEventListener("input", () => {
+  scheduleChannel.dataset.auto = "false";
+});
+
+async function showHealth(): Promise<void> {
+  const health = byTestId("health");
+  const result = await api.get<Health>("/api/health");
+  if (!result.ok) {
+    health.textContent = `gateway unreachable: ${result.error}`;
+    return;
+  }
+  const { version, engine, demo, hint } = result.value;
+  health.textContent = `v${version} \u00b7 engine ${engine}`;
+  const banner = byTestId("demo-banner");
+  banner.hidden = !demo;
+  if (demo) {
+    banner.textContent = `Demo model: replies are scripted. ${hint ?? ""}`.trim();
+  }
+}
+
+async function refreshChannels(): Promise<void> {
+  const result = await api.get<{ channels: ChannelSummary[] }>("/api/channels");
+  if (result.ok) channels.show(result.value.channels);
+}
+
+function remember(id: string): void {
+  try {
+    window.localStorage.setItem(channelKey, id);
+  } catch {
+    // Without storage the page starts on the first channel next time.
+  }
+}
+
+function remembered(): string | null {
+  try {
+    return window.localStorage.getItem(channelKey);
+  } catch {
+    return null;
+  }
+}
+
+/** Polls while the page is visible; a hidden tab asks nothing of the gateway. */
+function every(milliseconds: number, task: () => Promise<void>): void {
+  void task();
+  window.setInterval(() => {
+    if (!document.hidden) void task();
+  }, milliseconds);
+}
+
+async function start(): Promise<void> {
+  void showHealth();
+  await refreshChannels();
+  channels.open(remembered() ?? channels.ids[0] ?? defaultChannel);
+  const runners = new RunnersPanel(api, byTestId("runner-list"), byTestId("runners-error"));
+  const schedules = new SchedulesPanel(
+    api,
+    byTestId("schedule-list"),
+    byTestId<HTMLFormElement>("schedule-form"),
+    byTestId("schedules-error"),
+  );
+  every(3000, () => runners.refresh());
+  every(15000, () => schedules.refresh());
+  window.setInterval(() => {
+    if (!document.hidden) void refreshChannels();
+  }, 5000);
+}
+
+void start();

@@ -1,0 +1,129 @@
+import { clock, h } from "./dom.js";
+import type { Disposition, MessageState, StoredMessage } from "./types.js";
+
+/** A rendered stored message that later events (state, reply text) update in place. */
+export interface MessageView {
+  element: HTMLElement;
+  update(message: Partial<StoredMessage>, disposition?: Disposition): void;
+  /** A short remark shown after the text, such as when a deferred message is retried. */
+  note(text: string): void;
+}
+
+interface Label {
+  text: string;
+  title: string;
+  tone: "steer" | "one-shot" | "deferred" | "failed" | "fallback" | "error";
+}
+
+/** What the page says about how a user message was routed. */
+export function routingLabel(
+  disposition: Disposition | undefined,
+  state: MessageState | null | undefined,
+): Label | null {
+  if (disposition === "steered" || state === "steered") {
+    return {
+      text: "steering the turn",
+      title: "Sent while the agent was working: delivered into the running turn.",
+      tone: "steer",
+    };
+  }
+  if (disposition === "one_shot") {
+    return {
+      text: "one-shot",
+      title: "Every agent process was busy, so a one-shot process answered this message.",
+      tone: "one-shot",
+    };
+  }
+  if (disposition === "deferred" || state === "deferred") {
+    return {
+      text: "deferred",
+      title: "Rate limited: the message is kept and retried automatically.",
+      tone: "deferred",
+    };
+  }
+  if (state === "failed")
+    return { text: "failed", title: "No answer: see the error.", tone: "failed" };
+  return null;
+}
+
+const authors: Record<StoredMessage["kind"], string> = {
+  user: "you",
+  reply: "assistant",
+  fallback: "gateway",
+  error: "gateway",
+};
+
+export function messageView(message: StoredMessage, disposition?: Disposition): MessageView {
+  const label = h("span", { class: "badge", "data-testid": "message-label", hidden: true });
+  const state = h("span", { class: "message-state", "data-testid": "message-state" });
+  const time = h("time", { class: "message-time" });
+  const text = h("div", { class: "message-text", "data-testid": "message-text" });
+  const remark = h("p", { class: "message-note", "data-testid": "message-note", hidden: true });
+  const element = h(
+    "article",
+    {
+      class: `message message-${message.kind}`,
+      "data-testid": "message",
+      "data-kind": message.kind,
+      "data-role": message.role,
+    },
+    h("header", {}, h("span", { class: "author" }, authors[message.kind]), time, label, state),
+    text,
+    remark,
+  );
+  const current: StoredMessage = { ...message };
+  let currentDisposition = disposition;
+
+  function render(): void {
+    element.dataset.messageId = current.id;
+    element.dataset.state = current.state ?? "";
+    element.dataset.disposition = currentDisposition ?? "";
+    text.textContent = current.text;
+    time.textContent = clock(current.createdAt);
+    if (current.createdAt) time.dateTime = current.createdAt;
+    state.textContent = current.kind === "user" && current.state ? current.state : "";
+    const routing =
+      current.kind === "user"
+        ? routingLabel(currentDisposition, current.state)
+        : current.kind === "fallback" || current.kind === "error"
+          ? {
+              text: current.kind,
+              title: current.kind === "fallback" ? "A local reply" : "",
+              tone: current.kind,
+            }
+          : null;
+    label.hidden = routing === null;
+    label.textContent = routing?.text ?? "";
+    label.title = routing?.title ?? "";
+    label.dataset.tone = routing?.tone ?? "";
+  }
+  render();
+  return {
+    element,
+    update(next, nextDisposition) {
+      Object.assign(current, next);
+      // A steered message stays labelled as steering after it is answered.
+      if (nextDisposition) currentDisposition = nextDisposition;
+      else if (next.state === "steered") currentDisposition = "steered";
+      render();
+    },
+    note(value) {
+      remark.textContent = value;
+      remark.hidden = value === "";
+    },
+  };
+}
+
+/** A user message shown before the gateway has answered the POST. */
+export function pendingMessage(id: string, text: string): StoredMessage {
+  return {
+    id,
+    channelId: "",
+    role: "user",
+    text,
+    state: null,
+    replyTo: null,
+    kind: "user",
+    createdAt: new Date().toISOString(),
+  };
+}

@@ -1,0 +1,44 @@
+/**
+ * The HTTP API's shapes as the page reads them. Message and event types come
+ * from the gateway's contract so the page and the server cannot drift.
+ */
+export type {
+  Disposition,
+  GatewayEvent,
+  MessageState,
+  StoredMessage,
+} from "../../src/gateway/events.js";
+
+export interface Health {
+  ok: boolean;
+  version: string;
+  engine: string;
+  demo: boolean;
+  hint?: string;
+}
+
+export interface ChannelSummary {
+  id: string;
+  sessionId: string | null;
+  lastActivity: string | number | null;
+}
+
+export interface Runner {
+  channelId: string;
+  pid: number | null;
+  /** Turns in flight: a count or a flag, depending on the registry. */
+  inflight: number | boolean;
+  idleSince: string | number | null;
+  sessionId: string | null;
+}
+
+export interface Schedule {
+  id: string | number;
+  cron: string;
+  channelId: string;
+  prompt: string;
+  paused: boolean;
+  lastRunAt: string | number | null;
+  nextRunAt: string | number | null;
+  lastError: string | null;
+}
