@@ -1,0 +1,144 @@
+import { readFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import type { HookEventName, HooksConfig } from "../hooks/types.js";
+import type { PermissionRules } from "../permissions/types.js";
+import { parseSettingsFragment, type SettingsFragment } from "./settings-schema.js";
+
+/** The merged settings of every file rudder read. */
+export interface RudderSettings {
+  permissions: PermissionRules;
+  hooks: HooksConfig;
+  env: Record<string, string>;
+  model?: string;
+}
+
+export interface LoadSettingsOptions {
+  /** The workspace; project settings live in `<cwd>/.rudder/`. */
+  cwd: string;
+  /** The user's home; user settings live in `<home>/.rudder/settings.json`. */
+  home: string;
+  /**
+   * `--settings`: a file path (relative to `cwd`), or a JSON object given
+   * inline as Claude Code allows. Read last, so it wins where later wins.
+   */
+  settingsFile?: string;
+}
+
+export interface LoadedSettings {
+  settings: RudderSettings;
+  /** The files that were read and used, in the order they were merged. */
+  sources: string[];
+  /** One line per file skipped or part ignored, naming the file. */
+  warnings: string[];
+  /**
+   * Problems with the explicit `--settings` file (missing, unreadable, bad
+   * JSON or shape): the CLI should print them and exit 2.
+   */
+  errors: string[];
+}
+
+/**
+ * Reads and merges, in order, `~/.rudder/settings.json`,
+ * `<cwd>/.rudder/settings.json`, `<cwd>/.rudder/settings.local.json` and
+ * the `--settings` file. Permission rules and hooks accumulate (rules
+ * deduplicated); `env` entries and `model` are taken from the last file that
+ * sets them. A missing optional file is skipped silently, a broken one with a
+ * warning. Never rejects.
+ */
+export async function loadSettings(options: LoadSettingsOptions): Promise<LoadedSettings> {
+  const result: LoadedSettings = {
+    settings: emptySettings(),
+    sources: [],
+    warnings: [],
+    errors: [],
+  };
+  const seen = new Set<string>();
+  const optionalFiles = [
+    join(options.home, ".rudder", "settings.json"),
+    join(options.cwd, ".rudder", "settings.json"),
+    join(options.cwd, ".rudder", "settings.local.json"),
+  ];
+  for (const path of optionalFiles) {
+    const resolved = resolve(path);
+    if (seen.has(resolved)) continue;
+    seen.add(resolved);
+    const loaded = await readSettingsFile(resolved);
+    if (loaded.kind === "missing") continue;
+    if (loaded.kind === "problem") {
+      result.warnings.push(`${resolved}: ${loaded.problem}; file ignored`);
+      continue;
+    }
+    apply(result, resolved, loaded.fragment, loaded.warnings);
+  }
+  if (options.settingsFile !== undefined) {
+    const explicit = options.settingsFile;
+    const isInline = explicit.trimStart().startsWith("{");
+    const label = isInline ? "--settings (inline JSON)" : resolve(options.cwd, explicit);
+    const loaded = isInline ? parseText(explicit) : await readSettingsFile(label);
+    if (loaded.kind === "missing") {
+      result.errors.push(`${label}: settings file not found`);
+    } else if (loaded.kind === "problem") {
+      result.errors.push(`${label}: ${loaded.problem}`);
+    } else if (!seen.has(label)) {
+      apply(result, label, loaded.fragment, loaded.warnings);
+    }
+  }
+  return result;
+}
+
+export function emptySettings(): RudderSettings {
+  return { permissions: { allow: [], ask: [], deny: [] }, hooks: {}, env: {} };
+}
+
+type FileResult =
+  | { kind: "missing" }
+  | { kind: "problem"; problem: string }
+  | { kind: "loaded"; fragment: SettingsFragment; warnings: string[] };
+
+async function readSettingsFile(path: string): Promise<FileResult> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return { kind: "missing" };
+    return { kind: "problem", problem: `cannot be read (${code ?? (error as Error).message})` };
+  }
+  return parseText(text);
+}
+
+function parseText(text: string): FileResult {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return { kind: "problem", problem: `invalid JSON (${(error as Error).message})` };
+  }
+  const parsed = parseSettingsFragment(json);
+  if (!parsed.ok) return { kind: "problem", problem: `invalid settings (${parsed.problem})` };
+  return { kind: "loaded", fragment: parsed.fragment, warnings: parsed.warnings };
+}
+
+function apply(
+  result: LoadedSettings,
+  source: string,
+  fragment: SettingsFragment,
+  warnings: readonly string[],
+): void {
+  const settings = result.settings;
+  for (const list of ["allow", "ask", "deny"] as const) {
+    settings.permissions[list] = [
+      ...new Set([...settings.permissions[list], ...fragment.permissions[list]]),
+    ];
+  }
+  for (const [event, groups] of Object.entries(fragment.hooks) as [
+    HookEventName,
+    HooksConfig[HookEventName],
+  ][]) {
+    settings.hooks[event] = [...(settings.hooks[event] ?? []), ...(groups ?? [])];
+  }
+  Object.assign(settings.env, fragment.env);
+  if (fragment.model !== undefined) settings.model = fragment.model;
+  result.sources.push(source);
+  for (const warning of warnings) result.warnings.push(`${source}: ${warning}`);
+}
