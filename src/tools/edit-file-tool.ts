@@ -1,0 +1,87 @@
+import { readFile, writeFile } from "node:fs/promises";
+import { z } from "zod";
+import { toolJsonSchema } from "./json-schema.js";
+import type { Tool, ToolResult } from "./types.js";
+import { resolveInWorkspace } from "./workspace-path.js";
+
+const editFileInput = z.object({
+  path: z
+    .string()
+    .min(1)
+    .describe("Path of the file, relative to the workspace (or absolute inside it)."),
+  old_text: z
+    .string()
+    .describe("The exact text to replace; it must occur exactly once in the file."),
+  new_text: z.string().describe("The text to put in its place."),
+});
+
+export type EditFileInput = z.infer<typeof editFileInput>;
+
+const description = [
+  "Replace one exact piece of text in an existing file of the workspace.",
+  "",
+  "- `old_text` must match the file exactly, whitespace and indentation included, and occur exactly once;",
+  "  otherwise nothing changes and the error says whether it was not found or how many times it occurs.",
+  "  Include a few surrounding lines to make it unique.",
+  "- Everything else in the file is kept byte for byte.",
+  "- Read the file first so that `old_text` is copied from its current content.",
+].join("\n");
+
+export function createEditFileTool(): Tool<EditFileInput> {
+  return {
+    name: "edit_file",
+    description,
+    inputSchema: editFileInput,
+    jsonSchema: toolJsonSchema(editFileInput),
+    async execute(input, context): Promise<ToolResult> {
+      if (input.old_text.length === 0)
+        return fail("old_text is empty; give the exact text to replace.");
+      const resolved = resolveInWorkspace(context.workspace, input.path);
+      if (!resolved.ok) return fail(resolved.error);
+      try {
+        const bytes = await readFile(resolved.path, { signal: context.signal });
+        const needle = Buffer.from(input.old_text, "utf8");
+        const positions = occurrences(bytes, needle);
+        if (positions.length === 0) {
+          return fail(
+            `old_text was not found in ${input.path}; nothing was changed. Read the file and copy the text exactly.`,
+          );
+        }
+        if (positions.length > 1) {
+          return fail(
+            `old_text occurs ${positions.length} times in ${input.path}; nothing was changed. ` +
+              "Include more surrounding text so that it occurs exactly once.",
+          );
+        }
+        const at = positions[0]!;
+        const replacement = Buffer.from(input.new_text, "utf8");
+        const updated = Buffer.concat([
+          bytes.subarray(0, at),
+          replacement,
+          bytes.subarray(at + needle.length),
+        ]);
+        await writeFile(resolved.path, updated, { signal: context.signal });
+        return {
+          content: `Edited ${input.path}: replaced 1 occurrence (${updated.length} bytes now).`,
+          isError: false,
+        };
+      } catch (error) {
+        const text = error instanceof Error ? error.message : String(error);
+        return fail(`Cannot edit ${input.path}: ${text}`);
+      }
+    },
+  };
+}
+
+/** Start offsets of `needle` in `haystack`, overlapping ones included (they make it ambiguous too). */
+function occurrences(haystack: Buffer, needle: Buffer): number[] {
+  const found: number[] = [];
+  for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + 1)) {
+    found.push(at);
+  }
+  return found;
+}
+
+function fail(content: string): ToolResult {
+  return { content, isError: true };
+}

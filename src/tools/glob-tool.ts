@@ -1,0 +1,111 @@
+import { isAbsolute, relative, resolve } from "node:path";
+import { z } from "zod";
+import { type CompiledGlob, compileGlob, expandCrossSegmentBraces } from "./glob-pattern.js";
+import { walkGlob } from "./glob-walk.js";
+import { toolJsonSchema } from "./json-schema.js";
+import type { Tool, ToolResult } from "./types.js";
+import { resolveInWorkspace } from "./workspace-path.js";
+
+export const MAX_GLOB_LINES = 200;
+
+const globInput = z.object({
+  pattern: z
+    .string()
+    .min(1)
+    .describe('Glob pattern relative to the workspace, e.g. "src/**/*.ts" or "*.{json,md}".'),
+});
+
+export type GlobInput = z.infer<typeof globInput>;
+
+const description = [
+  "Find files in the workspace by name pattern. Returns matching file paths relative to the workspace, sorted, one per line.",
+  "",
+  "- `**` matches any number of directories, `*` any characters within a name, `?` one character,",
+  "  `[abc]` / `[!abc]` one of (or none of) the listed characters, `{a,b}` either alternative.",
+  "- Dotfiles are included; `.git` is skipped; symbolic links to directories are not followed.",
+  `- At most ${MAX_GLOB_LINES} paths are listed, then a line says how many more were omitted; narrow the pattern if so.`,
+  "- Only files are listed, not directories. The pattern cannot reach outside the workspace.",
+].join("\n");
+
+export function createGlobTool(): Tool<GlobInput> {
+  return {
+    name: "glob",
+    description,
+    inputSchema: globInput,
+    jsonSchema: toolJsonSchema(globInput),
+    async execute(input, context): Promise<ToolResult> {
+      const found = await findFiles(context.workspace, input.pattern, context.signal);
+      if (!found.ok) return { content: found.error, isError: true };
+      return { content: formatPaths(found.paths), isError: false };
+    },
+  };
+}
+
+export type GlobResult = { ok: true; paths: string[] } | { ok: false; error: string };
+
+/** Sorted, unique POSIX paths of the files matching `pattern`, relative to the workspace. */
+export async function findFiles(
+  workspace: string,
+  pattern: string,
+  signal: AbortSignal,
+): Promise<GlobResult> {
+  const groups = new Map<string, CompiledGlob[]>();
+  for (const expanded of expandCrossSegmentBraces(pattern)) {
+    const normalized = normalizePattern(workspace, expanded);
+    if (!normalized.ok) return normalized;
+    const compiled = compileGlob(normalized.pattern);
+    const group = groups.get(compiled.base);
+    if (group) group.push(compiled);
+    else groups.set(compiled.base, [compiled]);
+  }
+  const found: string[] = [];
+  try {
+    for (const [base, globs] of groups) {
+      const root = resolveInWorkspace(workspace, base === "" ? "." : base);
+      if (!root.ok) return { ok: false, error: root.error };
+      const matches = await walkGlob(root.path, globs, signal);
+      if (base === "") found.push(...matches);
+      else for (const match of matches) found.push(`${base}/${match}`);
+    }
+  } catch {
+    return { ok: false, error: "The search was cancelled." };
+  }
+  found.sort(compareCodeUnits);
+  const paths =
+    groups.size > 1 ? found.filter((path, at) => at === 0 || found[at - 1] !== path) : found;
+  return { ok: true, paths };
+}
+
+export function formatPaths(paths: string[]): string {
+  if (paths.length === 0) return "(no matches)";
+  const shown = paths.slice(0, MAX_GLOB_LINES).join("\n");
+  const omitted = paths.length - MAX_GLOB_LINES;
+  return omitted > 0 ? `${shown}\n... ${omitted} more paths omitted` : shown;
+}
+
+type Normalized = { ok: true; pattern: string } | { ok: false; error: string };
+
+/** A relative pattern without `..`; absolute patterns must point inside the workspace. */
+function normalizePattern(workspace: string, pattern: string): Normalized {
+  let relativePattern = pattern;
+  if (isAbsolute(pattern)) {
+    const inside = relative(resolve(workspace), pattern);
+    if (inside.startsWith("..") || isAbsolute(inside)) {
+      return { ok: false, error: outside(pattern, workspace) };
+    }
+    relativePattern = inside === "" ? "**" : inside;
+  }
+  const parts = relativePattern.split("/");
+  if (parts.includes("..")) return { ok: false, error: outside(pattern, workspace) };
+  const kept = parts.filter((part) => part !== "" && part !== ".");
+  if (kept.length === 0) return { ok: false, error: `The pattern ${pattern} names no files.` };
+  return { ok: true, pattern: kept.join("/") };
+}
+
+function outside(pattern: string, workspace: string): string {
+  return `The pattern ${pattern} reaches outside the workspace ${workspace}; glob only searches inside it.`;
+}
+
+function compareCodeUnits(left: string, right: string): number {
+  return left < right ? -1 : left > right ? 1 : 0;
+}

@@ -1,0 +1,115 @@
+import { readFile, stat } from "node:fs/promises";
+import { z } from "zod";
+import { toolJsonSchema } from "./json-schema.js";
+import type { Tool, ToolResult } from "./types.js";
+import { resolveInWorkspace } from "./workspace-path.js";
+
+export const DEFAULT_READ_LINES = 2000;
+/** Most characters one read returns, so one huge line cannot flood the context. */
+export const MAX_READ_CHARS = 100_000;
+/** Files above this size are refused; read a slice of them with bash instead. */
+const MAX_FILE_BYTES = 64 * 1024 * 1024;
+
+const readFileInput = z.object({
+  path: z
+    .string()
+    .min(1)
+    .describe("Path of the file, relative to the workspace (or absolute inside it)."),
+  offset: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe("1-based line to start from (default 1)."),
+  limit: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe(`Number of lines to read (default ${DEFAULT_READ_LINES}).`),
+});
+
+export type ReadFileInput = z.infer<typeof readFileInput>;
+
+const description = [
+  "Read a UTF-8 text file from the workspace and return its content exactly as stored.",
+  "",
+  `- Returns at most ${DEFAULT_READ_LINES} lines (or ${MAX_READ_CHARS} characters) per call; when there is more,`,
+  "  a final note in square brackets says which lines were shown and which `offset` continues.",
+  "- Use `offset` (1-based line number) and `limit` to read part of a large file.",
+  "- Paths are relative to the workspace; files outside it cannot be read. Use glob to find files.",
+].join("\n");
+
+export function createReadFileTool(): Tool<ReadFileInput> {
+  return {
+    name: "read_file",
+    description,
+    inputSchema: readFileInput,
+    jsonSchema: toolJsonSchema(readFileInput),
+    async execute(input, context): Promise<ToolResult> {
+      const resolved = resolveInWorkspace(context.workspace, input.path);
+      if (!resolved.ok) return fail(resolved.error);
+      let text: string;
+      try {
+        const info = await stat(resolved.path);
+        if (info.isDirectory()) {
+          return fail(`${input.path} is a directory; use glob to list its files.`);
+        }
+        if (info.size > MAX_FILE_BYTES) {
+          return fail(
+            `${input.path} is ${info.size} bytes, too large to read whole; use bash (head, tail, sed -n) for a slice.`,
+          );
+        }
+        const bytes = await readFile(resolved.path, { signal: context.signal });
+        if (bytes.includes(0)) {
+          return fail(
+            `${input.path} looks binary (it contains NUL bytes, ${bytes.length} bytes in all).`,
+          );
+        }
+        text = bytes.toString("utf8");
+      } catch (error) {
+        return fail(`Cannot read ${input.path}: ${errorText(error)}`);
+      }
+      return {
+        content: sliceLines(text, input.offset ?? 1, input.limit ?? DEFAULT_READ_LINES),
+        isError: false,
+      };
+    },
+  };
+}
+
+/** Lines `offset`..`offset+limit-1` of `text`, verbatim, with a note when more remain. */
+function sliceLines(text: string, offset: number, limit: number): string {
+  if (text.length === 0) return "(empty file)";
+  const lines = text.split(/(?<=\n)/);
+  const total = lines.length;
+  if (offset > total) {
+    return `(offset ${offset} is past the end of the file, which has ${total} lines)`;
+  }
+  let content = "";
+  let last = offset - 1;
+  while (last < total && last - (offset - 1) < limit) {
+    const line = lines[last]!;
+    if (content.length + line.length > MAX_READ_CHARS) {
+      if (last === offset - 1) {
+        content = line.slice(0, MAX_READ_CHARS);
+        return `${content}\n[Line ${offset} alone is ${line.length} characters; showed the first ${MAX_READ_CHARS}. Use bash to see the rest.]`;
+      }
+      break;
+    }
+    content += line;
+    last += 1;
+  }
+  if (offset === 1 && last === total) return content;
+  const separator = content.endsWith("\n") ? "" : "\n";
+  const more = last < total ? ` Use offset=${last + 1} to read more.` : "";
+  return `${content}${separator}[Showed lines ${offset}-${last} of ${total}.${more}]`;
+}
+
+function fail(content: string): ToolResult {
+  return { content, isError: true };
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

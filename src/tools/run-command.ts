@@ -1,0 +1,142 @@
+import { spawn } from "node:child_process";
+import { StringDecoder } from "node:string_decoder";
+import { BoundedOutput } from "./bounded-output.js";
+import { KILL_GRACE_MS, registerProcessGroup, terminateProcessGroup } from "./process-groups.js";
+
+export interface RunCommandOptions {
+  cwd: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Output kept in memory: head and tail of half this each. Default 30,000. */
+  maxOutputChars?: number;
+  /** Every decoded chunk of merged stdout and stderr, as it arrives. */
+  onOutput?: (chunk: string) => void;
+}
+
+export interface CommandResult {
+  /** The shell's exit status; null when it was killed by a signal or never started. */
+  exitCode: number | null;
+  signal: string | null;
+  /** Merged stdout and stderr; a `... [N characters cut] ...` marker where it was cut. */
+  output: string;
+  timedOut: boolean;
+  aborted: boolean;
+  truncatedChars: number;
+}
+
+export const DEFAULT_MAX_OUTPUT_CHARS = 30_000;
+
+/**
+ * How long to keep reading after the shell exits, for output still in the
+ * pipes. Background children of the command are killed at the shell's exit,
+ * so the pipes normally close well within this.
+ */
+const DRAIN_AFTER_EXIT_MS = KILL_GRACE_MS + 300;
+
+/**
+ * Runs `bash -c command` in its own process group with stdin ignored and
+ * stdout and stderr merged in arrival order. When the shell exits, the timeout
+ * fires or the signal aborts, the whole group is killed (SIGTERM, grace,
+ * SIGKILL), so nothing the command started in the background outlives it.
+ * Never rejects: a failure to spawn is a result with `exitCode: null` and the
+ * error in `output`.
+ */
+export function runCommand(command: string, options: RunCommandOptions): Promise<CommandResult> {
+  const limit = options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS;
+  const output = new BoundedOutput(Math.ceil(limit / 2), Math.floor(limit / 2));
+  if (options.signal?.aborted) {
+    return Promise.resolve(result(output, { aborted: true }));
+  }
+  return new Promise((resolve) => {
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn("bash", ["-c", command], {
+        cwd: options.cwd,
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+    } catch (error) {
+      output.append(`failed to start bash: ${errorText(error)}`);
+      resolve(result(output, {}));
+      return;
+    }
+
+    const groupId = child.pid;
+    if (groupId !== undefined) registerProcessGroup(groupId);
+    let timedOut = false;
+    let aborted = false;
+    let exitCode: number | null = null;
+    let exitSignal: string | null = null;
+    let settled = false;
+    let drainTimer: NodeJS.Timeout | undefined;
+
+    const killGroup = (): void => {
+      if (groupId !== undefined) terminateProcessGroup(groupId);
+    };
+    const onAbort = (): void => {
+      aborted = true;
+      killGroup();
+    };
+    const timeoutTimer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, options.timeoutMs);
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+
+    const decoders = [new StringDecoder("utf8"), new StringDecoder("utf8")] as const;
+    const take = (text: string): void => {
+      if (text.length === 0 || settled) return;
+      output.append(text);
+      options.onOutput?.(text);
+    };
+    child.stdout?.on("data", (chunk: Buffer) => take(decoders[0].write(chunk)));
+    child.stderr?.on("data", (chunk: Buffer) => take(decoders[1].write(chunk)));
+
+    const finish = (): void => {
+      if (settled) return;
+      take(decoders[0].end());
+      take(decoders[1].end());
+      settled = true;
+      clearTimeout(timeoutTimer);
+      if (drainTimer) clearTimeout(drainTimer);
+      options.signal?.removeEventListener("abort", onAbort);
+      killGroup();
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      resolve(result(output, { exitCode, signal: exitSignal, timedOut, aborted }));
+    };
+
+    child.on("error", (error) => {
+      output.append(`failed to run bash: ${errorText(error)}`);
+      finish();
+    });
+    child.on("exit", (code, signal) => {
+      exitCode = code;
+      exitSignal = signal;
+      // The shell is gone; anything left in its group is a background child.
+      killGroup();
+      drainTimer = setTimeout(finish, DRAIN_AFTER_EXIT_MS);
+    });
+    child.on("close", finish);
+  });
+}
+
+function result(
+  output: BoundedOutput,
+  fields: Partial<Omit<CommandResult, "output" | "truncatedChars">>,
+): CommandResult {
+  return {
+    exitCode: fields.exitCode ?? null,
+    signal: fields.signal ?? null,
+    output: output.toString(),
+    timedOut: fields.timedOut ?? false,
+    aborted: fields.aborted ?? false,
+    truncatedChars: output.truncatedChars,
+  };
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export { installSignalCleanup, killAllProcessGroups } from "./process-groups.js";
