@@ -113,10 +113,11 @@ export function createHookRunner(options: HookRunnerOptions): HookRegistry {
         input.session_id === "" && options.sessionId !== undefined
           ? { ...input, session_id: options.sessionId }
           : input;
-      const selected = dedupe([
-        ...(commandEntries.get(event) ?? []),
-        ...(callbacks.get(event) ?? []),
-      ]).filter((entry) => matchesTool(event, entry.matcher, input.tool_name));
+      const selected = dedupe(
+        [...(commandEntries.get(event) ?? []), ...(callbacks.get(event) ?? [])].filter((entry) =>
+          matchesTool(event, entry.matcher, input.tool_name),
+        ),
+      );
       const warnings = setupWarnings.get(event) ?? [];
       if (selected.length === 0) return { ...emptyOutcome(), warnings: [...warnings] };
       const parts = await Promise.all(
@@ -133,12 +134,12 @@ export function createHookRunner(options: HookRunnerOptions): HookRegistry {
   };
 }
 
-/** Drops repeated command hooks with the same command line, as Claude Code does. */
+/** Runs a command line once however many matching groups list it, as Claude Code does. */
 function dedupe(entries: readonly Entry[]): Entry[] {
   const seen = new Set<string>();
   return entries.filter((entry) => {
     if (entry.kind !== "command") return true;
-    const key = JSON.stringify([entry.matcher ?? "", entry.hook.command, entry.hook.args]);
+    const key = JSON.stringify([entry.hook.command, entry.hook.args]);
     if (seen.has(key)) return false;
     seen.add(key);
     return true;

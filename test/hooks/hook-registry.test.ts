@@ -86,10 +86,18 @@ describe("createHookRunner with command hooks", () => {
     const counter = { type: "command" as const, command: 'echo x >> "$CLAUDE_PROJECT_DIR/count"' };
     const runner = createHookRunner({
       cwd: temp.path,
-      commandHooks: { Stop: [{ hooks: [counter] }, { hooks: [counter] }] },
+      commandHooks: {
+        Stop: [{ hooks: [counter] }, { hooks: [counter] }],
+        PreToolUse: [
+          { matcher: "Bash", hooks: [counter] },
+          { matcher: "*", hooks: [counter] },
+        ],
+      },
     });
     await runner.run(hookInput(temp.path, "Stop"), signal);
     expect(readFileSync(join(temp.path, "count"), "utf8")).toBe("x\n");
+    await runner.run(preToolUse(temp.path, "bash", { command: "ls" }), signal);
+    expect(readFileSync(join(temp.path, "count"), "utf8")).toBe("x\nx\n");
   });
 
   it("fills in the session id and warns about a matcher that is not a regex", async () => {
