@@ -1,0 +1,128 @@
+import Anthropic from "@anthropic-ai/sdk";
+import { abortedFailure, classifyFailure, type ModelFailure } from "./model-failure.js";
+import { buildRequestBody } from "./request-body.js";
+import {
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_MAX_RETRY_DELAY_MS,
+  parseMaxRetries,
+  retryDelayMs,
+  waitUnlessAborted,
+} from "./retry-policy.js";
+import { readMessageStream } from "./stream-reader.js";
+import type { Model, ModelOutcome, ModelRequest, ModelResponse } from "./types.js";
+
+export interface AnthropicModelOptions {
+  /** Model id sent to the API, e.g. `claude-sonnet-5-5`; also the model's `name`. */
+  model: string;
+  /** Give at most one of `apiKey` and `authToken`; with neither the SDK's own lookup applies. */
+  apiKey?: string;
+  authToken?: string;
+  baseURL?: string;
+  /** Retries after the first attempt; default `RUDDER_MAX_RETRIES` or 4. */
+  maxRetries?: number;
+  /** Default `max_tokens` when the request names none. */
+  maxTokens?: number;
+  /** First backoff step in milliseconds (doubles per retry); default 500. */
+  retryBaseDelayMs?: number;
+  /** Longest single wait; a server asking for more is reported instead. Default 60 s. */
+  maxRetryDelayMs?: number;
+  /** Per-attempt timeout in milliseconds; default the SDK's (10 minutes). */
+  timeoutMs?: number;
+  fetch?: typeof globalThis.fetch;
+}
+
+function defaultMaxTokens(model: string): number {
+  return /claude-3/.test(model) ? 8192 : 32_000;
+}
+
+function createClient(options: AnthropicModelOptions): Anthropic {
+  const credential =
+    options.apiKey !== undefined
+      ? { apiKey: options.apiKey }
+      : options.authToken !== undefined
+        ? { authToken: options.authToken }
+        : {};
+  return new Anthropic({
+    ...credential,
+    ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+    ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+    maxRetries: 0,
+  });
+}
+
+/**
+ * A model over the Anthropic Messages API, streaming. `complete` never rejects.
+ * 429, 529, 5xx and connection failures are retried up to `maxRetries` times,
+ * honouring `retry-after`; text already streamed by a failed attempt is not
+ * taken back, so a retried reply may repeat its opening in `onTextDelta`.
+ */
+export function createAnthropicModel(options: AnthropicModelOptions): Model {
+  const maxRetries =
+    options.maxRetries ?? parseMaxRetries(process.env.RUDDER_MAX_RETRIES) ?? DEFAULT_MAX_RETRIES;
+  const timing = {
+    ...(options.retryBaseDelayMs === undefined ? {} : { baseDelayMs: options.retryBaseDelayMs }),
+    maxDelayMs: options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS,
+  };
+  let client: Anthropic | undefined;
+  let clientFailure: ModelFailure | undefined;
+  try {
+    client = createClient(options);
+  } catch (error) {
+    clientFailure = {
+      error: { subtype: "authentication_failed", message: `API Error: ${String(error)}` },
+      retryable: false,
+    };
+  }
+
+  async function attempt(request: ModelRequest): Promise<ModelResponse | ModelFailure> {
+    if (client === undefined) return clientFailure!;
+    try {
+      const body = buildRequestBody(
+        request,
+        options.model,
+        options.maxTokens ?? defaultMaxTokens(options.model),
+      );
+      const stream = await client.messages.create(
+        { ...body, stream: true } as Anthropic.MessageCreateParamsStreaming,
+        { signal: request.signal, maxRetries: 0 },
+      );
+      return await readMessageStream(stream, request.onTextDelta);
+    } catch (error) {
+      return classifyFailure(error, request.signal);
+    }
+  }
+
+  async function complete(request: ModelRequest): Promise<ModelOutcome> {
+    for (let retry = 0; ; retry++) {
+      if (request.signal.aborted) return { ok: false, error: abortedFailure().error };
+      const result = await attempt(request);
+      if (!("retryable" in result)) return { ok: true, response: result };
+      if (!result.retryable || retry >= maxRetries) return { ok: false, error: result.error };
+      const delayMs = retryDelayMs(retry + 1, result.header, timing);
+      if (delayMs === undefined) return { ok: false, error: result.error };
+      request.onRetry?.({
+        attempt: retry + 1,
+        maxRetries,
+        delayMs,
+        status: result.error.status,
+        message: result.error.message,
+      });
+      if (!(await waitUnlessAborted(delayMs, request.signal))) {
+        return { ok: false, error: abortedFailure().error };
+      }
+    }
+  }
+
+  return {
+    name: options.model,
+    complete: async (request) => {
+      try {
+        return await complete(request);
+      } catch (error) {
+        const subtype = request.signal.aborted ? "aborted" : "api_error";
+        return { ok: false, error: { subtype, message: `API Error: ${String(error)}` } };
+      }
+    },
+  };
+}

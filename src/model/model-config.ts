@@ -1,0 +1,54 @@
+import type { AnthropicModelOptions } from "./anthropic-model.js";
+import { DEFAULT_MAX_RETRIES, parseMaxRetries } from "./retry-policy.js";
+
+/** The newest Sonnet the SDK knows; `claude-sonnet-4-5` reaches end of life on 2026-11-30. */
+export const DEFAULT_MODEL = "claude-sonnet-5-5";
+
+export const MISSING_CREDENTIALS_ERROR =
+  "no Anthropic credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), " +
+  "or try the offline demo with --model demo";
+
+export type ModelConfigResult =
+  | { ok: true; options: AnthropicModelOptions }
+  | { ok: false; error: string };
+
+function value(env: Record<string, string | undefined>, name: string): string | undefined {
+  const found = env[name]?.trim();
+  return found === undefined || found === "" ? undefined : found;
+}
+
+/**
+ * Model options from the environment as Claude Code users know it:
+ * `ANTHROPIC_API_KEY` (wins) or `ANTHROPIC_AUTH_TOKEN`, `ANTHROPIC_BASE_URL`,
+ * the model from `flags.model`, else `RUDDER_MODEL`, else `ANTHROPIC_MODEL`,
+ * and `RUDDER_MAX_RETRIES`. Problems come back as a one-line error for the user.
+ */
+export function modelConfigFromEnv(
+  env: Record<string, string | undefined>,
+  flags: { model?: string },
+): ModelConfigResult {
+  const apiKey = value(env, "ANTHROPIC_API_KEY");
+  const authToken = value(env, "ANTHROPIC_AUTH_TOKEN");
+  if (apiKey === undefined && authToken === undefined) {
+    return { ok: false, error: MISSING_CREDENTIALS_ERROR };
+  }
+  const retriesText = value(env, "RUDDER_MAX_RETRIES");
+  const maxRetries = retriesText === undefined ? DEFAULT_MAX_RETRIES : parseMaxRetries(retriesText);
+  if (maxRetries === undefined) {
+    return {
+      ok: false,
+      error: `RUDDER_MAX_RETRIES must be a whole number of retries (0 or more), got "${retriesText}"`,
+    };
+  }
+  const model =
+    flags.model?.trim() ||
+    value(env, "RUDDER_MODEL") ||
+    value(env, "ANTHROPIC_MODEL") ||
+    DEFAULT_MODEL;
+  const options: AnthropicModelOptions = { model, maxRetries };
+  if (apiKey !== undefined) options.apiKey = apiKey;
+  else if (authToken !== undefined) options.authToken = authToken;
+  const baseURL = value(env, "ANTHROPIC_BASE_URL");
+  if (baseURL !== undefined) options.baseURL = baseURL;
+  return { ok: true, options };
+}
