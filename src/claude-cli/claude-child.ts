@@ -1,0 +1,118 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { encodeNdjsonLine, NdjsonDecoder, type NdjsonError } from "./ndjson.js";
+import type { StderrTail } from "./stderr-tail.js";
+import { hasExited, terminateProcessTree, trackChild } from "./terminate.js";
+
+export interface ClaudeChildHandlers {
+  onLine(line: Record<string, unknown>): void;
+  onOutputError(error: NdjsonError): void;
+  /** Called once, after the last stdout line was delivered. */
+  onExit(exit: ChildExit): void;
+}
+
+export interface ChildExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Set when the binary could not be started at all (ENOENT, EACCES). */
+  spawnError: Error | undefined;
+}
+
+/** How long to wait for stdout to reach its end after the child exited. */
+const STDOUT_DRAIN_MS = 1000;
+
+/**
+ * One spawned CLI: detached in its own process group, stdin/stdout/stderr piped, stderr always
+ * drained into the shared tail, stdout framed as NDJSON. Reports exactly one `onExit`.
+ */
+export class ClaudeChild {
+  readonly process: ChildProcess;
+  #exitReported = false;
+
+  constructor(
+    command: readonly string[],
+    spawnOptions: { cwd: string | undefined; env: Record<string, string> },
+    stderrTail: StderrTail,
+    handlers: ClaudeChildHandlers,
+    maxLineLength: number | undefined,
+  ) {
+    const [binary = "claude", ...args] = command;
+    const child = spawn(binary, args, {
+      cwd: spawnOptions.cwd,
+      env: spawnOptions.env,
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: true,
+    });
+    this.process = child;
+    trackChild(child);
+    const decoder = new NdjsonDecoder(
+      {
+        onValue: (value) => {
+          if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+            handlers.onLine(value as Record<string, unknown>);
+          } else {
+            handlers.onOutputError({
+              kind: "invalid_json",
+              message: "line is JSON but not an object",
+              excerpt: JSON.stringify(value).slice(0, 200),
+            });
+          }
+        },
+        onError: (error) => handlers.onOutputError(error),
+      },
+      maxLineLength === undefined ? {} : { maxLineLength },
+    );
+    let stdoutEnded = false;
+    let exit: ChildExit | undefined;
+    const report = () => {
+      if (this.#exitReported || !exit) return;
+      this.#exitReported = true;
+      if (!stdoutEnded) decoder.end();
+      stderrTail.flush();
+      handlers.onExit(exit);
+    };
+    child.stdin?.on("error", () => {
+      // EPIPE and friends surface through write callbacks and the exit.
+    });
+    child.stdout?.on("data", (chunk: Buffer) => decoder.push(chunk));
+    child.stdout?.on("end", () => {
+      stdoutEnded = true;
+      decoder.end();
+      report();
+    });
+    child.stderr?.on("data", (chunk: Buffer) => stderrTail.push(chunk));
+    child.on("error", (error) => {
+      if (child.pid !== undefined) return;
+      exit = { code: null, signal: null, spawnError: error };
+      stdoutEnded = true;
+      report();
+    });
+    child.on("exit", (code, signal) => {
+      exit = { code, signal, spawnError: undefined };
+      if (stdoutEnded) report();
+      else setTimeout(report, STDOUT_DRAIN_MS).unref();
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.process.pid;
+  }
+
+  alive(): boolean {
+    return this.process.pid !== undefined && !hasExited(this.process) && !this.#exitReported;
+  }
+
+  /** Writes one NDJSON line; rejects (code `EPIPE`) when the child can no longer read. */
+  write(value: unknown): Promise<void> {
+    const stdin = this.process.stdin;
+    if (!stdin?.writable || !this.alive()) {
+      return Promise.reject(Object.assign(new Error("write EPIPE"), { code: "EPIPE" }));
+    }
+    return new Promise((resolve, reject) => {
+      stdin.write(encodeNdjsonLine(value), (error) => (error ? reject(error) : resolve()));
+    });
+  }
+
+  terminate(graceMs: number): Promise<void> {
+    return terminateProcessTree(this.process, graceMs);
+  }
+}

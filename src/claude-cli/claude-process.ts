@@ -1,0 +1,439 @@
+import { randomUUID } from "node:crypto";
+import { performance } from "node:perf_hooks";
+import { type ChildExit, ClaudeChild } from "./claude-child.js";
+import {
+  buildChildEnvironment,
+  buildClaudeCommand,
+  type CommandOptions,
+  resolveClaudeBin,
+} from "./command.js";
+import { ClaudeTimeoutError, RateLimitError } from "./errors.js";
+import { wrapExternalContent } from "./external-content.js";
+import type { NdjsonError } from "./ndjson.js";
+import {
+  decidePermission,
+  type PermissionHandler,
+  parsePermissionRequest,
+  unsupportedControlResponse,
+} from "./permission-request.js";
+import { isRateLimitLine, parseResetTime } from "./rate-limit.js";
+import { StderrTail } from "./stderr-tail.js";
+import { combineResults, failedTurn, isRecord, type TurnResult } from "./turn-result.js";
+import { TurnState } from "./turn-state.js";
+
+export interface ClaudeProcessOptions extends CommandOptions {
+  cwd?: string | undefined;
+  onPermissionRequest?: PermissionHandler | undefined;
+  /** SIGTERM-to-SIGKILL grace when ending the process; default 3000 ms. */
+  terminateGraceMs?: number | undefined;
+  /** Longest stdout line parsed; longer lines are reported and skipped. Default 16 MiB. */
+  maxLineLength?: number | undefined;
+}
+
+export interface RunTurnOptions {
+  /** Each assistant text block, as it arrives. */
+  onText?: ((text: string) => void) | undefined;
+  /** Default 600000 (10 minutes). */
+  timeoutMs?: number | undefined;
+  /**
+   * Every stream-json line of the turn (assistant, user tool results, system, control
+   * requests, result), plus `{ type: "output_error", kind, message, excerpt }` for output
+   * that could not be parsed.
+   */
+  onEvent?: ((event: Record<string, unknown>) => void) | undefined;
+}
+
+export type SteerStatus = "steered" | "ran_as_turn" | "process_dead";
+
+export interface SteerOutcome {
+  status: SteerStatus;
+  /** The turn's result for `ran_as_turn` and `process_dead`; undefined for `steered`. */
+  turn: TurnResult | undefined;
+}
+
+export const DEFAULT_TURN_TIMEOUT_MS = 600_000;
+const DEFAULT_GRACE_MS = 3000;
+const INTERRUPT_WAIT_MS = 5000;
+
+interface ActiveTurn {
+  state: TurnState;
+  options: RunTurnOptions;
+  child: ClaudeChild;
+  costBefore: number;
+  /** Set once the turn's fate is sealed, so a later exit does not settle it twice. */
+  closing: "timeout" | "stop" | undefined;
+  missingSession: string | undefined;
+  freshStartNote: string | undefined;
+  /** Resolves when the turn has settled, whichever way. */
+  done: Promise<void>;
+  settle(outcome: { result: TurnResult } | { error: Error }): void;
+}
+
+/**
+ * One long-lived Claude Code CLI for one channel, driven over stream-json. Turns are not
+ * concurrent: `runTurn` while one is in flight is a programmer error; use `steer`.
+ *
+ * Failures are data: a crashed or stopped child, or an error result, resolves `runTurn` with
+ * `isError: true`. Only a timeout (`ClaudeTimeoutError`) and a rate limit (`RateLimitError`)
+ * reject, because callers branch on them.
+ */
+export class ClaudeProcess {
+  readonly channelId: string;
+  readonly options: ClaudeProcessOptions;
+  /** True while a turn runs. Read by the registry's reaper; not used to decide anything here. */
+  inflight = false;
+  /** `performance.now()` (monotonic milliseconds) of the last turn start, steer or turn end. */
+  lastActive = performance.now();
+  #sessionId: string | null = null;
+  #child: ClaudeChild | undefined;
+  #everSpawned = false;
+  #turn: ActiveTurn | undefined;
+  #pendingSteers: string[] = [];
+  #lifecycleSeen = false;
+  #costTotal = 0;
+  readonly #stderrTail = new StderrTail(50);
+  readonly #controlWaiters = new Map<string, () => void>();
+
+  constructor(channelId: string, options: ClaudeProcessOptions = {}) {
+    this.channelId = channelId;
+    this.options = options;
+  }
+
+  get sessionId(): string | null {
+    return this.#sessionId;
+  }
+
+  /** Pid of the current (or last) child; undefined before the first spawn. */
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
+  alive(): boolean {
+    return this.#child?.alive() ?? false;
+  }
+
+  buildCommand(): string[] {
+    return buildClaudeCommand(this.options, this.#sessionId);
+  }
+
+  stderrTail(): string[] {
+    return this.#stderrTail.lines();
+  }
+
+  /** Texts steered into turns that then failed, handed out once for re-dispatch. */
+  popPendingSteers(): string[] {
+    const pending = this.#pendingSteers;
+    this.#pendingSteers = [];
+    return pending;
+  }
+
+  async runTurn(text: string, options: RunTurnOptions = {}): Promise<TurnResult> {
+    if (this.#turn) {
+      throw new Error(`a turn is already in flight on channel ${this.channelId}; use steer()`);
+    }
+    const child = this.alive() && this.#child ? this.#child : this.#spawn();
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TURN_TIMEOUT_MS;
+    let timer: NodeJS.Timeout | undefined;
+    let markDone = () => {};
+    const done = new Promise<void>((resolve) => {
+      markDone = resolve;
+    });
+    return new Promise<TurnResult>((resolve, reject) => {
+      const turn: ActiveTurn = {
+        state: new TurnState(),
+        options,
+        child,
+        costBefore: this.#costTotal,
+        closing: undefined,
+        missingSession: undefined,
+        freshStartNote: undefined,
+        done,
+        settle: (outcome) => {
+          if (this.#turn !== turn) return;
+          this.#turn = undefined;
+          this.inflight = false;
+          this.lastActive = performance.now();
+          clearTimeout(timer);
+          markDone();
+          if ("error" in outcome) reject(outcome.error);
+          else resolve(outcome.result);
+        },
+      };
+      this.#turn = turn;
+      this.inflight = true;
+      this.lastActive = performance.now();
+      timer = setTimeout(() => this.#onTimeout(turn, timeoutMs), timeoutMs);
+      this.#sendMessage(turn, randomUUID(), text, false);
+    });
+  }
+
+  /**
+   * Delivers a message to the channel's Claude. With a turn in flight it is written into that
+   * turn (`steered`), which then resolves only once this message is answered too. Otherwise
+   * it runs as a turn of its own: `ran_as_turn`, or `process_dead` when the process had died
+   * (a failed write, EPIPE, counts as dead) and was started again.
+   */
+  async steer(text: string, options: RunTurnOptions = {}): Promise<SteerOutcome> {
+    const turn = this.#turn;
+    if (turn && turn.closing === undefined && this.alive()) {
+      const uuid = randomUUID();
+      turn.state.addMessage(uuid, text, true);
+      this.lastActive = performance.now();
+      try {
+        await turn.child.write(userLine(text, uuid));
+        return { status: "steered", turn: undefined };
+      } catch {
+        turn.state.removeMessage(uuid);
+      }
+    }
+    while (this.#turn) await this.#turn.done;
+    const dead = this.#everSpawned && !this.alive();
+    const result = await this.runTurn(text, options);
+    return { status: dead ? "process_dead" : "ran_as_turn", turn: result };
+  }
+
+  /** Asks the CLI to stop the turn in flight; resolves when it acknowledged (or after 5 s). */
+  async interrupt(): Promise<void> {
+    const child = this.#child;
+    if (!child?.alive()) return;
+    const requestId = randomUUID();
+    const acknowledged = new Promise<void>((resolve) => {
+      this.#controlWaiters.set(requestId, resolve);
+      setTimeout(resolve, INTERRUPT_WAIT_MS).unref();
+    });
+    try {
+      await child.write({
+        type: "control_request",
+        request_id: requestId,
+        request: { subtype: "interrupt" },
+      });
+      await acknowledged;
+    } catch {
+      // A dead child has nothing left to interrupt.
+    } finally {
+      this.#controlWaiters.delete(requestId);
+    }
+  }
+
+  /**
+   * Ends the process and everything it started. A turn in flight resolves as a
+   * `process_stopped` error result; its steered texts go to `popPendingSteers()`.
+   */
+  async stop(): Promise<void> {
+    const turn = this.#turn;
+    if (turn && turn.closing === undefined) turn.closing = "stop";
+    await this.#child?.terminate(this.#graceMs());
+    if (turn?.closing === "stop")
+      this.#failTurn(turn, "process_stopped", "Claude CLI was stopped.");
+  }
+
+  #graceMs(): number {
+    return this.options.terminateGraceMs ?? DEFAULT_GRACE_MS;
+  }
+
+  #spawn(): ClaudeChild {
+    const child: ClaudeChild = new ClaudeChild(
+      this.buildCommand(),
+      { cwd: this.options.cwd, env: buildChildEnvironment(this.options) },
+      this.#stderrTail,
+      {
+        onLine: (line) => {
+          if (this.#child === child) this.#onLine(line);
+        },
+        onOutputError: (error) => {
+          if (this.#child === child) this.#onOutputError(error);
+        },
+        onExit: (exit) => this.#onExit(child, exit),
+      },
+      this.options.maxLineLength,
+    );
+    this.#child = child;
+    this.#everSpawned = true;
+    this.#lifecycleSeen = false;
+    this.#costTotal = 0;
+    return child;
+  }
+
+  #sendMessage(turn: ActiveTurn, uuid: string, text: string, steered: boolean): void {
+    turn.state.addMessage(uuid, text, steered);
+    // A failed write is not reported here: the child's exit settles the turn.
+    turn.child.write(userLine(text, uuid)).catch(() => {});
+  }
+
+  #onTimeout(turn: ActiveTurn, timeoutMs: number): void {
+    if (this.#turn !== turn || turn.closing !== undefined) return;
+    turn.closing = "timeout";
+    this.#pendingSteers.push(...turn.state.unansweredSteers());
+    // Reject only once the process tree is gone, so the next turn starts clean with --resume.
+    void turn.child
+      .terminate(this.#graceMs())
+      .then(() => turn.settle({ error: new ClaudeTimeoutError(timeoutMs) }));
+  }
+
+  #onOutputError(error: NdjsonError): void {
+    this.#turn?.options.onEvent?.({ type: "output_error", ...error });
+  }
+
+  #onLine(line: Record<string, unknown>): void {
+    const turn = this.#turn;
+    turn?.options.onEvent?.(line);
+    if (typeof line.session_id === "string" && line.type === "system" && line.subtype === "init") {
+      this.#sessionId = line.session_id;
+    }
+    switch (line.type) {
+      case "assistant":
+        if (turn) this.#onAssistant(turn, line);
+        return;
+      case "command_lifecycle":
+        this.#lifecycleSeen = true;
+        if (typeof line.command_uuid === "string" && typeof line.state === "string") {
+          turn?.state.noteLifecycle(line.command_uuid, line.state);
+          if (turn?.state.complete() && turn.state.results.length > 0) this.#finishTurn(turn);
+        }
+        return;
+      case "control_request":
+        this.#onControlRequest(line);
+        return;
+      case "control_response": {
+        const response = isRecord(line.response) ? line.response : {};
+        const id = typeof response.request_id === "string" ? response.request_id : "";
+        this.#controlWaiters.get(id)?.();
+        return;
+      }
+      case "result":
+        if (typeof line.total_cost_usd === "number") this.#costTotal = line.total_cost_usd;
+        if (typeof line.session_id === "string" && !isMissingSession(line)) {
+          this.#sessionId = line.session_id;
+        }
+        if (turn) this.#onResult(turn, line);
+        return;
+    }
+  }
+
+  #onAssistant(turn: ActiveTurn, line: Record<string, unknown>): void {
+    if (line.parent_tool_use_id) return;
+    const message = isRecord(line.message) ? line.message : {};
+    const content = Array.isArray(message.content) ? message.content : [];
+    for (const block of content) {
+      if (isRecord(block) && block.type === "text" && typeof block.text === "string") {
+        turn.state.intermediateCount += 1;
+        turn.options.onText?.(block.text);
+      }
+    }
+  }
+
+  #onControlRequest(line: Record<string, unknown>): void {
+    const child = this.#child;
+    if (!child || typeof line.request_id !== "string") return;
+    const permission = parsePermissionRequest(line);
+    const answer = permission
+      ? decidePermission(permission, this.options.onPermissionRequest)
+      : Promise.resolve(
+          unsupportedControlResponse(
+            line.request_id,
+            isRecord(line.request) && line.request.subtype,
+          ),
+        );
+    void answer.then((response) => child.write(response)).catch(() => {});
+  }
+
+  #onResult(turn: ActiveTurn, line: Record<string, unknown>): void {
+    if (isMissingSession(line) && this.#sessionId && turn.freshStartNote === undefined) {
+      turn.missingSession = this.#sessionId;
+      return;
+    }
+    if (!turn.state.addResult(line, this.#lifecycleSeen)) return;
+    if (turn.state.complete()) this.#finishTurn(turn);
+  }
+
+  #finishTurn(turn: ActiveTurn): void {
+    if (turn.closing !== undefined) return;
+    const results = turn.state.results;
+    const limited = results.find((line) => isRateLimitLine(line));
+    if (limited) {
+      const text = typeof limited.result === "string" ? limited.result : "rate limited";
+      const resetAt = parseResetTime(text);
+      turn.settle({
+        error: new RateLimitError(`Claude CLI rate limited: ${text}`, resetAt ? { resetAt } : {}),
+      });
+      return;
+    }
+    const result = combineResults(results, {
+      costBefore: turn.costBefore,
+      intermediateCount: turn.state.intermediateCount,
+      sessionId: this.#sessionId,
+    });
+    if (turn.freshStartNote) result.result = `${turn.freshStartNote}\n\n${result.result}`;
+    turn.settle({ result });
+  }
+
+  #onExit(child: ClaudeChild, exit: ChildExit): void {
+    const turn = this.#turn;
+    if (!turn || turn.child !== child || turn.closing !== undefined) return;
+    const missing = turn.missingSession ?? this.#missingSessionFromStderr();
+    if (missing && turn.freshStartNote === undefined) {
+      this.#startFresh(turn, missing);
+      return;
+    }
+    const how = exit.spawnError
+      ? `could not be started (${resolveClaudeBin(this.options)}: ${exit.spawnError.message})`
+      : `exited with ${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`} before the turn finished`;
+    const tail = this.#stderrTail.text();
+    const message = `Claude CLI ${how}.${tail ? `\nstderr (last lines):\n${tail}` : ""}`;
+    this.#failTurn(turn, exit.spawnError ? "spawn_failed" : "process_crashed", message);
+  }
+
+  #missingSessionFromStderr(): string | undefined {
+    const sessionId = this.#sessionId;
+    if (!sessionId) return undefined;
+    return this.#stderrTail.lines().some((line) => line.includes("No conversation found"))
+      ? sessionId
+      : undefined;
+  }
+
+  /** `--resume` named a session the CLI does not know: start a new session, once per turn. */
+  #startFresh(turn: ActiveTurn, missing: string): void {
+    this.#sessionId = null;
+    turn.missingSession = undefined;
+    turn.freshStartNote = `(The earlier conversation ${missing} could not be resumed, so this reply starts a new conversation.)`;
+    turn.child = this.#spawn();
+    turn.costBefore = 0;
+    for (const { uuid, text } of turn.state.messages()) {
+      turn.child.write(userLine(text, uuid)).catch(() => {});
+    }
+  }
+
+  #failTurn(turn: ActiveTurn, subtype: string, message: string): void {
+    this.#pendingSteers.push(...turn.state.unansweredSteers());
+    const partial =
+      turn.state.results.length > 0
+        ? combineResults(turn.state.results, {
+            costBefore: turn.costBefore,
+            intermediateCount: turn.state.intermediateCount,
+            sessionId: this.#sessionId,
+          })
+        : undefined;
+    const result = failedTurn(subtype, message, partial, this.#sessionId);
+    result.intermediateCount = turn.state.intermediateCount;
+    turn.settle({ result });
+  }
+}
+
+function userLine(text: string, uuid: string): Record<string, unknown> {
+  return {
+    type: "user",
+    message: { role: "user", content: wrapExternalContent(text) },
+    parent_tool_use_id: null,
+    uuid,
+  };
+}
+
+function isMissingSession(line: Record<string, unknown>): boolean {
+  const errors = Array.isArray(line.errors) ? line.errors : [];
+  return (
+    line.is_error === true &&
+    [...errors, line.result].some(
+      (entry) => typeof entry === "string" && entry.includes("No conversation found"),
+    )
+  );
+}

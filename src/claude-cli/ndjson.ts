@@ -1,0 +1,106 @@
+import { StringDecoder } from "node:string_decoder";
+
+/**
+ * NDJSON framing for a child's stdout, written out instead of `readline`
+ * because readline splits on U+2028/U+2029 (legal inside JSON strings), has no
+ * line-length cap, and hides the partial line a crash leaves behind.
+ *
+ * Contract: lines end at LF only; a trailing CR is stripped; blank lines are
+ * skipped; a line that is not JSON, or that grows past `maxLineLength`
+ * characters (the partial line counts), is reported through `onError` and
+ * framing resumes after the next LF; `end()` flushes a last unterminated line.
+ * Never throws.
+ */
+export interface NdjsonHandlers {
+  onValue(value: unknown, line: string): void;
+  onError(error: NdjsonError): void;
+}
+
+export interface NdjsonError {
+  kind: "invalid_json" | "line_too_long";
+  message: string;
+  /** The start of the offending line, at most 200 characters. */
+  excerpt: string;
+}
+
+/** 16 MiB: large enough for a big tool result, small enough to bound memory. */
+export const DEFAULT_MAX_LINE_LENGTH = 16 * 1024 * 1024;
+
+export class NdjsonDecoder {
+  readonly #decoder = new StringDecoder("utf8");
+  readonly #handlers: NdjsonHandlers;
+  readonly #maxLineLength: number;
+  #partial = "";
+  #discarding = false;
+
+  constructor(handlers: NdjsonHandlers, options: { maxLineLength?: number } = {}) {
+    this.#handlers = handlers;
+    this.#maxLineLength = options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH;
+  }
+
+  push(chunk: Buffer | string): void {
+    const text = typeof chunk === "string" ? chunk : this.#decoder.write(chunk);
+    let start = 0;
+    for (let newline = text.indexOf("\n"); newline !== -1; newline = text.indexOf("\n", start)) {
+      const piece = text.slice(start, newline);
+      start = newline + 1;
+      if (this.#discarding) {
+        this.#discarding = false;
+        this.#partial = "";
+      } else if (this.#partial.length + piece.length > this.#maxLineLength) {
+        this.#reportTooLong(this.#partial + piece.slice(0, 200));
+        this.#partial = "";
+      } else {
+        const line = this.#partial + piece;
+        this.#partial = "";
+        this.#emit(line);
+      }
+    }
+    if (this.#discarding) return;
+    const rest = text.slice(start);
+    if (this.#partial.length + rest.length > this.#maxLineLength) {
+      this.#reportTooLong(this.#partial + rest.slice(0, 200));
+      this.#partial = "";
+      this.#discarding = true;
+      return;
+    }
+    this.#partial += rest;
+  }
+
+  end(): void {
+    const rest = this.#partial + this.#decoder.end();
+    this.#partial = "";
+    if (!this.#discarding) this.#emit(rest);
+    this.#discarding = false;
+  }
+
+  #emit(rawLine: string): void {
+    const line = rawLine.endsWith("\r") ? rawLine.slice(0, -1) : rawLine;
+    if (line.trim() === "") return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      this.#handlers.onError({
+        kind: "invalid_json",
+        message: error instanceof Error ? error.message : String(error),
+        excerpt: line.slice(0, 200),
+      });
+      return;
+    }
+    this.#handlers.onValue(value, line);
+  }
+
+  #reportTooLong(start: string): void {
+    this.#handlers.onError({
+      kind: "line_too_long",
+      message: `line longer than ${this.#maxLineLength} characters skipped`,
+      excerpt: start.slice(0, 200),
+    });
+  }
+}
+
+/** One JSON value as an NDJSON line. `JSON.stringify` escapes every LF inside strings. */
+export function encodeNdjsonLine(value: unknown): string {
+  return `${JSON.stringify(value)}\n`;
+}

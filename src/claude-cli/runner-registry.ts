@@ -1,0 +1,125 @@
+import { performance } from "node:perf_hooks";
+import { ClaudeProcess, type ClaudeProcessOptions } from "./claude-process.js";
+
+export interface RegistryLogger {
+  warn(message: string): void;
+}
+
+export interface RunnerRegistryOptions {
+  /** Most processes alive at once; at the cap a new channel gets `null`. `<= 0` disables. */
+  maxLive: number;
+  /** Processes idle (not in flight) longer than this are stopped by the reaper. */
+  idleMinutes: number;
+  /** Options for every process the registry creates. */
+  processOptions?: ClaudeProcessOptions;
+  /** Default `console`. */
+  logger?: RegistryLogger;
+  /** How often the reaper runs; default a quarter of `idleMinutes`, between 1 s and 60 s. */
+  reapIntervalMs?: number;
+}
+
+/**
+ * One `ClaudeProcess` per channel, at most `maxLive` of them. Creation is lazy (the child is
+ * spawned by the first turn) and `get` is synchronous, so two calls for a new channel can
+ * never create two processes. At the cap a new channel gets `null` and runs one-shot; nobody
+ * is evicted, and a channel that has a process always gets it back.
+ */
+export class RunnerRegistry {
+  readonly maxLive: number;
+  readonly idleMinutes: number;
+  readonly #processOptions: ClaudeProcessOptions;
+  readonly #logger: RegistryLogger;
+  readonly #processes = new Map<string, ClaudeProcess>();
+  readonly #reaper: NodeJS.Timeout | undefined;
+
+  constructor(options: RunnerRegistryOptions) {
+    this.maxLive = options.maxLive;
+    this.idleMinutes = options.idleMinutes;
+    this.#processOptions = options.processOptions ?? {};
+    this.#logger = options.logger ?? console;
+    if (this.maxLive <= 0) {
+      this.#logger.warn(
+        `RunnerRegistry: maxLive is ${this.maxLive} (<= 0), so persistent Claude processes are off and every channel runs one-shot`,
+      );
+      return;
+    }
+    const interval =
+      options.reapIntervalMs ?? Math.min(60_000, Math.max(1000, (this.idleMinutes * 60_000) / 4));
+    this.#reaper = setInterval(() => void this.reapOnce(), interval);
+    this.#reaper.unref();
+  }
+
+  get(channelId: string): ClaudeProcess | null {
+    const existing = this.#processes.get(channelId);
+    if (existing) return existing;
+    if (this.maxLive <= 0 || this.#processes.size >= this.maxLive) return null;
+    const created = new ClaudeProcess(channelId, this.#processOptions);
+    this.#processes.set(channelId, created);
+    return created;
+  }
+
+  /** Puts an existing process under this registry (it is stopped by `stopAll` and the reaper). */
+  adopt(channelId: string, process: ClaudeProcess): void {
+    this.#processes.set(channelId, process);
+  }
+
+  liveCount(): number {
+    return this.#processes.size;
+  }
+
+  /**
+   * Stops every process idle longer than `idleMinutes`, never one in flight. Bookkeeping is
+   * removed before stopping, and a `stop()` that throws is logged, never propagated.
+   * Resolves to the number of processes reaped.
+   */
+  async reapOnce(): Promise<number> {
+    const cutoff = performance.now() - this.idleMinutes * 60_000;
+    const idle = [...this.#processes].filter(
+      ([, process]) => !process.inflight && process.lastActive < cutoff,
+    );
+    for (const [channelId] of idle) this.#processes.delete(channelId);
+    await Promise.all(idle.map(([channelId, process]) => this.#stopQuietly(channelId, process)));
+    return idle.length;
+  }
+
+  /** Stops every process and forgets them; resolves once none is alive. */
+  async stopAll(): Promise<void> {
+    const all = [...this.#processes];
+    this.#processes.clear();
+    await Promise.all(all.map(([channelId, process]) => this.#stopQuietly(channelId, process)));
+  }
+
+  /** `stopAll` and no more reaping: the registry is finished. */
+  async close(): Promise<void> {
+    clearInterval(this.#reaper);
+    await this.stopAll();
+  }
+
+  async #stopQuietly(channelId: string, process: ClaudeProcess): Promise<void> {
+    try {
+      await process.stop();
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.#logger.warn(`RunnerRegistry: stopping the process of ${channelId} failed: ${reason}`);
+    }
+  }
+}
+
+let shared: RunnerRegistry | undefined;
+
+const DEFAULT_OPTIONS: RunnerRegistryOptions = { maxLive: 4, idleMinutes: 20 };
+
+/**
+ * The process-wide registry, created by the first call; options of later calls are ignored.
+ */
+export function getRegistry(options: Partial<RunnerRegistryOptions> = {}): RunnerRegistry {
+  shared ??= new RunnerRegistry({ ...DEFAULT_OPTIONS, ...options });
+  return shared;
+}
+
+/** Closes the process-wide registry (stopping its processes) and forgets it. */
+export async function resetRegistryForTests(): Promise<void> {
+  const previous = shared;
+  shared = undefined;
+  await previous?.close();
+}

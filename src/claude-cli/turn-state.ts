@@ -1,0 +1,84 @@
+import type { ResultLine } from "./turn-result.js";
+
+/**
+ * Which of the messages written into one turn the CLI has answered.
+ *
+ * The CLI folds a message written while a tool runs into the running turn (one `result`
+ * naming both uuids in `user_message_uuids`) but queues one written while the model streams
+ * as the next turn (a second `result`). A turn is complete only when every message written
+ * into it is answered, so a late `result` is never mistaken for the next turn's. Answers are
+ * read from `user_message_uuids` when present, else from `command_lifecycle` `started`
+ * states, else one message per `result`.
+ */
+export class TurnState {
+  /** Every message written into the turn, in order; the first is the turn's own. */
+  readonly #uuids: string[] = [];
+  /** Raw (unwrapped) texts by uuid, for re-sending after a fresh start and for re-dispatch. */
+  readonly #texts = new Map<string, string>();
+  readonly #steered = new Set<string>();
+  readonly #started = new Set<string>();
+  readonly #answered = new Set<string>();
+  readonly #cancelled = new Set<string>();
+  readonly results: ResultLine[] = [];
+  intermediateCount = 0;
+
+  addMessage(uuid: string, text: string, steered: boolean): void {
+    this.#uuids.push(uuid);
+    this.#texts.set(uuid, text);
+    if (steered) this.#steered.add(uuid);
+  }
+
+  /** Forgets a message whose write failed; it never reached the CLI. */
+  removeMessage(uuid: string): void {
+    const index = this.#uuids.indexOf(uuid);
+    if (index !== -1) this.#uuids.splice(index, 1);
+    this.#texts.delete(uuid);
+    this.#steered.delete(uuid);
+  }
+
+  /** Messages to write again, in order, to a process that had to start a fresh session. */
+  messages(): { uuid: string; text: string }[] {
+    return this.#uuids.map((uuid) => ({ uuid, text: this.#texts.get(uuid) ?? "" }));
+  }
+
+  noteLifecycle(uuid: string, state: string): void {
+    if (!this.#texts.has(uuid)) return;
+    if (state === "started") this.#started.add(uuid);
+    if (state === "cancelled") this.#cancelled.add(uuid);
+  }
+
+  /**
+   * Records a `result` line. Returns false for a result that answers none of this turn's
+   * messages (it is then not kept).
+   */
+  addResult(line: ResultLine, lifecycleSeen: boolean): boolean {
+    const named = Array.isArray(line.user_message_uuids)
+      ? line.user_message_uuids.filter((uuid): uuid is string => typeof uuid === "string")
+      : undefined;
+    const open = this.#uuids.filter((uuid) => !this.#answered.has(uuid));
+    let answers: string[];
+    if (named && named.length > 0) {
+      answers = named.filter((uuid) => this.#texts.has(uuid));
+    } else if (lifecycleSeen) {
+      answers = open.filter((uuid) => this.#started.has(uuid));
+      if (answers.length === 0) answers = open.slice(0, 1);
+    } else {
+      answers = open.slice(0, 1);
+    }
+    if (answers.length === 0) return false;
+    for (const uuid of answers) this.#answered.add(uuid);
+    this.results.push(line);
+    return true;
+  }
+
+  complete(): boolean {
+    return this.#uuids.every((uuid) => this.#answered.has(uuid) || this.#cancelled.has(uuid));
+  }
+
+  /** Steered texts not answered (cancelled, or lost with the process), for re-dispatch. */
+  unansweredSteers(): string[] {
+    return this.#uuids
+      .filter((uuid) => this.#steered.has(uuid) && !this.#answered.has(uuid))
+      .map((uuid) => this.#texts.get(uuid) ?? "");
+  }
+}

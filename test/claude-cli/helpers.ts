@@ -1,0 +1,70 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ClaudeProcess, type ClaudeProcessOptions } from "../../src/claude-cli/claude-process.js";
+
+export const FAKE_CLAUDE = join(import.meta.dirname, "..", "fixtures", "fake-claude");
+
+/** Polls `predicate` until it holds, failing after `timeoutMs`. */
+export async function waitUntil(
+  predicate: () => boolean,
+  timeoutMs = 5000,
+  intervalMs = 20,
+): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
+    if (predicate()) return;
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+  throw new Error("condition not met within timeout");
+}
+
+/** Whether a pid names a live (non-zombie) process. */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Makes ClaudeProcess instances wired to the fake CLI, each with its scenario in its own
+ * environment overlay (mutable, like the seed's monkeypatched environment), and stops them all.
+ */
+export function fakeProcessFactory() {
+  const created: ClaudeProcess[] = [];
+  const make = (
+    scenario: string,
+    options: {
+      channelId?: string;
+      sessionIdEnv?: string;
+      model?: string;
+      extra?: Partial<ClaudeProcessOptions>;
+    } = {},
+  ) => {
+    const env: Record<string, string | undefined> = {
+      FAKE_CLAUDE_SCENARIO: scenario,
+      FAKE_CLAUDE_SESSION_ID: options.sessionIdEnv ?? "fake-session-1",
+      ...options.extra?.env,
+    };
+    const proc = new ClaudeProcess(options.channelId ?? "test-channel", {
+      model: options.model ?? "sonnet",
+      claudeBin: FAKE_CLAUDE,
+      terminateGraceMs: 1000,
+      ...options.extra,
+      env,
+    });
+    created.push(proc);
+    return proc;
+  };
+  const cleanup = async () => {
+    await Promise.all(created.splice(0).map((proc) => proc.stop().catch(() => {})));
+  };
+  return { make, cleanup };
+}
