@@ -1,34 +1,26 @@
-import { type ActivityLine, activityLine, formatInput, noticeLine } from "./activity.js";
-import { clock, h } from "./dom.js";
+import { AgentActivity } from "./agent-activity.js";
+import { clock } from "./dom.js";
 import { type MessageView, messageView, pendingMessage } from "./message-view.js";
-import type { Disposition, GatewayEvent, StoredMessage } from "./types.js";
-
-/** One stretch of a turn in the log; a turn continues in a new stretch below a message sent during it. */
-interface TurnStretch {
-  article: HTMLElement;
-  body: HTMLElement;
-  status: HTMLElement;
-}
-
-interface Turn {
-  stretches: TurnStretch[];
-  /** Everything streamed so far, to tell whether the final reply still needs showing. */
-  streamed: string;
-  lastText: HTMLElement | null;
-  ended: boolean;
-  replyId: string | null;
-}
+import { TurnView } from "./turn-view.js";
+import type { Disposition, GatewayEvent, StoredMessage, TurnOutcome } from "./types.js";
 
 /**
- * The conversation of one channel: stored messages, and the live turn built
- * from the event stream (streamed text, tool calls, task notices). Applying
- * the same message twice (history, then its event) updates it in place.
+ * The conversation of one channel: stored messages, and the turns built from
+ * the event stream (streamed text, tool calls, task notices).
+ *
+ * A fresh event stream starts with the gateway's recent events, which repeat
+ * what the history already showed. So applying a message twice updates it in
+ * place, and a replayed turn takes the place of the stored reply it produced.
  */
 export class Conversation {
   private readonly messages = new Map<string, MessageView>();
-  private readonly activities = new Map<string, ActivityLine>();
-  private turn: Turn | null = null;
+  private readonly activity = new AgentActivity();
+  /** Replies shown as part of a turn rather than as stored messages. */
+  private readonly replies = new Set<string>();
+  /** Messages shown before the gateway gave them an id: key to text. */
+  private readonly pending = new Map<string, string>();
   private pendingCount = 0;
+  private turn: TurnView | null = null;
 
   constructor(
     private readonly log: HTMLElement,
@@ -38,13 +30,11 @@ export class Conversation {
   clear(): void {
     this.log.replaceChildren();
     this.messages.clear();
-    this.activities.clear();
+    this.activity.clear();
+    this.replies.clear();
+    this.pending.clear();
     this.turn = null;
     this.onBusy(false);
-  }
-
-  get busy(): boolean {
-    return this.turn !== null && !this.turn.ended;
   }
 
   showHistory(messages: StoredMessage[]): void {
@@ -59,29 +49,21 @@ export class Conversation {
     const key = `pending-${this.pendingCount}`;
     this.keepScrolled(() => this.upsert(pendingMessage(key, text)));
     this.messages.get(key)?.element.classList.add("message-pending");
+    this.pending.set(key, text);
     return key;
   }
 
   /** The gateway accepted the pending message: give it its id and routing. */
   settlePending(key: string, id: string, disposition: Disposition): void {
-    const pending = this.messages.get(key);
-    this.messages.delete(key);
-    if (!pending) return;
-    const known = this.messages.get(id);
-    if (known) {
-      pending.element.remove();
-      known.update({}, disposition);
-      return;
-    }
-    pending.element.classList.remove("message-pending");
-    pending.update({ id, state: "received" }, disposition);
-    this.messages.set(id, pending);
+    this.adopt(key, id);
+    this.messages.get(id)?.update({}, disposition);
   }
 
   /** The gateway refused the pending message: take it back out of the log. */
   dropPending(key: string): void {
     this.messages.get(key)?.element.remove();
     this.messages.delete(key);
+    this.pending.delete(key);
   }
 
   apply(event: GatewayEvent): void {
@@ -95,89 +77,10 @@ export class Conversation {
         this.startTurn();
         return;
       case "text_delta":
-        this.appendText(event.text);
+        this.liveTurn().appendText(event.text);
         return;
-      case "tool_start": {
-        const line = activityLine(
-          "tool",
-          event.name,
-          formatInput(event.input),
-          JSON.stringify(event.input, null, 2),
-          event.toolUseId,
-        );
-        this.activities.set(`tool:${event.toolUseId}`, line);
-        this.appendActivity(line.element);
-        return;
-      }
-      case "tool_end":
-        this.activities
-          .get(`tool:${event.toolUseId}`)
-          ?.finish(event.isError ? "error" : "ok", "", event.content);
-        return;
-      case "permission_denied":
-        this.activities.get(`tool:${event.toolUseId}`)?.finish("error", "", event.reason);
-        this.appendActivity(
-          noticeLine("denied", `${event.name}: ${event.reason}`, "", true).element,
-        );
-        return;
-      case "task_start": {
-        const line = activityLine("task", "task", event.command, event.command, event.taskId);
-        this.activities.set(`task:${event.taskId}`, line);
-        this.appendActivity(line.element);
-        return;
-      }
-      case "task_end": {
-        const outcome = event.status === "completed" ? "ok" : "error";
-        const exit =
-          event.exitCode === null ? event.status : `${event.status}, exit ${event.exitCode}`;
-        this.activities.get(`task:${event.taskId}`)?.finish(outcome, "", event.summary);
-        const line = activityLine(
-          "task",
-          "task finished",
-          `(${exit}) ${event.command}`,
-          event.summary,
-        );
-        line.finish(outcome, "", "");
-        this.appendActivity(line.element);
-        return;
-      }
-      case "inbox_delivered": {
-        const parts = [];
-        if (event.texts.length > 0) parts.push(`${event.texts.length} message(s)`);
-        if (event.taskIds.length > 0) parts.push(`${event.taskIds.length} task notice(s)`);
-        const body = event.texts.join("\n\n");
-        this.appendActivity(
-          noticeLine("delivered", `${parts.join(" and ")} into the turn`, body, false).element,
-        );
-        return;
-      }
-      case "model_retry":
-        this.appendActivity(
-          noticeLine(
-            "retry",
-            `attempt ${event.attempt} in ${Math.round(event.delayMs / 100) / 10}s: ${event.message}`,
-            event.message,
-            false,
-          ).element,
-        );
-        return;
-      case "hook_warning":
-        this.appendActivity(
-          noticeLine("hook", `${event.event}: ${event.message}`, event.message, true).element,
-        );
-        return;
-      case "turn_end": {
-        const { outcome } = event;
-        if (outcome.isError) {
-          this.appendActivity(
-            noticeLine("turn failed", `${outcome.subtype}: ${outcome.result}`, outcome.result, true)
-              .element,
-          );
-        }
-        this.endTurn(outcome.isError ? "failed" : "done", turnSummary(outcome));
-        return;
-      }
       case "message_received":
+        this.adoptByText(event.message);
         this.upsert(event.message, event.disposition);
         return;
       case "message_state":
@@ -187,19 +90,25 @@ export class Conversation {
         this.showReply(event.message);
         return;
       case "fallback":
-        this.endTurn("failed");
-        this.upsert(event.message);
-        this.messages
-          .get(event.message.id)
-          ?.note(`Retried automatically at ${clock(event.retryAt)}.`);
-        return;
       case "error":
         this.endTurn("failed");
+        this.placeUnanswered(event.message.id);
         this.upsert(event.message);
+        if (event.type === "fallback") {
+          this.messages
+            .get(event.message.id)
+            ?.note(`Retried automatically at ${clock(event.retryAt)}.`);
+        }
         return;
       default:
-        // model_start and model_end carry nothing the page shows beyond the deltas.
-        return;
+        break;
+    }
+    const line = this.activity.lineFor(event);
+    if (line && this.turn && !this.turn.ended) this.turn.appendActivity(line);
+    else if (line && betweenTurns.has(event.type)) this.log.append(line);
+    else if (line) this.liveTurn().appendActivity(line);
+    if (event.type === "turn_end") {
+      this.endTurn(event.outcome.isError ? "failed" : "done", turnSummary(event.outcome));
     }
   }
 
@@ -214,89 +123,78 @@ export class Conversation {
     this.log.append(view.element);
   }
 
-  /** The final reply belongs to the turn that streamed it; otherwise it stands alone. */
-  private showReply(message: StoredMessage): void {
-    const turn = this.turn;
-    if (this.messages.has(message.id) || !turn || turn.replyId !== null) {
-      this.upsert(message);
+  /**
+   * Gives a pending message its stored id, whichever comes first: the POST's
+   * answer or the `message_received` event. A copy already shown is dropped.
+   */
+  private adopt(key: string, id: string): void {
+    const pending = this.messages.get(key);
+    this.pending.delete(key);
+    this.messages.delete(key);
+    if (!pending) return;
+    if (this.messages.has(id)) {
+      pending.element.remove();
       return;
     }
-    turn.replyId = message.id;
-    if (!turn.streamed.includes(message.text.trim())) this.appendText(message.text);
-    const last = turn.stretches.at(-1);
-    if (last) {
-      last.article.dataset.messageId = message.id;
-      last.article.dataset.kind = "reply";
+    pending.element.classList.remove("message-pending");
+    pending.update({ id, state: "received" });
+    this.messages.set(id, pending);
+  }
+
+  private adoptByText(message: StoredMessage): void {
+    if (this.messages.has(message.id)) return;
+    for (const [key, text] of this.pending) {
+      if (text !== message.text) continue;
+      this.adopt(key, message.id);
+      return;
     }
   }
 
-  private startTurn(): Turn {
-    this.turn = { stretches: [], streamed: "", lastText: null, ended: false, replyId: null };
+  /** The reply belongs to the turn that streamed it, in place of a stored copy. */
+  private showReply(message: StoredMessage): void {
+    const turn = this.turn;
+    if (this.replies.has(message.id)) return;
+    if (!turn || (turn.replyId !== null && turn.replyText !== message.text)) {
+      this.upsert(message);
+      return;
+    }
+    this.replies.add(message.id);
+    // One answer to several messages (a steered turn) is shown once.
+    if (turn.replyId !== null) return;
+    turn.claimReply(message);
+    this.endTurn("done");
+    const stored = this.messages.get(message.id);
+    if (stored?.element.isConnected) {
+      turn.moveBefore(stored.element);
+      stored.element.remove();
+      this.messages.delete(message.id);
+    }
+  }
+
+  /** A replayed turn that failed goes just above the stored error or fallback it led to. */
+  private placeUnanswered(messageId: string): void {
+    const stored = this.messages.get(messageId);
+    if (this.turn && this.turn.replyId === null && stored?.element.isConnected) {
+      this.turn.moveBefore(stored.element);
+    }
+  }
+
+  private startTurn(): TurnView {
+    this.turn = new TurnView(this.log);
     this.onBusy(true);
     return this.turn;
   }
 
-  private endTurn(state: "done" | "failed", summary = ""): void {
-    const turn = this.turn;
-    if (!turn || turn.ended) return;
-    turn.ended = true;
-    for (const stretch of turn.stretches) {
-      stretch.article.dataset.turnState = state;
-      stretch.status.textContent = "";
-    }
-    const last = turn.stretches.at(-1);
-    if (last) last.status.textContent = summary;
-    this.onBusy(false);
-  }
-
   /** The live turn, or a new one when events arrive for a turn whose start was missed. */
-  private liveTurn(): Turn {
+  private liveTurn(): TurnView {
     return this.turn && !this.turn.ended ? this.turn : this.startTurn();
   }
 
-  /** Where the turn writes next: its last stretch while that is still the end of the log. */
-  private stretch(turn: Turn): TurnStretch {
-    const last = turn.stretches.at(-1);
-    if (last && this.log.lastElementChild === last.article) return last;
-    const status = h("span", { class: "turn-status-text" }, "working\u2026");
-    const body = h("div", { class: "turn-body" });
-    const article = h(
-      "article",
-      {
-        class: `message message-reply turn${last ? " turn-continued" : ""}`,
-        "data-testid": "turn",
-        "data-role": "assistant",
-        "data-turn-state": "streaming",
-      },
-      h("header", {}, h("span", { class: "author" }, "assistant"), status),
-      body,
-    );
-    this.log.append(article);
-    const stretch = { article, body, status };
-    turn.stretches.push(stretch);
-    turn.lastText = null;
-    return stretch;
-  }
-
-  private appendText(text: string): void {
-    const turn = this.liveTurn();
-    const { body } = this.stretch(turn);
-    if (!turn.lastText || body.lastElementChild !== turn.lastText) {
-      turn.lastText = h("div", { class: "message-text", "data-testid": "stream-text" });
-      body.append(turn.lastText);
-    }
-    turn.lastText.append(text);
-    turn.streamed += text;
-  }
-
-  /** Activity joins the live turn; a task notice between turns stands alone in the log. */
-  private appendActivity(element: HTMLElement): void {
-    if (this.turn && !this.turn.ended) {
-      this.stretch(this.turn).body.append(element);
-      this.turn.lastText = null;
-      return;
-    }
-    this.log.append(element);
+  private endTurn(state: "done" | "failed", summary = ""): void {
+    if (!this.turn) return;
+    const wasLive = !this.turn.ended;
+    this.turn.end(state, summary);
+    if (wasLive) this.onBusy(false);
   }
 
   /** Follows the end of the log unless the reader has scrolled up. */
@@ -308,7 +206,10 @@ export class Conversation {
   }
 }
 
-function turnSummary(outcome: { durationMs: number; totalCostUsd: number; numTurns: number }) {
+/** Events that can come when no turn is running (a task ends after its turn did). */
+const betweenTurns = new Set<string>(["task_end", "hook_warning", "turn_end"]);
+
+function turnSummary(outcome: TurnOutcome): string {
   const seconds = `${(outcome.durationMs / 1000).toFixed(1)}s`;
   const cost = outcome.totalCostUsd > 0 ? `, $${outcome.totalCostUsd.toFixed(4)}` : "";
   return `${seconds}${cost}`;

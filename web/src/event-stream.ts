@@ -8,13 +8,13 @@ export interface EventStreamHandlers {
 }
 
 /**
- * One channel's Server-Sent Events. The browser reconnects by itself and
- * sends `Last-Event-ID`, so the gateway resumes where the stream broke; an
- * event id seen twice (a resume that overlaps) is applied once.
+ * One channel's Server-Sent Events. After a network break the browser
+ * reconnects by itself and sends `Last-Event-ID`, so the gateway resumes
+ * where the stream broke. `closed` means the gateway refused the stream
+ * (the browser will not retry); the caller decides whether to open a new one.
  */
 export class EventStream {
   private readonly source: EventSource;
-  private readonly seen = new Set<string>();
 
   constructor(url: string, handlers: EventStreamHandlers) {
     handlers.onStatus("connecting");
@@ -24,10 +24,6 @@ export class EventStream {
       handlers.onStatus(this.source.readyState === EventSource.CLOSED ? "closed" : "reconnecting");
     };
     this.source.onmessage = (message: MessageEvent<string>) => {
-      if (message.lastEventId) {
-        if (this.seen.has(message.lastEventId)) return;
-        this.seen.add(message.lastEventId);
-      }
       const event = parseEvent(message.data);
       if (event) handlers.onEvent(event);
     };
@@ -49,7 +45,7 @@ function parseEvent(data: string): GatewayEvent | null {
       return value as GatewayEvent;
     }
   } catch {
-    // A line that is not an event (a keep-alive, a corrupt frame) is skipped.
+    // A frame that is not an event (a keep-alive, a corrupt frame) is skipped.
   }
   return null;
 }

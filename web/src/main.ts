@@ -48,8 +48,8 @@ const channels = new ChannelList(byTestId("channel-list"), (id) => void openChan
  * Shows a channel: its stored messages, then its live events. Events that
  * arrive while the history loads wait, so the log stays in order.
  */
-async function openChannel(id: string): Promise<void> {
-  if (id === channelId) return;
+async function openChannel(id: string, again = false): Promise<void> {
+  if (id === channelId && !again) return;
   selection?.abort();
   stream?.close();
   const current = new AbortController();
@@ -72,7 +72,14 @@ async function openChannel(id: string): Promise<void> {
       if (loaded) conversation.apply(event);
       else waiting.push(event);
     },
-    onStatus: showConnection,
+    onStatus: (status) => {
+      showConnection(status);
+      // A refused stream is not retried by the browser; try again from scratch a little later.
+      if (status !== "closed") return;
+      window.setTimeout(() => {
+        if (!current.signal.aborted) void openChannel(id, true);
+      }, 5000);
+    },
   });
   const history = await api.get<{ messages: StoredMessage[] }>(
     `/api/channels/${encodeURIComponent(id)}/messages`,

@@ -2,6 +2,7 @@
  * The HTTP API's shapes as the page reads them. Message and event types come
  * from the gateway's contract so the page and the server cannot drift.
  */
+export type { AgentEvent, TurnOutcome } from "../../src/agent/events.js";
 export type {
   Disposition,
   GatewayEvent,
