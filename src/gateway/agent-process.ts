@@ -1,0 +1,74 @@
+/**
+ * What the router needs of an agent process: the shape of `ClaudeProcess`
+ * (src/claude-cli, issue 3), restated structurally so that routing depends on
+ * behaviour, not on how processes are made. `process-pool.ts` adapts the real
+ * `RunnerRegistry` and `ClaudeProcess` to it.
+ */
+export interface AgentTurnResult {
+  result: string;
+  sessionId: string | null | undefined;
+  usage: unknown;
+  totalCostUsd: number | null | undefined;
+  costUsd?: number | null | undefined;
+  durationMs: number | null | undefined;
+  numTurns: number | null | undefined;
+  subtype: string | null | undefined;
+  isError: boolean;
+}
+
+export interface AgentSteerOutcome {
+  status: "steered" | "ran_as_turn" | "process_dead";
+  turn?: AgentTurnResult | undefined;
+}
+
+export interface AgentTurnOptions {
+  onText?: (text: string) => void;
+  /** Every parsed stdout line of the child, when the process offers it. */
+  onEvent?: (line: unknown) => void;
+  timeoutMs?: number;
+}
+
+export interface AgentProcess {
+  readonly pid: number | null | undefined;
+  readonly inflight: boolean;
+  readonly sessionId: string | null | undefined;
+  /** Resolves with the turn (errors as `isError`); throws only on timeout or rate limit. */
+  runTurn(text: string, options?: AgentTurnOptions): Promise<AgentTurnResult>;
+  /** Options apply when the steer finds no turn in flight and runs its own. */
+  steer(text: string, options?: AgentTurnOptions): Promise<AgentSteerOutcome>;
+  popPendingSteers(): string[];
+  alive(): boolean;
+  stop(): Promise<void>;
+}
+
+/** One live (or one-shot) agent process, as `GET /api/runners` lists it. */
+export interface RunnerInfo {
+  channelId: string;
+  pid: number | null;
+  inflight: boolean;
+  /** When its last turn ended; null while a turn is in flight or before the first. */
+  idleSince: string | null;
+  sessionId: string | null;
+  oneShot: boolean;
+}
+
+/** Where the router gets processes: the registry's kept ones, or one-shot ones at the cap. */
+export interface ProcessPool {
+  /** The channel's kept process, or null at `maxLive` (then the caller runs one-shot). */
+  get(channelId: string, sessionId: string | null): AgentProcess | null;
+  /** A fresh process for one turn; the router hands it to `releaseOneShot` when the turn ends. */
+  oneShot(channelId: string, sessionId: string | null): AgentProcess;
+  releaseOneShot(process: AgentProcess): Promise<void>;
+  /** Marks a process busy or idle, for the runner list. */
+  noteTurn(channelId: string, process: AgentProcess, inflight: boolean): void;
+  list(): RunnerInfo[];
+  /** Stops the channel's kept process; false when it has none. */
+  stop(channelId: string): Promise<boolean>;
+  stopAll(): Promise<void>;
+}
+
+/** How a thrown turn failure is handled; see `classifyTurnError`. */
+export type TurnFailure =
+  | { kind: "rate_limit"; resetAt: Date | undefined; message: string }
+  | { kind: "timeout"; message: string }
+  | { kind: "crash"; message: string };

@@ -1,0 +1,36 @@
+/** Extra facts an inbound source attaches to a message (sender, thread, platform ids). */
+export type DeliveryMeta = Record<string, unknown>;
+
+/** What routing answers a source for each message it delivers. */
+export interface SourceDelivery {
+  id: string;
+  disposition: "started" | "steered" | "one_shot" | "deferred";
+}
+
+/**
+ * One inbound channel source. The HTTP API (and the web page through it) is
+ * the first; the scheduler posts through the same `deliver`.
+ *
+ * A chat adapter (Telegram, Slack, Discord) plugs in without touching routing:
+ * `start(deliver)` connects to the platform and, for each incoming message,
+ * calls `deliver(channelId, text, meta)` with a channel id it derives from the
+ * platform (e.g. `telegram:<chat id>`; ids match `[A-Za-z0-9._:-]{1,128}`).
+ * `deliver` resolves once the message is stored and routed. To answer on the
+ * platform the adapter subscribes to the channel's events (the gateway's
+ * `bus.subscribe(channelId, ...)`) and posts `reply`, `fallback` and `error`
+ * messages back. `stop()` disconnects; the gateway calls it on shutdown.
+ */
+export interface ChannelSource {
+  readonly name: string;
+  start(
+    deliver: (channelId: string, text: string, meta?: DeliveryMeta) => Promise<SourceDelivery>,
+  ): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Channel ids every source must produce, so they are safe in URLs, logs and file names. */
+export const CHANNEL_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function isValidChannelId(channelId: string): boolean {
+  return CHANNEL_ID_PATTERN.test(channelId);
+}

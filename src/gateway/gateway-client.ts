@@ -1,0 +1,77 @@
+import type { Disposition } from "./events.js";
+import type { ScheduleRecord } from "./store.js";
+
+export interface GatewayClientOptions {
+  /** The gateway's base URL, e.g. `http://127.0.0.1:4317`. */
+  url: string;
+  /** The bearer token (the content of `<dataDir>/token`; see `readToken`). */
+  token: string;
+  fetch?: typeof fetch;
+}
+
+/** A failed API call: the HTTP status and the gateway's `{error}` text. */
+export class GatewayRequestError extends Error {
+  override readonly name = "GatewayRequestError";
+  readonly status: number;
+
+  constructor(status: number, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.status = status;
+  }
+}
+
+export interface GatewayClient {
+  sendMessage(channelId: string, text: string): Promise<{ id: string; disposition: Disposition }>;
+  listSchedules(): Promise<ScheduleRecord[]>;
+  addSchedule(schedule: { cron: string; channel: string; prompt: string }): Promise<ScheduleRecord>;
+  /** False when there was no such schedule. */
+  removeSchedule(scheduleId: string): Promise<boolean>;
+}
+
+/** The small API client `rudder send` and `rudder schedule` use. Throws `GatewayRequestError`. */
+export function createGatewayClient(options: GatewayClientOptions): GatewayClient {
+  const base = options.url.replace(/\/+$/, "");
+  const doFetch = options.fetch ?? fetch;
+
+  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    let response: Response;
+    try {
+      response = await doFetch(`${base}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${options.token}`,
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    } catch (error) {
+      throw new GatewayRequestError(0, `cannot reach the gateway at ${base}`, { cause: error });
+    }
+    const payload = (await response.json().catch(() => ({}))) as { error?: string };
+    if (!response.ok) {
+      throw new GatewayRequestError(
+        response.status,
+        payload.error ?? `${method} ${path} answered ${response.status}`,
+      );
+    }
+    return payload as T;
+  }
+
+  return {
+    sendMessage: (channelId, text) =>
+      call("POST", `/api/channels/${encodeURIComponent(channelId)}/messages`, { text }),
+    listSchedules: async () =>
+      (await call<{ schedules: ScheduleRecord[] }>("GET", "/api/schedules")).schedules,
+    addSchedule: async (schedule) =>
+      (await call<{ schedule: ScheduleRecord }>("POST", "/api/schedules", schedule)).schedule,
+    removeSchedule: async (scheduleId) => {
+      try {
+        await call("DELETE", `/api/schedules/${encodeURIComponent(scheduleId)}`);
+        return true;
+      } catch (error) {
+        if (error instanceof GatewayRequestError && error.status === 404) return false;
+        throw error;
+      }
+    },
+  };
+}

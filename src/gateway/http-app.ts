@@ -1,0 +1,195 @@
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { HTTPException } from "hono/http-exception";
+import { z } from "zod";
+import type { ProcessPool } from "./agent-process.js";
+import { tokenMatches } from "./auth-token.js";
+import { isValidChannelId } from "./channel-source.js";
+import type { EventBus } from "./event-bus.js";
+import type { HttpChannelSource } from "./http-source.js";
+import type { Router } from "./router.js";
+import { InvalidScheduleError, type Scheduler } from "./scheduler.js";
+import { channelEvents } from "./sse-route.js";
+import { serveStatic } from "./static-files.js";
+import type { GatewayStore } from "./store.js";
+
+/** Request bodies above this get 413. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface HealthInfo {
+  ok: true;
+  version: string;
+  engine: string;
+  demo: boolean;
+  hint?: string;
+}
+
+export interface HttpAppOptions {
+  token: string;
+  source: HttpChannelSource;
+  router: Router;
+  store: GatewayStore;
+  bus: EventBus;
+  pool: ProcessPool;
+  scheduler: Scheduler;
+  health: HealthInfo;
+  webRoot: string;
+  closing: AbortSignal;
+  heartbeatMs?: number;
+}
+
+const messageBody = z.object({ text: z.string().min(1, "text must not be empty") });
+const scheduleBody = z.object({
+  cron: z.string().min(1, "cron must not be empty"),
+  channel: z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]{1,128}$/, "channel must match [A-Za-z0-9._:-]{1,128}"),
+  prompt: z.string().min(1, "prompt must not be empty"),
+});
+
+class BadRequest extends HTTPException {
+  constructor(message: string, status: 400 | 404 | 413 = 400) {
+    super(status, { message });
+  }
+}
+
+async function readJson<T>(request: Request, schema: z.ZodType<T>): Promise<T> {
+  let body: unknown;
+  try {
+    body = await request.json();
+  } catch {
+    throw new BadRequest("the body must be valid JSON");
+  }
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue && issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
+    throw new BadRequest(`${where}${issue?.message ?? "invalid body"}`);
+  }
+  return parsed.data;
+}
+
+function channelParam(value: string | undefined): string {
+  if (value === undefined || !isValidChannelId(value)) {
+    throw new BadRequest("channel ids match [A-Za-z0-9._:-]{1,128}");
+  }
+  return value;
+}
+
+/**
+ * The gateway's HTTP API and the page. Every `/api` route but
+ * `GET /api/health` needs `Authorization: Bearer <token>` (or `?token=`, for
+ * EventSource, which cannot set headers). Errors are JSON `{error}` with a
+ * 4xx status; an unexpected failure is a 500 `{error}` without a stack.
+ */
+export function createHttpApp(options: HttpAppOptions): Hono {
+  const { router, store, bus, pool, scheduler } = options;
+  const app = new Hono();
+
+  app.onError((error, context) => {
+    if (error instanceof HTTPException) {
+      return context.json({ error: error.message }, error.status);
+    }
+    return context.json({ error: "internal error" }, 500);
+  });
+  app.notFound((context) =>
+    context.req.path.startsWith("/api/")
+      ? context.json({ error: `no route ${context.req.method} ${context.req.path}` }, 404)
+      : serveStatic(options.webRoot, context.req.path),
+  );
+
+  app.get("/api/health", (context) => context.json(options.health));
+
+  app.use("/api/*", async (context, next) => {
+    const header = context.req.header("authorization");
+    const bearer = header?.startsWith("Bearer ") ? header.slice(7).trim() : undefined;
+    const given = bearer ?? context.req.query("token");
+    if (!tokenMatches(options.token, given)) {
+      return context.json({ error: "missing or wrong bearer token" }, 401);
+    }
+    await next();
+  });
+  app.use(
+    "/api/*",
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (context) =>
+        context.json({ error: `the body is larger than ${MAX_BODY_BYTES} bytes` }, 413),
+    }),
+  );
+
+  app.get("/api/channels", async (context) => {
+    const channels = await store.listChannels();
+    const live = new Set(pool.list().map((runner) => runner.channelId));
+    return context.json({
+      channels: channels.map((channel) => ({
+        ...channel,
+        inflight: router.inflight(channel.id),
+        live: live.has(channel.id),
+      })),
+    });
+  });
+
+  app.post("/api/channels/:id/messages", async (context) => {
+    const channelId = channelParam(context.req.param("id"));
+    const { text } = await readJson(context.req.raw, messageBody);
+    const delivery = await options.source.deliver(channelId, text);
+    return context.json(delivery, 202);
+  });
+
+  app.get("/api/channels/:id/messages", async (context) => {
+    const channelId = channelParam(context.req.param("id"));
+    const limitText = context.req.query("limit");
+    const limit = limitText === undefined ? undefined : Number(limitText);
+    if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1)) {
+      throw new BadRequest("limit must be a positive integer");
+    }
+    return context.json({ messages: await store.listMessages(channelId, limit) });
+  });
+
+  app.get("/api/channels/:id/events", (context) =>
+    channelEvents(context, {
+      bus,
+      channelId: channelParam(context.req.param("id")),
+      closing: options.closing,
+      heartbeatMs: options.heartbeatMs ?? 15_000,
+    }),
+  );
+
+  app.get("/api/runners", (context) => context.json({ runners: pool.list() }));
+
+  app.delete("/api/runners/:channel", async (context) => {
+    const channelId = channelParam(context.req.param("channel"));
+    if (!(await pool.stop(channelId))) {
+      throw new BadRequest(`no live agent process for channel ${channelId}`, 404);
+    }
+    return context.json({ stopped: channelId });
+  });
+
+  app.get("/api/schedules", async (context) => context.json({ schedules: await scheduler.list() }));
+
+  app.post("/api/schedules", async (context) => {
+    const body = await readJson(context.req.raw, scheduleBody);
+    try {
+      const schedule = await scheduler.add({
+        cron: body.cron,
+        channelId: body.channel,
+        prompt: body.prompt,
+      });
+      return context.json({ schedule }, 201);
+    } catch (error) {
+      if (error instanceof InvalidScheduleError) throw new BadRequest(error.message);
+      throw error;
+    }
+  });
+
+  app.delete("/api/schedules/:id", async (context) => {
+    const scheduleId = context.req.param("id");
+    if (!(await scheduler.remove(scheduleId))) {
+      throw new BadRequest(`no schedule ${scheduleId}`, 404);
+    }
+    return context.json({ deleted: scheduleId });
+  });
+
+  return app;
+}

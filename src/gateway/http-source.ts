@@ -1,0 +1,22 @@
+import type { ChannelSource, DeliveryMeta, SourceDelivery } from "./channel-source.js";
+
+type Deliver = (channelId: string, text: string, meta?: DeliveryMeta) => Promise<SourceDelivery>;
+
+/** The HTTP API as a channel source: `POST /api/channels/:id/messages` delivers through it. */
+export class HttpChannelSource implements ChannelSource {
+  readonly name = "http";
+  #deliver: Deliver | null = null;
+
+  async start(deliver: Deliver): Promise<void> {
+    this.#deliver = deliver;
+  }
+
+  async stop(): Promise<void> {
+    this.#deliver = null;
+  }
+
+  deliver(channelId: string, text: string): Promise<SourceDelivery> {
+    if (!this.#deliver) return Promise.reject(new Error("the HTTP source is not started"));
+    return this.#deliver(channelId, text, { source: "http" });
+  }
+}

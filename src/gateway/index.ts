@@ -1,0 +1,35 @@
+/** The gateway's public surface, for `rudder serve|send|schedule` and embedders. */
+export type { AgentProcess, ProcessPool, RunnerInfo } from "./agent-process.js";
+export { loadOrCreateToken, readToken } from "./auth-token.js";
+export {
+  CHANNEL_ID_PATTERN,
+  type ChannelSource,
+  type DeliveryMeta,
+  isValidChannelId,
+  type SourceDelivery,
+} from "./channel-source.js";
+export { EventBus, type NumberedEvent } from "./event-bus.js";
+export type { Disposition, GatewayEvent, MessageState, StoredMessage } from "./events.js";
+export {
+  createGatewayClient,
+  type GatewayClient,
+  type GatewayClientOptions,
+  GatewayRequestError,
+} from "./gateway-client.js";
+export { type HealthInfo, MAX_BODY_BYTES } from "./http-app.js";
+export { type Delivery, Router, type RouterOptions, type SettledMessage } from "./router.js";
+export { InvalidScheduleError, MAX_CONSECUTIVE_FAILURES, Scheduler } from "./scheduler.js";
+export { SqliteGatewayStore } from "./sqlite-store.js";
+export {
+  type GatewayEngine,
+  type GatewayOptions,
+  type RunningGateway,
+  startGateway,
+} from "./start-gateway.js";
+export type {
+  ChannelRecord,
+  GatewayStore,
+  MessageRecord,
+  ScheduleRecord,
+  TurnRecord,
+} from "./store.js";

@@ -1,0 +1,83 @@
+import type Database from "better-sqlite3";
+
+/**
+ * Versioned schema changes, applied in order. The database's `user_version`
+ * records how many have run; a migration is never edited once released, only
+ * followed by a new one.
+ */
+export const migrations: readonly string[] = [
+  `
+  CREATE TABLE channels (
+    id TEXT PRIMARY KEY,
+    session_id TEXT,
+    created_at TEXT NOT NULL,
+    last_activity_at TEXT NOT NULL
+  );
+  CREATE TABLE messages (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    channel_id TEXT NOT NULL REFERENCES channels(id),
+    role TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    text TEXT NOT NULL,
+    state TEXT,
+    reply_to TEXT,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    retry_at TEXT,
+    source TEXT NOT NULL DEFAULT 'http',
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE INDEX messages_by_channel ON messages(channel_id, seq);
+  CREATE INDEX messages_by_state ON messages(state) WHERE kind = 'user';
+  CREATE TABLE turns (
+    message_id TEXT PRIMARY KEY REFERENCES messages(id),
+    result TEXT NOT NULL,
+    cost_usd REAL,
+    usage_json TEXT,
+    duration_ms INTEGER,
+    num_turns INTEGER,
+    is_error INTEGER NOT NULL,
+    subtype TEXT,
+    session_id TEXT,
+    created_at TEXT NOT NULL
+  );
+  CREATE TABLE schedules (
+    id TEXT PRIMARY KEY,
+    cron TEXT NOT NULL,
+    channel_id TEXT NOT NULL,
+    prompt TEXT NOT NULL,
+    paused INTEGER NOT NULL DEFAULT 0,
+    consecutive_failures INTEGER NOT NULL DEFAULT 0,
+    last_run_at TEXT,
+    next_run_at TEXT,
+    last_error TEXT,
+    created_at TEXT NOT NULL
+  );
+  `,
+];
+
+/** The schema version a fully migrated database reports. */
+export const schemaVersion = migrations.length;
+
+/**
+ * Brings `database` up to `schemaVersion`, each step in its own transaction.
+ * Throws when the database is newer than this code (a downgrade), rather than
+ * guessing at a schema it does not know.
+ */
+export function migrate(database: Database.Database): number {
+  const current = database.pragma("user_version", { simple: true }) as number;
+  if (current > schemaVersion) {
+    throw new Error(
+      `database schema version ${current} is newer than this rudder (${schemaVersion})`,
+    );
+  }
+  for (let version = current; version < schemaVersion; version += 1) {
+    const step = database.transaction(() => {
+      database.exec(migrations[version]!);
+      database.pragma(`user_version = ${version + 1}`);
+    });
+    step();
+  }
+  return schemaVersion;
+}

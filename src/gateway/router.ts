@@ -1,0 +1,417 @@
+import type { AgentProcess, AgentTurnResult, ProcessPool, TurnFailure } from "./agent-process.js";
+import type { EventBus } from "./event-bus.js";
+import type { Disposition, GatewayEvent, MessageState, StoredMessage } from "./events.js";
+import type { GatewayStore, MessageRecord, Settlement, TurnRecord } from "./store.js";
+import { outcomeFromResultLine, StreamJsonEventMapper } from "./stream-json-events.js";
+import { classifyTurnError, errorText, fallbackText } from "./turn-failure.js";
+
+export interface RouterOptions {
+  store: GatewayStore;
+  pool: ProcessPool;
+  bus: EventBus;
+  /** Per turn; a turn that takes longer is ended and its user sees an error. */
+  turnTimeoutMs?: number;
+  /** Wait before retrying a rate-limited message when the limit names no reset time. */
+  rateLimitRetryMs?: number;
+  /** A message delivered this many times without an answer is failed on start, not replayed. */
+  maxAttempts?: number;
+  logger?: (line: string) => void;
+}
+
+/** What `POST /api/channels/:id/messages` answers. */
+export interface Delivery {
+  id: string;
+  disposition: Disposition;
+}
+
+interface ActiveTurn {
+  process: AgentProcess;
+  oneShot: boolean;
+  starter: MessageRecord;
+  /** Messages steered into this turn whose `steer()` said `steered`. */
+  steered: MessageRecord[];
+  /** `steer()` calls not yet settled; the turn's end waits for them. */
+  steerCalls: Set<Promise<unknown>>;
+}
+
+interface ChannelState {
+  id: string;
+  turn: ActiveTurn | null;
+  retryAt: number | null;
+  retryTimer: NodeJS.Timeout | null;
+  sessionId: string | null;
+}
+
+/** How a message ended, for callers that wait on it (the scheduler). */
+export interface SettledMessage {
+  state: "answered" | "failed";
+  reply: StoredMessage;
+}
+
+function stored(message: MessageRecord): StoredMessage {
+  const { id, channelId, role, text, state, replyTo, kind, createdAt } = message;
+  return { id, channelId, role, text, state, replyTo, kind, createdAt };
+}
+
+function turnRecord(result: AgentTurnResult): TurnRecord {
+  return {
+    result: result.result,
+    costUsd: result.totalCostUsd ?? result.costUsd ?? null,
+    usage: result.usage ?? null,
+    durationMs: result.durationMs ?? null,
+    numTurns: result.numTurns ?? null,
+    isError: result.isError,
+    subtype: result.subtype ?? null,
+    sessionId: result.sessionId ?? null,
+  };
+}
+
+/**
+ * Routes each stored message of a channel to that channel's agent: it steers
+ * the turn in flight, starts a turn on the channel's kept process, or runs a
+ * one-shot process at the registry's cap. Every outcome is written to the
+ * store (answered, failed, deferred with a local fallback reply) and
+ * published on the bus. Rate-limited messages are retried after the reset;
+ * steers a failed turn left pending are dispatched again; on `start()`,
+ * messages a previous run never answered are dispatched again.
+ */
+export class Router {
+  readonly #options: RouterOptions;
+  readonly #channels = new Map<string, ChannelState>();
+  readonly #work = new Set<Promise<unknown>>();
+  readonly #waiters = new Map<string, Array<(settled: SettledMessage) => void>>();
+  #closed = false;
+
+  constructor(options: RouterOptions) {
+    this.#options = options;
+  }
+
+  /** Loads session ids, replays unanswered messages, re-arms deferred retries. */
+  async start(): Promise<void> {
+    const { store } = this.#options;
+    for (const channel of await store.listChannels()) {
+      this.#channel(channel.id).sessionId = channel.sessionId;
+    }
+    const maxAttempts = this.#options.maxAttempts ?? 5;
+    for (const message of await store.listUnanswered()) {
+      if (message.attempts >= maxAttempts) {
+        await this.#settle([message], "failed", {
+          kind: "error",
+          text: `Gave up on this message after ${message.attempts} deliveries without an answer.`,
+        });
+      } else {
+        this.#dispatch(message, false);
+      }
+    }
+    const retryAt = new Map<string, number>();
+    for (const message of await store.listDeferred()) {
+      const at = message.retryAt ? Date.parse(message.retryAt) : Date.now();
+      retryAt.set(message.channelId, Math.max(retryAt.get(message.channelId) ?? 0, at));
+    }
+    for (const [channelId, at] of retryAt) this.#armRetry(this.#channel(channelId), at);
+  }
+
+  /** Stores the message, then routes it. Resolves once it is stored and its route chosen. */
+  async deliver(channelId: string, text: string, source = "http"): Promise<Delivery> {
+    if (this.#closed) throw new Error("the gateway is shutting down");
+    const message = await this.#options.store.insertUserMessage(channelId, text, source);
+    return { id: message.id, disposition: this.#dispatch(message, true) };
+  }
+
+  /** Resolves when the message is answered or has failed (a deferral is not an end). */
+  settled(messageId: string): Promise<SettledMessage> {
+    return new Promise((resolve) => {
+      const list = this.#waiters.get(messageId) ?? [];
+      list.push(resolve);
+      this.#waiters.set(messageId, list);
+    });
+  }
+
+  inflight(channelId: string): boolean {
+    return this.#channels.get(channelId)?.turn != null;
+  }
+
+  /**
+   * Stops routing. Turns still running are not settled, so their messages
+   * stay unanswered in the store and the next start replays them.
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const channel of this.#channels.values()) {
+      if (channel.retryTimer) clearTimeout(channel.retryTimer);
+      channel.retryTimer = null;
+    }
+  }
+
+  /** Waits for routing work started so far (tests and shutdown). */
+  async idle(): Promise<void> {
+    while (this.#work.size > 0) await Promise.allSettled([...this.#work]);
+  }
+
+  #channel(channelId: string): ChannelState {
+    let channel = this.#channels.get(channelId);
+    if (!channel) {
+      channel = { id: channelId, turn: null, retryAt: null, retryTimer: null, sessionId: null };
+      this.#channels.set(channelId, channel);
+    }
+    return channel;
+  }
+
+  #publish(event: GatewayEvent): void {
+    this.#options.bus.publish(event);
+  }
+
+  #track(work: Promise<unknown>): void {
+    const tracked = work.catch((error: unknown) => {
+      this.#options.logger?.(`gateway: routing error: ${String(error)}`);
+    });
+    this.#work.add(tracked);
+    void tracked.finally(() => this.#work.delete(tracked));
+  }
+
+  /** Chooses the route synchronously (so concurrent messages see each other), then acts. */
+  #dispatch(message: MessageRecord, fresh: boolean): Disposition {
+    const channel = this.#channel(message.channelId);
+    const announce = (disposition: Disposition, state: MessageState) => {
+      const current = { ...stored(message), state };
+      if (fresh) {
+        this.#publish({
+          type: "message_received",
+          message: current,
+          disposition,
+          channelId: channel.id,
+        });
+      } else {
+        this.#publish({
+          type: "message_state",
+          messageId: message.id,
+          state,
+          channelId: channel.id,
+        });
+      }
+    };
+    if (channel.retryAt !== null) {
+      announce("deferred", "deferred");
+      this.#track(this.#defer(channel, [message], new Date(channel.retryAt)));
+      return "deferred";
+    }
+    const active = channel.turn;
+    if (active) {
+      announce("steered", "steered");
+      this.#track(this.#steer(channel, active, message));
+      return "steered";
+    }
+    const kept = this.#options.pool.get(channel.id, channel.sessionId);
+    const process = kept ?? this.#options.pool.oneShot(channel.id, channel.sessionId);
+    const turn: ActiveTurn = {
+      process,
+      oneShot: kept === null,
+      starter: message,
+      steered: [],
+      steerCalls: new Set(),
+    };
+    channel.turn = turn;
+    const disposition = kept ? "started" : "one_shot";
+    announce(disposition, "received");
+    this.#track(this.#runTurn(channel, turn));
+    return disposition;
+  }
+
+  async #runTurn(channel: ChannelState, turn: ActiveTurn): Promise<void> {
+    const { process, starter } = turn;
+    const { pool, store } = this.#options;
+    const mapper = new StreamJsonEventMapper();
+    let sawLines = false;
+    this.#publish({ type: "turn_start", prompt: starter.text, channelId: channel.id });
+    pool.noteTurn(channel.id, process, true);
+    const running = process.runTurn(starter.text, {
+      ...(this.#options.turnTimeoutMs ? { timeoutMs: this.#options.turnTimeoutMs } : {}),
+      onEvent: (line) => {
+        sawLines = true;
+        for (const event of mapper.map(line)) this.#publish({ ...event, channelId: channel.id });
+      },
+      onText: (text) => {
+        if (!sawLines) this.#publish({ type: "text_delta", text, channelId: channel.id });
+      },
+    });
+    await store.setMessageState(starter.id, "received");
+    let result: AgentTurnResult | undefined;
+    let failure: TurnFailure | undefined;
+    try {
+      result = await running;
+    } catch (error) {
+      failure = classifyTurnError(error);
+    }
+    while (turn.steerCalls.size > 0) await Promise.allSettled([...turn.steerCalls]);
+    if (channel.turn === turn) channel.turn = null;
+    pool.noteTurn(channel.id, process, false);
+    if (turn.oneShot) this.#track(pool.releaseOneShot(process));
+    if (this.#closed) return;
+    await this.#rememberSession(channel, result?.sessionId ?? process.sessionId);
+    const covered = [starter, ...turn.steered];
+    if (result && !sawLines) {
+      this.#publish({
+        type: "turn_end",
+        outcome: outcomeFromResultLine({
+          result: result.result,
+          is_error: result.isError,
+          subtype: result.subtype,
+          num_turns: result.numTurns,
+          duration_ms: result.durationMs,
+          usage: result.usage,
+          total_cost_usd: result.totalCostUsd,
+        }),
+        channelId: channel.id,
+      });
+    }
+    if (result && !result.isError) {
+      await this.#settle(covered, "answered", { kind: "reply", text: result.result }, result);
+      return;
+    }
+    const pending = process.popPendingSteers();
+    if (failure?.kind === "rate_limit") {
+      const retryAt = failure.resetAt ?? new Date(Date.now() + this.#retryDelay());
+      await this.#defer(channel, covered, retryAt);
+      return;
+    }
+    const redispatch = this.#matchPending(turn.steered, pending);
+    const failed = covered.filter((message) => !redispatch.includes(message));
+    const text = result
+      ? errorText({ kind: "result", subtype: result.subtype ?? "error", text: result.result })
+      : errorText(failure!);
+    await this.#settle(failed, "failed", { kind: "error", text }, result);
+    for (const message of redispatch) this.#dispatch(message, false);
+  }
+
+  async #steer(channel: ChannelState, turn: ActiveTurn, message: MessageRecord): Promise<void> {
+    await this.#options.store.setMessageState(message.id, "steered");
+    const call = turn.process.steer(message.text);
+    turn.steerCalls.add(call);
+    try {
+      const outcome = await call;
+      if (outcome.status === "steered") {
+        turn.steered.push(message);
+        return;
+      }
+      const result = outcome.turn;
+      if (!result) return;
+      await this.#rememberSession(channel, result.sessionId);
+      if (result.isError) {
+        const text = errorText({
+          kind: "result",
+          subtype: result.subtype ?? "error",
+          text: result.result,
+        });
+        await this.#settle([message], "failed", { kind: "error", text }, result);
+      } else {
+        await this.#settle([message], "answered", { kind: "reply", text: result.result }, result);
+      }
+    } catch (error) {
+      const failure = classifyTurnError(error);
+      if (failure.kind === "rate_limit") {
+        await this.#defer(
+          channel,
+          [message],
+          failure.resetAt ?? new Date(Date.now() + this.#retryDelay()),
+        );
+      } else {
+        await this.#settle([message], "failed", { kind: "error", text: errorText(failure) });
+      }
+    } finally {
+      turn.steerCalls.delete(call);
+    }
+  }
+
+  /** The steered messages whose texts the failed turn handed back, in order. */
+  #matchPending(steered: MessageRecord[], pending: string[]): MessageRecord[] {
+    const remaining = [...pending];
+    return steered.filter((message) => {
+      const index = remaining.findIndex(
+        (text) => text === message.text || text.includes(message.text),
+      );
+      if (index === -1) return false;
+      remaining.splice(index, 1);
+      return true;
+    });
+  }
+
+  #retryDelay(): number {
+    return this.#options.rateLimitRetryMs ?? 60_000;
+  }
+
+  async #defer(channel: ChannelState, messages: MessageRecord[], retryAt: Date): Promise<void> {
+    this.#armRetry(channel, retryAt.getTime());
+    await this.#settle(
+      messages,
+      "deferred",
+      { kind: "fallback", text: fallbackText(retryAt) },
+      undefined,
+      retryAt,
+    );
+  }
+
+  #armRetry(channel: ChannelState, at: number): void {
+    if (this.#closed) return;
+    if (channel.retryAt !== null && channel.retryAt >= at) return;
+    if (channel.retryTimer) clearTimeout(channel.retryTimer);
+    channel.retryAt = at;
+    channel.retryTimer = setTimeout(
+      () => this.#track(this.#retry(channel)),
+      Math.max(0, at - Date.now()),
+    );
+    channel.retryTimer.unref();
+  }
+
+  async #retry(channel: ChannelState): Promise<void> {
+    channel.retryAt = null;
+    channel.retryTimer = null;
+    if (this.#closed) return;
+    const deferred = await this.#options.store.listDeferred();
+    for (const message of deferred) {
+      if (message.channelId === channel.id) this.#dispatch(message, false);
+    }
+  }
+
+  async #rememberSession(
+    channel: ChannelState,
+    sessionId: string | null | undefined,
+  ): Promise<void> {
+    if (!sessionId || sessionId === channel.sessionId) return;
+    channel.sessionId = sessionId;
+    await this.#options.store.setChannelSession(channel.id, sessionId);
+  }
+
+  async #settle(
+    messages: MessageRecord[],
+    state: Settlement["state"],
+    reply: Settlement["reply"],
+    result?: AgentTurnResult,
+    retryAt?: Date,
+  ): Promise<void> {
+    const first = messages[0];
+    if (!first) return;
+    const channelId = first.channelId;
+    const record = await this.#options.store.settle({
+      messageIds: messages.map((message) => message.id),
+      state,
+      reply,
+      ...(retryAt ? { retryAt: retryAt.toISOString() } : {}),
+      ...(result ? { turn: turnRecord(result) } : {}),
+    });
+    if (!record) return;
+    const message = stored(record);
+    for (const { id } of messages) {
+      this.#publish({ type: "message_state", messageId: id, state, channelId });
+      if (state === "deferred") continue;
+      for (const resolve of this.#waiters.get(id) ?? []) resolve({ state, reply: message });
+      this.#waiters.delete(id);
+    }
+    if (reply.kind === "fallback") {
+      this.#publish({ type: "fallback", message, retryAt: retryAt!.toISOString(), channelId });
+    } else if (reply.kind === "error") {
+      this.#publish({ type: "error", message, channelId });
+    } else {
+      this.#publish({ type: "reply", message, channelId });
+    }
+  }
+}

@@ -1,0 +1,147 @@
+import { Cron } from "croner";
+import type { EventBus } from "./event-bus.js";
+import type { Router } from "./router.js";
+import type { GatewayStore, NewSchedule, ScheduleRecord } from "./store.js";
+
+/** A schedule pauses itself after this many failed firings in a row. */
+export const MAX_CONSECUTIVE_FAILURES = 3;
+
+/** A cron pattern croner does not accept; the HTTP layer answers it with 400. */
+export class InvalidScheduleError extends Error {
+  override readonly name = "InvalidScheduleError";
+}
+
+export interface SchedulerOptions {
+  store: GatewayStore;
+  router: Router;
+  bus: EventBus;
+  logger?: (line: string) => void;
+}
+
+/**
+ * Cron schedules kept in the store, each firing posting its prompt into its
+ * channel through the router (so steering, fallbacks and deferral apply).
+ * A firing succeeds when its message is answered and fails when it fails; a
+ * deferred message is still pending. Overlapping firings are skipped.
+ * On start, a schedule whose next run passed while the gateway was down fires
+ * once, however many runs were missed.
+ */
+export class Scheduler {
+  readonly #options: SchedulerOptions;
+  readonly #jobs = new Map<string, Cron>();
+  #stopped = false;
+
+  constructor(options: SchedulerOptions) {
+    this.#options = options;
+  }
+
+  async start(): Promise<void> {
+    const now = Date.now();
+    for (const schedule of await this.#options.store.listSchedules()) {
+      if (schedule.paused) continue;
+      const missed = schedule.nextRunAt !== null && Date.parse(schedule.nextRunAt) <= now;
+      this.#arm(schedule);
+      if (missed) void this.#fire(schedule.id);
+    }
+  }
+
+  list(): Promise<ScheduleRecord[]> {
+    return this.#options.store.listSchedules();
+  }
+
+  /** Validates the cron pattern (seconds allowed: six fields), stores and arms the schedule. */
+  async add(schedule: NewSchedule): Promise<ScheduleRecord> {
+    let nextRun: Date | null;
+    try {
+      const probe = new Cron(schedule.cron, { paused: true });
+      nextRun = probe.nextRun();
+      probe.stop();
+    } catch (error) {
+      throw new InvalidScheduleError(
+        `invalid cron pattern "${schedule.cron}": ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+    const record = await this.#options.store.insertSchedule(
+      schedule,
+      nextRun ? nextRun.toISOString() : null,
+    );
+    this.#arm(record);
+    return record;
+  }
+
+  /** False when there is no such schedule. */
+  async remove(scheduleId: string): Promise<boolean> {
+    this.#jobs.get(scheduleId)?.stop();
+    this.#jobs.delete(scheduleId);
+    return this.#options.store.deleteSchedule(scheduleId);
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    for (const job of this.#jobs.values()) job.stop();
+    this.#jobs.clear();
+  }
+
+  #arm(schedule: ScheduleRecord): void {
+    if (this.#stopped) return;
+    const job = new Cron(schedule.cron, { protect: true, unref: true }, () =>
+      this.#fire(schedule.id),
+    );
+    this.#jobs.set(schedule.id, job);
+  }
+
+  async #fire(scheduleId: string): Promise<void> {
+    const { store, router } = this.#options;
+    const schedule = await store.getSchedule(scheduleId);
+    if (!schedule || schedule.paused || this.#stopped) return;
+    const nextRun = this.#jobs.get(scheduleId)?.nextRun() ?? null;
+    await store.updateSchedule(scheduleId, {
+      lastRunAt: new Date().toISOString(),
+      nextRunAt: nextRun ? nextRun.toISOString() : null,
+    });
+    let error: string | null = null;
+    try {
+      const delivery = await router.deliver(
+        schedule.channelId,
+        schedule.prompt,
+        `schedule:${schedule.id}`,
+      );
+      const settled = await router.settled(delivery.id);
+      if (settled.state === "failed") error = settled.reply.text;
+    } catch (failure) {
+      error = failure instanceof Error ? failure.message : String(failure);
+    }
+    if (this.#stopped) return;
+    if (error === null) {
+      await store.updateSchedule(scheduleId, { consecutiveFailures: 0, lastError: null });
+      return;
+    }
+    const current = await store.getSchedule(scheduleId);
+    if (!current) return;
+    const failures = current.consecutiveFailures + 1;
+    const pause = failures >= MAX_CONSECUTIVE_FAILURES;
+    await store.updateSchedule(scheduleId, {
+      consecutiveFailures: failures,
+      lastError: error,
+      ...(pause ? { paused: true } : {}),
+    });
+    if (pause) await this.#pause(current, failures, error);
+  }
+
+  async #pause(schedule: ScheduleRecord, failures: number, error: string): Promise<void> {
+    this.#jobs.get(schedule.id)?.stop();
+    this.#jobs.delete(schedule.id);
+    const notice = await this.#options.store.insertSystemMessage(
+      schedule.channelId,
+      `Schedule ${schedule.id} ("${schedule.cron}") paused itself after ${failures} failures ` +
+        `in a row. Last error: ${error}`,
+    );
+    this.#options.logger?.(`gateway: schedule ${schedule.id} paused after ${failures} failures`);
+    const { id, channelId, role, text, state, replyTo, kind, createdAt } = notice;
+    this.#options.bus.publish({
+      type: "error",
+      message: { id, channelId, role, text, state, replyTo, kind, createdAt },
+      channelId,
+    });
+  }
+}

@@ -1,0 +1,339 @@
+import { randomUUID } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import type { MessageState } from "./events.js";
+import { migrate } from "./migrations.js";
+import type {
+  ChannelRecord,
+  GatewayStore,
+  MessageRecord,
+  NewSchedule,
+  ScheduleRecord,
+  Settlement,
+} from "./store.js";
+
+interface MessageRow {
+  id: string;
+  channel_id: string;
+  role: MessageRecord["role"];
+  kind: MessageRecord["kind"];
+  text: string;
+  state: MessageState | null;
+  reply_to: string | null;
+  attempts: number;
+  retry_at: string | null;
+  source: string;
+  created_at: string;
+  updated_at: string;
+}
+
+interface ChannelRow {
+  id: string;
+  session_id: string | null;
+  created_at: string;
+  last_activity_at: string;
+}
+
+interface ScheduleRow {
+  id: string;
+  cron: string;
+  channel_id: string;
+  prompt: string;
+  paused: number;
+  consecutive_failures: number;
+  last_run_at: string | null;
+  next_run_at: string | null;
+  last_error: string | null;
+  created_at: string;
+}
+
+function toMessage(row: MessageRow): MessageRecord {
+  return {
+    id: row.id,
+    channelId: row.channel_id,
+    role: row.role,
+    kind: row.kind,
+    text: row.text,
+    state: row.state,
+    replyTo: row.reply_to,
+    attempts: row.attempts,
+    retryAt: row.retry_at,
+    source: row.source,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toChannel(row: ChannelRow): ChannelRecord {
+  return {
+    id: row.id,
+    sessionId: row.session_id,
+    createdAt: row.created_at,
+    lastActivityAt: row.last_activity_at,
+  };
+}
+
+function toSchedule(row: ScheduleRow): ScheduleRecord {
+  return {
+    id: row.id,
+    cron: row.cron,
+    channelId: row.channel_id,
+    prompt: row.prompt,
+    paused: row.paused !== 0,
+    consecutiveFailures: row.consecutive_failures,
+    lastRunAt: row.last_run_at,
+    nextRunAt: row.next_run_at,
+    lastError: row.last_error,
+    createdAt: row.created_at,
+  };
+}
+
+const scheduleColumns = {
+  paused: "paused",
+  consecutiveFailures: "consecutive_failures",
+  lastRunAt: "last_run_at",
+  nextRunAt: "next_run_at",
+  lastError: "last_error",
+} as const;
+
+/**
+ * The SQLite `GatewayStore`: one file, WAL mode, versioned migrations.
+ * better-sqlite3 is synchronous, so every method is atomic by construction;
+ * the promises only keep the interface open to a networked database.
+ */
+export class SqliteGatewayStore implements GatewayStore {
+  readonly #database: Database.Database;
+
+  constructor(path: string) {
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    this.#database = new Database(path);
+    this.#database.pragma("journal_mode = WAL");
+    this.#database.pragma("synchronous = NORMAL");
+    this.#database.pragma("foreign_keys = ON");
+    this.#database.pragma("busy_timeout = 5000");
+    migrate(this.#database);
+  }
+
+  async listChannels(): Promise<ChannelRecord[]> {
+    const rows = this.#database
+      .prepare("SELECT * FROM channels ORDER BY last_activity_at DESC, id")
+      .all() as ChannelRow[];
+    return rows.map(toChannel);
+  }
+
+  async getChannel(channelId: string): Promise<ChannelRecord | null> {
+    const row = this.#database.prepare("SELECT * FROM channels WHERE id = ?").get(channelId) as
+      | ChannelRow
+      | undefined;
+    return row ? toChannel(row) : null;
+  }
+
+  async setChannelSession(channelId: string, sessionId: string): Promise<void> {
+    this.#database
+      .prepare("UPDATE channels SET session_id = ? WHERE id = ?")
+      .run(sessionId, channelId);
+  }
+
+  async insertUserMessage(channelId: string, text: string, source: string): Promise<MessageRecord> {
+    return this.#insertMessage(channelId, "user", "user", text, "received", null, source);
+  }
+
+  async insertSystemMessage(channelId: string, text: string): Promise<MessageRecord> {
+    return this.#insertMessage(channelId, "system", "error", text, null, null, "gateway");
+  }
+
+  #insertMessage(
+    channelId: string,
+    role: MessageRecord["role"],
+    kind: MessageRecord["kind"],
+    text: string,
+    state: MessageState | null,
+    replyTo: string | null,
+    source: string,
+  ): MessageRecord {
+    const now = new Date().toISOString();
+    const id = randomUUID();
+    const insert = this.#database.transaction(() => {
+      this.#database
+        .prepare(
+          `INSERT INTO channels (id, created_at, last_activity_at) VALUES (?, ?, ?)
+           ON CONFLICT(id) DO UPDATE SET last_activity_at = excluded.last_activity_at`,
+        )
+        .run(channelId, now, now);
+      this.#database
+        .prepare(
+          `INSERT INTO messages (id, channel_id, role, kind, text, state, reply_to, source,
+             created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(id, channelId, role, kind, text, state, replyTo, source, now, now);
+    });
+    insert();
+    return this.#getMessageSync(id)!;
+  }
+
+  #getMessageSync(messageId: string): MessageRecord | null {
+    const row = this.#database.prepare("SELECT * FROM messages WHERE id = ?").get(messageId) as
+      | MessageRow
+      | undefined;
+    return row ? toMessage(row) : null;
+  }
+
+  async getMessage(messageId: string): Promise<MessageRecord | null> {
+    return this.#getMessageSync(messageId);
+  }
+
+  async listMessages(channelId: string, limit?: number): Promise<MessageRecord[]> {
+    const rows = this.#database
+      .prepare(
+        `SELECT * FROM (SELECT * FROM messages WHERE channel_id = ? ORDER BY seq DESC LIMIT ?)
+         ORDER BY seq`,
+      )
+      .all(channelId, limit ?? -1) as MessageRow[];
+    return rows.map(toMessage);
+  }
+
+  async setMessageState(messageId: string, state: MessageState): Promise<void> {
+    const counts = state === "received" || state === "steered" ? 1 : 0;
+    this.#database
+      .prepare(
+        `UPDATE messages SET state = ?, attempts = attempts + ?, updated_at = ?
+         WHERE id = ? AND (state IS NULL OR state != 'answered')`,
+      )
+      .run(state, counts, new Date().toISOString(), messageId);
+  }
+
+  async settle(settlement: Settlement): Promise<MessageRecord | null> {
+    const { messageIds, state, reply, turn } = settlement;
+    const first = messageIds[0];
+    if (first === undefined) return null;
+    const run = this.#database.transaction((): string | null => {
+      const now = new Date().toISOString();
+      const open = messageIds
+        .map((id) => this.#getMessageSync(id))
+        .filter((message): message is MessageRecord => message !== null)
+        .filter((message) => message.state !== "answered");
+      const firstOpen = open[0];
+      if (firstOpen === undefined) return null;
+      const update = this.#database.prepare(
+        "UPDATE messages SET state = ?, retry_at = ?, updated_at = ? WHERE id = ?",
+      );
+      for (const message of open) {
+        update.run(state, settlement.retryAt ?? null, now, message.id);
+      }
+      const replyId = randomUUID();
+      this.#database
+        .prepare(
+          `INSERT INTO messages (id, channel_id, role, kind, text, state, reply_to, source,
+             created_at, updated_at) VALUES (?, ?, 'assistant', ?, ?, NULL, ?, 'gateway', ?, ?)`,
+        )
+        .run(replyId, firstOpen.channelId, reply.kind, reply.text, firstOpen.id, now, now);
+      this.#database
+        .prepare("UPDATE channels SET last_activity_at = ? WHERE id = ?")
+        .run(now, firstOpen.channelId);
+      if (turn) {
+        this.#database
+          .prepare(
+            `INSERT OR REPLACE INTO turns (message_id, result, cost_usd, usage_json, duration_ms,
+               num_turns, is_error, subtype, session_id, created_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          )
+          .run(
+            firstOpen.id,
+            turn.result,
+            turn.costUsd,
+            turn.usage === undefined ? null : JSON.stringify(turn.usage),
+            turn.durationMs,
+            turn.numTurns,
+            turn.isError ? 1 : 0,
+            turn.subtype,
+            turn.sessionId,
+            now,
+          );
+      }
+      return replyId;
+    });
+    const replyId = run();
+    return replyId === null ? null : this.#getMessageSync(replyId);
+  }
+
+  async listUnanswered(): Promise<MessageRecord[]> {
+    const rows = this.#database
+      .prepare(
+        "SELECT * FROM messages WHERE kind = 'user' AND state IN ('received', 'steered') ORDER BY seq",
+      )
+      .all() as MessageRow[];
+    return rows.map(toMessage);
+  }
+
+  async listDeferred(): Promise<MessageRecord[]> {
+    const rows = this.#database
+      .prepare("SELECT * FROM messages WHERE kind = 'user' AND state = 'deferred' ORDER BY seq")
+      .all() as MessageRow[];
+    return rows.map(toMessage);
+  }
+
+  async listSchedules(): Promise<ScheduleRecord[]> {
+    const rows = this.#database
+      .prepare("SELECT * FROM schedules ORDER BY created_at, id")
+      .all() as ScheduleRow[];
+    return rows.map(toSchedule);
+  }
+
+  async getSchedule(scheduleId: string): Promise<ScheduleRecord | null> {
+    const row = this.#database.prepare("SELECT * FROM schedules WHERE id = ?").get(scheduleId) as
+      | ScheduleRow
+      | undefined;
+    return row ? toSchedule(row) : null;
+  }
+
+  async insertSchedule(schedule: NewSchedule, nextRunAt: string | null): Promise<ScheduleRecord> {
+    const id = randomUUID();
+    this.#database
+      .prepare(
+        `INSERT INTO schedules (id, cron, channel_id, prompt, next_run_at, created_at)
+         VALUES (?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        id,
+        schedule.cron,
+        schedule.channelId,
+        schedule.prompt,
+        nextRunAt,
+        new Date().toISOString(),
+      );
+    return (await this.getSchedule(id))!;
+  }
+
+  async deleteSchedule(scheduleId: string): Promise<boolean> {
+    return this.#database.prepare("DELETE FROM schedules WHERE id = ?").run(scheduleId).changes > 0;
+  }
+
+  async updateSchedule(
+    scheduleId: string,
+    change: Partial<
+      Pick<
+        ScheduleRecord,
+        "paused" | "consecutiveFailures" | "lastRunAt" | "nextRunAt" | "lastError"
+      >
+    >,
+  ): Promise<ScheduleRecord | null> {
+    const entries = Object.entries(change).filter(([, value]) => value !== undefined);
+    if (entries.length > 0) {
+      const assignments = entries
+        .map(([key]) => `${scheduleColumns[key as keyof typeof scheduleColumns]} = ?`)
+        .join(", ");
+      const values = entries.map(([, value]) =>
+        typeof value === "boolean" ? Number(value) : value,
+      );
+      this.#database
+        .prepare(`UPDATE schedules SET ${assignments} WHERE id = ?`)
+        .run(...values, scheduleId);
+    }
+    return this.getSchedule(scheduleId);
+  }
+
+  async close(): Promise<void> {
+    if (this.#database.open) this.#database.close();
+  }
+}

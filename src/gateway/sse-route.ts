@@ -1,0 +1,63 @@
+import type { Context } from "hono";
+import { streamSSE } from "hono/streaming";
+import type { EventBus, NumberedEvent } from "./event-bus.js";
+
+export interface SseOptions {
+  bus: EventBus;
+  channelId: string;
+  /** Ends the stream when the gateway shuts down. */
+  closing: AbortSignal;
+  heartbeatMs: number;
+}
+
+function parseEventId(value: string | undefined | null): number | undefined {
+  if (value === undefined || value === null || value.trim() === "") return undefined;
+  const id = Number(value);
+  return Number.isSafeInteger(id) && id >= 0 ? id : undefined;
+}
+
+/**
+ * A channel's events as Server-Sent Events: each event one `data:` line of
+ * JSON (a `GatewayEvent`) with its per-channel `id:`, no `event:` field (so a
+ * page reads them all with `onmessage`). `Last-Event-ID` (header, or the
+ * `lastEventId` query parameter) resumes after that id from the bus's ring
+ * buffer; without it the buffered events are replayed first. A comment line
+ * every `heartbeatMs` keeps proxies from closing an idle stream.
+ */
+export function channelEvents(context: Context, options: SseOptions): Response {
+  const lastEventId = parseEventId(
+    context.req.header("last-event-id") ?? context.req.query("lastEventId"),
+  );
+  return streamSSE(context, async (stream) => {
+    let chain = Promise.resolve();
+    const send = (numbered: NumberedEvent) => {
+      chain = chain
+        .then(() =>
+          stream.writeSSE({ id: String(numbered.id), data: JSON.stringify(numbered.event) }),
+        )
+        .catch(() => undefined);
+    };
+    const ended = new Promise<void>((resolve) => {
+      stream.onAbort(resolve);
+      if (options.closing.aborted) resolve();
+      options.closing.addEventListener("abort", () => resolve(), { once: true });
+    });
+    await stream.write(": connected\n\n");
+    const unsubscribe = options.bus.subscribe(options.channelId, send, lastEventId);
+    const heartbeat = setInterval(() => {
+      chain = chain
+        .then(() => stream.write(": ping\n\n"))
+        .then(
+          () => undefined,
+          () => undefined,
+        );
+    }, options.heartbeatMs);
+    try {
+      await ended;
+    } finally {
+      clearInterval(heartbeat);
+      unsubscribe();
+      await chain;
+    }
+  });
+}

@@ -1,0 +1,189 @@
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { serve } from "@hono/node-server";
+import type { ClaudeProcessOptions } from "../claude-cli/claude-process.js";
+import { loadOrCreateToken } from "./auth-token.js";
+import type { ChannelSource } from "./channel-source.js";
+import { EventBus } from "./event-bus.js";
+import { createHttpApp } from "./http-app.js";
+import { HttpChannelSource } from "./http-source.js";
+import { packageRoot, packageVersion } from "./package-info.js";
+import { RegistryProcessPool } from "./process-pool.js";
+import { Router } from "./router.js";
+import { Scheduler } from "./scheduler.js";
+import { SqliteGatewayStore } from "./sqlite-store.js";
+
+/** The agent every channel talks to: a stream-json CLI (`rudder run ...` or `claude`). */
+export interface GatewayEngine {
+  claudeBin: string;
+  /** Extra arguments after the stream-json flags. */
+  args?: string[];
+  /** Overlaid on the gateway's environment for each agent process. */
+  env?: NodeJS.ProcessEnv;
+  model?: string;
+  /** The agents' working folder; default the gateway's. */
+  cwd?: string;
+}
+
+export interface GatewayOptions {
+  dataDir: string;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 4317; 0 picks a free port. */
+  port?: number;
+  /** Kept agent processes at most; default 8. */
+  maxLive?: number;
+  /** Kept processes idle this long are stopped; default 20. */
+  idleMinutes?: number;
+  engine?: GatewayEngine;
+  /** The built page; default `web/dist` of the package. */
+  webRoot?: string;
+  logger?: (line: string) => void;
+  signal?: AbortSignal;
+  /** Shown by `GET /api/health`: the engine's name (default `claude`). */
+  engineName?: string;
+  /** True when the engine is the demo model (no credentials). */
+  demo?: boolean;
+  /** How to connect a real model; `GET /api/health` returns it as `hint`. */
+  demoHint?: string;
+  /** Per turn; default 600000. */
+  turnTimeoutMs?: number;
+  /** Retry delay after a rate limit that names no reset time; default 60000. */
+  rateLimitRetryMs?: number;
+  /** SSE heartbeat period; default 15000. */
+  heartbeatMs?: number;
+  /** Inbound sources besides the HTTP API (chat adapters). */
+  sources?: ChannelSource[];
+}
+
+export interface RunningGateway {
+  url: string;
+  token: string;
+  /** One-time link for the page: it keeps the token and removes it from the address. */
+  pageLink: string;
+  close(): Promise<void>;
+}
+
+function processOptions(engine: GatewayEngine | undefined): ClaudeProcessOptions {
+  const env: Record<string, string | undefined> = { ...engine?.env };
+  const retries = env.RUDDER_MAX_RETRIES ?? process.env.RUDDER_MAX_RETRIES;
+  if (retries !== undefined) env.RUDDER_MAX_RETRIES = retries;
+  const maxRetries = retries !== undefined && /^\d+$/.test(retries) ? Number(retries) : undefined;
+  return {
+    ...(engine?.claudeBin ? { claudeBin: engine.claudeBin } : {}),
+    ...(engine?.args ? { extraArgs: engine.args } : {}),
+    ...(engine?.model ? { model: engine.model } : {}),
+    ...(engine?.cwd ? { cwd: engine.cwd } : {}),
+    ...(maxRetries !== undefined ? { maxRetries } : {}),
+    env,
+  };
+}
+
+function linkHost(host: string): string {
+  if (host === "0.0.0.0" || host === "::" || host === "") return "127.0.0.1";
+  return host.includes(":") ? `[${host}]` : host;
+}
+
+/**
+ * Starts the gateway: the store under `dataDir` (`gateway.db`, `token`), the
+ * router with its process registry, the scheduler, and the HTTP server.
+ * Unanswered messages of an earlier run are dispatched again and missed
+ * schedules fire once. `close()` (or aborting `signal`) stops everything and
+ * every agent process; messages still in flight stay unanswered in the store
+ * for the next start.
+ */
+export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
+  const log = options.logger ?? (() => {});
+  const token = loadOrCreateToken(options.dataDir);
+  const store = new SqliteGatewayStore(join(options.dataDir, "gateway.db"));
+  const bus = new EventBus();
+  const pool = new RegistryProcessPool({
+    maxLive: options.maxLive ?? 8,
+    idleMinutes: options.idleMinutes ?? 20,
+    processOptions: processOptions(options.engine),
+    logger: log,
+  });
+  const router = new Router({
+    store,
+    pool,
+    bus,
+    logger: log,
+    ...(options.turnTimeoutMs ? { turnTimeoutMs: options.turnTimeoutMs } : {}),
+    ...(options.rateLimitRetryMs ? { rateLimitRetryMs: options.rateLimitRetryMs } : {}),
+  });
+  const scheduler = new Scheduler({ store, router, bus, logger: log });
+  const httpSource = new HttpChannelSource();
+  const sources: ChannelSource[] = [httpSource, ...(options.sources ?? [])];
+  const closing = new AbortController();
+  const app = createHttpApp({
+    token,
+    source: httpSource,
+    router,
+    store,
+    bus,
+    pool,
+    scheduler,
+    webRoot: options.webRoot ?? join(packageRoot(), "web", "dist"),
+    closing: closing.signal,
+    ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
+    health: {
+      ok: true,
+      version: packageVersion(),
+      engine: options.engineName ?? "claude",
+      demo: options.demo ?? false,
+      ...(options.demoHint ? { hint: options.demoHint } : {}),
+    },
+  });
+
+  const host = options.host ?? "127.0.0.1";
+  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+    const started = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 4317 }, () =>
+      resolve(started),
+    );
+    started.once("error", reject);
+  });
+  const { port } = server.address() as AddressInfo;
+
+  let closed: Promise<void> | undefined;
+  const close = () => {
+    closed ??= (async () => {
+      closing.abort();
+      await scheduler.stop();
+      await Promise.allSettled(sources.map((source) => source.stop()));
+      await router.close();
+      await pool.stopAll();
+      await router.idle();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        if ("closeAllConnections" in server) server.closeAllConnections();
+      });
+      await store.close();
+      log("gateway: stopped");
+    })();
+    return closed;
+  };
+
+  try {
+    for (const source of sources) {
+      await source.start((channelId, text, meta) =>
+        router.deliver(
+          channelId,
+          text,
+          typeof meta?.source === "string" ? meta.source : source.name,
+        ),
+      );
+    }
+    await router.start();
+    await scheduler.start();
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  options.signal?.addEventListener("abort", () => void close(), { once: true });
+  if (options.signal?.aborted) await close();
+
+  const url = `http://${linkHost(host)}:${port}`;
+  const pageLink = `${url}/#token=${token}`;
+  log(`gateway: listening on ${url}`);
+  return { url, token, pageLink, close };
+}

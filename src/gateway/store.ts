@@ -1,0 +1,109 @@
+import type { MessageState, StoredMessage } from "./events.js";
+
+/** A channel as the store keeps it. */
+export interface ChannelRecord {
+  id: string;
+  /** The agent's session id, so a restarted gateway resumes the conversation. */
+  sessionId: string | null;
+  createdAt: string;
+  lastActivityAt: string;
+}
+
+/** A stored message with the bookkeeping the router needs. */
+export interface MessageRecord extends StoredMessage {
+  attempts: number;
+  /** When a `deferred` message will be tried again. */
+  retryAt: string | null;
+  /** Who delivered it: `http`, `schedule:<id>`, or an adapter's name. */
+  source: string;
+  updatedAt: string;
+}
+
+/** What one agent turn cost and how it ended; kept per user message that started it. */
+export interface TurnRecord {
+  result: string;
+  costUsd: number | null;
+  usage: unknown;
+  durationMs: number | null;
+  numTurns: number | null;
+  isError: boolean;
+  subtype: string | null;
+  sessionId: string | null;
+}
+
+export interface ScheduleRecord {
+  id: string;
+  cron: string;
+  channelId: string;
+  prompt: string;
+  paused: boolean;
+  consecutiveFailures: number;
+  lastRunAt: string | null;
+  nextRunAt: string | null;
+  lastError: string | null;
+  createdAt: string;
+}
+
+export interface NewSchedule {
+  cron: string;
+  channelId: string;
+  prompt: string;
+}
+
+/** The outcome written for a group of user messages one turn (or one failure) covers. */
+export interface Settlement {
+  /** The user messages settled; the first is the one the reply answers. */
+  messageIds: string[];
+  state: Extract<MessageState, "answered" | "failed" | "deferred">;
+  reply: { kind: "reply" | "fallback" | "error"; text: string };
+  /** For `deferred`. */
+  retryAt?: string;
+  turn?: TurnRecord;
+}
+
+/**
+ * Everything the gateway persists. Async so that a networked database (see
+ * ARCHITECTURE.md: PostgreSQL with leases) can replace SQLite behind it.
+ * Each method is atomic on its own.
+ */
+export interface GatewayStore {
+  listChannels(): Promise<ChannelRecord[]>;
+  getChannel(channelId: string): Promise<ChannelRecord | null>;
+  setChannelSession(channelId: string, sessionId: string): Promise<void>;
+
+  /** Creates the channel if needed and stores the message in state `received`. */
+  insertUserMessage(channelId: string, text: string, source: string): Promise<MessageRecord>;
+  /** A system notice (no reply to anything), e.g. a schedule pausing itself. */
+  insertSystemMessage(channelId: string, text: string): Promise<MessageRecord>;
+  getMessage(messageId: string): Promise<MessageRecord | null>;
+  /** In order, the latest `limit` (default all): user messages and everything answered to them. */
+  listMessages(channelId: string, limit?: number): Promise<MessageRecord[]>;
+  /** Moves a user message on; `received`/`steered` also count one more delivery attempt. */
+  setMessageState(messageId: string, state: MessageState): Promise<void>;
+  /**
+   * Writes the reply and moves every message in `messageIds` that is not yet
+   * `answered` to `state`, in one transaction. Returns the reply, or null when
+   * every message was already answered (so nothing is answered twice).
+   */
+  settle(settlement: Settlement): Promise<MessageRecord | null>;
+  /** User messages still `received` or `steered`, oldest first: what a restart replays. */
+  listUnanswered(): Promise<MessageRecord[]>;
+  /** `deferred` user messages, oldest first. */
+  listDeferred(): Promise<MessageRecord[]>;
+
+  listSchedules(): Promise<ScheduleRecord[]>;
+  getSchedule(scheduleId: string): Promise<ScheduleRecord | null>;
+  insertSchedule(schedule: NewSchedule, nextRunAt: string | null): Promise<ScheduleRecord>;
+  deleteSchedule(scheduleId: string): Promise<boolean>;
+  updateSchedule(
+    scheduleId: string,
+    change: Partial<
+      Pick<
+        ScheduleRecord,
+        "paused" | "consecutiveFailures" | "lastRunAt" | "nextRunAt" | "lastError"
+      >
+    >,
+  ): Promise<ScheduleRecord | null>;
+
+  close(): Promise<void>;
+}
