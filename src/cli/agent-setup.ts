@@ -48,6 +48,11 @@ function mergeRules(first: PermissionRules, second: PermissionRules): Permission
   };
 }
 
+/** A `--settings` path is relative to where the user typed it, not to `--cwd`. */
+function settingsArgument(value: string): string {
+  return value.trimStart().startsWith("{") ? value : resolve(value);
+}
+
 /**
  * Everything a session needs, from flags, the environment and the settings
  * files: the workspace, the model, the tools, the permission rules and the
@@ -67,9 +72,11 @@ export async function createAgentSetup(
   const loaded = await loadSettings({
     cwd: workspace,
     home: env.HOME ?? homedir(),
-    ...(flags.settingsFile === undefined ? {} : { settingsFile: flags.settingsFile }),
+    ...(flags.settingsFile === undefined
+      ? {}
+      : { settingsFile: settingsArgument(flags.settingsFile) }),
   });
-  if (!loaded.ok) return { ok: false, error: loaded.error };
+  if (loaded.errors.length > 0) return { ok: false, error: loaded.errors.join("; ") };
   const { settings, warnings } = loaded;
   const settingsEnv = { ...settings.env, ...env };
 

@@ -1,7 +1,7 @@
 import { combineOutcomes } from "../agent/combine-outcomes.js";
 import type { TurnOutcome } from "../agent/events.js";
 import { Session } from "../agent/session.js";
-import { installSignalCleanup } from "../tools/run-command.js";
+import { installSignalCleanup } from "../tools/process-groups.js";
 import { createAgentSetup } from "./agent-setup.js";
 import { type FlagSpecs, listFlag, type ParsedArgs, parseArgs, stringFlag } from "./args.js";
 import { readStdinText } from "./stdin.js";

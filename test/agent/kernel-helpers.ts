@@ -1,0 +1,61 @@
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach } from "vitest";
+import type { AgentLoopDependencies } from "../../src/agent/agent-loop.js";
+import type { AgentEvent } from "../../src/agent/events.js";
+import { BackgroundManager } from "../../src/background/background-manager.js";
+import type { Model } from "../../src/model/types.js";
+import { emptyRules } from "../../src/permissions/types.js";
+import { createDefaultTools } from "../../src/tools/default-tools.js";
+
+const cleanups: Array<() => Promise<void> | void> = [];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A real temporary workspace, removed after the test. */
+export function makeWorkspace(): string {
+  const workspace = realpathSync(mkdtempSync(join(tmpdir(), "rudder-kernel-")));
+  cleanups.push(() => rmSync(workspace, { recursive: true, force: true }));
+  return workspace;
+}
+
+/** A background manager whose tasks are killed after the test. */
+export function makeBackground(workspace: string): BackgroundManager {
+  const background = new BackgroundManager({ workspace });
+  cleanups.push(() => background.stopAll());
+  return background;
+}
+
+/** Loop dependencies over real tools in a real workspace, recording events. */
+export function loopDependencies(
+  model: Model,
+  overrides: Partial<AgentLoopDependencies> = {},
+): AgentLoopDependencies & { events: AgentEvent[]; background: BackgroundManager } {
+  const workspace = overrides.workspace ?? makeWorkspace();
+  const events: AgentEvent[] = [];
+  const background = overrides.background ?? makeBackground(workspace);
+  return {
+    model,
+    tools: createDefaultTools(),
+    rules: emptyRules(),
+    workspace,
+    sessionId: "test-session",
+    emit: (event) => events.push(event),
+    signal: new AbortController().signal,
+    ...overrides,
+    background,
+    events,
+  };
+}
+
+/** Polls `predicate` until it holds or the deadline passes. */
+export async function waitUntil(predicate: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error("condition not met within timeout");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

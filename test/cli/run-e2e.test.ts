@@ -1,0 +1,139 @@
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { waitUntil } from "../agent/kernel-helpers.js";
+import { type FakeMessagesApi, startFakeMessagesApi } from "../fixtures/fake-messages-api.js";
+import { isAlive, killRudderGroup, type RudderRun, startRudder } from "./rudder-process.js";
+
+let api: FakeMessagesApi;
+let workspace: string;
+let home: string;
+const runs: RudderRun[] = [];
+
+beforeEach(async () => {
+  api = await startFakeMessagesApi();
+  workspace = realpathSync(mkdtempSync(join(tmpdir(), "rudder-run-")));
+  home = mkdtempSync(join(tmpdir(), "rudder-home-"));
+});
+
+afterEach(async () => {
+  for (const run of runs.splice(0)) killRudderGroup(run);
+  await api.close();
+  rmSync(workspace, { recursive: true, force: true });
+  rmSync(home, { recursive: true, force: true });
+});
+
+function env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: home,
+    ANTHROPIC_BASE_URL: api.url,
+    ANTHROPIC_API_KEY: "dummy",
+    RUDDER_MAX_RETRIES: "0",
+    ...extra,
+  };
+}
+
+function rudder(args: string[], extraEnv: NodeJS.ProcessEnv = {}): RudderRun {
+  const run = startRudder(args, { cwd: workspace, env: env(extraEnv) });
+  runs.push(run);
+  return run;
+}
+
+function toolResultsOf(body: { messages: Array<{ content: unknown }> }): string {
+  return JSON.stringify(body.messages);
+}
+
+describe("rudder run against a fake Messages API", () => {
+  it("runs tools, waits for a background task and wakes with its notification", async () => {
+    api.push(
+      { toolUse: { name: "write_file", input: { path: "notes/a.txt", content: "caf\u00e9\n" } } },
+      {
+        toolUse: {
+          name: "bash",
+          input: { command: "sleep 0.3; printf bg-done", run_in_background: true },
+        },
+      },
+      { text: "Started the task." },
+      { text: "The task finished." },
+    );
+    const run = rudder(["run", "--output-format", "json", "write a note"]);
+    const { code } = await run.exited;
+    expect(run.stderr()).toBe("");
+    expect(code).toBe(0);
+
+    const printed = JSON.parse(run.stdout());
+    expect(printed).toMatchObject({
+      result: "The task finished.",
+      is_error: false,
+      subtype: "success",
+      num_turns: 4,
+    });
+    expect(Object.keys(printed)).toEqual(
+      expect.arrayContaining(["session_id", "duration_ms", "usage", "total_cost_usd"]),
+    );
+    expect(readFileSync(join(workspace, "notes/a.txt"), "utf8")).toBe("caf\u00e9\n");
+
+    const main = api.mainRequests();
+    expect(main).toHaveLength(4);
+    expect(main[0]?.body.tools.map((tool: { name: string }) => tool.name)).toEqual([
+      "bash",
+      "read_file",
+      "write_file",
+      "edit_file",
+      "glob",
+    ]);
+    expect(toolResultsOf(main[1]?.body)).toContain("tool_result");
+    expect(toolResultsOf(main[2]?.body)).toContain("Started background task bg_0001");
+    const wake = toolResultsOf(main[3]?.body);
+    expect(wake).toContain("<task_id>bg_0001</task_id>");
+    expect(wake).toContain("<status>completed</status>");
+    expect(wake).toContain("bg-done");
+  });
+
+  it("exits 1 with a rate_limit subtype when the API keeps answering 429", async () => {
+    api.push({ error: { status: 429, type: "rate_limit_error", message: "slow down" } });
+    const run = rudder(["run", "--output-format", "json", "hi"]);
+    const { code } = await run.exited;
+    expect(code).toBe(1);
+    expect(JSON.parse(run.stdout())).toMatchObject({ is_error: true, subtype: "rate_limit" });
+  });
+
+  it("answers bad flags with one line and exit 2", async () => {
+    const run = rudder(["run", "--output-format", "yaml", "hi"]);
+    expect((await run.exited).code).toBe(2);
+    expect(run.stderr().trim().split("\n")).toHaveLength(1);
+    expect(run.stderr()).toContain("--output-format must be text or json");
+
+    const unknown = rudder(["run", "--frobnicate", "hi"]);
+    expect((await unknown.exited).code).toBe(2);
+    expect(unknown.stderr()).toContain("unknown option --frobnicate");
+    expect(unknown.stderr()).not.toContain("    at ");
+  });
+
+  it("leaves no shell alive after SIGTERM, not even a nohup grandchild", async () => {
+    api.push({
+      toolUse: {
+        name: "bash",
+        input: { command: "nohup sleep 60 >/dev/null 2>&1 & echo $! > grandchild.pid; sleep 60" },
+      },
+    });
+    const run = rudder(["run", "wait forever"]);
+    const pidFile = join(workspace, "grandchild.pid");
+    let grandchild = 0;
+    await waitUntil(() => {
+      try {
+        grandchild = Number(readFileSync(pidFile, "utf8").trim());
+        return grandchild > 0;
+      } catch {
+        return false;
+      }
+    }, 15_000);
+    expect(isAlive(grandchild)).toBe(true);
+    run.child.kill("SIGTERM");
+    const { code, signal } = await run.exited;
+    expect(code === 143 || signal === "SIGTERM").toBe(true);
+    await waitUntil(() => !isAlive(grandchild), 5000);
+  });
+});
