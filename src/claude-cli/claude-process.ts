@@ -2,58 +2,28 @@ import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { type ChildExit, ClaudeChild } from "./claude-child.js";
 import {
-  buildChildEnvironment,
-  buildClaudeCommand,
-  type CommandOptions,
-  resolveClaudeBin,
-} from "./command.js";
-import { ClaudeTimeoutError, RateLimitError } from "./errors.js";
-import { wrapExternalContent } from "./external-content.js";
+  type ClaudeProcessOptions,
+  DEFAULT_TURN_TIMEOUT_MS,
+  type RunTurnOptions,
+  type SteerOutcome,
+} from "./claude-process-types.js";
+import { buildChildEnvironment, buildClaudeCommand, resolveClaudeBin } from "./command.js";
+import { ControlChannel } from "./control-channel.js";
+import { ClaudeTimeoutError } from "./errors.js";
 import type { NdjsonError } from "./ndjson.js";
-import {
-  decidePermission,
-  type PermissionHandler,
-  parsePermissionRequest,
-  unsupportedControlResponse,
-} from "./permission-request.js";
-import { isRateLimitLine, parseResetTime } from "./rate-limit.js";
 import { StderrTail } from "./stderr-tail.js";
-import { combineResults, failedTurn, isRecord, type TurnResult } from "./turn-result.js";
+import { assistantTexts, isMissingSession, userLine } from "./stream-lines.js";
+import {
+  completedOutcome,
+  describeExit,
+  failedOutcome,
+  type OutcomeContext,
+  type TurnOutcome,
+} from "./turn-outcome.js";
+import type { TurnResult } from "./turn-result.js";
 import { TurnState } from "./turn-state.js";
 
-export interface ClaudeProcessOptions extends CommandOptions {
-  cwd?: string | undefined;
-  onPermissionRequest?: PermissionHandler | undefined;
-  /** SIGTERM-to-SIGKILL grace when ending the process; default 3000 ms. */
-  terminateGraceMs?: number | undefined;
-  /** Longest stdout line parsed; longer lines are reported and skipped. Default 16 MiB. */
-  maxLineLength?: number | undefined;
-}
-
-export interface RunTurnOptions {
-  /** Each assistant text block, as it arrives. */
-  onText?: ((text: string) => void) | undefined;
-  /** Default 600000 (10 minutes). */
-  timeoutMs?: number | undefined;
-  /**
-   * Every stream-json line of the turn (assistant, user tool results, system, control
-   * requests, result), plus `{ type: "output_error", kind, message, excerpt }` for output
-   * that could not be parsed.
-   */
-  onEvent?: ((event: Record<string, unknown>) => void) | undefined;
-}
-
-export type SteerStatus = "steered" | "ran_as_turn" | "process_dead";
-
-export interface SteerOutcome {
-  status: SteerStatus;
-  /** The turn's result for `ran_as_turn` and `process_dead`; undefined for `steered`. */
-  turn: TurnResult | undefined;
-}
-
-export const DEFAULT_TURN_TIMEOUT_MS = 600_000;
 const DEFAULT_GRACE_MS = 3000;
-const INTERRUPT_WAIT_MS = 5000;
 
 interface ActiveTurn {
   state: TurnState;
@@ -66,7 +36,7 @@ interface ActiveTurn {
   freshStartNote: string | undefined;
   /** Resolves when the turn has settled, whichever way. */
   done: Promise<void>;
-  settle(outcome: { result: TurnResult } | { error: Error }): void;
+  settle(outcome: TurnOutcome): void;
 }
 
 /**
@@ -92,7 +62,7 @@ export class ClaudeProcess {
   #lifecycleSeen = false;
   #costTotal = 0;
   readonly #stderrTail = new StderrTail(50);
-  readonly #controlWaiters = new Map<string, () => void>();
+  readonly #control = new ControlChannel(() => this.options.onPermissionRequest);
 
   constructor(channelId: string, options: ClaudeProcessOptions = {}) {
     this.channelId = channelId;
@@ -195,24 +165,7 @@ export class ClaudeProcess {
   /** Asks the CLI to stop the turn in flight; resolves when it acknowledged (or after 5 s). */
   async interrupt(): Promise<void> {
     const child = this.#child;
-    if (!child?.alive()) return;
-    const requestId = randomUUID();
-    const acknowledged = new Promise<void>((resolve) => {
-      this.#controlWaiters.set(requestId, resolve);
-      setTimeout(resolve, INTERRUPT_WAIT_MS).unref();
-    });
-    try {
-      await child.write({
-        type: "control_request",
-        request_id: requestId,
-        request: { subtype: "interrupt" },
-      });
-      await acknowledged;
-    } catch {
-      // A dead child has nothing left to interrupt.
-    } finally {
-      this.#controlWaiters.delete(requestId);
-    }
+    if (child?.alive()) await this.#control.interrupt(child);
   }
 
   /**
@@ -292,14 +245,11 @@ export class ClaudeProcess {
         }
         return;
       case "control_request":
-        this.#onControlRequest(line);
+        if (this.#child) this.#control.answerRequest(this.#child, line);
         return;
-      case "control_response": {
-        const response = isRecord(line.response) ? line.response : {};
-        const id = typeof response.request_id === "string" ? response.request_id : "";
-        this.#controlWaiters.get(id)?.();
+      case "control_response":
+        this.#control.acceptResponse(line);
         return;
-      }
       case "result":
         if (typeof line.total_cost_usd === "number") this.#costTotal = line.total_cost_usd;
         if (typeof line.session_id === "string" && !isMissingSession(line)) {
@@ -311,30 +261,10 @@ export class ClaudeProcess {
   }
 
   #onAssistant(turn: ActiveTurn, line: Record<string, unknown>): void {
-    if (line.parent_tool_use_id) return;
-    const message = isRecord(line.message) ? line.message : {};
-    const content = Array.isArray(message.content) ? message.content : [];
-    for (const block of content) {
-      if (isRecord(block) && block.type === "text" && typeof block.text === "string") {
-        turn.state.intermediateCount += 1;
-        turn.options.onText?.(block.text);
-      }
+    for (const text of assistantTexts(line)) {
+      turn.state.intermediateCount += 1;
+      turn.options.onText?.(text);
     }
-  }
-
-  #onControlRequest(line: Record<string, unknown>): void {
-    const child = this.#child;
-    if (!child || typeof line.request_id !== "string") return;
-    const permission = parsePermissionRequest(line);
-    const answer = permission
-      ? decidePermission(permission, this.options.onPermissionRequest)
-      : Promise.resolve(
-          unsupportedControlResponse(
-            line.request_id,
-            isRecord(line.request) && line.request.subtype,
-          ),
-        );
-    void answer.then((response) => child.write(response)).catch(() => {});
   }
 
   #onResult(turn: ActiveTurn, line: Record<string, unknown>): void {
@@ -347,24 +277,15 @@ export class ClaudeProcess {
   }
 
   #finishTurn(turn: ActiveTurn): void {
-    if (turn.closing !== undefined) return;
-    const results = turn.state.results;
-    const limited = results.find((line) => isRateLimitLine(line));
-    if (limited) {
-      const text = typeof limited.result === "string" ? limited.result : "rate limited";
-      const resetAt = parseResetTime(text);
-      turn.settle({
-        error: new RateLimitError(`Claude CLI rate limited: ${text}`, resetAt ? { resetAt } : {}),
-      });
-      return;
-    }
-    const result = combineResults(results, {
+    if (turn.closing === undefined) turn.settle(completedOutcome(turn.state, this.#context(turn)));
+  }
+
+  #context(turn: ActiveTurn): OutcomeContext {
+    return {
       costBefore: turn.costBefore,
-      intermediateCount: turn.state.intermediateCount,
       sessionId: this.#sessionId,
-    });
-    if (turn.freshStartNote) result.result = `${turn.freshStartNote}\n\n${result.result}`;
-    turn.settle({ result });
+      freshStartNote: turn.freshStartNote,
+    };
   }
 
   #onExit(child: ClaudeChild, exit: ChildExit): void {
@@ -375,12 +296,12 @@ export class ClaudeProcess {
       this.#startFresh(turn, missing);
       return;
     }
-    const how = exit.spawnError
-      ? `could not be started (${resolveClaudeBin(this.options)}: ${exit.spawnError.message})`
-      : `exited with ${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`} before the turn finished`;
-    const tail = this.#stderrTail.text();
-    const message = `Claude CLI ${how}.${tail ? `\nstderr (last lines):\n${tail}` : ""}`;
-    this.#failTurn(turn, exit.spawnError ? "spawn_failed" : "process_crashed", message);
+    const { subtype, message } = describeExit(
+      exit,
+      resolveClaudeBin(this.options),
+      this.#stderrTail.text(),
+    );
+    this.#failTurn(turn, subtype, message);
   }
 
   #missingSessionFromStderr(): string | undefined {
@@ -405,35 +326,14 @@ export class ClaudeProcess {
 
   #failTurn(turn: ActiveTurn, subtype: string, message: string): void {
     this.#pendingSteers.push(...turn.state.unansweredSteers());
-    const partial =
-      turn.state.results.length > 0
-        ? combineResults(turn.state.results, {
-            costBefore: turn.costBefore,
-            intermediateCount: turn.state.intermediateCount,
-            sessionId: this.#sessionId,
-          })
-        : undefined;
-    const result = failedTurn(subtype, message, partial, this.#sessionId);
-    result.intermediateCount = turn.state.intermediateCount;
-    turn.settle({ result });
+    turn.settle({ result: failedOutcome(turn.state, subtype, message, this.#context(turn)) });
   }
 }
 
-function userLine(text: string, uuid: string): Record<string, unknown> {
-  return {
-    type: "user",
-    message: { role: "user", content: wrapExternalContent(text) },
-    parent_tool_use_id: null,
-    uuid,
-  };
-}
-
-function isMissingSession(line: Record<string, unknown>): boolean {
-  const errors = Array.isArray(line.errors) ? line.errors : [];
-  return (
-    line.is_error === true &&
-    [...errors, line.result].some(
-      (entry) => typeof entry === "string" && entry.includes("No conversation found"),
-    )
-  );
-}
+export {
+  type ClaudeProcessOptions,
+  DEFAULT_TURN_TIMEOUT_MS,
+  type RunTurnOptions,
+  type SteerOutcome,
+  type SteerStatus,
+} from "./claude-process-types.js";

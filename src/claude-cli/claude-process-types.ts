@@ -1,0 +1,35 @@
+import type { CommandOptions } from "./command.js";
+import type { PermissionHandler } from "./permission-request.js";
+import type { TurnResult } from "./turn-result.js";
+
+export interface ClaudeProcessOptions extends CommandOptions {
+  cwd?: string | undefined;
+  onPermissionRequest?: PermissionHandler | undefined;
+  /** SIGTERM-to-SIGKILL grace when ending the process; default 3000 ms. */
+  terminateGraceMs?: number | undefined;
+  /** Longest stdout line parsed; longer lines are reported and skipped. Default 16 MiB. */
+  maxLineLength?: number | undefined;
+}
+
+export interface RunTurnOptions {
+  /** Each assistant text block, as it arrives. */
+  onText?: ((text: string) => void) | undefined;
+  /** Default 600000 (10 minutes). */
+  timeoutMs?: number | undefined;
+  /**
+   * Every stream-json line of the turn (assistant, user tool results, system, control
+   * requests, result), plus `{ type: "output_error", kind, message, excerpt }` for output
+   * that could not be parsed.
+   */
+  onEvent?: ((event: Record<string, unknown>) => void) | undefined;
+}
+
+export type SteerStatus = "steered" | "ran_as_turn" | "process_dead";
+
+export interface SteerOutcome {
+  status: SteerStatus;
+  /** The turn's result for `ran_as_turn` and `process_dead`; undefined for `steered`. */
+  turn: TurnResult | undefined;
+}
+
+export const DEFAULT_TURN_TIMEOUT_MS = 600_000;

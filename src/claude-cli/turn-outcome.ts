@@ -1,0 +1,73 @@
+import type { ChildExit } from "./claude-child.js";
+import { RateLimitError } from "./errors.js";
+import { isRateLimitLine, parseResetTime } from "./rate-limit.js";
+import { combineResults, failedTurn, type TurnResult } from "./turn-result.js";
+import type { TurnState } from "./turn-state.js";
+
+export interface OutcomeContext {
+  costBefore: number;
+  sessionId: string | null;
+  /** Prepended to the result text when the turn had to start a new session. */
+  freshStartNote: string | undefined;
+}
+
+export type TurnOutcome = { result: TurnResult } | { error: Error };
+
+/**
+ * The outcome of a turn whose messages were all answered: a `RateLimitError` if any of its
+ * results was refused for a limit (structured fields first, text as a backstop), otherwise
+ * the combined result, errors included.
+ */
+export function completedOutcome(state: TurnState, context: OutcomeContext): TurnOutcome {
+  const limited = state.results.find((line) => isRateLimitLine(line));
+  if (limited) {
+    const text = typeof limited.result === "string" ? limited.result : "rate limited";
+    const resetAt = parseResetTime(text);
+    return {
+      error: new RateLimitError(`Claude CLI rate limited: ${text}`, resetAt ? { resetAt } : {}),
+    };
+  }
+  const result = combineResults(state.results, {
+    costBefore: context.costBefore,
+    intermediateCount: state.intermediateCount,
+    sessionId: context.sessionId,
+  });
+  if (context.freshStartNote) result.result = `${context.freshStartNote}\n\n${result.result}`;
+  return { result };
+}
+
+/** A turn the runner itself saw fail, keeping whatever results had arrived. */
+export function failedOutcome(
+  state: TurnState,
+  subtype: string,
+  message: string,
+  context: OutcomeContext,
+): TurnResult {
+  const partial =
+    state.results.length > 0
+      ? combineResults(state.results, {
+          costBefore: context.costBefore,
+          intermediateCount: state.intermediateCount,
+          sessionId: context.sessionId,
+        })
+      : undefined;
+  const result = failedTurn(subtype, message, partial, context.sessionId);
+  result.intermediateCount = state.intermediateCount;
+  return result;
+}
+
+/** `process_crashed` (with exit code or signal) or `spawn_failed`, plus the stderr tail. */
+export function describeExit(
+  exit: ChildExit,
+  binary: string,
+  stderrTail: string,
+): { subtype: string; message: string } {
+  const how = exit.spawnError
+    ? `could not be started (${binary}: ${exit.spawnError.message})`
+    : `exited with ${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`} before the turn finished`;
+  const tail = stderrTail ? `\nstderr (last lines):\n${stderrTail}` : "";
+  return {
+    subtype: exit.spawnError ? "spawn_failed" : "process_crashed",
+    message: `Claude CLI ${how}.${tail}`,
+  };
+}
