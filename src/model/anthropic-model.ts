@@ -26,9 +26,31 @@ export interface AnthropicModelOptions {
   retryBaseDelayMs?: number;
   /** Longest single wait; a server asking for more is reported instead. Default 60 s. */
   maxRetryDelayMs?: number;
-  /** Per-attempt timeout in milliseconds; default the SDK's (10 minutes). */
+  /** Per-attempt timeout until the response starts; default the SDK's (10 minutes). */
   timeoutMs?: number;
+  /** An attempt that receives nothing for this long is dropped and retried; default 5 minutes. */
+  streamIdleTimeoutMs?: number;
   fetch?: typeof globalThis.fetch;
+}
+
+const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 300_000;
+
+/** Yields `stream`'s items, calling `onIdle` when `idleMs` pass without one. */
+async function* watchIdle<T>(
+  stream: AsyncIterable<T>,
+  idleMs: number,
+  onIdle: () => void,
+): AsyncGenerator<T> {
+  let timer = setTimeout(onIdle, idleMs);
+  try {
+    for await (const item of stream) {
+      clearTimeout(timer);
+      timer = setTimeout(onIdle, idleMs);
+      yield item;
+    }
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function defaultMaxTokens(model: string): number {
@@ -75,8 +97,12 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
     };
   }
 
+  const idleMs = options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
+
   async function attempt(request: ModelRequest): Promise<ModelResponse | ModelFailure> {
     if (client === undefined) return clientFailure!;
+    const idle = new AbortController();
+    let idleTimer: NodeJS.Timeout | undefined = setTimeout(() => idle.abort(), idleMs);
     try {
       const body = buildRequestBody(
         request,
@@ -85,11 +111,26 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
       );
       const stream = await client.messages.create(
         { ...body, stream: true } as Anthropic.MessageCreateParamsStreaming,
-        { signal: request.signal, maxRetries: 0 },
+        { signal: AbortSignal.any([request.signal, idle.signal]), maxRetries: 0 },
       );
-      return await readMessageStream(stream, request.onTextDelta);
+      clearTimeout(idleTimer);
+      idleTimer = undefined;
+      const watched = watchIdle(stream, idleMs, () => idle.abort());
+      return await readMessageStream(watched, request.onTextDelta);
     } catch (error) {
+      if (idle.signal.aborted && !request.signal.aborted) {
+        const seconds = Math.round(idleMs / 100) / 10;
+        return {
+          error: {
+            subtype: "network_error",
+            message: `API Error: no data from the API for ${seconds} s`,
+          },
+          retryable: true,
+        };
+      }
       return classifyFailure(error, request.signal);
+    } finally {
+      clearTimeout(idleTimer);
     }
   }
 

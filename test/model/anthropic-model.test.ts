@@ -180,6 +180,35 @@ describe("createAnthropicModel", () => {
     expect(retries).toHaveLength(1);
   });
 
+  it("retries an error that arrives mid-stream as overloaded", async () => {
+    const { api, model } = await setup([
+      { streamError: { type: "overloaded_error", message: "Overloaded" }, text: "half" },
+      { text: "whole" },
+    ]);
+    const retries: ModelRetry[] = [];
+    const outcome = await model.complete(request({ onRetry: (retry) => retries.push(retry) }));
+    expect(outcome).toMatchObject({ ok: true, response: { content: [{ text: "whole" }] } });
+    expect(api.requests).toHaveLength(2);
+    expect(retries[0]?.status).toBe(529);
+    expect(retries[0]?.message).toBe(
+      "API Error: Request rejected (529) overloaded_error: Overloaded",
+    );
+  });
+
+  it("drops a stream that goes quiet and tries again", async () => {
+    const { api, model } = await setup(
+      [{ hangUntilAborted: true, text: "stuck" }, { text: "fine" }],
+      {
+        streamIdleTimeoutMs: 200,
+      },
+    );
+    const retries: ModelRetry[] = [];
+    const outcome = await model.complete(request({ onRetry: (retry) => retries.push(retry) }));
+    expect(outcome).toMatchObject({ ok: true, response: { content: [{ text: "fine" }] } });
+    expect(api.requests).toHaveLength(2);
+    expect(retries[0]?.message).toMatch(/no data from the API/);
+  });
+
   it("stops waiting for a retry when aborted", async () => {
     const { api, model } = await setup([{ error: { status: 529, retryAfterSeconds: 30 } }]);
     const controller = new AbortController();

@@ -137,6 +137,27 @@ describe("fake Messages API", () => {
     expect((error as InstanceType<typeof Anthropic.APIError>).status).toBe(529);
   });
 
+  it("fails mid-stream with an SSE error event", async () => {
+    const { client } = await start({
+      script: [{ streamError: { type: "overloaded_error" }, text: "so far" }, { streamError: {} }],
+    });
+    const deltas: string[] = [];
+    const stream = client.messages.stream({
+      model: "m",
+      max_tokens: 10,
+      messages: [{ role: "user", content: "hi" }],
+    });
+    stream.on("text", (text) => deltas.push(text));
+    const error = await stream.finalMessage().catch((caught: unknown) => caught);
+    expect(deltas.join("")).toBe("so far");
+    expect(error).toBeInstanceOf(Anthropic.APIError);
+    expect((error as InstanceType<typeof Anthropic.APIError>).type).toBe("overloaded_error");
+    const plain = await client.messages
+      .create({ model: "m", max_tokens: 10, messages: [{ role: "user", content: "hi" }] })
+      .catch((caught: unknown) => caught);
+    expect((plain as InstanceType<typeof Anthropic.APIError>).status).toBe(529);
+  });
+
   it("answers side requests without consuming the script", async () => {
     const { api } = await start({ script: [{ text: "main answer" }] });
     const post = (body: unknown) =>
