@@ -37,12 +37,18 @@ function oneLine(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 
-function describe(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
-    return `${error.message}${cause}`;
+/** The innermost cause's message (e.g. `connect ECONNREFUSED 127.0.0.1:9`), which says the most. */
+function rootCause(error: unknown): string {
+  let current = error;
+  for (
+    let depth = 0;
+    depth < 5 && current instanceof Error && current.cause !== undefined;
+    depth++
+  ) {
+    current = current.cause;
   }
-  return String(error);
+  if (current instanceof AggregateError && current.errors.length > 0) current = current.errors[0];
+  return current instanceof Error ? current.message : String(current);
 }
 
 /**
@@ -75,7 +81,7 @@ export function classifyFailure(error: unknown, signal: AbortSignal): ModelFailu
     return {
       error: {
         subtype: "network_error",
-        message: `API Error: Connection error: ${oneLine(describe(error))}`,
+        message: `API Error: Connection error (${oneLine(rootCause(error))})`,
       },
       retryable: true,
     };

@@ -176,7 +176,7 @@ describe("createAnthropicModel", () => {
     if (outcome.ok) throw new Error("expected a failure");
     expect(outcome.error.subtype).toBe("network_error");
     expect(outcome.error.status).toBeUndefined();
-    expect(outcome.error.message).toMatch(/^API Error: Connection error/);
+    expect(outcome.error.message).toMatch(/^API Error: Connection error \(connect ECONNREFUSED/);
     expect(retries).toHaveLength(1);
   });
 
