@@ -1,0 +1,287 @@
+import { unwrapCommand } from "./unwrap-command.js";
+
+export interface Redirect {
+  /** The operator as written without its fd, e.g. `>`, `>>`, `<`, `>&`, `<<`. */
+  op: string;
+  /** The word after it (unquoted), e.g. a file name, `1` for `2>&1`, a heredoc delimiter. */
+  target: string;
+}
+
+/** One command of a command line, after quotes, wrappers and assignments are removed. */
+export interface SimpleCommand {
+  /** Unquoted words; a program given by path is reduced to its basename (`/bin/rm` -> `rm`). */
+  argv: string[];
+  redirects: Redirect[];
+}
+
+/** Deeper nesting than this (`bash -c "bash -c ..."`, `$( $( ... ) )`) is not looked into. */
+const MAX_DEPTH = 16;
+
+/**
+ * Splits a shell command line into the simple commands it would run: across
+ * `&&`, `||`, `;`, `|`, `&`, newlines and subshells, and into `$(...)`,
+ * backticks, `<(...)`, and the scripts of `bash -c`, `sh -c` and `eval`. Wrappers
+ * such as `env`, `nohup`, `nice`, `time`, `timeout`, `command`, `exec` and
+ * `xargs` are peeled off so the wrapped program is judged; `find -exec`
+ * commands are listed too. Commands inside substitutions come before the
+ * command that contains them. Words keep `$VAR` and `$(...)` as written.
+ */
+export function splitCommand(line: string, depth = 0): SimpleCommand[] {
+  if (depth > MAX_DEPTH) return [];
+  const parser = new CommandParser(line, depth);
+  parser.parseList(false);
+  return parser.commands.flatMap((command) => unwrapCommand(command, depth, splitCommand));
+}
+
+const OPERATOR_CHARS = new Set([";", "&", "|", "(", ")", "<", ">", "\n"]);
+const BLANK = /[ \t\r]/;
+const REDIRECT = /^(?:\d+|&)?(>>|>\||>&|>|<<<|<<-|<<|<>|<&|<)/;
+
+class CommandParser {
+  readonly commands: SimpleCommand[] = [];
+  private index = 0;
+  private readonly heredocs: { delimiter: string; stripTabs: boolean; expands: boolean }[] = [];
+
+  constructor(
+    private readonly text: string,
+    private readonly depth: number,
+  ) {}
+
+  /** Parses until the end of the text, or past the `)` that closes a subshell or `$(`. */
+  parseList(inParentheses: boolean): void {
+    const text = this.text;
+    let current: SimpleCommand = { argv: [], redirects: [] };
+    const flush = (): void => {
+      if (current.argv.length > 0 || current.redirects.length > 0) this.commands.push(current);
+      current = { argv: [], redirects: [] };
+    };
+    while (this.index < text.length) {
+      const char = text[this.index]!;
+      if (BLANK.test(char)) {
+        this.index += 1;
+      } else if (char === "\\" && text[this.index + 1] === "\n") {
+        this.index += 2;
+      } else if (char === "#") {
+        while (this.index < text.length && text[this.index] !== "\n") this.index += 1;
+      } else if (char === "\n") {
+        flush();
+        this.index += 1;
+        this.skipHeredocBodies();
+      } else if (char === ")") {
+        this.index += 1;
+        flush();
+        if (inParentheses) return;
+      } else if (char === "(") {
+        flush();
+        this.index += 1;
+        this.parseList(true);
+      } else if (this.atRedirect()) {
+        current.redirects.push(this.parseRedirect());
+      } else if (char === ";" || char === "&" || char === "|") {
+        flush();
+        this.index += 1;
+        const next = text[this.index];
+        if (next === char || (char === "|" && next === "&") || (char === ";" && next === "&")) {
+          this.index += 1;
+        }
+      } else {
+        current.argv.push(this.parseWord());
+      }
+    }
+    flush();
+  }
+
+  private atRedirect(): boolean {
+    const match = REDIRECT.exec(this.text.slice(this.index, this.index + 12));
+    if (!match) return false;
+    const after = this.text[this.index + match[0].length];
+    // `<(` and `>(` are process substitutions, read as words.
+    return !((match[1] === "<" || match[1] === ">") && after === "(");
+  }
+
+  private parseRedirect(): Redirect {
+    const match = REDIRECT.exec(this.text.slice(this.index, this.index + 12))!;
+    const op = match[1]!;
+    this.index += match[0].length;
+    while (this.index < this.text.length && BLANK.test(this.text[this.index]!)) this.index += 1;
+    const start = this.index;
+    const target = this.parseWord();
+    if (op === "<<" || op === "<<-") {
+      const raw = this.text.slice(start, this.index);
+      this.heredocs.push({
+        delimiter: target,
+        stripTabs: op === "<<-",
+        expands: !/['"\\]/.test(raw),
+      });
+    }
+    return { op, target };
+  }
+
+  /** Reads one word up to an unquoted blank or operator, removing quotes. */
+  parseWord(): string {
+    const text = this.text;
+    let word = "";
+    while (this.index < text.length) {
+      const char = text[this.index]!;
+      if (BLANK.test(char) || OPERATOR_CHARS.has(char)) {
+        const processSubstitution = (char === "<" || char === ">") && text[this.index + 1] === "(";
+        if (!processSubstitution) break;
+        const start = this.index;
+        this.index += 2;
+        this.parseList(true);
+        word += text.slice(start, this.index);
+      } else if (char === "\\") {
+        if (text[this.index + 1] !== "\n") word += text[this.index + 1] ?? "";
+        this.index += 2;
+      } else if (char === "'") {
+        const end = text.indexOf("'", this.index + 1);
+        const stop = end === -1 ? text.length : end;
+        word += text.slice(this.index + 1, stop);
+        this.index = stop + 1;
+      } else if (char === '"') {
+        word += this.parseDoubleQuoted();
+      } else if (char === "$" && text[this.index + 1] === "'") {
+        word += this.parseAnsiQuoted();
+      } else if (char === "$" || char === "`") {
+        word += this.parseExpansion();
+      } else {
+        word += char;
+        this.index += 1;
+      }
+    }
+    return word;
+  }
+
+  private parseDoubleQuoted(): string {
+    const text = this.text;
+    let value = "";
+    this.index += 1;
+    while (this.index < text.length && text[this.index] !== '"') {
+      const char = text[this.index]!;
+      if (char === "\\" && /[$`"\\\n]/.test(text[this.index + 1] ?? "")) {
+        if (text[this.index + 1] !== "\n") value += text[this.index + 1];
+        this.index += 2;
+      } else if (char === "$" || char === "`") {
+        value += this.parseExpansion();
+      } else {
+        value += char;
+        this.index += 1;
+      }
+    }
+    this.index += 1;
+    return value;
+  }
+
+  /** `$'...'`, with the escapes bash decodes in it. */
+  private parseAnsiQuoted(): string {
+    const text = this.text;
+    let value = "";
+    this.index += 2;
+    while (this.index < text.length && text[this.index] !== "'") {
+      const char = text[this.index]!;
+      if (char !== "\\") {
+        value += char;
+        this.index += 1;
+        continue;
+      }
+      const rest = text.slice(this.index + 1);
+      const numeric =
+        /^x([0-9a-fA-F]{1,2})/.exec(rest) ??
+        /^([0-7]{1,3})/.exec(rest) ??
+        /^u([0-9a-fA-F]{1,4})/.exec(rest);
+      if (numeric) {
+        const radix = /^[xu]/.test(numeric[0]) ? 16 : 8;
+        value += String.fromCharCode(Number.parseInt(numeric[1]!, radix));
+        this.index += 1 + numeric[0].length;
+      } else {
+        const named: Record<string, string> = { n: "\n", t: "\t", r: "\r", e: "\x1b", a: "\x07" };
+        const next = rest[0] ?? "";
+        value += named[next] ?? next;
+        this.index += 2;
+      }
+    }
+    this.index += 1;
+    return value;
+  }
+
+  /**
+   * `$(...)` and backticks (their commands are collected), `$((...))`, `${...}`
+   * and `$NAME`; returns the text as written.
+   */
+  private parseExpansion(): string {
+    const text = this.text;
+    const start = this.index;
+    if (text[start] === "`") {
+      let inner = "";
+      this.index += 1;
+      while (this.index < text.length && text[this.index] !== "`") {
+        if (text[this.index] === "\\" && /[`\\$]/.test(text[this.index + 1] ?? "")) this.index += 1;
+        inner += text[this.index];
+        this.index += 1;
+      }
+      this.index += 1;
+      if (this.depth < MAX_DEPTH) {
+        const parser = new CommandParser(inner, this.depth + 1);
+        parser.parseList(false);
+        this.commands.push(...parser.commands);
+      }
+    } else if (text.startsWith("$((", start)) {
+      this.index = closingIndex(text, start + 1, "(", ")");
+    } else if (text[start + 1] === "(") {
+      this.index += 2;
+      this.parseList(true);
+    } else if (text[start + 1] === "{") {
+      this.index = closingIndex(text, start + 1, "{", "}");
+    } else {
+      this.index += 1;
+      while (this.index < text.length && /[A-Za-z0-9_]/.test(text[this.index]!)) this.index += 1;
+      if (this.index === start + 1 && /[@*#?$!0-9-]/.test(text[this.index] ?? "")) this.index += 1;
+    }
+    return text.slice(start, this.index);
+  }
+
+  private skipHeredocBodies(): void {
+    for (const heredoc of this.heredocs.splice(0)) {
+      const bodyStart = this.index;
+      while (this.index < this.text.length) {
+        const lineEnd = this.text.indexOf("\n", this.index);
+        const end = lineEnd === -1 ? this.text.length : lineEnd;
+        let line = this.text.slice(this.index, end);
+        if (heredoc.stripTabs) line = line.replace(/^\t+/, "");
+        const bodyEnd = this.index;
+        this.index = end + 1;
+        if (line === heredoc.delimiter) {
+          if (heredoc.expands) this.collectSubstitutions(this.text.slice(bodyStart, bodyEnd));
+          break;
+        }
+      }
+    }
+  }
+
+  /** The commands of `$(...)` and backticks in an expanding heredoc body. */
+  private collectSubstitutions(body: string): void {
+    const parser = new CommandParser(body, this.depth + 1);
+    while (parser.index < body.length) {
+      const char = body[parser.index];
+      if (char === "\\") parser.index += 2;
+      else if (char === "$" || char === "`") parser.parseExpansion();
+      else parser.index += 1;
+    }
+    this.commands.push(...parser.commands);
+  }
+}
+
+/** Index just past the bracket that closes the one at `open`. */
+function closingIndex(text: string, open: number, opener: string, closer: string): number {
+  let depth = 0;
+  for (let index = open; index < text.length; index += 1) {
+    const char = text[index];
+    if (char === "\\") index += 1;
+    else if (char === opener) depth += 1;
+    else if (char === closer) {
+      depth -= 1;
+      if (depth === 0) return index + 1;
+    }
+  }
+  return text.length;
+}

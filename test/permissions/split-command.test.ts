@@ -1,0 +1,136 @@
+import { describe, expect, it } from "vitest";
+import { splitCommand } from "../../src/permissions/split-command.js";
+
+const argvs = (line: string) => splitCommand(line).map((command) => command.argv);
+
+describe("splitCommand", () => {
+  it("splits on &&, ||, ;, |, &, newlines and subshells", () => {
+    expect(argvs("a 1 && b 2 || c; d | e & f\ng")).toEqual([
+      ["a", "1"],
+      ["b", "2"],
+      ["c"],
+      ["d"],
+      ["e"],
+      ["f"],
+      ["g"],
+    ]);
+    expect(argvs("(cd x && make) || echo fail &")).toEqual([
+      ["cd", "x"],
+      ["make"],
+      ["echo", "fail"],
+    ]);
+    expect(argvs("a |& b ;; c")).toEqual([["a"], ["b"], ["c"]]);
+  });
+
+  it("removes quotes and backslash escapes, keeping words whole", () => {
+    expect(argvs(`echo 'a b' "c \\"d\\" $HOME" e\\ f`)).toEqual([
+      ["echo", "a b", 'c "d" $HOME', "e f"],
+    ]);
+    expect(argvs(`"sudo" ls`)).toEqual([["sudo", "ls"]]);
+    expect(argvs("s'u'do  ls")).toEqual([["sudo", "ls"]]);
+    expect(argvs("s$'\\x75'do id")).toEqual([["sudo", "id"]]);
+    expect(argvs('git commit -m "rm x"')).toEqual([["git", "commit", "-m", "rm x"]]);
+  });
+
+  it("judges the commands inside $(...), backticks and process substitution first", () => {
+    expect(argvs("echo $(sudo id)")).toEqual([
+      ["sudo", "id"],
+      ["echo", "$(sudo id)"],
+    ]);
+    expect(argvs("echo `sudo id`")).toEqual([
+      ["sudo", "id"],
+      ["echo", "`sudo id`"],
+    ]);
+    expect(argvs('echo "$(rm -rf / )"')).toEqual([
+      ["rm", "-rf", "/"],
+      ["echo", "$(rm -rf / )"],
+    ]);
+    expect(argvs("diff <(sort a) <(sudo cat b)")).toEqual([
+      ["sort", "a"],
+      ["sudo", "cat", "b"],
+      ["diff", "<(sort a)", "<(sudo cat b)"],
+    ]);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, not a template
+    expect(argvs("echo $((1+2)) ${HOME} $?")).toEqual([["echo", "$((1+2))", "${HOME}", "$?"]]);
+  });
+
+  it("records redirections with their targets", () => {
+    expect(splitCommand("cmd > out.txt 2>&1 >> log <in &>all >/dev/sda")).toEqual([
+      {
+        argv: ["cmd"],
+        redirects: [
+          { op: ">", target: "out.txt" },
+          { op: ">&", target: "1" },
+          { op: ">>", target: "log" },
+          { op: "<", target: "in" },
+          { op: ">", target: "all" },
+          { op: ">", target: "/dev/sda" },
+        ],
+      },
+    ]);
+    expect(splitCommand("> /etc/motd")).toEqual([
+      { argv: [], redirects: [{ op: ">", target: "/etc/motd" }] },
+    ]);
+  });
+
+  it("drops assignments and peels wrappers", () => {
+    expect(argvs("FOO=1 BAR='x y' make")).toEqual([["make"]]);
+    expect(argvs("env -i A=1 nohup nice -n 5 time -p timeout -s KILL 5 stdbuf -oL rm x")).toEqual([
+      ["rm", "x"],
+    ]);
+    expect(argvs("command rm x; exec rm y")).toEqual([
+      ["rm", "x"],
+      ["rm", "y"],
+    ]);
+    expect(argvs("command -v rm")).toEqual([["command", "-v", "rm"]]);
+    expect(argvs("find . -name '*.o' | xargs -n 1 -P4 rm -f")).toEqual([
+      ["find", ".", "-name", "*.o"],
+      ["rm", "-f"],
+    ]);
+    expect(argvs("FOO=1")).toEqual([]);
+  });
+
+  it("splits the scripts of bash -c, sh -c and eval recursively", () => {
+    expect(argvs('bash -c "rm -rf /"')).toEqual([["rm", "-rf", "/"]]);
+    expect(argvs("sh -lc 'eval \"sudo id\"'")).toEqual([["sudo", "id"]]);
+    expect(argvs("bash -e -o pipefail -c 'a && b'")).toEqual([["a"], ["b"]]);
+    expect(argvs("bash script.sh")).toEqual([["bash", "script.sh"]]);
+  });
+
+  it("normalises absolute program paths to their basename", () => {
+    expect(argvs("/bin/rm -rf / ; ./node_modules/.bin/vitest run")).toEqual([
+      ["rm", "-rf", "/"],
+      ["vitest", "run"],
+    ]);
+  });
+
+  it("lists find -exec commands", () => {
+    expect(argvs("find . -name x -exec rm {} \\;")).toEqual([
+      ["find", ".", "-name", "x", "-exec", "rm", "{}", ";"],
+      ["rm", "{}"],
+    ]);
+  });
+
+  it("skips heredoc bodies but looks into their substitutions when they expand", () => {
+    expect(argvs("cat <<'EOF' > f.txt\nit's rm -rf /\nEOF\necho done")).toEqual([
+      ["cat"],
+      ["echo", "done"],
+    ]);
+    expect(argvs("cat <<EOF\n$(sudo id)\nEOF")).toEqual([["cat"], ["sudo", "id"]]);
+    expect(argvs("cat <<-EOF\n\tbody\n\tEOF\nls")).toEqual([["cat"], ["ls"]]);
+  });
+
+  it("reads compound commands as the commands inside them", () => {
+    expect(argvs("for f in *.c; do rm $f; done")).toEqual([["rm", "$f"]]);
+    expect(argvs("if test -f x; then rm x; else echo no; fi")).toEqual([
+      ["test", "-f", "x"],
+      ["rm", "x"],
+      ["echo", "no"],
+    ]);
+    expect(argvs("{ a; b; }")).toEqual([["a"], ["b"]]);
+  });
+
+  it("ignores comments and line continuations", () => {
+    expect(argvs("ls # && sudo reboot\necho a\\\nb")).toEqual([["ls"], ["echo", "ab"]]);
+  });
+});
