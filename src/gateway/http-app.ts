@@ -113,8 +113,11 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     "/api/*",
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
-      onError: (context) =>
-        context.json({ error: `the body is larger than ${MAX_BODY_BYTES} bytes` }, 413),
+      // The rest of the body is never read, so the connection cannot carry another request.
+      onError: (context) => {
+        context.header("connection", "close");
+        return context.json({ error: `the body is larger than ${MAX_BODY_BYTES} bytes` }, 413);
+      },
     }),
   );
 

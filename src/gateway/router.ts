@@ -2,7 +2,7 @@ import type { AgentProcess, AgentTurnResult, ProcessPool, TurnFailure } from "./
 import type { EventBus } from "./event-bus.js";
 import type { Disposition, GatewayEvent, MessageState, StoredMessage } from "./events.js";
 import type { GatewayStore, MessageRecord, Settlement, TurnRecord } from "./store.js";
-import { outcomeFromResultLine, StreamJsonEventMapper } from "./stream-json-events.js";
+import { TurnEvents } from "./turn-events.js";
 import { classifyTurnError, errorText, fallbackText } from "./turn-failure.js";
 
 export interface RouterOptions {
@@ -32,6 +32,8 @@ interface ActiveTurn {
   steered: MessageRecord[];
   /** `steer()` calls not yet settled; the turn's end waits for them. */
   steerCalls: Set<Promise<unknown>>;
+  /** Set once `runTurn` settled: later messages wait in the channel's backlog. */
+  ended: boolean;
 }
 
 interface ChannelState {
@@ -40,6 +42,8 @@ interface ChannelState {
   retryAt: number | null;
   retryTimer: NodeJS.Timeout | null;
   sessionId: string | null;
+  /** Messages that arrived while a finished turn was being settled. */
+  backlog: MessageRecord[];
 }
 
 /** How a message ended, for callers that wait on it (the scheduler). */
@@ -151,7 +155,14 @@ export class Router {
   #channel(channelId: string): ChannelState {
     let channel = this.#channels.get(channelId);
     if (!channel) {
-      channel = { id: channelId, turn: null, retryAt: null, retryTimer: null, sessionId: null };
+      channel = {
+        id: channelId,
+        turn: null,
+        retryAt: null,
+        retryTimer: null,
+        sessionId: null,
+        backlog: [],
+      };
       this.#channels.set(channelId, channel);
     }
     return channel;
@@ -196,6 +207,12 @@ export class Router {
       return "deferred";
     }
     const active = channel.turn;
+    if (active?.ended) {
+      // The turn is being settled; this message steers the next one, or starts it.
+      announce("steered", "received");
+      channel.backlog.push(message);
+      return "steered";
+    }
     if (active) {
       announce("steered", "steered");
       this.#track(this.#steer(channel, active, message));
@@ -209,6 +226,7 @@ export class Router {
       starter: message,
       steered: [],
       steerCalls: new Set(),
+      ended: false,
     };
     channel.turn = turn;
     const disposition = kept ? "started" : "one_shot";
@@ -220,72 +238,81 @@ export class Router {
   async #runTurn(channel: ChannelState, turn: ActiveTurn): Promise<void> {
     const { process, starter } = turn;
     const { pool, store } = this.#options;
-    const mapper = new StreamJsonEventMapper();
-    let sawLines = false;
+    const events = this.#turnEvents(channel);
     this.#publish({ type: "turn_start", prompt: starter.text, channelId: channel.id });
     pool.noteTurn(channel.id, process, true);
-    const running = process.runTurn(starter.text, {
-      ...(this.#options.turnTimeoutMs ? { timeoutMs: this.#options.turnTimeoutMs } : {}),
-      onEvent: (line) => {
-        sawLines = true;
-        for (const event of mapper.map(line)) this.#publish({ ...event, channelId: channel.id });
-      },
-      onText: (text) => {
-        if (!sawLines) this.#publish({ type: "text_delta", text, channelId: channel.id });
-      },
-    });
-    await store.setMessageState(starter.id, "received");
+    const running = process.runTurn(starter.text, events.options(this.#options.turnTimeoutMs));
     let result: AgentTurnResult | undefined;
     let failure: TurnFailure | undefined;
+    let redispatch: MessageRecord[] = [];
     try {
-      result = await running;
-    } catch (error) {
-      failure = classifyTurnError(error);
+      await store.setMessageState(starter.id, "received");
+      try {
+        result = await running;
+      } catch (error) {
+        failure = classifyTurnError(error);
+      }
+      turn.ended = true;
+      // A steer that found the turn closing runs as its own turn; no new turn may start
+      // on this process before it is done.
+      while (turn.steerCalls.size > 0) await Promise.allSettled([...turn.steerCalls]);
+      pool.noteTurn(channel.id, process, false);
+      if (turn.oneShot) this.#track(pool.releaseOneShot(process));
+      if (this.#closed) return;
+      await this.#rememberSession(channel, result?.sessionId ?? process.sessionId);
+      redispatch = await this.#finishTurn(channel, turn, result, failure, events);
+    } finally {
+      turn.ended = true;
+      if (channel.turn === turn) channel.turn = null;
+      if (!this.#closed) {
+        for (const message of [...redispatch, ...channel.backlog.splice(0)]) {
+          this.#dispatch(message, false);
+        }
+      }
     }
-    while (turn.steerCalls.size > 0) await Promise.allSettled([...turn.steerCalls]);
-    if (channel.turn === turn) channel.turn = null;
-    pool.noteTurn(channel.id, process, false);
-    if (turn.oneShot) this.#track(pool.releaseOneShot(process));
-    if (this.#closed) return;
-    await this.#rememberSession(channel, result?.sessionId ?? process.sessionId);
-    const covered = [starter, ...turn.steered];
-    if (result && !sawLines) {
-      this.#publish({
-        type: "turn_end",
-        outcome: outcomeFromResultLine({
-          result: result.result,
-          is_error: result.isError,
-          subtype: result.subtype,
-          num_turns: result.numTurns,
-          duration_ms: result.durationMs,
-          usage: result.usage,
-          total_cost_usd: result.totalCostUsd,
-        }),
-        channelId: channel.id,
-      });
-    }
+  }
+
+  /** Settles what the turn covered; returns the steered messages to dispatch again. */
+  async #finishTurn(
+    channel: ChannelState,
+    turn: ActiveTurn,
+    result: AgentTurnResult | undefined,
+    failure: TurnFailure | undefined,
+    events: TurnEvents,
+  ): Promise<MessageRecord[]> {
+    const covered = [turn.starter, ...turn.steered];
+    if (result) events.ended(result);
     if (result && !result.isError) {
       await this.#settle(covered, "answered", { kind: "reply", text: result.result }, result);
-      return;
+      return [];
     }
-    const pending = process.popPendingSteers();
+    const pending = turn.process.popPendingSteers();
     if (failure?.kind === "rate_limit") {
       const retryAt = failure.resetAt ?? new Date(Date.now() + this.#retryDelay());
       await this.#defer(channel, covered, retryAt);
-      return;
+      return [];
     }
     const redispatch = this.#matchPending(turn.steered, pending);
     const failed = covered.filter((message) => !redispatch.includes(message));
     const text = result
       ? errorText({ kind: "result", subtype: result.subtype ?? "error", text: result.result })
-      : errorText(failure!);
+      : errorText(failure ?? { kind: "crash", message: "unknown failure" });
     await this.#settle(failed, "failed", { kind: "error", text }, result);
-    for (const message of redispatch) this.#dispatch(message, false);
+    return redispatch;
+  }
+
+  #turnEvents(channel: ChannelState): TurnEvents {
+    return new TurnEvents(
+      channel.id,
+      (event) => this.#publish(event),
+      (sessionId) => this.#track(this.#rememberSession(channel, sessionId)),
+    );
   }
 
   async #steer(channel: ChannelState, turn: ActiveTurn, message: MessageRecord): Promise<void> {
     await this.#options.store.setMessageState(message.id, "steered");
-    const call = turn.process.steer(message.text);
+    const events = this.#turnEvents(channel);
+    const call = turn.process.steer(message.text, events.options(this.#options.turnTimeoutMs));
     turn.steerCalls.add(call);
     try {
       const outcome = await call;
@@ -295,6 +322,7 @@ export class Router {
       }
       const result = outcome.turn;
       if (!result) return;
+      events.ended(result);
       await this.#rememberSession(channel, result.sessionId);
       if (result.isError) {
         const text = errorText({

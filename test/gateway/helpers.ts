@@ -1,0 +1,152 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type GatewayOptions, type RunningGateway, startGateway } from "../../src/gateway/index.js";
+
+export const fakeClaudeSwitch = join(import.meta.dirname, "fake-claude-switch.sh");
+
+/** Polls `probe` until it returns a value other than undefined/false, or fails at the deadline. */
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+export interface TestGateway extends RunningGateway {
+  dataDir: string;
+  scenarioFile: string;
+  fakeLog: string;
+  setScenario(scenario: string): void;
+  api<T = unknown>(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: T }>;
+  messages(channelId: string): Promise<ApiMessage[]>;
+  cleanup(): Promise<void>;
+}
+
+export interface ApiMessage {
+  id: string;
+  role: string;
+  kind: string;
+  text: string;
+  state: string | null;
+  replyTo: string | null;
+  attempts: number;
+}
+
+/** A temp data folder and scenario file for a gateway of the tests. */
+export function testFolders(prefix: string): {
+  dataDir: string;
+  scenarioFile: string;
+  fakeLog: string;
+  remove(): void;
+} {
+  const root = mkdtempSync(join(tmpdir(), `rudder-${prefix}-`));
+  return {
+    dataDir: join(root, "data"),
+    scenarioFile: join(root, "scenario"),
+    fakeLog: join(root, "fake.log"),
+    remove: () => rmSync(root, { recursive: true, force: true }),
+  };
+}
+
+export function apiCaller(url: string, token: string) {
+  return async <T = unknown>(method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${url}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: response.status, body: (await response.json()) as T };
+  };
+}
+
+/** A gateway on a free port whose agents are the fake Claude CLI, scenario `normal` first. */
+export async function startTestGateway(
+  options: Partial<GatewayOptions> & { scenario?: string; prefix?: string } = {},
+): Promise<TestGateway> {
+  const folders = testFolders(options.prefix ?? "gateway");
+  writeFileSync(folders.scenarioFile, options.scenario ?? "normal");
+  const { scenario: _scenario, prefix: _prefix, ...rest } = options;
+  const gateway = await startGateway({
+    dataDir: folders.dataDir,
+    port: 0,
+    engine: {
+      claudeBin: fakeClaudeSwitch,
+      env: { GATEWAY_TEST_SCENARIO_FILE: folders.scenarioFile, FAKE_CLAUDE_LOG: folders.fakeLog },
+    },
+    ...rest,
+  });
+  const api = apiCaller(gateway.url, gateway.token);
+  return {
+    ...gateway,
+    dataDir: folders.dataDir,
+    scenarioFile: folders.scenarioFile,
+    fakeLog: folders.fakeLog,
+    setScenario: (scenario) => writeFileSync(folders.scenarioFile, scenario),
+    api,
+    messages: async (channelId) =>
+      (await api<{ messages: ApiMessage[] }>("GET", `/api/channels/${channelId}/messages`)).body
+        .messages,
+    cleanup: async () => {
+      await gateway.close();
+      folders.remove();
+    },
+  };
+}
+
+export interface SseEvent {
+  id: string | undefined;
+  data: Record<string, unknown> & { type: string };
+}
+
+/** Reads a channel's Server-Sent Events over fetch, collecting them for assertions. */
+export function openEvents(url: string, headers: Record<string, string> = {}) {
+  const controller = new AbortController();
+  const events: SseEvent[] = [];
+  const comments: string[] = [];
+  const done = (async () => {
+    const response = await fetch(url, { headers, signal: controller.signal });
+    if (!response.body) return;
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for await (const chunk of response.body) {
+      buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+      for (let end = buffer.indexOf("\n\n"); end !== -1; end = buffer.indexOf("\n\n")) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        let id: string | undefined;
+        const data: string[] = [];
+        for (const line of block.split("\n")) {
+          if (line.startsWith(":")) comments.push(line);
+          else if (line.startsWith("id:")) id = line.slice(3).trim();
+          else if (line.startsWith("data:")) data.push(line.slice(5).trimStart());
+        }
+        if (data.length > 0) events.push({ id, data: JSON.parse(data.join("\n")) });
+      }
+    }
+  })().catch(() => undefined);
+  return {
+    events,
+    comments,
+    waitFor: (predicate: (event: SseEvent) => boolean, what: string) =>
+      waitFor(() => events.find(predicate), what),
+    close: async () => {
+      controller.abort();
+      await done;
+    },
+  };
+}
