@@ -1,0 +1,296 @@
+/** Behaviours beyond the seed, against the fake CLI over real pipes. */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { ClaudeProcess } from "../../src/claude-cli/claude-process.js";
+import { ClaudeTimeoutError, RateLimitError } from "../../src/claude-cli/errors.js";
+import { FAKE_CLAUDE, fakeProcessFactory, pidAlive, waitUntil } from "./helpers.js";
+
+const factory = fakeProcessFactory();
+const makeProc = factory.make;
+const scratch = mkdtempSync(join(tmpdir(), "rudder-claude-process-"));
+
+afterEach(async () => {
+  await factory.cleanup();
+});
+
+afterAll(() => {
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+function readLog(path: string): Record<string, unknown>[] {
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+describe("steering into a turn the CLI answers twice", () => {
+  it("waits for the queued message's own result and combines both", async () => {
+    const proc = makeProc("steer_queued");
+    const texts: string[] = [];
+    const running = proc.runTurn("alpha", { onText: (text) => texts.push(text) });
+    await waitUntil(() => texts.length >= 1);
+    const outcome = await proc.steer("beta");
+    const result = await running;
+
+    expect(outcome.status).toBe("steered");
+    expect(result.result).toContain("first answer:");
+    expect(result.result).toContain("alpha");
+    expect(result.result).toContain("echo:");
+    expect(result.result).toContain("beta");
+    expect(result.numTurns).toBe(2);
+    expect(result.usage.input_tokens).toBe(20);
+    expect(result.costUsd).toBeCloseTo(0.002);
+
+    // The next turn gets its own answer, not a leftover of the previous one.
+    const next = await proc.runTurn("gamma");
+    expect(next.result).toContain("gamma");
+    expect(next.result).not.toContain("beta");
+  });
+});
+
+describe("failures are data", () => {
+  it("a crash mid-turn is an error result with exit code and stderr tail", async () => {
+    const proc = makeProc("crash_mid_turn");
+    const events: Record<string, unknown>[] = [];
+    const result = await proc.runTurn("hello", { onEvent: (event) => events.push(event) });
+    expect(result.isError).toBe(true);
+    expect(result.subtype).toBe("process_crashed");
+    expect(result.result).toContain("code 3");
+    expect(result.result).toContain("simulated crash");
+    expect(events.some((event) => event.type === "output_error")).toBe(true);
+    expect(proc.alive()).toBe(false);
+  });
+
+  it("keeps the steered text of a turn whose process crashed", async () => {
+    const proc = makeProc("crash_after_steer");
+    const texts: string[] = [];
+    const running = proc.runTurn("first", { onText: (text) => texts.push(text) });
+    await waitUntil(() => texts.length >= 1);
+    expect((await proc.steer("do not lose me")).status).toBe("steered");
+    const result = await running;
+    expect(result.subtype).toBe("process_crashed");
+    expect(result.result).toContain("code 4");
+    expect(proc.popPendingSteers()).toEqual(["do not lose me"]);
+
+    proc.options.env!.FAKE_CLAUDE_SCENARIO = "normal";
+    const again = await proc.runTurn("after the crash");
+    expect(again.isError).toBe(false);
+  });
+
+  it("survives non-JSON lines, blank lines and CRLF", async () => {
+    const proc = makeProc("garbage_output");
+    const events: Record<string, unknown>[] = [];
+    const result = await proc.runTurn("hello", { onEvent: (event) => events.push(event) });
+    expect(result.isError).toBe(false);
+    expect(result.result).toContain("echo:");
+    expect(events.filter((event) => event.type === "output_error")).toHaveLength(2);
+    expect(events.some((event) => event.subtype === "note")).toBe(true);
+  });
+
+  it("parses a 10 MB line", async () => {
+    const proc = makeProc("huge_line");
+    const texts: string[] = [];
+    const result = await proc.runTurn("hello", { onText: (text) => texts.push(text) });
+    expect(result.isError).toBe(false);
+    expect(texts[0]?.length).toBeGreaterThan(10 * 1024 * 1024);
+  });
+
+  it("reports and skips a line over the cap", async () => {
+    const proc = makeProc("huge_line", { extra: { maxLineLength: 1024 * 1024 } });
+    const events: Record<string, unknown>[] = [];
+    const result = await proc.runTurn("hello", { onEvent: (event) => events.push(event) });
+    expect(result.isError).toBe(false);
+    expect(events.find((event) => event.type === "output_error")?.kind).toBe("line_too_long");
+  });
+
+  it("a binary that cannot start is a spawn_failed result", async () => {
+    const proc = new ClaudeProcess("missing", { claudeBin: join(scratch, "no-such-claude") });
+    const result = await proc.runTurn("hello");
+    expect(result.isError).toBe(true);
+    expect(result.subtype).toBe("spawn_failed");
+    expect(result.result).toContain("no-such-claude");
+  });
+
+  it("a rate limit carries structured detection and the reset time when named", async () => {
+    const proc = makeProc("rate_limit");
+    const error = await proc.runTurn("hi").catch((caught) => caught);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect((error as RateLimitError).resetAt).toBeUndefined();
+  });
+
+  it("stop() during a turn resolves it as process_stopped and keeps its steers", async () => {
+    const proc = makeProc("timeout");
+    const running = proc.runTurn("first");
+    await waitUntil(() => proc.sessionId !== null);
+    await proc.steer("keep me");
+    await proc.stop();
+    const result = await running;
+    expect(result.subtype).toBe("process_stopped");
+    expect(proc.popPendingSteers()).toEqual(["keep me"]);
+    expect(proc.alive()).toBe(false);
+  });
+});
+
+describe("process supervision", () => {
+  it("a child ignoring SIGTERM is SIGKILLed, with the tool process in its own session", async () => {
+    const pidFile = join(scratch, "grandchild.pid");
+    const proc = makeProc("ignore_sigterm", { extra: { env: { FAKE_CLAUDE_PID_FILE: pidFile } } });
+    const texts: string[] = [];
+    const running = proc.runTurn("hello", { timeoutMs: 1500, onText: (text) => texts.push(text) });
+    await waitUntil(() => texts.length >= 1);
+    const grandchild = Number(readFileSync(pidFile, "utf8"));
+    expect(pidAlive(grandchild)).toBe(true);
+    await expect(running).rejects.toBeInstanceOf(ClaudeTimeoutError);
+    expect(proc.alive()).toBe(false);
+    await waitUntil(() => !pidAlive(grandchild));
+  });
+
+  it("removes CLAUDECODE and passes maxRetries to the child", async () => {
+    const logPath = join(scratch, "env.log");
+    const previous = process.env.CLAUDECODE;
+    process.env.CLAUDECODE = "1";
+    try {
+      const proc = makeProc("normal", {
+        extra: { maxRetries: 0, env: { FAKE_CLAUDE_LOG: logPath } },
+      });
+      await proc.runTurn("hello");
+    } finally {
+      if (previous === undefined) delete process.env.CLAUDECODE;
+      else process.env.CLAUDECODE = previous;
+    }
+    const start = readLog(logPath).find((entry) => entry.event === "start");
+    expect(start?.env).toEqual({ CLAUDECODE: null, CLAUDE_CODE_MAX_RETRIES: "0" });
+    expect(start?.args).toEqual(
+      expect.arrayContaining(["-p", "--verbose", "--input-format", "stream-json"]),
+    );
+  });
+
+  it("kills live children when the host process exits without stopping them", async () => {
+    const script = join(scratch, "host.ts");
+    const module = join(import.meta.dirname, "..", "..", "src", "claude-cli", "claude-process.ts");
+    writeFileSync(
+      script,
+      `import { ClaudeProcess } from ${JSON.stringify(module)};
+const proc = new ClaudeProcess("exit", { claudeBin: ${JSON.stringify(FAKE_CLAUDE)}, env: { FAKE_CLAUDE_SCENARIO: "timeout" } });
+void proc.runTurn("hang");
+const timer = setInterval(() => {
+  if (proc.sessionId) { console.log(proc.pid); clearInterval(timer); process.exit(0); }
+}, 10);
+`,
+    );
+    const host = spawn(process.execPath, ["--import", "tsx", script], {
+      stdio: ["ignore", "pipe", "inherit"],
+      detached: true,
+    });
+    let output = "";
+    host.stdout.on("data", (chunk) => {
+      output += chunk;
+    });
+    await new Promise((resolve) => host.once("exit", resolve));
+    const childPid = Number(output.trim());
+    expect(childPid).toBeGreaterThan(0);
+    await waitUntil(() => !pidAlive(childPid));
+  });
+});
+
+describe("permissions over the control channel", () => {
+  it("allows with the handler's decision", async () => {
+    const requests: string[] = [];
+    const proc = makeProc("permission", {
+      extra: {
+        onPermissionRequest: (request) => {
+          requests.push(request.toolName);
+          return { behavior: "allow" };
+        },
+      },
+    });
+    expect(proc.buildCommand()).toEqual(
+      expect.arrayContaining(["--permission-prompt-tool", "stdio"]),
+    );
+    const result = await proc.runTurn("touch it");
+    expect(requests).toEqual(["Bash"]);
+    expect(result.result).toBe('permission: allow {"command":"touch made-by-tool"}');
+  });
+
+  it("denies with the handler's reason", async () => {
+    const proc = makeProc("permission", {
+      extra: { onPermissionRequest: () => ({ behavior: "deny", message: "not on my watch" }) },
+    });
+    const result = await proc.runTurn("touch it");
+    expect(result.result).toBe("permission: deny not on my watch");
+  });
+
+  it("denies with a reason when the handler throws or is missing", async () => {
+    const throwing = makeProc("permission", {
+      extra: {
+        onPermissionRequest: () => {
+          throw new Error("database down");
+        },
+      },
+    });
+    expect((await throwing.runTurn("x")).result).toContain(
+      "deny Denied: the permission check failed",
+    );
+    const missing = makeProc("permission", {
+      extra: { extraArgs: ["--permission-prompt-tool", "stdio"] },
+    });
+    expect((await missing.runTurn("x")).result).toContain("no permission handler");
+  });
+});
+
+describe("interrupt, resume, and older dialects", () => {
+  it("interrupt ends the turn in flight", async () => {
+    const proc = makeProc("interrupt");
+    const texts: string[] = [];
+    const running = proc.runTurn("slow work", { onText: (text) => texts.push(text) });
+    await waitUntil(() => texts.length >= 1);
+    await proc.interrupt();
+    const result = await running;
+    expect(result.isError).toBe(true);
+    expect(proc.alive()).toBe(true);
+  });
+
+  it("starts a fresh session once when --resume names an unknown session", async () => {
+    const logPath = join(scratch, "resume.log");
+    const proc = makeProc("resume_missing", {
+      sessionIdEnv: "",
+      extra: { env: { FAKE_CLAUDE_LOG: logPath } },
+    });
+    await proc.runTurn("first");
+    const firstSession = proc.sessionId;
+    expect(firstSession).toBeTruthy();
+    await proc.stop();
+
+    const result = await proc.runTurn("second");
+    expect(result.isError).toBe(false);
+    expect(result.result).toContain("could not be resumed");
+    expect(result.result).toContain("second");
+    expect(proc.sessionId).not.toBe(firstSession);
+    const starts = readLog(logPath).filter((entry) => entry.event === "start");
+    expect(starts.map((entry) => (entry.args as string[]).includes("--resume"))).toEqual([
+      false,
+      true,
+      false,
+    ]);
+  });
+
+  it("counts results when the CLI prints no command_lifecycle lines", async () => {
+    const proc = makeProc("no_lifecycle");
+    expect((await proc.runTurn("one")).result).toContain("one");
+    const outcome = await proc.steer("two");
+    expect(outcome.status).toBe("ran_as_turn");
+    expect(outcome.turn?.result).toContain("two");
+  });
+
+  it("refuses a second concurrent runTurn", async () => {
+    const proc = makeProc("timeout");
+    const running = proc.runTurn("first", { timeoutMs: 60_000 }).catch(() => undefined);
+    await expect(proc.runTurn("second")).rejects.toThrow(/already in flight/);
+    await proc.stop();
+    await running;
+  });
+});
