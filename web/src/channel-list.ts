@@ -39,9 +39,7 @@ export class ChannelList {
   private render(): void {
     const ids = new Set(this.known.map((channel) => channel.id));
     const rows: ChannelSummary[] = [
-      ...[...this.local]
-        .filter((id) => !ids.has(id))
-        .map((id) => ({ id, sessionId: null, lastActivity: null })),
+      ...[...this.local].filter((id) => !ids.has(id)).map((id) => ({ id, sessionId: null })),
       ...this.known,
     ];
     if (rows.length === 0) {
@@ -61,7 +59,9 @@ export class ChannelList {
             "aria-current": current ? "page" : false,
           },
           h("span", { class: "channel-name" }, channel.id),
-          h("span", { class: "channel-time" }, clock(channel.lastActivity)),
+          channel.inflight
+            ? h("span", { class: "channel-working", "data-testid": "channel-working" }, "working")
+            : h("span", { class: "channel-time" }, clock(lastActivity(channel))),
         );
         button.addEventListener("click", () => this.select(channel.id));
         return h("li", {}, button);
@@ -70,7 +70,12 @@ export class ChannelList {
   }
 }
 
+function lastActivity(channel: ChannelSummary): string | number | null {
+  return channel.lastActivity ?? channel.lastActivityAt ?? null;
+}
+
 function activity(channel: ChannelSummary): number {
-  const time = channel.lastActivity === null ? 0 : new Date(channel.lastActivity).getTime();
+  const value = lastActivity(channel);
+  const time = value === null ? 0 : new Date(value).getTime();
   return Number.isNaN(time) ? 0 : time;
 }

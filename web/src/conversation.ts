@@ -9,8 +9,10 @@ import type { Disposition, GatewayEvent, StoredMessage, TurnOutcome } from "./ty
  * the event stream (streamed text, tool calls, task notices).
  *
  * A fresh event stream starts with the gateway's recent events, which repeat
- * what the history already showed. So applying a message twice updates it in
- * place, and a replayed turn takes the place of the stored reply it produced.
+ * what the history already showed. Events come in the order things happened,
+ * so a message an event carries moves to the end of the log (a steer lands
+ * inside the turn it steered, as it did live), and a replayed turn replaces
+ * the stored copy of its reply.
  */
 export class Conversation {
   private readonly messages = new Map<string, MessageView>();
@@ -81,7 +83,7 @@ export class Conversation {
         return;
       case "message_received":
         this.adoptByText(event.message);
-        this.upsert(event.message, event.disposition);
+        this.place(event.message, event.disposition);
         return;
       case "message_state":
         this.messages.get(event.messageId)?.update({ state: event.state });
@@ -92,8 +94,7 @@ export class Conversation {
       case "fallback":
       case "error":
         this.endTurn("failed");
-        this.placeUnanswered(event.message.id);
-        this.upsert(event.message);
+        this.place(event.message);
         if (event.type === "fallback") {
           this.messages
             .get(event.message.id)
@@ -110,6 +111,13 @@ export class Conversation {
     if (event.type === "turn_end") {
       this.endTurn(event.outcome.isError ? "failed" : "done", turnSummary(event.outcome));
     }
+  }
+
+  /** Shows a message an event carries at the end of the log, where it happened. */
+  private place(message: StoredMessage, disposition?: Disposition): void {
+    this.upsert(message, disposition);
+    const view = this.messages.get(message.id);
+    if (view && this.log.lastElementChild !== view.element) this.log.append(view.element);
   }
 
   private upsert(message: StoredMessage, disposition?: Disposition): void {
@@ -155,7 +163,7 @@ export class Conversation {
     const turn = this.turn;
     if (this.replies.has(message.id)) return;
     if (!turn || (turn.replyId !== null && turn.replyText !== message.text)) {
-      this.upsert(message);
+      this.place(message);
       return;
     }
     this.replies.add(message.id);
@@ -163,20 +171,8 @@ export class Conversation {
     if (turn.replyId !== null) return;
     turn.claimReply(message);
     this.endTurn("done");
-    const stored = this.messages.get(message.id);
-    if (stored?.element.isConnected) {
-      turn.moveBefore(stored.element);
-      stored.element.remove();
-      this.messages.delete(message.id);
-    }
-  }
-
-  /** A replayed turn that failed goes just above the stored error or fallback it led to. */
-  private placeUnanswered(messageId: string): void {
-    const stored = this.messages.get(messageId);
-    if (this.turn && this.turn.replyId === null && stored?.element.isConnected) {
-      this.turn.moveBefore(stored.element);
-    }
+    this.messages.get(message.id)?.element.remove();
+    this.messages.delete(message.id);
   }
 
   private startTurn(): TurnView {

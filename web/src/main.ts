@@ -36,6 +36,7 @@ const scheduleChannel = byTestId<HTMLInputElement>("schedule-channel");
 const conversation = new Conversation(log, (busy) => {
   turnStatus.textContent = busy ? "The agent is working. A message sent now steers the turn." : "";
   composer.dataset.busy = String(busy);
+  if (!busy) void refreshChannels();
 });
 
 let channelId: string | null = null;

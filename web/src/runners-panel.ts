@@ -66,7 +66,7 @@ export class RunnersPanel {
         h(
           "span",
           { class: "runner-meta", title: runner.sessionId ? `session ${runner.sessionId}` : "" },
-          `pid ${runner.pid ?? "?"} \u00b7 ${state}`,
+          `pid ${runner.pid ?? "?"} \u00b7 ${runner.oneShot ? "one-shot, " : ""}${state}`,
         ),
       ),
       stop,

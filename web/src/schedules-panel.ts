@@ -28,9 +28,12 @@ export class SchedulesPanel {
 
   private async add(): Promise<void> {
     const data = new FormData(this.form);
+    const channel = String(data.get("channel") ?? "").trim();
+    // The gateway reads `channel`; `channelId` matches the listed shape.
     const body = {
       cron: String(data.get("cron") ?? "").trim(),
-      channelId: String(data.get("channel") ?? "").trim(),
+      channel,
+      channelId: channel,
       prompt: String(data.get("prompt") ?? "").trim(),
     };
     const result = await this.api.post("/api/schedules", body);

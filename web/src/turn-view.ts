@@ -18,6 +18,7 @@ export class TurnView {
   /** Everything streamed, to tell whether the final reply still needs showing. */
   private streamed = "";
   private lastText: HTMLElement | null = null;
+  private summary = "";
   ended = false;
   replyId: string | null = null;
   replyText = "";
@@ -39,7 +40,7 @@ export class TurnView {
     this.lastText = null;
   }
 
-  /** Marks the turn finished; `summary` (duration, cost) goes on its last stretch. */
+  /** Marks the turn finished; `summary` (duration, cost) stays on its last stretch. */
   end(state: "done" | "failed", summary: string): void {
     if (!this.ended || state === "failed") {
       for (const stretch of this.stretches) {
@@ -47,8 +48,9 @@ export class TurnView {
         stretch.status.textContent = "";
       }
     }
+    if (summary) this.summary = summary;
     const last = this.stretches.at(-1);
-    if (last && summary) last.status.textContent = summary;
+    if (last) last.status.textContent = this.summary;
     this.ended = true;
   }
 
@@ -63,16 +65,16 @@ export class TurnView {
     last.article.dataset.kind = "reply";
   }
 
-  /** Puts the whole turn just before `element` (where the history showed its outcome). */
-  moveBefore(element: Element): void {
-    element.before(...this.stretches.map((stretch) => stretch.article));
-  }
-
   /** Where the turn writes next: its last stretch while that still ends the log. */
   private stretch(): Stretch {
     const last = this.stretches.at(-1);
     if (last && this.log.lastElementChild === last.article) return last;
-    const status = h("span", { class: "turn-status-text" }, this.ended ? "" : "working\u2026");
+    if (last) last.status.textContent = "";
+    const status = h(
+      "span",
+      { class: "turn-status-text" },
+      this.ended ? this.summary : "working\u2026",
+    );
     const body = h("div", { class: "turn-body" });
     const article = h(
       "article",

@@ -21,7 +21,13 @@ export interface Health {
 export interface ChannelSummary {
   id: string;
   sessionId: string | null;
-  lastActivity: string | number | null;
+  /** The brief calls it `lastActivity`; the store's record says `lastActivityAt`. */
+  lastActivity?: string | number | null;
+  lastActivityAt?: string | number | null;
+  /** A turn is running on the channel. */
+  inflight?: boolean;
+  /** The channel has a live agent process. */
+  live?: boolean;
 }
 
 export interface Runner {
@@ -31,6 +37,8 @@ export interface Runner {
   inflight: number | boolean;
   idleSince: string | number | null;
   sessionId: string | null;
+  /** Started for one turn because every kept process was busy. */
+  oneShot?: boolean;
 }
 
 export interface Schedule {
@@ -42,4 +50,5 @@ export interface Schedule {
   lastRunAt: string | number | null;
   nextRunAt: string | number | null;
   lastError: string | null;
+  consecutiveFailures?: number;
 }

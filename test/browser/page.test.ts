@@ -1,0 +1,153 @@
+/**
+ * The web page in a real browser (headless Debian Chromium through
+ * playwright-core) against the real gateway, whose agents are the fake
+ * Claude Code CLI in its `steer` scenario: a turn answers "working on: X",
+ * then waits for the next message and finishes with "steered: Y" (X and Y
+ * as the gateway hands them over, inside its external-content markers). So
+ * the steer lands mid-turn by construction, not by timing.
+ *
+ * The page is built from `web/` into a temporary folder first, so the test
+ * always runs the current source and never touches `web/dist`.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { build } from "vite";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningGateway, startGateway } from "../../src/gateway/index.js";
+
+const repository = join(import.meta.dirname, "..", "..");
+const fakeClaude = join(repository, "test", "fixtures", "fake-claude");
+const screenshotPath = join(repository, "test-results", "page.png");
+const demoHint = "Set ANTHROPIC_API_KEY to use a real model.";
+const channel = "browser-test";
+
+let scratch: string;
+let gateway: RunningGateway;
+let context: BrowserContext;
+let page: Page;
+
+beforeAll(async () => {
+  scratch = mkdtempSync(join(tmpdir(), "rudder-page-"));
+  const webRoot = join(scratch, "web");
+  await build({
+    root: join(repository, "web"),
+    configFile: join(repository, "web", "vite.config.ts"),
+    logLevel: "warn",
+    build: { outDir: webRoot, emptyOutDir: true },
+  });
+  gateway = await startGateway({
+    dataDir: join(scratch, "data"),
+    port: 0,
+    webRoot,
+    engine: {
+      claudeBin: fakeClaude,
+      cwd: scratch,
+      env: { FAKE_CLAUDE_SCENARIO: "steer" },
+    },
+    engineName: "fake-claude",
+    demo: true,
+    demoHint,
+    heartbeatMs: 1000,
+  });
+  context = await chromium.launchPersistentContext(join(scratch, "profile"), {
+    executablePath: "/usr/bin/chromium",
+    headless: true,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+    viewport: { width: 1280, height: 800 },
+  });
+  page = context.pages()[0] ?? (await context.newPage());
+});
+
+afterAll(async () => {
+  await context?.close();
+  await gateway?.close();
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
+/** A user message in the log, found by its text. */
+function userMessage(text: string) {
+  return page.locator('[data-testid="message"][data-kind="user"]', { hasText: text });
+}
+
+describe("the web page", () => {
+  it("takes the one-time link, streams a turn, shows a steer, and ends with the reply", async () => {
+    const pageErrors: string[] = [];
+    page.on("pageerror", (error) => pageErrors.push(error.message));
+
+    await page.goto(gateway.pageLink);
+    expect(new URL(page.url()).hash).toBe("");
+    expect(await page.evaluate('localStorage.getItem("rudder.token")')).toBe(gateway.token);
+    await expect.poll(() => page.getByTestId("demo-banner").textContent()).toContain(demoHint);
+    expect(await page.getByTestId("demo-banner").textContent()).toContain(
+      "Demo model: replies are scripted",
+    );
+    expect(await page.getByTestId("auth-notice").isHidden()).toBe(true);
+
+    await page.getByTestId("new-channel-input").fill(channel);
+    await page.getByTestId("new-channel-input").press("Enter");
+    await expect.poll(() => page.getByTestId("conversation-title").textContent()).toBe(channel);
+    await page.locator('[data-testid="connection"][data-status="open"]').waitFor();
+
+    const composer = page.getByTestId("composer-input");
+    await composer.fill("hello page");
+    await composer.press("Enter");
+    const first = userMessage("hello page");
+    await first.and(page.locator('[data-disposition="started"]')).waitFor();
+
+    // The fake answers at once, then holds the turn open until the next message.
+    const streaming = page.locator('[data-testid="turn"][data-turn-state="streaming"]');
+    await streaming.filter({ hasText: /working on:[\s\S]*hello page/ }).waitFor();
+    expect(await page.getByTestId("turn-status").textContent()).toContain("steers the turn");
+    expect(await composer.isEnabled()).toBe(true);
+
+    await composer.fill("use the steering wheel");
+    await page.getByTestId("composer-send").click();
+    const steer = userMessage("use the steering wheel");
+    await steer.and(page.locator('[data-disposition="steered"]')).waitFor();
+    expect(await steer.getByTestId("message-label").textContent()).toBe("steering the turn");
+
+    const reply = page.locator('[data-testid="turn"][data-kind="reply"]');
+    await reply.filter({ hasText: /steered:[\s\S]*use the steering wheel/ }).waitFor();
+    await page.locator('[data-testid="turn"][data-turn-state="streaming"]').waitFor({
+      state: "detached",
+    });
+    await first.and(page.locator('[data-state="answered"]')).waitFor();
+    await steer.and(page.locator('[data-state="answered"]')).waitFor();
+    expect(await page.getByTestId("turn-status").textContent()).toBe("");
+
+    // The side panel polls the live agent processes.
+    await page.locator(`[data-testid="runner"][data-channel="${channel}"]`).waitFor();
+    await page.locator(`[data-testid="channel"][data-channel="${channel}"]`).waitFor();
+
+    mkdirSync(join(repository, "test-results"), { recursive: true });
+    await page.screenshot({ path: screenshotPath, fullPage: true });
+
+    // After a reload the history and the replayed events show the turn once, in order.
+    await page.reload();
+    await page.locator('[data-testid="turn"][data-kind="reply"]').waitFor();
+    const log = page.getByTestId("log");
+    const markers = ["hello page", "working on:", "use the steering wheel", "steered:"];
+    await expect
+      .poll(async () => {
+        const text = (await log.textContent()) ?? "";
+        const positions = markers.map((marker) => text.indexOf(marker));
+        return positions.every((position, index) => position > (positions[index - 1] ?? -1));
+      })
+      .toBe(true);
+    const text = (await log.textContent()) ?? "";
+    expect(text.split("steered:")).toHaveLength(2);
+    expect(text.split("working on:")).toHaveLength(2);
+    expect(pageErrors).toEqual([]);
+  });
+});
