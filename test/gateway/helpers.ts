@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type GatewayOptions, type RunningGateway, startGateway } from "../../src/gateway/index.js";
@@ -18,6 +18,25 @@ export async function waitFor<T>(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/** The entries the fake CLI appended to its log (`FAKE_CLAUDE_LOG`). */
+export function fakeLogEntries(path: string): Array<Record<string, unknown>> {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** Waits until `count` fake processes have started with `scenario`. */
+export function fakeStarted(path: string, scenario: string, count = 1) {
+  return waitFor(() => {
+    const starts = fakeLogEntries(path).filter(
+      (entry) => entry.event === "start" && entry.scenario === scenario,
+    );
+    return starts.length >= count ? starts : undefined;
+  }, `${count} fake CLI processes started with ${scenario}`);
 }
 
 export interface TestGateway extends RunningGateway {

@@ -1,0 +1,121 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { fakeStarted, startTestGateway, type TestGateway, waitFor } from "./helpers.js";
+
+const gateways: TestGateway[] = [];
+async function gatewayWith(options: Parameters<typeof startTestGateway>[0]) {
+  const gateway = await startTestGateway(options);
+  gateways.push(gateway);
+  return gateway;
+}
+afterEach(async () => {
+  await Promise.all(gateways.splice(0).map((gateway) => gateway.cleanup()));
+});
+
+describe("failures are shown and nothing the user said is lost", () => {
+  it("rate limit: an immediate fallback reply, the message deferred, then retried", async () => {
+    // maxLive 0: every turn runs in a fresh process, so the scenario switch takes effect.
+    const gateway = await gatewayWith({
+      prefix: "ratelimit",
+      scenario: "rate_limit",
+      maxLive: 0,
+      rateLimitRetryMs: 1000,
+    });
+    const first = await gateway.api<{ id: string; disposition: string }>(
+      "POST",
+      "/api/channels/limited/messages",
+      { text: "are you there" },
+    );
+    expect(first.body.disposition).toBe("one_shot");
+    const fallback = await waitFor(async () => {
+      const messages = await gateway.messages("limited");
+      return messages.find((message) => message.kind === "fallback");
+    }, "the fallback reply");
+    expect(fallback.replyTo).toBe(first.body.id);
+    expect(fallback.text).toContain("rate limit");
+    expect(fallback.text).toMatch(/retried at \d{4}-\d{2}-\d{2}T/);
+    const deferred = (await gateway.messages("limited")).find(
+      (message) => message.id === first.body.id,
+    );
+    expect(deferred?.state).toBe("deferred");
+
+    const second = await gateway.api<{ id: string; disposition: string }>(
+      "POST",
+      "/api/channels/limited/messages",
+      { text: "still there?" },
+    );
+    expect(second.body.disposition).toBe("deferred");
+
+    gateway.setScenario("normal");
+    const messages = await waitFor(async () => {
+      const all = await gateway.messages("limited");
+      const users = all.filter((message) => message.kind === "user");
+      return users.every((message) => message.state === "answered") ? all : undefined;
+    }, "both messages answered after the retry");
+    const replies = messages.filter((message) => message.kind === "reply");
+    expect(replies.map((reply) => reply.text).join("\n")).toContain("are you there");
+    expect(replies.map((reply) => reply.text).join("\n")).toContain("still there?");
+  });
+
+  it("timeout: the user sees an error and the steered message is dispatched again", async () => {
+    const gateway = await gatewayWith({
+      prefix: "timeout",
+      scenario: "timeout",
+      turnTimeoutMs: 2000,
+    });
+    const first = await gateway.api<{ id: string }>("POST", "/api/channels/slow/messages", {
+      text: "take your time",
+    });
+    const second = await gateway.api<{ id: string; disposition: string }>(
+      "POST",
+      "/api/channels/slow/messages",
+      { text: "and this too" },
+    );
+    expect(second.body.disposition).toBe("steered");
+    await waitFor(async () => {
+      const messages = await gateway.messages("slow");
+      return messages.find((message) => message.id === second.body.id)?.state === "steered";
+    }, "the second message steered");
+    await fakeStarted(gateway.fakeLog, "timeout");
+    gateway.setScenario("normal");
+
+    const messages = await waitFor(async () => {
+      const all = await gateway.messages("slow");
+      const secondState = all.find((message) => message.id === second.body.id)?.state;
+      return secondState === "answered" ? all : undefined;
+    }, "the steered message answered by a new turn");
+    const firstMessage = messages.find((message) => message.id === first.body.id);
+    expect(firstMessage?.state).toBe("failed");
+    const error = messages.find((message) => message.kind === "error");
+    expect(error).toMatchObject({ replyTo: first.body.id, role: "assistant" });
+    expect(error?.text).toContain("timed out after 2s");
+    const reply = messages.find((message) => message.kind === "reply");
+    expect(reply).toMatchObject({ replyTo: second.body.id });
+    expect(reply?.text).toContain("and this too");
+  });
+
+  it("a crashed turn: the user sees the error; the channel works afterwards", async () => {
+    const gateway = await gatewayWith({ prefix: "crash", scenario: "crash_mid_turn" });
+    const first = await gateway.api<{ id: string }>("POST", "/api/channels/crashy/messages", {
+      text: "crash please",
+    });
+    const error = await waitFor(async () => {
+      const messages = await gateway.messages("crashy");
+      return messages.find((message) => message.kind === "error");
+    }, "the error message");
+    expect(error.replyTo).toBe(first.body.id);
+    expect(error.text).toContain("process_crashed");
+    await fakeStarted(gateway.fakeLog, "crash_mid_turn");
+    gateway.setScenario("normal");
+    await gateway.api("POST", "/api/channels/crashy/messages", { text: "better now?" });
+    await waitFor(async () => {
+      const messages = await gateway.messages("crashy");
+      return messages.some(
+        (message) => message.kind === "reply" && message.text.includes("better now?"),
+      );
+    }, "the next message answered");
+    const states = (await gateway.messages("crashy"))
+      .filter((message) => message.kind === "user")
+      .map((message) => message.state);
+    expect(states).toEqual(["failed", "answered"]);
+  });
+});

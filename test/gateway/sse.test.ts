@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openEvents, startTestGateway, type TestGateway, waitFor } from "./helpers.js";
+
+describe("a channel's Server-Sent Events", () => {
+  let gateway: TestGateway;
+
+  beforeAll(async () => {
+    gateway = await startTestGateway({ prefix: "sse", scenario: "steer", heartbeatMs: 200 });
+  });
+  afterAll(async () => {
+    await gateway.cleanup();
+  });
+
+  it("streams routing and agent events with ids, and resumes after Last-Event-ID", async () => {
+    const url = `${gateway.url}/api/channels/live/events`;
+    const stream = openEvents(url, { authorization: `Bearer ${gateway.token}` });
+    await waitFor(() => stream.comments.includes(": connected"), "the stream to open");
+    const first = await gateway.api<{ id: string }>("POST", "/api/channels/live/messages", {
+      text: "first",
+    });
+    await stream.waitFor((event) => event.data.type === "text_delta", "the first text");
+    await gateway.api("POST", "/api/channels/live/messages", { text: "second" });
+    const reply = await stream.waitFor((event) => event.data.type === "reply", "the reply");
+    expect(reply.data).toMatchObject({
+      channelId: "live",
+      message: { kind: "reply", replyTo: first.body.id },
+    });
+    const types = stream.events.map((event) => event.data.type);
+    expect(types).toEqual(
+      expect.arrayContaining(["message_received", "turn_start", "text_delta", "turn_end", "reply"]),
+    );
+    expect(types.indexOf("message_received")).toBeLessThan(types.indexOf("turn_start"));
+    const received = stream.events.filter((event) => event.data.type === "message_received");
+    expect(received.map((event) => event.data.disposition)).toEqual(["started", "steered"]);
+    const ids = stream.events.map((event) => Number(event.id));
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(stream.events.every((event) => event.data.channelId === "live")).toBe(true);
+    await waitFor(() => stream.comments.includes(": ping"), "a heartbeat");
+    await stream.close();
+
+    const middle = stream.events[2]!;
+    const resumed = openEvents(`${url}?token=${gateway.token}`, {
+      "last-event-id": middle.id!,
+    });
+    const last = stream.events.at(-1)!;
+    await resumed.waitFor((event) => event.id === last.id, "the replay up to the last event");
+    expect(resumed.events.map((event) => event.id)).toEqual(
+      stream.events.slice(3).map((event) => event.id),
+    );
+    await resumed.close();
+
+    const byQuery = openEvents(`${url}?token=${gateway.token}&lastEventId=${last.id}`);
+    await gateway.api("POST", "/api/channels/live/messages", { text: "third" });
+    const next = await byQuery.waitFor((event) => event.data.type === "message_received", "new");
+    expect(Number(next.id)).toBe(Number(last.id) + 1);
+    await byQuery.close();
+  });
+});
