@@ -150,4 +150,24 @@ describe("the web page", () => {
     expect(text.split("working on:")).toHaveLength(2);
     expect(pageErrors).toEqual([]);
   });
+
+  it("adds and removes a schedule, shows a bad cron's error, and stops an agent process", async () => {
+    await page.getByTestId("schedule-cron").fill("not a cron");
+    await page.getByTestId("schedule-prompt").fill("say hello");
+    await page.getByTestId("schedule-add").click();
+    await expect.poll(() => page.getByTestId("schedules-error").textContent()).toContain("cron");
+
+    await page.getByTestId("schedule-cron").fill("0 0 1 1 *");
+    await page.getByTestId("schedule-add").click();
+    const schedule = page.getByTestId("schedule").filter({ hasText: "say hello" });
+    await schedule.waitFor();
+    expect(await schedule.textContent()).toContain(channel);
+    expect(await page.getByTestId("schedules-error").textContent()).toBe("");
+    await schedule.getByTestId("schedule-remove").click();
+    await schedule.waitFor({ state: "detached" });
+
+    const runner = page.locator(`[data-testid="runner"][data-channel="${channel}"]`);
+    await runner.getByTestId("runner-stop").click();
+    await runner.waitFor({ state: "detached" });
+  });
 });
