@@ -61,7 +61,8 @@ export class AgentActivity {
       case "turn_end": {
         const { outcome } = event;
         if (!outcome.isError) return null;
-        const summary = `${outcome.subtype}: ${outcome.result}`;
+        const reason = outcome.subtype === "success" ? outcome.terminalReason : outcome.subtype;
+        const summary = `${reason}: ${outcome.result}`;
         return noticeLine("turn failed", summary, outcome.result, true).element;
       }
       default:

@@ -96,9 +96,7 @@ export class Conversation {
         this.endTurn("failed");
         this.place(event.message);
         if (event.type === "fallback") {
-          this.messages
-            .get(event.message.id)
-            ?.note(`Retried automatically at ${clock(event.retryAt)}.`);
+          this.messages.get(event.message.id)?.note(`Retry at ${clock(event.retryAt)}.`);
         }
         return;
       default:

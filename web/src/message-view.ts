@@ -81,7 +81,6 @@ export function messageView(message: StoredMessage, disposition?: Disposition): 
     text.textContent = current.text;
     time.textContent = clock(current.createdAt);
     if (current.createdAt) time.dateTime = current.createdAt;
-    state.textContent = current.kind === "user" && current.state ? current.state : "";
     const routing =
       current.kind === "user"
         ? routingLabel(currentDisposition, current.state)
@@ -96,6 +95,9 @@ export function messageView(message: StoredMessage, disposition?: Disposition): 
     label.textContent = routing?.text ?? "";
     label.title = routing?.title ?? "";
     label.dataset.tone = routing?.tone ?? "";
+    // The state is shown unless the label already says it ("deferred", "failed").
+    const stateText = current.kind === "user" ? (current.state ?? "") : "";
+    state.textContent = stateText === routing?.text ? "" : stateText;
   }
   render();
   return {
