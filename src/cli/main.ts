@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { chatCommandLine } from "./chat.js";
 import { runCommandLine } from "./run.js";
 
 const USAGE = `rudder: an agent harness and channel gateway
@@ -48,6 +49,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   if (command === "run") return runCommandLine(rest, io());
+  if (command === "chat") return chatCommandLine(rest, io());
   if (looksLikeHeadlessRun(argv)) return runCommandLine(argv, io());
   process.stderr.write(`rudder: unknown command "${command}"\n\n${USAGE}\n`);
   return 2;

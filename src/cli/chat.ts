@@ -1,0 +1,123 @@
+import { Session } from "../agent/session.js";
+import type { Confirm } from "../agent/tool-dispatch.js";
+import { installSignalCleanup, killAllProcessGroups } from "../tools/process-groups.js";
+import { createAgentSetup } from "./agent-setup.js";
+import { type FlagSpecs, listFlag, parseArgs, stringFlag } from "./args.js";
+import { ChatController } from "./chat-controller.js";
+import { ChatInput } from "./chat-input.js";
+import { ChatRenderer } from "./chat-renderer.js";
+import { ChatScreen } from "./chat-screen.js";
+import type { CommandIo } from "./run.js";
+
+export const CHAT_FLAGS: FlagSpecs = {
+  model: { type: "string" },
+  settings: { type: "string" },
+  cwd: { type: "string" },
+  wake: { type: "boolean" },
+  allowedTools: { type: "list" },
+  "allowed-tools": { type: "list" },
+  disallowedTools: { type: "list" },
+  "disallowed-tools": { type: "list" },
+  "system-prompt": { type: "string" },
+  "append-system-prompt": { type: "string" },
+  help: { type: "boolean", short: "h" },
+};
+
+export const CHAT_USAGE = `usage: rudder chat [--model M] [--settings FILE] [--cwd DIR] [--wake]
+  The interactive agent in a terminal. Text typed while the agent works joins
+  the running turn. --wake starts a turn as soon as a background task ends
+  while the agent is idle (otherwise its result joins your next message).
+  --model demo runs the offline demo model. Type /help inside for commands.`;
+
+export interface ChatIo extends CommandIo {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+}
+
+/** A terminal on both ends, that can draw (not `TERM=dumb`). */
+function isInteractive(io: ChatIo): boolean {
+  return io.stdin.isTTY === true && io.stdout.isTTY === true && io.env.TERM !== "dumb";
+}
+
+/** `rudder chat`: the interactive agent. Resolves to the process exit code. */
+export async function chatCommandLine(argv: readonly string[], io: ChatIo): Promise<number> {
+  const parsed = parseArgs(argv, CHAT_FLAGS);
+  if (!parsed.ok) {
+    io.stderr.write(`rudder chat: ${parsed.error}\n${CHAT_USAGE}\n`);
+    return 2;
+  }
+  const { args } = parsed;
+  if (args.flags.help === true) {
+    io.stdout.write(`${CHAT_USAGE}\n`);
+    return 0;
+  }
+  if (args.positionals.length > 0) {
+    io.stderr.write(`rudder chat: takes no prompt argument (use rudder run "<prompt>")\n`);
+    return 2;
+  }
+
+  let controller: ChatController | undefined;
+  const confirm: Confirm = (request, signal) =>
+    controller === undefined ? Promise.resolve(false) : controller.confirm(request, signal);
+  const model = stringFlag(args, "model");
+  const settingsFile = stringFlag(args, "settings");
+  const cwd = stringFlag(args, "cwd");
+  const systemPrompt = stringFlag(args, "system-prompt");
+  const appendSystemPrompt = stringFlag(args, "append-system-prompt");
+  const created = await createAgentSetup(
+    {
+      allowedTools: [...listFlag(args, "allowedTools"), ...listFlag(args, "allowed-tools")],
+      disallowedTools: [
+        ...listFlag(args, "disallowedTools"),
+        ...listFlag(args, "disallowed-tools"),
+      ],
+      confirm,
+      ...(model === undefined ? {} : { model }),
+      ...(settingsFile === undefined ? {} : { settingsFile }),
+      ...(cwd === undefined ? {} : { cwd }),
+      ...(systemPrompt === undefined ? {} : { systemPrompt }),
+      ...(appendSystemPrompt === undefined ? {} : { appendSystemPrompt }),
+    },
+    io.env,
+  );
+  if (!created.ok) {
+    io.stderr.write(`rudder chat: ${created.error}\n`);
+    return 2;
+  }
+  const { setup } = created;
+  for (const warning of setup.warnings) io.stderr.write(`rudder: ${warning}\n`);
+
+  installSignalCleanup();
+  // A closed terminal sends SIGHUP; background tasks run in their own process
+  // groups, so they would not get it and must be killed here.
+  const onHangup = (): void => {
+    killAllProcessGroups();
+    process.exit(129);
+  };
+  process.on("SIGHUP", onHangup);
+
+  const session = new Session(setup.options);
+  const terminal = isInteractive(io);
+  io.stdout.write(
+    `rudder chat  model ${setup.model.name}  workspace ${setup.workspace}\n` +
+      `/help for commands, /quit or Ctrl-D to leave\n`,
+  );
+  const handlers = {
+    line: (text: string) => controller?.line(text),
+    interrupt: () => controller?.interrupt(),
+    end: () => controller?.end(),
+    keypress: (name: string | undefined, ctrl: boolean) => controller?.keypress(name, ctrl),
+  };
+  const input = new ChatInput({ input: io.stdin, output: io.stdout, terminal }, handlers);
+  const screen = new ChatScreen({ output: io.stdout, ...(terminal ? { input } : {}) });
+  const renderer = new ChatRenderer(screen);
+  controller = new ChatController({
+    session,
+    renderer,
+    screen,
+    input,
+    wake: args.flags.wake === true,
+  });
+  const code = await controller.finished;
+  process.off("SIGHUP", onHangup);
+  return code;
+}

@@ -1,0 +1,246 @@
+import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type FakeMessagesApi,
+  lastToolResults,
+  lastUserText,
+  startFakeMessagesApi,
+} from "../fixtures/fake-messages-api.js";
+import { isAlive } from "../tools/process-state.js";
+import { atIdlePrompt, commandLine, descendants, screenLines, TmuxDriver } from "./tmux-driver.js";
+
+const CLI = join(import.meta.dirname, "..", "..", "dist", "cli.js");
+
+/**
+ * `rudder chat` in a real terminal (tmux), against the fake Messages API.
+ * The steps run in order on one chat, as a person would use it.
+ */
+describe("rudder chat in a terminal", () => {
+  let api: FakeMessagesApi;
+  let workspace: string;
+  let home: string;
+  let tmux: TmuxDriver;
+  let chatPid = 0;
+  /** Every process seen below the chat, to check none outlives it. */
+  const seen = new Set<number>();
+
+  const remember = (): void => {
+    for (const pid of descendants(chatPid)) seen.add(pid);
+  };
+
+  beforeAll(async () => {
+    api = await startFakeMessagesApi();
+    workspace = realpathSync(mkdtempSync(join(tmpdir(), "rudder-chat-")));
+    home = mkdtempSync(join(tmpdir(), "rudder-chat-home-"));
+    tmux = new TmuxDriver("chat");
+    await tmux.start(
+      [
+        "env",
+        "-i",
+        `PATH=${process.env.PATH ?? "/usr/bin:/bin"}`,
+        `HOME=${home}`,
+        "TERM=xterm-256color",
+        `ANTHROPIC_BASE_URL=${api.url}`,
+        "ANTHROPIC_API_KEY=dummy",
+        "RUDDER_MAX_RETRIES=0",
+        process.execPath,
+        CLI,
+        "chat",
+      ],
+      { cwd: workspace },
+    );
+    chatPid = await tmux.panePid();
+  });
+
+  afterAll(async () => {
+    await tmux?.kill();
+    for (const pid of seen) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // gone, as it should be
+      }
+    }
+    await api?.close();
+    rmSync(workspace, { recursive: true, force: true });
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it("starts at a prompt, and a blank line only re-prompts", async () => {
+    await tmux.waitFor("the banner and the prompt", (screen) => {
+      return screen.includes("rudder chat") && atIdlePrompt(screen);
+    });
+    await tmux.type("");
+    await tmux.waitFor("two prompts", (screen) => {
+      return screenLines(screen).filter((line) => line === ">").length >= 2;
+    });
+    expect(await tmux.exitStatus()).toBeUndefined();
+    expect(api.mainRequests()).toHaveLength(0);
+  });
+
+  it("streams text as it arrives, and Ctrl-C aborts the turn and gives the prompt back", async () => {
+    api.push({ hangUntilAborted: true, text: "Partial words arrive" });
+    await tmux.type("say something");
+    // The reply is still open: whatever shows was streamed.
+    await tmux.waitForText("Partial words arrive");
+    await tmux.key("C-c");
+    const screen = await tmux.waitFor(
+      "the prompt after the abort",
+      (text) => atIdlePrompt(text) && text.includes("(interrupted)"),
+    );
+    expect(screenLines(screen).slice(-4)).toEqual([
+      "> say something",
+      "Partial words arrive",
+      "  (interrupted)",
+      ">",
+    ]);
+    expect(await tmux.exitStatus()).toBeUndefined();
+  });
+
+  it("shows a tool call and its outcome on one line each", async () => {
+    api.push(
+      { toolUse: { name: "bash", input: { command: "printf 'one\\ntwo\\nthree\\n'" } } },
+      { text: "Printed three lines." },
+    );
+    await tmux.type("print three lines");
+    const screen = await tmux.waitFor(
+      "the reply after the tool",
+      (text) => text.includes("Printed three lines.") && atIdlePrompt(text),
+    );
+    expect(screen).toContain("  > bash  printf 'one\\ntwo\\nthree\\n'");
+    expect(screen).toContain("  ok (3 lines)");
+  });
+
+  it("asks Allow? [y/N] for rm, and n denies it", async () => {
+    writeFileSync(join(workspace, "notes.txt"), "keep me\n");
+    api.push(
+      { toolUse: { name: "bash", input: { command: "rm notes.txt" } } },
+      { text: "Left the file alone." },
+    );
+    await tmux.type("delete the notes");
+    await tmux.waitFor("the question", (screen) =>
+      (screenLines(screen).at(-1) ?? "").includes("Allow? [y/N]"),
+    );
+    await tmux.type("n");
+    const screen = await tmux.waitFor(
+      "the reply after the denial",
+      (text) => text.includes("Left the file alone.") && atIdlePrompt(text),
+    );
+    expect(screen).toContain("  > bash  rm notes.txt");
+    expect(screen).toMatch(/ {2}denied: /);
+    expect(existsSync(join(workspace, "notes.txt"))).toBe(true);
+    const results = lastToolResults(api.mainRequests().at(-1) as never);
+    expect(results[0]?.is_error).toBe(true);
+    expect(String(results[0]?.content)).toContain("Permission denied");
+  });
+
+  it("announces a finished background task, lists tasks, delivers it at the next prompt", async () => {
+    api.push(
+      {
+        toolUse: [
+          {
+            name: "bash",
+            input: { command: "sleep 0.3; echo short-done", run_in_background: true },
+          },
+          { name: "bash", input: { command: "sleep 300", run_in_background: true } },
+        ],
+      },
+      { text: "Two tasks started." },
+    );
+    await tmux.type("start two tasks");
+    await tmux.waitFor(
+      "the turn to end",
+      (text) => text.includes("Two tasks started.") && atIdlePrompt(text),
+    );
+    remember();
+    expect([...seen].some((pid) => commandLine(pid).includes("sleep 300"))).toBe(true);
+    // The notice comes on its own, with the agent idle and nothing typed.
+    await tmux.waitForText("[bg_0001 completed] sleep 0.3; echo short-done");
+    await tmux.waitFor("the prompt after the notice", atIdlePrompt);
+
+    await tmux.type("/tasks");
+    const listing = await tmux.waitFor("the task list", (text) => /bg_0002 +running/.test(text));
+    expect(listing).toMatch(/bg_0001 +completed/);
+    expect(listing).toContain("sleep 300");
+
+    const before = api.mainRequests().length;
+    api.push({ text: "Noted the result." });
+    await tmux.type("anything new?");
+    await tmux.waitForText("Noted the result.");
+    const request = api.mainRequests()[before];
+    expect(JSON.stringify(request?.body.messages)).toContain("<task_id>bg_0001</task_id>");
+    expect(JSON.stringify(request?.body.messages)).toContain("short-done");
+    await tmux.waitFor("the prompt", atIdlePrompt);
+  });
+
+  it("shows a spinner while a tool works, and typed text steers the running turn", async () => {
+    api.push(
+      {
+        toolUse: {
+          name: "bash",
+          input: { command: "until [ -e release ]; do sleep 0.05; done; echo released" },
+        },
+      },
+      { reply: (request) => ({ text: `Steered by: ${lastUserText(request)}` }) },
+    );
+    await tmux.type("wait for the release");
+    await tmux.waitFor("the spinner", (screen) => /running bash \d+\.\ds/.test(screen));
+    remember();
+    await tmux.type("and also say hello");
+    await tmux.waitForText("> and also say hello  (steering the running turn)");
+    writeFileSync(join(workspace, "release"), "");
+    const screen = await tmux.waitFor(
+      "the steered reply",
+      (text) => text.includes("Steered by: and also say hello") && atIdlePrompt(text),
+    );
+    expect(screen).toContain("  ok (1 line)");
+  });
+
+  it("Ctrl-C during a tool kills it and keeps the chat", async () => {
+    api.push({ toolUse: { name: "bash", input: { command: "sleep 400" } } });
+    await tmux.type("sleep a long time");
+    await tmux.waitFor("the spinner", (screen) => /running bash \d+\.\ds/.test(screen));
+    remember();
+    let sleeper: number | undefined;
+    const spawnDeadline = Date.now() + 5000;
+    while (sleeper === undefined && Date.now() < spawnDeadline) {
+      remember();
+      sleeper = [...seen].find((pid) => commandLine(pid).includes("sleep 400"));
+      if (sleeper === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(sleeper).toBeDefined();
+    await tmux.key("C-c");
+    await tmux.waitFor(
+      "the prompt after the abort",
+      (text) => atIdlePrompt(text) && screenLines(text).includes("  (interrupted)"),
+    );
+    const deadline = Date.now() + 5000;
+    while (isAlive(sleeper as number) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(isAlive(sleeper as number)).toBe(false);
+    expect(await tmux.exitStatus()).toBeUndefined();
+  });
+
+  it("/quit leaves with status 0 and no process left behind", async () => {
+    remember();
+    await tmux.type("/quit");
+    const deadline = Date.now() + 10_000;
+    let status = await tmux.exitStatus();
+    while (status === undefined && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      status = await tmux.exitStatus();
+    }
+    expect(status).toBe(0);
+    expect(seen.size).toBeGreaterThan(0);
+    // Killed groups get a short grace period before SIGKILL.
+    const killDeadline = Date.now() + 5000;
+    while ([...seen].some((pid) => isAlive(pid)) && Date.now() < killDeadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const stillAlive = [...seen].filter((pid) => isAlive(pid));
+    expect(stillAlive.map((pid) => `${pid} ${commandLine(pid)}`)).toEqual([]);
+  });
+});

@@ -1,0 +1,156 @@
+import { execFile } from "node:child_process";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+
+/**
+ * One tmux server of its own (a private socket file), so tests never touch
+ * anybody else's sessions, driving one program in one pane.
+ */
+export class TmuxDriver {
+  readonly socket: string;
+  readonly target = "chat";
+
+  constructor(name: string) {
+    this.socket = join(tmpdir(), `rudder-tmux-${name}-${process.pid}-${Date.now()}`);
+  }
+
+  async tmux(...args: string[]): Promise<string> {
+    const { stdout } = await run("tmux", ["-S", this.socket, "-f", "/dev/null", ...args]);
+    return stdout;
+  }
+
+  /** Starts `command` (argv, run without a shell) in a detached session; the pane stays after exit. */
+  async start(command: string[], options: { cwd: string; columns?: number; rows?: number }) {
+    await this.tmux(
+      "new-session",
+      "-d",
+      "-s",
+      this.target,
+      "-x",
+      String(options.columns ?? 160),
+      "-y",
+      String(options.rows ?? 50),
+      "-c",
+      options.cwd,
+      ...command,
+      ";",
+      "set-option",
+      "-t",
+      this.target,
+      "remain-on-exit",
+      "on",
+    );
+  }
+
+  async panePid(): Promise<number> {
+    return Number(
+      (await this.tmux("display-message", "-p", "-t", this.target, "#{pane_pid}")).trim(),
+    );
+  }
+
+  /** Undefined while the program runs; its exit status once it has ended. */
+  async exitStatus(): Promise<number | undefined> {
+    const text = await this.tmux(
+      "display-message",
+      "-p",
+      "-t",
+      this.target,
+      "#{pane_dead} #{pane_dead_status}",
+    );
+    const [dead, status] = text.trim().split(" ");
+    return dead === "1" ? Number(status) : undefined;
+  }
+
+  /** The whole pane, scrollback included. */
+  async capture(): Promise<string> {
+    return this.tmux("capture-pane", "-p", "-t", this.target, "-S", "-", "-E", "-");
+  }
+
+  /** Types `text` literally, then Enter unless `enter` is false. */
+  async type(text: string, enter = true): Promise<void> {
+    if (text !== "") await this.tmux("send-keys", "-t", this.target, "-l", text);
+    if (enter) await this.tmux("send-keys", "-t", this.target, "Enter");
+  }
+
+  async key(name: string): Promise<void> {
+    await this.tmux("send-keys", "-t", this.target, name);
+  }
+
+  /** Polls the pane until `test` holds; fails with the pane's text after `timeoutMs`. */
+  async waitFor(
+    what: string,
+    test: (screen: string) => boolean,
+    timeoutMs = 10_000,
+  ): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    let screen = "";
+    while (Date.now() < deadline) {
+      screen = await this.capture();
+      if (test(screen)) return screen;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`timed out waiting for ${what}; the pane shows:\n${screen}`);
+  }
+
+  async waitForText(text: string, timeoutMs?: number): Promise<string> {
+    return this.waitFor(JSON.stringify(text), (screen) => screen.includes(text), timeoutMs);
+  }
+
+  async kill(): Promise<void> {
+    await this.tmux("kill-server").catch(() => undefined);
+    rmSync(this.socket, { force: true });
+  }
+}
+
+/** Lines of a capture, without trailing blanks. */
+export function screenLines(screen: string): string[] {
+  const lines = screen.split("\n").map((line) => line.trimEnd());
+  while (lines.length > 0 && lines.at(-1) === "") lines.pop();
+  return lines;
+}
+
+/** True when the last line is the idle prompt `>` with nothing typed. */
+export function atIdlePrompt(screen: string): boolean {
+  return screenLines(screen).at(-1) === ">";
+}
+
+/** Every process below `root` now, from /proc. */
+export function descendants(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const parent = Number(fields[1]);
+      const list = children.get(parent) ?? [];
+      list.push(Number(entry));
+      children.set(parent, list);
+    } catch {
+      // gone while listing
+    }
+  }
+  const found: number[] = [];
+  const queue = [root];
+  while (queue.length > 0) {
+    const pid = queue.shift() as number;
+    for (const child of children.get(pid) ?? []) {
+      found.push(child);
+      queue.push(child);
+    }
+  }
+  return found;
+}
+
+/** The command line of `pid`, or "" when it is gone. */
+export function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ").trim();
+  } catch {
+    return "";
+  }
+}
