@@ -11,7 +11,7 @@ import { createAnthropicModel } from "../model/anthropic-model.js";
 import { createDemoModel } from "../model/demo-model.js";
 import { modelConfigFromEnv } from "../model/model-config.js";
 import type { Message, Model } from "../model/types.js";
-import { rulesFromToolLists } from "../permissions/parse-rule.js";
+import { rulesFromToolLists, validatePermissionRules } from "../permissions/parse-rule.js";
 import type { PermissionRules } from "../permissions/types.js";
 import { createDefaultTools } from "../tools/default-tools.js";
 
@@ -94,8 +94,8 @@ export async function createAgentSetup(
   }
 
   const toolRules = rulesFromToolLists(flags.allowedTools ?? [], flags.disallowedTools ?? []);
-  for (const error of toolRules.errors) warnings.push(error);
-  const rules = mergeRules(settings.permissions, toolRules.rules);
+  const rules = mergeRules(settings.permissions, toolRules);
+  for (const problem of validatePermissionRules(rules)) warnings.push(problem);
 
   const sessionId = flags.sessionId ?? randomUUID();
   const hooks = createHookRunner({
