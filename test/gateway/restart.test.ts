@@ -1,0 +1,158 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { apiCaller, fakeLogEntries, fakeStarted, testFolders, waitFor } from "./helpers.js";
+
+interface ChildGateway {
+  child: ChildProcess;
+  url: string;
+  token: string;
+  exited: Promise<void>;
+}
+
+const children: ChildProcess[] = [];
+const orphans: number[] = [];
+
+function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+afterEach(async () => {
+  for (const child of children.splice(0)) killGroup(child.pid, "SIGKILL");
+  for (const pid of orphans.splice(0)) killGroup(pid, "SIGKILL");
+});
+
+async function startChild(dataDir: string, scenarioFile: string, fakeLog: string) {
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      join(import.meta.dirname, "gateway-child.ts"),
+      dataDir,
+      scenarioFile,
+      fakeLog,
+    ],
+    { detached: true, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  children.push(child);
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const first = await new Promise<string>((resolve, reject) => {
+    let buffered = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const newline = buffered.indexOf("\n");
+      if (newline !== -1) resolve(buffered.slice(0, newline));
+    });
+    child.once("exit", (code) => reject(new Error(`gateway child exited ${code}: ${stderr}`)));
+  });
+  const { url, token } = JSON.parse(first) as { url: string; token: string };
+  return { child, url, token, exited } satisfies ChildGateway;
+}
+
+interface Message {
+  id: string;
+  kind: string;
+  text: string;
+  state: string | null;
+  replyTo: string | null;
+}
+
+describe("a gateway killed with SIGKILL mid-turn", () => {
+  it("answers every message exactly once after it starts again on the same data", async () => {
+    const folders = testFolders("restart");
+    writeFileSync(folders.scenarioFile, "timeout");
+    try {
+      const first = await startChild(folders.dataDir, folders.scenarioFile, folders.fakeLog);
+      const api = apiCaller(first.url, first.token);
+      const texts = { a1: "alpha one", a2: "alpha two", b1: "beta one" };
+      const posted = {
+        a1: await api<{ disposition: string }>("POST", "/api/channels/alpha/messages", {
+          text: texts.a1,
+        }),
+        a2: await api<{ disposition: string }>("POST", "/api/channels/alpha/messages", {
+          text: texts.a2,
+        }),
+        b1: await api<{ disposition: string }>("POST", "/api/channels/beta/messages", {
+          text: texts.b1,
+        }),
+      };
+      expect(Object.values(posted).map((response) => response.body.disposition)).toEqual([
+        "started",
+        "steered",
+        "started",
+      ]);
+      await fakeStarted(folders.fakeLog, "timeout", 2);
+      const sessions = await waitFor(async () => {
+        const { body } = await api<{ channels: Array<{ id: string; sessionId: string | null }> }>(
+          "GET",
+          "/api/channels",
+        );
+        return body.channels.length === 2 && body.channels.every((channel) => channel.sessionId)
+          ? body.channels
+          : undefined;
+      }, "both channels to know their sessions");
+      await waitFor(async () => {
+        const { body } = await api<{ messages: Message[] }>("GET", "/api/channels/alpha/messages");
+        return body.messages.some((message) => message.state === "steered");
+      }, "the steer stored");
+      for (const entry of fakeLogEntries(folders.fakeLog)) {
+        if (entry.event === "start") orphans.push(entry.pid as number);
+      }
+
+      killGroup(first.child.pid, "SIGKILL");
+      await first.exited;
+      // The agents run in their own process groups and outlive the killed gateway.
+      for (const pid of orphans) killGroup(pid, "SIGKILL");
+
+      writeFileSync(folders.scenarioFile, "normal");
+      const second = await startChild(folders.dataDir, folders.scenarioFile, folders.fakeLog);
+      const again = apiCaller(second.url, second.token);
+      const all = async () => [
+        ...(await again<{ messages: Message[] }>("GET", "/api/channels/alpha/messages")).body
+          .messages,
+        ...(await again<{ messages: Message[] }>("GET", "/api/channels/beta/messages")).body
+          .messages,
+      ];
+      const messages = await waitFor(async () => {
+        const current = await all();
+        const users = current.filter((message) => message.kind === "user");
+        return users.length === 3 && users.every((message) => message.state === "answered")
+          ? current
+          : undefined;
+      }, "every message answered after the restart");
+
+      const replies = messages.filter((message) => message.kind === "reply");
+      for (const text of Object.values(texts)) {
+        expect(
+          replies.filter((reply) => reply.text.includes(text)),
+          text,
+        ).toHaveLength(1);
+      }
+      expect(messages.filter((message) => message.kind === "error")).toEqual([]);
+      const resumedArgs = fakeLogEntries(folders.fakeLog)
+        .filter((entry) => entry.event === "start" && entry.scenario === "normal")
+        .map((entry) => (entry.args as string[]).join(" "));
+      for (const channel of sessions) {
+        expect(resumedArgs.some((args) => args.includes(`--resume ${channel.sessionId}`))).toBe(
+          true,
+        );
+      }
+
+      killGroup(second.child.pid, "SIGTERM");
+      await second.exited;
+    } finally {
+      folders.remove();
+    }
+  });
+});
