@@ -1,0 +1,121 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  type FakeMessagesApi,
+  lastToolResults,
+  type ScriptStep,
+  startFakeMessagesApi,
+} from "../fixtures/fake-messages-api.js";
+
+/** Installed by scripts/install-claude-code.sh, which `npm test` runs first. */
+const CLAUDE = resolve(".cache/claude-code/node_modules/.bin/claude");
+
+const cleanups: Array<() => Promise<void> | void> = [];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // The group is already gone.
+  }
+}
+
+/** Runs `claude -p` against the fake API and resolves with its stream-json lines. */
+async function runClaude(
+  script: ScriptStep[],
+  prompt: string,
+): Promise<{
+  api: FakeMessagesApi;
+  lines: Array<Record<string, unknown>>;
+  code: number | null;
+  errors: string;
+}> {
+  const api = await startFakeMessagesApi({ script });
+  const home = mkdtempSync(join(tmpdir(), "rudder-claude-"));
+  cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+  cleanups.push(() => api.close());
+  const child = spawn(
+    CLAUDE,
+    ["-p", prompt, "--output-format", "stream-json", "--verbose", "--allowedTools", "Bash"],
+    {
+      cwd: home,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: {
+        PATH: process.env.PATH,
+        HOME: home,
+        CLAUDE_CONFIG_DIR: join(home, ".claude"),
+        TMPDIR: home,
+        CLAUDE_CODE_TMPDIR: home,
+        ANTHROPIC_BASE_URL: api.url,
+        ANTHROPIC_API_KEY: "dummy",
+        DISABLE_TELEMETRY: "1",
+        DISABLE_AUTOUPDATER: "1",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        IS_SANDBOX: "1",
+        CLAUDE_CODE_MAX_RETRIES: "0",
+      },
+    },
+  );
+  cleanups.push(async () => {
+    killGroup(child, "SIGTERM");
+    const timer = setTimeout(() => killGroup(child, "SIGKILL"), 2000);
+    timer.unref();
+  });
+  let errors = "";
+  child.stderr.on("data", (chunk: Buffer) => {
+    errors += chunk.toString();
+  });
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const code = await new Promise<number | null>((done, fail) => {
+    child.on("error", fail);
+    child.on("close", (exitCode) => done(exitCode));
+  });
+  const lines = output
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  return { api, lines, code, errors };
+}
+
+describe.skipIf(!existsSync(CLAUDE))("fake Messages API with the real Claude Code CLI", () => {
+  it("serves a tool call and a final answer that Claude Code accepts", async () => {
+    const { api, lines, code, errors } = await runClaude(
+      [
+        { toolUse: { name: "Bash", input: { command: "echo fixture-ok", description: "echo" } } },
+        { text: "All done." },
+      ],
+      "say something",
+    );
+    expect(code, errors).toBe(0);
+    const result = lines.find((line) => line.type === "result");
+    expect(result).toMatchObject({ is_error: false, result: "All done.", num_turns: 2 });
+    const main = api.mainRequests();
+    expect(main).toHaveLength(2);
+    expect(main[0]?.url).toBe("/v1/messages?beta=true");
+    expect(main[0]?.body.stream).toBe(true);
+    const results = lastToolResults(main[1]!);
+    expect(JSON.stringify(results)).toContain("fixture-ok");
+  });
+
+  it("makes Claude Code report a 429 as a rate-limited turn", async () => {
+    const { lines } = await runClaude(
+      [{ error: { status: 429, retryAfterSeconds: 0, message: "slow down" } }],
+      "hi",
+    );
+    const result = lines.find((line) => line.type === "result");
+    expect(result).toMatchObject({ is_error: true, api_error_status: 429 });
+    expect(String(result?.result)).toContain("429");
+  });
+});
