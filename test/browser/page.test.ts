@@ -170,4 +170,21 @@ describe("the web page", () => {
     await runner.getByTestId("runner-stop").click();
     await runner.waitFor({ state: "detached" });
   });
+
+  it("asks for the one-time link when it has no token or a wrong one", async () => {
+    const notice = page.getByTestId("auth-notice");
+    await page.evaluate('localStorage.removeItem("rudder.token")');
+    await page.goto(gateway.url);
+    await notice.waitFor();
+    expect(await notice.textContent()).toContain("one-time link");
+
+    await page.goto("about:blank");
+    await page.goto(`${gateway.url}/#token=not-the-token`);
+    await expect.poll(() => notice.textContent()).toContain("did not accept");
+
+    await page.goto("about:blank");
+    await page.goto(gateway.pageLink);
+    await page.locator('[data-testid="connection"][data-status="open"]').waitFor();
+    expect(await notice.isHidden()).toBe(true);
+  });
 });

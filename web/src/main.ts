@@ -11,17 +11,17 @@ import type { ChannelSummary, Disposition, GatewayEvent, Health, StoredMessage }
 const channelKey = "rudder.channel";
 const defaultChannel = "web";
 
-const authNotice = byTestId("auth-notice");
-const api = new ApiClient(takeToken(), () => {
-  authNotice.textContent =
-    "The gateway did not accept this page's token. Open the link that `rudder serve` printed " +
-    "(it ends in #token=...).";
-  authNotice.hidden = false;
-});
-if (!api.hasToken) {
-  authNotice.textContent =
-    "This page needs the one-time link that `rudder serve` printed (it ends in #token=...).";
-  authNotice.hidden = false;
+const token = takeToken();
+const api = new ApiClient(token, showAuthNotice);
+if (!token) showAuthNotice();
+
+function showAuthNotice(): void {
+  const notice = byTestId("auth-notice");
+  notice.textContent = token
+    ? "The gateway did not accept this page's token. Open the link that `rudder serve` " +
+      "printed (it ends in #token=...)."
+    : "This page needs the one-time link that `rudder serve` printed (it ends in #token=...).";
+  notice.hidden = false;
 }
 
 const log = byTestId("log");

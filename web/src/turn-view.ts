@@ -45,6 +45,7 @@ export class TurnView {
     if (!this.ended || state === "failed") {
       for (const stretch of this.stretches) {
         stretch.article.dataset.turnState = state;
+        stretch.article.removeAttribute("aria-busy");
         stretch.status.textContent = "";
       }
     }
@@ -83,6 +84,8 @@ export class TurnView {
         "data-testid": "turn",
         "data-role": "assistant",
         "data-turn-state": this.ended ? (last?.article.dataset.turnState ?? "done") : "streaming",
+        // Screen readers announce a streaming turn once it settles, not at every delta.
+        "aria-busy": !this.ended,
       },
       h("header", {}, h("span", { class: "author" }, "assistant"), status),
       body,
