@@ -1,9 +1,11 @@
 import type { AgentProcess, AgentTurnResult, ProcessPool, TurnFailure } from "./agent-process.js";
 import type { EventBus } from "./event-bus.js";
-import type { Disposition, GatewayEvent, MessageState, StoredMessage } from "./events.js";
-import type { GatewayStore, MessageRecord, Settlement, TurnRecord } from "./store.js";
+import type { Disposition, GatewayEvent, MessageState } from "./events.js";
+import { RetryTimers } from "./retry-timers.js";
+import { type SettledMessage, Settlements, storedMessage } from "./settlements.js";
+import type { GatewayStore, MessageRecord } from "./store.js";
 import { TurnEvents } from "./turn-events.js";
-import { classifyTurnError, errorText, fallbackText } from "./turn-failure.js";
+import { classifyTurnError, errorText, fallbackText, matchPendingSteers } from "./turn-failure.js";
 
 export interface RouterOptions {
   store: GatewayStore;
@@ -39,35 +41,9 @@ interface ActiveTurn {
 interface ChannelState {
   id: string;
   turn: ActiveTurn | null;
-  retryAt: number | null;
-  retryTimer: NodeJS.Timeout | null;
   sessionId: string | null;
   /** Messages that arrived while a finished turn was being settled. */
   backlog: MessageRecord[];
-}
-
-/** How a message ended, for callers that wait on it (the scheduler). */
-export interface SettledMessage {
-  state: "answered" | "failed";
-  reply: StoredMessage;
-}
-
-function stored(message: MessageRecord): StoredMessage {
-  const { id, channelId, role, text, state, replyTo, kind, createdAt } = message;
-  return { id, channelId, role, text, state, replyTo, kind, createdAt };
-}
-
-function turnRecord(result: AgentTurnResult): TurnRecord {
-  return {
-    result: result.result,
-    costUsd: result.totalCostUsd ?? result.costUsd ?? null,
-    usage: result.usage ?? null,
-    durationMs: result.durationMs ?? null,
-    numTurns: result.numTurns ?? null,
-    isError: result.isError,
-    subtype: result.subtype ?? null,
-    sessionId: result.sessionId ?? null,
-  };
 }
 
 /**
@@ -83,11 +59,13 @@ export class Router {
   readonly #options: RouterOptions;
   readonly #channels = new Map<string, ChannelState>();
   readonly #work = new Set<Promise<unknown>>();
-  readonly #waiters = new Map<string, Array<(settled: SettledMessage) => void>>();
+  readonly #settlements: Settlements;
+  readonly #retries = new RetryTimers((channelId) => this.#track(this.#retry(channelId)));
   #closed = false;
 
   constructor(options: RouterOptions) {
     this.#options = options;
+    this.#settlements = new Settlements(options.store, options.bus);
   }
 
   /** Loads session ids, replays unanswered messages, re-arms deferred retries. */
@@ -99,7 +77,7 @@ export class Router {
     const maxAttempts = this.#options.maxAttempts ?? 5;
     for (const message of await store.listUnanswered()) {
       if (message.attempts >= maxAttempts) {
-        await this.#settle([message], "failed", {
+        await this.#settlements.settle([message], "failed", {
           kind: "error",
           text: `Gave up on this message after ${message.attempts} deliveries without an answer.`,
         });
@@ -112,7 +90,7 @@ export class Router {
       const at = message.retryAt ? Date.parse(message.retryAt) : Date.now();
       retryAt.set(message.channelId, Math.max(retryAt.get(message.channelId) ?? 0, at));
     }
-    for (const [channelId, at] of retryAt) this.#armRetry(this.#channel(channelId), at);
+    for (const [channelId, at] of retryAt) this.#retries.arm(channelId, at);
   }
 
   /** Stores the message, then routes it. Resolves once it is stored and its route chosen. */
@@ -124,11 +102,7 @@ export class Router {
 
   /** Resolves when the message is answered or has failed (a deferral is not an end). */
   settled(messageId: string): Promise<SettledMessage> {
-    return new Promise((resolve) => {
-      const list = this.#waiters.get(messageId) ?? [];
-      list.push(resolve);
-      this.#waiters.set(messageId, list);
-    });
+    return this.#settlements.settled(messageId);
   }
 
   inflight(channelId: string): boolean {
@@ -141,10 +115,7 @@ export class Router {
    */
   async close(): Promise<void> {
     this.#closed = true;
-    for (const channel of this.#channels.values()) {
-      if (channel.retryTimer) clearTimeout(channel.retryTimer);
-      channel.retryTimer = null;
-    }
+    this.#retries.close();
   }
 
   /** Waits for routing work started so far (tests and shutdown). */
@@ -158,8 +129,6 @@ export class Router {
       channel = {
         id: channelId,
         turn: null,
-        retryAt: null,
-        retryTimer: null,
         sessionId: null,
         backlog: [],
       };
@@ -184,7 +153,7 @@ export class Router {
   #dispatch(message: MessageRecord, fresh: boolean): Disposition {
     const channel = this.#channel(message.channelId);
     const announce = (disposition: Disposition, state: MessageState) => {
-      const current = { ...stored(message), state };
+      const current = { ...storedMessage(message), state };
       if (fresh) {
         this.#publish({
           type: "message_received",
@@ -201,9 +170,10 @@ export class Router {
         });
       }
     };
-    if (channel.retryAt !== null) {
+    const retryAt = this.#retries.pendingUntil(channel.id);
+    if (retryAt !== null) {
       announce("deferred", "deferred");
-      this.#track(this.#defer(channel, [message], new Date(channel.retryAt)));
+      this.#track(this.#defer(channel, [message], new Date(retryAt)));
       return "deferred";
     }
     const active = channel.turn;
@@ -283,7 +253,12 @@ export class Router {
     const covered = [turn.starter, ...turn.steered];
     if (result) events.ended(result);
     if (result && !result.isError) {
-      await this.#settle(covered, "answered", { kind: "reply", text: result.result }, result);
+      await this.#settlements.settle(
+        covered,
+        "answered",
+        { kind: "reply", text: result.result },
+        { result },
+      );
       return [];
     }
     const pending = turn.process.popPendingSteers();
@@ -292,12 +267,12 @@ export class Router {
       await this.#defer(channel, covered, retryAt);
       return [];
     }
-    const redispatch = this.#matchPending(turn.steered, pending);
+    const redispatch = matchPendingSteers(turn.steered, pending);
     const failed = covered.filter((message) => !redispatch.includes(message));
     const text = result
       ? errorText({ kind: "result", subtype: result.subtype ?? "error", text: result.result })
       : errorText(failure ?? { kind: "crash", message: "unknown failure" });
-    await this.#settle(failed, "failed", { kind: "error", text }, result);
+    await this.#settlements.settle(failed, "failed", { kind: "error", text }, { result });
     return redispatch;
   }
 
@@ -330,9 +305,14 @@ export class Router {
           subtype: result.subtype ?? "error",
           text: result.result,
         });
-        await this.#settle([message], "failed", { kind: "error", text }, result);
+        await this.#settlements.settle([message], "failed", { kind: "error", text }, { result });
       } else {
-        await this.#settle([message], "answered", { kind: "reply", text: result.result }, result);
+        await this.#settlements.settle(
+          [message],
+          "answered",
+          { kind: "reply", text: result.result },
+          { result },
+        );
       }
     } catch (error) {
       const failure = classifyTurnError(error);
@@ -343,24 +323,14 @@ export class Router {
           failure.resetAt ?? new Date(Date.now() + this.#retryDelay()),
         );
       } else {
-        await this.#settle([message], "failed", { kind: "error", text: errorText(failure) });
+        await this.#settlements.settle([message], "failed", {
+          kind: "error",
+          text: errorText(failure),
+        });
       }
     } finally {
       turn.steerCalls.delete(call);
     }
-  }
-
-  /** The steered messages whose texts the failed turn handed back, in order. */
-  #matchPending(steered: MessageRecord[], pending: string[]): MessageRecord[] {
-    const remaining = [...pending];
-    return steered.filter((message) => {
-      const index = remaining.findIndex(
-        (text) => text === message.text || text.includes(message.text),
-      );
-      if (index === -1) return false;
-      remaining.splice(index, 1);
-      return true;
-    });
   }
 
   #retryDelay(): number {
@@ -368,35 +338,20 @@ export class Router {
   }
 
   async #defer(channel: ChannelState, messages: MessageRecord[], retryAt: Date): Promise<void> {
-    this.#armRetry(channel, retryAt.getTime());
-    await this.#settle(
+    this.#retries.arm(channel.id, retryAt.getTime());
+    await this.#settlements.settle(
       messages,
       "deferred",
       { kind: "fallback", text: fallbackText(retryAt) },
-      undefined,
-      retryAt,
+      { retryAt },
     );
   }
 
-  #armRetry(channel: ChannelState, at: number): void {
-    if (this.#closed) return;
-    if (channel.retryAt !== null && channel.retryAt >= at) return;
-    if (channel.retryTimer) clearTimeout(channel.retryTimer);
-    channel.retryAt = at;
-    channel.retryTimer = setTimeout(
-      () => this.#track(this.#retry(channel)),
-      Math.max(0, at - Date.now()),
-    );
-    channel.retryTimer.unref();
-  }
-
-  async #retry(channel: ChannelState): Promise<void> {
-    channel.retryAt = null;
-    channel.retryTimer = null;
+  async #retry(channelId: string): Promise<void> {
     if (this.#closed) return;
     const deferred = await this.#options.store.listDeferred();
     for (const message of deferred) {
-      if (message.channelId === channel.id) this.#dispatch(message, false);
+      if (message.channelId === channelId) this.#dispatch(message, false);
     }
   }
 
@@ -407,39 +362,5 @@ export class Router {
     if (!sessionId || sessionId === channel.sessionId) return;
     channel.sessionId = sessionId;
     await this.#options.store.setChannelSession(channel.id, sessionId);
-  }
-
-  async #settle(
-    messages: MessageRecord[],
-    state: Settlement["state"],
-    reply: Settlement["reply"],
-    result?: AgentTurnResult,
-    retryAt?: Date,
-  ): Promise<void> {
-    const first = messages[0];
-    if (!first) return;
-    const channelId = first.channelId;
-    const record = await this.#options.store.settle({
-      messageIds: messages.map((message) => message.id),
-      state,
-      reply,
-      ...(retryAt ? { retryAt: retryAt.toISOString() } : {}),
-      ...(result ? { turn: turnRecord(result) } : {}),
-    });
-    if (!record) return;
-    const message = stored(record);
-    for (const { id } of messages) {
-      this.#publish({ type: "message_state", messageId: id, state, channelId });
-      if (state === "deferred") continue;
-      for (const resolve of this.#waiters.get(id) ?? []) resolve({ state, reply: message });
-      this.#waiters.delete(id);
-    }
-    if (reply.kind === "fallback") {
-      this.#publish({ type: "fallback", message, retryAt: retryAt!.toISOString(), channelId });
-    } else if (reply.kind === "error") {
-      this.#publish({ type: "error", message, channelId });
-    } else {
-      this.#publish({ type: "reply", message, channelId });
-    }
   }
 }

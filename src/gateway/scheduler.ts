@@ -1,6 +1,7 @@
 import { Cron } from "croner";
 import type { EventBus } from "./event-bus.js";
 import type { Router } from "./router.js";
+import { storedMessage } from "./settlements.js";
 import type { GatewayStore, NewSchedule, ScheduleRecord } from "./store.js";
 
 /** A schedule pauses itself after this many failed firings in a row. */
@@ -137,11 +138,10 @@ export class Scheduler {
         `in a row. Last error: ${error}`,
     );
     this.#options.logger?.(`gateway: schedule ${schedule.id} paused after ${failures} failures`);
-    const { id, channelId, role, text, state, replyTo, kind, createdAt } = notice;
     this.#options.bus.publish({
       type: "error",
-      message: { id, channelId, role, text, state, replyTo, kind, createdAt },
-      channelId,
+      message: storedMessage(notice),
+      channelId: notice.channelId,
     });
   }
 }

@@ -35,3 +35,22 @@ export function errorText(
       return `The agent failed: ${failure.message}`;
   }
 }
+
+/**
+ * The steered messages whose texts a failed turn handed back through
+ * `popPendingSteers()`, in order, each text matching one message.
+ */
+export function matchPendingSteers<T extends { text: string }>(
+  steered: T[],
+  pending: string[],
+): T[] {
+  const remaining = [...pending];
+  return steered.filter((message) => {
+    const index = remaining.findIndex(
+      (text) => text === message.text || text.includes(message.text),
+    );
+    if (index === -1) return false;
+    remaining.splice(index, 1);
+    return true;
+  });
+}
