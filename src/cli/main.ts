@@ -1,6 +1,9 @@
 import { readFileSync } from "node:fs";
 import { chatCommandLine } from "./chat.js";
 import { runCommandLine } from "./run.js";
+import { scheduleCommandLine } from "./schedule.js";
+import { sendCommandLine } from "./send.js";
+import { serveCommandLine } from "./serve.js";
 
 const USAGE = `rudder: an agent harness and channel gateway
 
@@ -50,6 +53,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   if (command === "run") return runCommandLine(rest, io());
   if (command === "chat") return chatCommandLine(rest, io());
+  if (command === "serve") return serveCommandLine(rest, io());
+  if (command === "send") return sendCommandLine(rest, io());
+  if (command === "schedule") return scheduleCommandLine(rest, io());
   if (looksLikeHeadlessRun(argv)) return runCommandLine(argv, io());
   process.stderr.write(`rudder: unknown command "${command}"\n\n${USAGE}\n`);
   return 2;

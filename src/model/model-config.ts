@@ -52,3 +52,11 @@ export function modelConfigFromEnv(
   if (baseURL !== undefined) options.baseURL = baseURL;
   return { ok: true, options };
 }
+
+/** True when the environment names credentials for the Messages API. */
+export function hasModelCredentials(env: Record<string, string | undefined>): boolean {
+  return (
+    value(env, "ANTHROPIC_API_KEY") !== undefined ||
+    value(env, "ANTHROPIC_AUTH_TOKEN") !== undefined
+  );
+}

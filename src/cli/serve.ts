@@ -1,0 +1,128 @@
+import { mkdirSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type GatewayEngine, startGateway } from "../gateway/index.js";
+import { hasModelCredentials } from "../model/model-config.js";
+import { type FlagSpecs, parseArgs, stringFlag } from "./args.js";
+import type { CommandIo } from "./run.js";
+
+export const SERVE_FLAGS: FlagSpecs = {
+  port: { type: "string" },
+  host: { type: "string" },
+  data: { type: "string" },
+  "max-live": { type: "string" },
+  "idle-minutes": { type: "string" },
+  engine: { type: "string" },
+  model: { type: "string" },
+  cwd: { type: "string" },
+  help: { type: "boolean", short: "h" },
+};
+
+export const SERVE_USAGE = `usage: rudder serve [--port 4317] [--host 127.0.0.1] [--data ~/.rudder] [--max-live 8]
+                    [--idle-minutes 20] [--engine rudder|claude] [--model M] [--cwd DIR]
+  Starts the gateway: the web page, the HTTP API, the scheduler. Each channel gets its own
+  long-lived agent process: rudder itself (default) or the Claude Code CLI (--engine claude).`;
+
+export const DEMO_HINT =
+  "No model credentials, so agents run the offline demo model. To connect a real model, set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN, plus ANTHROPIC_BASE_URL for a compatible server) and restart, or use --engine claude with a logged-in Claude Code.";
+
+/** The `rudder` executable of this package, which the gateway runs as its agents. */
+export function rudderExecutable(): string {
+  return fileURLToPath(new URL("../cli.js", import.meta.url));
+}
+
+function wholeNumber(
+  raw: string | undefined,
+  flag: string,
+  min: number,
+): number | undefined | Error {
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) {
+    return new Error(`${flag} needs a whole number of at least ${min} (got "${raw}")`);
+  }
+  return value;
+}
+
+/** Resolves `--data`, defaulting to `~/.rudder`, and creates it. */
+export function dataDirectory(raw: string | undefined, env: NodeJS.ProcessEnv): string {
+  const directory = resolve(raw ?? env.RUDDER_HOME ?? join(env.HOME ?? homedir(), ".rudder"));
+  mkdirSync(directory, { recursive: true });
+  return directory;
+}
+
+/** `rudder serve`: runs until SIGINT or SIGTERM. Resolves to the exit code. */
+export async function serveCommandLine(argv: readonly string[], io: CommandIo): Promise<number> {
+  const parsed = parseArgs(argv, SERVE_FLAGS);
+  const fail = (message: string) => {
+    io.stderr.write(`rudder serve: ${message}\n`);
+    return 2;
+  };
+  if (!parsed.ok) return fail(`${parsed.error}\n${SERVE_USAGE}`);
+  const { args } = parsed;
+  if (args.flags.help === true) {
+    io.stdout.write(`${SERVE_USAGE}\n`);
+    return 0;
+  }
+  if (args.positionals.length > 0) return fail(`unexpected argument "${args.positionals[0]}"`);
+  const port = wholeNumber(stringFlag(args, "port"), "--port", 0);
+  const maxLive = wholeNumber(stringFlag(args, "max-live"), "--max-live", 0);
+  const idleMinutes = wholeNumber(stringFlag(args, "idle-minutes"), "--idle-minutes", 1);
+  for (const value of [port, maxLive, idleMinutes])
+    if (value instanceof Error) return fail(value.message);
+  const engineName = stringFlag(args, "engine") ?? "rudder";
+  if (engineName !== "rudder" && engineName !== "claude") {
+    return fail(`--engine must be rudder or claude (got "${engineName}")`);
+  }
+
+  const model = stringFlag(args, "model");
+  const demo = engineName === "rudder" && model === undefined && !hasModelCredentials(io.env);
+  const cwd = resolve(stringFlag(args, "cwd") ?? process.cwd());
+  const engine: GatewayEngine =
+    engineName === "rudder"
+      ? {
+          claudeBin: rudderExecutable(),
+          cwd,
+          ...(demo ? { model: "demo" } : model ? { model } : {}),
+        }
+      : { claudeBin: io.env.RUDDER_CLAUDE_BIN ?? "claude", cwd, ...(model ? { model } : {}) };
+
+  const shutdown = new AbortController();
+  let gateway: Awaited<ReturnType<typeof startGateway>>;
+  try {
+    gateway = await startGateway({
+      dataDir: dataDirectory(stringFlag(args, "data"), io.env),
+      host: stringFlag(args, "host") ?? "127.0.0.1",
+      port: (port as number | undefined) ?? 4317,
+      ...(maxLive === undefined ? {} : { maxLive: maxLive as number }),
+      ...(idleMinutes === undefined ? {} : { idleMinutes: idleMinutes as number }),
+      engine,
+      engineName,
+      demo,
+      ...(demo ? { demoHint: DEMO_HINT } : {}),
+      logger: (line) => io.stderr.write(`${line}\n`),
+      signal: shutdown.signal,
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE")
+      return fail(`port ${String(port ?? 4317)} is in use; pick another with --port`);
+    if (code === "EACCES") return fail(`not allowed to listen on port ${String(port ?? 4317)}`);
+    return fail(error instanceof Error ? error.message : String(error));
+  }
+
+  io.stdout.write(`rudder gateway listening on ${gateway.url}\n`);
+  io.stdout.write(`open the page (one-time link): ${gateway.pageLink}\n`);
+  if (demo) io.stdout.write(`demo mode: ${DEMO_HINT}\n`);
+
+  await new Promise<void>((resolveStop) => {
+    const stop = () => resolveStop();
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+  io.stderr.write("rudder serve: stopping\n");
+  shutdown.abort();
+  await gateway.close();
+  return 0;
+}
