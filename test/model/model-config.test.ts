@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   DEFAULT_MODEL,
+  hasModelCredentials,
   MISSING_CREDENTIALS_ERROR,
   modelConfigFromEnv,
 } from "../../src/model/model-config.js";
@@ -42,6 +43,11 @@ describe("modelConfigFromEnv", () => {
       ok: true,
       options: { model: DEFAULT_MODEL, authToken: "token", maxRetries: 4 },
     });
+  });
+
+  it("says whether credentials are present", () => {
+    expect(hasModelCredentials({ ANTHROPIC_AUTH_TOKEN: "t" })).toBe(true);
+    expect(hasModelCredentials({ ANTHROPIC_API_KEY: "" })).toBe(false);
   });
 
   it("rejects a retry count that is not a whole number", () => {
