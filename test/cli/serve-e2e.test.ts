@@ -1,0 +1,135 @@
+/**
+ * `npm start` on a fresh machine: `rudder serve` with no credentials runs
+ * the demo model end to end, and `rudder send` / `rudder schedule` talk to it.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitUntil } from "../agent/kernel-helpers.js";
+import { killRudderGroup, type RudderRun, startRudder } from "./rudder-process.js";
+
+let root: string;
+let server: RudderRun;
+let url = "";
+
+const env = (): NodeJS.ProcessEnv => ({
+  PATH: process.env.PATH,
+  HOME: join(root, "home"),
+  RUDDER_MAX_RETRIES: "0",
+});
+
+async function runToEnd(
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const run = startRudder(args, { cwd: join(root, "workspace"), env: env() });
+  const { code } = await run.exited;
+  return { code, stdout: run.stdout(), stderr: run.stderr() };
+}
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), "rudder-serve-"));
+  for (const folder of ["home", "workspace"])
+    rmSync(join(root, folder), { force: true, recursive: true });
+  const { mkdirSync } = await import("node:fs");
+  mkdirSync(join(root, "home"));
+  mkdirSync(join(root, "workspace"));
+  writeFileSync(join(root, "workspace", "README.md"), "# demo project\n");
+  server = startRudder(["serve", "--port", "0", "--data", join(root, "data")], {
+    cwd: join(root, "workspace"),
+    env: env(),
+  });
+  await waitUntil(() => /one-time link\): (\S+)/.test(server.stdout()), 20_000);
+  const link = /one-time link\): (\S+)/.exec(server.stdout())?.[1] ?? "";
+  url = link.replace(/\/#token=.*/, "");
+});
+
+afterAll(async () => {
+  server.child.kill("SIGTERM");
+  await Promise.race([server.exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
+  killRudderGroup(server);
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe("rudder serve with no credentials", () => {
+  it("says it runs the demo model and how to connect a real one", async () => {
+    expect(server.stdout()).toContain("demo mode");
+    expect(server.stdout()).toContain("ANTHROPIC_API_KEY");
+    const health = await (await fetch(`${url}/api/health`)).json();
+    expect(health).toMatchObject({ ok: true, demo: true, engine: "rudder" });
+  });
+
+  it("answers a message sent with rudder send, through a rudder agent on the demo model", async () => {
+    const sent = await runToEnd([
+      "send",
+      "--url",
+      url,
+      "--data",
+      join(root, "data"),
+      "main",
+      "hello",
+    ]);
+    expect(sent.stderr).toBe("");
+    expect(sent.code).toBe(0);
+    expect(sent.stdout).toMatch(/ started\n$/);
+
+    const token = readFileSync(join(root, "data", "token"), "utf8").trim();
+    let messages: Array<{ kind: string; text: string; state: string | null }> = [];
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline && !messages.some((message) => message.kind === "reply")) {
+      const response = await fetch(`${url}/api/channels/main/messages`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      messages = ((await response.json()) as { messages: typeof messages }).messages;
+      if (messages.some((message) => message.kind === "error")) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const reply = messages.find((message) => message.kind === "reply");
+    expect(reply?.text).toContain("demo");
+    expect(messages[0]).toMatchObject({ kind: "user", text: "hello", state: "answered" });
+  });
+
+  it("adds, lists and removes a schedule with rudder schedule", async () => {
+    const data = join(root, "data");
+    const added = await runToEnd([
+      "schedule",
+      "add",
+      "0 9 * * 1-5",
+      "--channel",
+      "main",
+      "--url",
+      url,
+      "--data",
+      data,
+      "daily",
+      "summary",
+    ]);
+    expect(added.stderr).toBe("");
+    const id = added.stdout.split(" ")[0] ?? "";
+    const listed = await runToEnd(["schedule", "list", "--url", url, "--data", data]);
+    expect(listed.stdout).toContain(id);
+    expect(listed.stdout).toContain("daily summary");
+    const removed = await runToEnd(["schedule", "rm", id, "--url", url, "--data", data]);
+    expect(removed.code).toBe(0);
+    const again = await runToEnd(["schedule", "rm", id, "--url", url, "--data", data]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(`no schedule with id ${id}`);
+  });
+
+  it("rejects a bad cron expression with a one-line error", async () => {
+    const bad = await runToEnd([
+      "schedule",
+      "add",
+      "not a cron",
+      "--channel",
+      "main",
+      "--url",
+      url,
+      "--data",
+      join(root, "data"),
+      "x",
+    ]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr.trim().split("\n")).toHaveLength(1);
+  });
+});
