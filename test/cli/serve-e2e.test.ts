@@ -29,9 +29,6 @@ async function runToEnd(
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), "rudder-serve-"));
-  for (const folder of ["home", "workspace"])
-    rmSync(join(root, folder), { force: true, recursive: true });
-  const { mkdirSync } = await import("node:fs");
   mkdirSync(join(root, "home"));
   mkdirSync(join(root, "workspace"));
   writeFileSync(join(root, "workspace", "README.md"), "# demo project\n");
