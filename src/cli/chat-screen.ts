@@ -77,13 +77,25 @@ export class ChatScreen {
     }
   }
 
-  /** Prints whole lines above the live line, after ending any open streamed line. */
+  /**
+   * Prints whole lines above the live line. In a terminal an open streamed
+   * line stays whole: it is taken off its row and written again below the
+   * new lines (and held text stays held). Plain output ends the open line.
+   */
   line(text: string): void {
-    const plainPrompt =
-      this.#input === undefined && this.#prompt !== undefined && this.#partial === this.#prompt;
+    if (this.#input !== undefined) {
+      const open = this.#partial;
+      if (open !== "") {
+        this.#eraseRows(this.#rowsOf(open) - 1);
+        this.#partial = "";
+      }
+      this.#emit(`${text}\n${open}`);
+      return;
+    }
+    const promptShowing = this.#prompt !== undefined && this.#partial === this.#prompt;
     this.endLine();
     this.#emit(`${text}\n`);
-    if (plainPrompt) this.#emit(this.#prompt ?? "");
+    if (promptShowing) this.#emit(this.#prompt ?? "");
   }
 
   /**

@@ -1,71 +1,40 @@
-import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type FakeMessagesApi,
   lastToolResults,
   lastUserText,
-  startFakeMessagesApi,
 } from "../fixtures/fake-messages-api.js";
 import { isAlive } from "../tools/process-state.js";
-import { atIdlePrompt, commandLine, descendants, screenLines, TmuxDriver } from "./tmux-driver.js";
-
-const CLI = join(import.meta.dirname, "..", "..", "dist", "cli.js");
+import {
+  atIdlePrompt,
+  type ChatUnderTmux,
+  commandLine,
+  screenLines,
+  startChatUnderTmux,
+  type TmuxDriver,
+} from "./tmux-driver.js";
 
 /**
  * `rudder chat` in a real terminal (tmux), against the fake Messages API.
  * The steps run in order on one chat, as a person would use it.
  */
 describe("rudder chat in a terminal", () => {
+  let chat: ChatUnderTmux;
   let api: FakeMessagesApi;
   let workspace: string;
-  let home: string;
   let tmux: TmuxDriver;
-  let chatPid = 0;
-  /** Every process seen below the chat, to check none outlives it. */
-  const seen = new Set<number>();
-
-  const remember = (): void => {
-    for (const pid of descendants(chatPid)) seen.add(pid);
-  };
+  let seen: Set<number>;
+  const remember = (): void => chat.remember();
 
   beforeAll(async () => {
-    api = await startFakeMessagesApi();
-    workspace = realpathSync(mkdtempSync(join(tmpdir(), "rudder-chat-")));
-    home = mkdtempSync(join(tmpdir(), "rudder-chat-home-"));
-    tmux = new TmuxDriver("chat");
-    await tmux.start(
-      [
-        "env",
-        "-i",
-        `PATH=${process.env.PATH ?? "/usr/bin:/bin"}`,
-        `HOME=${home}`,
-        "TERM=xterm-256color",
-        `ANTHROPIC_BASE_URL=${api.url}`,
-        "ANTHROPIC_API_KEY=dummy",
-        "RUDDER_MAX_RETRIES=0",
-        process.execPath,
-        CLI,
-        "chat",
-      ],
-      { cwd: workspace },
-    );
-    chatPid = await tmux.panePid();
+    chat = await startChatUnderTmux("chat", []);
+    ({ api, workspace, tmux, seen } = chat);
   });
 
   afterAll(async () => {
-    await tmux?.kill();
-    for (const pid of seen) {
-      try {
-        process.kill(pid, "SIGKILL");
-      } catch {
-        // gone, as it should be
-      }
-    }
-    await api?.close();
-    rmSync(workspace, { recursive: true, force: true });
-    rmSync(home, { recursive: true, force: true });
+    await chat?.close();
   });
 
   it("starts at a prompt, and a blank line only re-prompts", async () => {
@@ -227,12 +196,7 @@ describe("rudder chat in a terminal", () => {
   it("/quit leaves with status 0 and no process left behind", async () => {
     remember();
     await tmux.type("/quit");
-    const deadline = Date.now() + 10_000;
-    let status = await tmux.exitStatus();
-    while (status === undefined && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      status = await tmux.exitStatus();
-    }
+    const status = await tmux.waitForExit();
     expect(status).toBe(0);
     expect(seen.size).toBeGreaterThan(0);
     // Killed groups get a short grace period before SIGKILL.
@@ -242,5 +206,52 @@ describe("rudder chat in a terminal", () => {
     }
     const stillAlive = [...seen].filter((pid) => isAlive(pid));
     expect(stillAlive.map((pid) => `${pid} ${commandLine(pid)}`)).toEqual([]);
+  });
+});
+
+describe("rudder chat --wake in a terminal", () => {
+  let chat: ChatUnderTmux;
+
+  beforeAll(async () => {
+    chat = await startChatUnderTmux("wake", ["--wake"]);
+  });
+
+  afterAll(async () => {
+    await chat?.close();
+  });
+
+  it("wakes the idle agent when a background task ends; Ctrl-D leaves", async () => {
+    const { api, tmux } = chat;
+    await tmux.waitFor("the prompt", atIdlePrompt);
+    api.push(
+      {
+        toolUse: {
+          name: "bash",
+          input: { command: "sleep 0.3; echo wake-output", run_in_background: true },
+        },
+      },
+      { text: "Waiting for it." },
+      {
+        reply: (request) => ({
+          text: JSON.stringify(request.body.messages).includes("wake-output")
+            ? "Woken with the result."
+            : "Woken without it.",
+        }),
+      },
+    );
+    await tmux.type("start and wait");
+    await tmux.waitForText("Waiting for it.");
+    chat.remember();
+    const screen = await tmux.waitFor(
+      "the wake-up turn",
+      (text) => text.includes("Woken with the result.") && atIdlePrompt(text),
+    );
+    expect(screen).toContain("[bg_0001 completed] sleep 0.3; echo wake-output");
+    expect(screen).toContain("  (bg_0001 reported to the agent)");
+    expect(api.mainRequests()).toHaveLength(3);
+
+    await tmux.key("C-d");
+    expect(await tmux.waitForExit()).toBe(0);
+    expect([...chat.seen].filter((pid) => isAlive(pid))).toEqual([]);
   });
 });

@@ -1,8 +1,9 @@
 import { execFile } from "node:child_process";
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { type FakeMessagesApi, startFakeMessagesApi } from "../fixtures/fake-messages-api.js";
 
 const run = promisify(execFile);
 
@@ -100,6 +101,17 @@ export class TmuxDriver {
     return this.waitFor(JSON.stringify(text), (screen) => screen.includes(text), timeoutMs);
   }
 
+  /** Polls until the program has ended; resolves to its exit status. */
+  async waitForExit(timeoutMs = 10_000): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const status = await this.exitStatus();
+      if (status !== undefined) return status;
+      if (Date.now() > deadline) throw new Error(`still running:\n${await this.capture()}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
   async kill(): Promise<void> {
     await this.tmux("kill-server").catch(() => undefined);
     rmSync(this.socket, { force: true });
@@ -153,4 +165,69 @@ export function commandLine(pid: number): string {
   } catch {
     return "";
   }
+}
+
+const CLI = join(import.meta.dirname, "..", "..", "dist", "cli.js");
+
+/** A built `rudder chat` in a tmux pane, with its own fake Messages API, workspace and HOME. */
+export interface ChatUnderTmux {
+  api: FakeMessagesApi;
+  workspace: string;
+  tmux: TmuxDriver;
+  /** The chat's pid (the pane's process). */
+  pid: number;
+  /** Every process seen below the chat by `remember`. */
+  seen: Set<number>;
+  remember(): void;
+  /** Kills the tmux server, anything left of the chat, and removes the folders. */
+  close(): Promise<void>;
+}
+
+export async function startChatUnderTmux(name: string, args: string[]): Promise<ChatUnderTmux> {
+  const api = await startFakeMessagesApi();
+  const workspace = realpathSync(mkdtempSync(join(tmpdir(), "rudder-chat-")));
+  const home = mkdtempSync(join(tmpdir(), "rudder-chat-home-"));
+  const tmux = new TmuxDriver(name);
+  await tmux.start(
+    [
+      "env",
+      "-i",
+      `PATH=${process.env.PATH ?? "/usr/bin:/bin"}`,
+      `HOME=${home}`,
+      "TERM=xterm-256color",
+      `ANTHROPIC_BASE_URL=${api.url}`,
+      "ANTHROPIC_API_KEY=dummy",
+      "RUDDER_MAX_RETRIES=0",
+      process.execPath,
+      CLI,
+      "chat",
+      ...args,
+    ],
+    { cwd: workspace },
+  );
+  const pid = await tmux.panePid();
+  const seen = new Set<number>();
+  return {
+    api,
+    workspace,
+    tmux,
+    pid,
+    seen,
+    remember: () => {
+      for (const found of descendants(pid)) seen.add(found);
+    },
+    close: async () => {
+      await tmux.kill();
+      for (const found of [pid, ...seen]) {
+        try {
+          process.kill(found, "SIGKILL");
+        } catch {
+          // gone, as it should be
+        }
+      }
+      await api.close();
+      rmSync(workspace, { recursive: true, force: true });
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
 }
