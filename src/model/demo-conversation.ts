@@ -101,7 +101,9 @@ export function pickFileToRead(listing: string): string | undefined {
   const paths = listing
     .split("\n")
     .map((line) => line.trim())
-    .filter((line) => line !== "" && !/^[([]/.test(line) && !line.endsWith("/"));
+    .filter(
+      (line) => line !== "" && !/^[([]/.test(line) && !/omitted/i.test(line) && !line.endsWith("/"),
+    );
   const topLevel = paths.filter((path) => !path.includes("/"));
   return (
     topLevel.find((path) => /^readme(\.|$)/i.test(path)) ??

@@ -24,11 +24,14 @@ function summary(progress: DemoProgress): string {
   const lines = [`${DEMO_LABEL} Here is what just happened, with rudder's real tools:`];
   const glob = progress.calls.get("glob");
   if (glob?.result !== undefined) {
-    const count = glob.result.split("\n").filter((line) => line.trim() !== "").length;
+    const listing = glob.result.split("\n");
+    const omitted = listing.find((line) => /omitted/i.test(line));
+    const paths = listing.filter((line) => line !== omitted && /^[^(\s]/.test(line));
+    const found = `${paths.length} path${paths.length === 1 ? "" : "s"}`;
     lines.push(
       glob.isError
         ? `- glob failed: ${firstLine(glob.result)}`
-        : `- glob listed ${count} line(s) of your workspace.`,
+        : `- glob found ${found} in your workspace${omitted ? ` (${omitted.replace(/^[.\s]+/, "")})` : ""}.`,
     );
   }
   const read = progress.calls.get("read_file");

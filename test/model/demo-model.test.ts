@@ -108,5 +108,6 @@ describe("demo model", () => {
     expect(pickFileToRead("src/x.ts\nnotes.md\nz")).toBe("notes.md");
     expect(pickFileToRead("src/x.ts\n(200 more omitted)")).toBe("src/x.ts");
     expect(pickFileToRead("(no matches)")).toBeUndefined();
+    expect(pickFileToRead("src/a.ts\nLICENSE\n... 12 more paths omitted")).toBe("LICENSE");
   });
 });
