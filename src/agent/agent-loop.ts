@@ -64,7 +64,7 @@ function interruptedResults(blocks: readonly ToolUseBlock[]): ToolResultBlock[] 
   return blocks.map((block) => ({
     type: "tool_result",
     tool_use_id: block.id,
-    content: "Interrupted: the user aborted the turn before this tool ran.",
+    content: "Not run: the turn was stopped before this tool ran.",
     is_error: true,
   }));
 }
@@ -176,14 +176,25 @@ export async function runAgentLoop(
     stopContinuations = 0;
 
     const results: ToolResultBlock[] = [];
+    let haltReason: string | undefined;
+    const onHalt = (reason: string) => {
+      haltReason ??= reason;
+    };
     for (const [index, block] of toolUses.entries()) {
-      if (signal.aborted) {
+      if (signal.aborted || haltReason !== undefined) {
         results.push(...interruptedResults(toolUses.slice(index)));
         break;
       }
-      results.push(await dispatchToolUse(block, { ...dependencies, signal }));
+      results.push(await dispatchToolUse(block, { ...dependencies, signal, onHalt }));
     }
     history.push({ role: "user", content: results });
+    if (haltReason !== undefined) {
+      return outcome({
+        subtype: "success",
+        terminalReason: "hook_stopped",
+        result: `Stopped by a hook${haltReason ? `: ${haltReason}` : "."}`,
+      });
+    }
   }
 }
 
@@ -205,6 +216,6 @@ async function runStopHook(
   for (const warning of outcome.warnings) {
     dependencies.emit({ type: "hook_warning", event: "Stop", message: warning });
   }
-  if (!outcome.blocked) return undefined;
+  if (!outcome.blocked || outcome.halt !== undefined) return undefined;
   return `Stop hook feedback: ${outcome.reason ?? "continue working"}`;
 }

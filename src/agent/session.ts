@@ -84,11 +84,15 @@ export class Session {
   /**
    * When background tasks are still running or undelivered, waits for them
    * and runs the model once more with their notifications. Returns undefined
-   * when there was nothing to wait for.
+   * when there was nothing to wait for. With `waitForRunning: false` it does
+   * not wait: the turn starts at once with the tasks that have finished.
    */
-  async wake(signal?: AbortSignal): Promise<TurnOutcome | undefined> {
+  async wake(
+    signal?: AbortSignal,
+    options: { waitForRunning?: boolean } = {},
+  ): Promise<TurnOutcome | undefined> {
     if (!this.background.hasPendingWork() || this.#turn !== undefined) return undefined;
-    await this.background.waitForAll(signal);
+    if (options.waitForRunning !== false) await this.background.waitForAll(signal);
     if (signal?.aborted || this.#turn !== undefined) return undefined;
     return this.#startTurn(undefined, signal);
   }
@@ -119,7 +123,9 @@ export class Session {
       for (const warning of hook?.warnings ?? []) {
         emit({ type: "hook_warning", event: "UserPromptSubmit", message: warning });
       }
-      if (hook?.blocked) return this.#blockedPrompt(hook.reason ?? "blocked by a hook");
+      if (hook?.blocked || hook?.halt !== undefined) {
+        return this.#blockedPrompt(hook.reason ?? hook.halt?.reason ?? "blocked by a hook");
+      }
       appendUserText(this.history, text);
       for (const context of hook?.additionalContext ?? []) appendUserText(this.history, context);
     }

@@ -26,6 +26,8 @@ export interface DispatchContext {
   background?: BackgroundManager;
   emit: AgentEventSink;
   signal: AbortSignal;
+  /** Called when a hook answers `continue: false`: the turn ends after this tool. */
+  onHalt?: (reason: string) => void;
 }
 
 function resultBlock(toolUseId: string, result: ToolResult): ToolResultBlock {
@@ -112,6 +114,7 @@ export async function dispatchToolUse(
   for (const warning of preHook?.warnings ?? []) {
     emit({ type: "hook_warning", event: "PreToolUse", message: warning });
   }
+  if (preHook?.halt !== undefined) context.onHalt?.(preHook.halt.reason);
   if (preHook?.updatedInput !== undefined) input = preHook.updatedInput;
 
   const parsed = tool.inputSchema.safeParse(input);
@@ -169,6 +172,7 @@ export async function dispatchToolUse(
   for (const warning of postHook?.warnings ?? []) {
     emit({ type: "hook_warning", event: "PostToolUse", message: warning });
   }
+  if (postHook?.halt !== undefined) context.onHalt?.(postHook.halt.reason);
   const notes = [
     ...(postHook?.blocked && postHook.reason ? [`PostToolUse hook: ${postHook.reason}`] : []),
     ...(postHook?.additionalContext ?? []),

@@ -241,3 +241,41 @@ describe("agent loop", () => {
     expect(existsSync(join(workspace, "made"))).toBe(false);
   });
 });
+
+describe("hooks that stop the turn", () => {
+  it("ends the turn when a PostToolUse hook answers continue: false", async () => {
+    const workspace = makeWorkspace();
+    const hooks = createHookRunner({
+      cwd: workspace,
+      commandHooks: {
+        PostToolUse: [
+          {
+            matcher: "Bash",
+            hooks: [
+              {
+                type: "command",
+                command: `echo '{"continue": false, "stopReason": "tests are red"}'`,
+              },
+            ],
+          },
+        ],
+      },
+    });
+    const model = createScriptedModel([
+      {
+        content: [
+          { type: "tool_use", id: "a", name: "bash", input: { command: "printf one" } },
+          { type: "tool_use", id: "b", name: "bash", input: { command: "touch two" } },
+        ],
+      },
+      textReply("never asked"),
+    ]);
+    const history: Message[] = [{ role: "user", content: "go" }];
+    const outcome = await runAgentLoop(history, loopDependencies(model, { workspace, hooks }));
+    expect(outcome).toMatchObject({ terminalReason: "hook_stopped", numTurns: 1 });
+    expect(outcome.result).toContain("tests are red");
+    expect(toolResults(history[2]).map((result) => result.tool_use_id)).toEqual(["a", "b"]);
+    expect(existsSync(join(workspace, "two"))).toBe(false);
+    expect(model.requests).toHaveLength(1);
+  });
+});
