@@ -34,20 +34,31 @@ export function createGlobTool(): Tool<GlobInput> {
     inputSchema: globInput,
     jsonSchema: toolJsonSchema(globInput),
     async execute(input, context): Promise<ToolResult> {
-      const found = await findFiles(context.workspace, input.pattern, context.signal);
+      const found = await findFiles(
+        context.workspace,
+        input.pattern,
+        context.signal,
+        MAX_GLOB_LINES,
+      );
       if (!found.ok) return { content: found.error, isError: true };
-      return { content: formatPaths(found.paths), isError: false };
+      return { content: formatPaths(found.paths, found.total), isError: false };
     },
   };
 }
 
-export type GlobResult = { ok: true; paths: string[] } | { ok: false; error: string };
+export type GlobResult =
+  | { ok: true; paths: string[]; total: number }
+  | { ok: false; error: string };
 
-/** Sorted, unique POSIX paths of the files matching `pattern`, relative to the workspace. */
+/**
+ * The first `limit` (in sorted order) of the unique POSIX paths of the files
+ * matching `pattern`, relative to the workspace, and how many match in all.
+ */
 export async function findFiles(
   workspace: string,
   pattern: string,
   signal: AbortSignal,
+  limit = Number.POSITIVE_INFINITY,
 ): Promise<GlobResult> {
   const groups = new Map<string, CompiledGlob[]>();
   for (const expanded of expandCrossSegmentBraces(pattern)) {
@@ -58,28 +69,52 @@ export async function findFiles(
     if (group) group.push(compiled);
     else groups.set(compiled.base, [compiled]);
   }
-  const found: string[] = [];
+  let found: string[] = [];
   try {
     for (const [base, globs] of groups) {
       const root = resolveInWorkspace(workspace, base === "" ? "." : base);
       if (!root.ok) return { ok: false, error: root.error };
-      const matches = await walkGlob(root.path, globs, signal);
-      if (base === "") found.push(...matches);
-      else for (const match of matches) found.push(`${base}/${match}`);
+      const prefix = base === "" ? "" : `${base}/`;
+      found = await walkGlob(root.path, prefix, globs, signal, found);
     }
   } catch {
     return { ok: false, error: "The search was cancelled." };
   }
-  found.sort(compareCodeUnits);
-  const paths =
-    groups.size > 1 ? found.filter((path, at) => at === 0 || found[at - 1] !== path) : found;
-  return { ok: true, paths };
+  if (groups.size > 1) found = [...new Set(found)];
+  return { ok: true, paths: smallestSorted(found, limit), total: found.length };
 }
 
-export function formatPaths(paths: string[]): string {
+/**
+ * The `limit` smallest strings in code-unit order, sorted: a full sort when
+ * most are wanted, else one pass keeping a sorted buffer (most paths are
+ * rejected by a single comparison with the buffer's largest).
+ */
+function smallestSorted(items: string[], limit: number): string[] {
+  if (items.length <= limit * 4) return items.sort().slice(0, limit);
+  const buffer = items.slice(0, limit).sort();
+  let largest = buffer[limit - 1]!;
+  for (let index = limit; index < items.length; index += 1) {
+    const item = items[index]!;
+    if (item >= largest) continue;
+    let low = 0;
+    let high = limit - 1;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (buffer[middle]! < item) low = middle + 1;
+      else high = middle;
+    }
+    buffer.splice(low, 0, item);
+    buffer.pop();
+    largest = buffer[limit - 1]!;
+  }
+  return buffer;
+}
+
+/** The listing the model sees: `paths` (already capped) and a line for the `total - shown` omitted. */
+export function formatPaths(paths: string[], total = paths.length): string {
   if (paths.length === 0) return "(no matches)";
   const shown = paths.slice(0, MAX_GLOB_LINES).join("\n");
-  const omitted = paths.length - MAX_GLOB_LINES;
+  const omitted = total - Math.min(paths.length, MAX_GLOB_LINES);
   return omitted > 0 ? `${shown}\n... ${omitted} more paths omitted` : shown;
 }
 
@@ -104,8 +139,4 @@ function normalizePattern(workspace: string, pattern: string): Normalized {
 
 function outside(pattern: string, workspace: string): string {
   return `The pattern ${pattern} reaches outside the workspace ${workspace}; glob only searches inside it.`;
-}
-
-function compareCodeUnits(left: string, right: string): number {
-  return left < right ? -1 : left > right ? 1 : 0;
 }

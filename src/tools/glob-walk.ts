@@ -13,17 +13,19 @@ const DEAD = -2;
 const SKIPPED_NAMES = new Set([".git"]);
 
 /**
- * Lists the files under `root` (absolute) that match any of `globs`, all of
- * which share the same base, as POSIX paths relative to `root`. Directories are
- * entered only while some pattern can still match below them; symbolic links
- * are listed but never followed. Unreadable directories are skipped.
+ * Appends to `matches` the files under `root` (absolute) that match any of
+ * `globs`, all of which share the same base, as `prefix` + their POSIX path
+ * relative to `root`. Directories are entered only while some pattern can
+ * still match below them; symbolic links are listed but never followed.
+ * Unreadable directories are skipped. Rejects when the signal aborts.
  */
 export function walkGlob(
   root: string,
+  prefix: string,
   globs: CompiledGlob[],
   signal: AbortSignal,
+  matches: string[] = [],
 ): Promise<string[]> {
-  const matches: string[] = [];
   const initial = globs.map((glob) => advance(glob, 0));
   return new Promise((resolve, reject) => {
     let pending = 0;
@@ -45,15 +47,15 @@ export function walkGlob(
       states: number[],
       entries: Dirent[],
     ): void => {
-      const prefix = relative === "" ? "" : `${relative}/`;
+      const below = relative === "" ? "" : `${relative}/`;
       for (const entry of entries) {
         const name = entry.name;
         if (SKIPPED_NAMES.has(name)) continue;
         if (entry.isDirectory()) {
           const next = childStates(globs, states, name);
-          if (next !== undefined) visit(`${directory}/${name}`, prefix + name, next);
-        } else if (fileMatches(globs, states, prefix, name)) {
-          matches.push(prefix + name);
+          if (next !== undefined) visit(`${directory}/${name}`, below + name, next);
+        } else if (fileMatches(globs, states, below, name)) {
+          matches.push(prefix + below + name);
         }
       }
     };

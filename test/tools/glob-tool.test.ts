@@ -111,6 +111,15 @@ describe("glob tool", () => {
     expect(await run("missing-dir/**/*.ts")).toEqual({ content: "(no matches)", isError: false });
   });
 
+  it("keeps the smallest paths in order when capping a large result", async () => {
+    const signal = new AbortController().signal;
+    const full = await findFiles(workspace, "**/*", signal);
+    const capped = await findFiles(workspace, "**/*", signal, 3);
+    if (!full.ok || !capped.ok) throw new Error("search failed");
+    expect(capped.paths).toEqual(full.paths.slice(0, 3));
+    expect(capped.total).toBe(full.paths.length);
+  });
+
   it("caps the listing at 200 lines and says how many were omitted", async () => {
     for (let index = 0; index < 250; index += 1) {
       touch(`many/file-${String(index).padStart(3, "0")}.log`);

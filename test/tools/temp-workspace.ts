@@ -9,6 +9,9 @@ export function makeWorkspace(label: string): { workspace: string; remove: () =>
   return { workspace, remove: () => rmSync(workspace, { recursive: true, force: true }) };
 }
 
-export function contextFor(workspace: string, signal = new AbortController().signal): ToolContext {
+export function contextFor(
+  workspace: string,
+  signal: AbortSignal = new AbortController().signal,
+): ToolContext {
   return { workspace, signal };
 }
