@@ -7,7 +7,7 @@ import { tokenMatches } from "./auth-token.js";
 import { isValidChannelId } from "./channel-source.js";
 import type { EventBus } from "./event-bus.js";
 import type { HttpChannelSource } from "./http-source.js";
-import type { Router } from "./router.js";
+import { GatewayClosedError, type Router } from "./router.js";
 import { InvalidScheduleError, type Scheduler } from "./scheduler.js";
 import { channelEvents } from "./sse-route.js";
 import { serveStatic } from "./static-files.js";
@@ -90,6 +90,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     if (error instanceof HTTPException) {
       return context.json({ error: error.message }, error.status);
     }
+    if (error instanceof GatewayClosedError) return context.json({ error: error.message }, 503);
     return context.json({ error: "internal error" }, 500);
   });
   app.notFound((context) =>

@@ -17,7 +17,7 @@ export {
   GatewayRequestError,
 } from "./gateway-client.js";
 export { type HealthInfo, MAX_BODY_BYTES } from "./http-app.js";
-export { type Delivery, Router, type RouterOptions } from "./router.js";
+export { type Delivery, GatewayClosedError, Router, type RouterOptions } from "./router.js";
 export { InvalidScheduleError, MAX_CONSECUTIVE_FAILURES, Scheduler } from "./scheduler.js";
 export type { SettledMessage } from "./settlements.js";
 export { SqliteGatewayStore } from "./sqlite-store.js";

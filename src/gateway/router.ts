@@ -20,6 +20,15 @@ export interface RouterOptions {
   logger?: (line: string) => void;
 }
 
+/** A message delivered while the gateway shuts down; the HTTP API answers 503. */
+export class GatewayClosedError extends Error {
+  override readonly name = "GatewayClosedError";
+
+  constructor() {
+    super("the gateway is shutting down");
+  }
+}
+
 /** What `POST /api/channels/:id/messages` answers. */
 export interface Delivery {
   id: string;
@@ -95,7 +104,7 @@ export class Router {
 
   /** Stores the message, then routes it. Resolves once it is stored and its route chosen. */
   async deliver(channelId: string, text: string, source = "http"): Promise<Delivery> {
-    if (this.#closed) throw new Error("the gateway is shutting down");
+    if (this.#closed) throw new GatewayClosedError();
     const message = await this.#options.store.insertUserMessage(channelId, text, source);
     return { id: message.id, disposition: this.#dispatch(message, true) };
   }

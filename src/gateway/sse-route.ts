@@ -37,10 +37,12 @@ export function channelEvents(context: Context, options: SseOptions): Response {
         )
         .catch(() => undefined);
     };
+    let onClosing = () => {};
     const ended = new Promise<void>((resolve) => {
+      onClosing = resolve;
       stream.onAbort(resolve);
       if (options.closing.aborted) resolve();
-      options.closing.addEventListener("abort", () => resolve(), { once: true });
+      options.closing.addEventListener("abort", onClosing, { once: true });
     });
     await stream.write(": connected\n\n");
     const unsubscribe = options.bus.subscribe(options.channelId, send, lastEventId);
@@ -56,6 +58,7 @@ export function channelEvents(context: Context, options: SseOptions): Response {
       await ended;
     } finally {
       clearInterval(heartbeat);
+      options.closing.removeEventListener("abort", onClosing);
       unsubscribe();
       await chain;
     }

@@ -1,0 +1,81 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { ChannelSource, SourceDelivery } from "../../src/gateway/index.js";
+import {
+  fakeClaudeSwitch,
+  startTestGateway,
+  type TestGateway,
+  testFolders,
+  waitFor,
+} from "./helpers.js";
+
+const gateways: TestGateway[] = [];
+afterEach(async () => {
+  for (const gateway of gateways.splice(0)) await gateway.cleanup();
+});
+
+/** A chat adapter in miniature: it delivers what a test hands it and records its lifecycle. */
+class RecordingSource implements ChannelSource {
+  readonly name = "chat";
+  started = false;
+  stopped = false;
+  deliver:
+    | ((channelId: string, text: string, meta?: Record<string, unknown>) => Promise<SourceDelivery>)
+    | undefined;
+
+  async start(deliver: NonNullable<RecordingSource["deliver"]>): Promise<void> {
+    this.started = true;
+    this.deliver = deliver;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+  }
+}
+
+describe("inbound channel sources", () => {
+  it("deliver through the same routing as the HTTP API and are stopped on close", async () => {
+    const source = new RecordingSource();
+    const gateway = await startTestGateway({ prefix: "source", sources: [source] });
+    gateways.push(gateway);
+    expect(source.started).toBe(true);
+    const delivery = await source.deliver!("chat:42", "from the chat");
+    expect(delivery.disposition).toBe("started");
+    const messages = await waitFor(async () => {
+      const all = await gateway.messages("chat:42");
+      return all.some((message) => message.kind === "reply") ? all : undefined;
+    }, "the chat message answered");
+    expect(messages[0]).toMatchObject({ id: delivery.id, text: "from the chat", source: "chat" });
+    await gateway.close();
+    expect(source.stopped).toBe(true);
+    await expect(source.deliver!("chat:42", "too late")).rejects.toThrow(/shutting down/);
+  });
+
+  it("agent processes inherit RUDDER_MAX_RETRIES from the gateway's environment", async () => {
+    const previous = process.env.RUDDER_MAX_RETRIES;
+    process.env.RUDDER_MAX_RETRIES = "2";
+    const folders = testFolders("retries");
+    const envFile = join(folders.dataDir, "..", "env");
+    try {
+      const withEnv = await startTestGateway({
+        prefix: "retries",
+        engine: { claudeBin: fakeClaudeSwitch, env: { GATEWAY_TEST_ENV_FILE: envFile } },
+      });
+      gateways.push(withEnv);
+      await withEnv.api("POST", "/api/channels/env/messages", { text: "hi" });
+      const line = await waitFor(() => {
+        try {
+          return readFileSync(envFile, "utf8").trim() || undefined;
+        } catch {
+          return undefined;
+        }
+      }, "the env report");
+      expect(line).toBe("RUDDER_MAX_RETRIES=2 CLAUDE_CODE_MAX_RETRIES=2");
+    } finally {
+      folders.remove();
+      if (previous === undefined) delete process.env.RUDDER_MAX_RETRIES;
+      else process.env.RUDDER_MAX_RETRIES = previous;
+    }
+  });
+});
