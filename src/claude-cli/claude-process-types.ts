@@ -4,6 +4,8 @@ import type { TurnResult } from "./turn-result.js";
 
 export interface ClaudeProcessOptions extends CommandOptions {
   cwd?: string | undefined;
+  /** A session to continue: the first spawn passes `--resume <sessionId>`. */
+  sessionId?: string | undefined;
   onPermissionRequest?: PermissionHandler | undefined;
   /** SIGTERM-to-SIGKILL grace when ending the process; default 3000 ms. */
   terminateGraceMs?: number | undefined;

@@ -54,7 +54,7 @@ export class ClaudeProcess {
   inflight = false;
   /** `performance.now()` (monotonic milliseconds) of the last turn start, steer or turn end. */
   lastActive = performance.now();
-  #sessionId: string | null = null;
+  #sessionId: string | null;
   #child: ClaudeChild | undefined;
   #everSpawned = false;
   #turn: ActiveTurn | undefined;
@@ -67,6 +67,7 @@ export class ClaudeProcess {
   constructor(channelId: string, options: ClaudeProcessOptions = {}) {
     this.channelId = channelId;
     this.options = options;
+    this.#sessionId = options.sessionId ?? null;
   }
 
   get sessionId(): string | null {
@@ -277,7 +278,10 @@ export class ClaudeProcess {
   }
 
   #finishTurn(turn: ActiveTurn): void {
-    if (turn.closing === undefined) turn.settle(completedOutcome(turn.state, this.#context(turn)));
+    if (turn.closing !== undefined) return;
+    // Steers the CLI cancelled (after an interrupt) were never answered: keep them.
+    this.#pendingSteers.push(...turn.state.unansweredSteers());
+    turn.settle(completedOutcome(turn.state, this.#context(turn)));
   }
 
   #context(turn: ActiveTurn): OutcomeContext {

@@ -10,8 +10,8 @@ export interface RunnerRegistryOptions {
   maxLive: number;
   /** Processes idle (not in flight) longer than this are stopped by the reaper. */
   idleMinutes: number;
-  /** Options for every process the registry creates. */
-  processOptions?: ClaudeProcessOptions;
+  /** Options for the processes the registry creates, the same for all or per channel. */
+  processOptions?: ClaudeProcessOptions | ((channelId: string) => ClaudeProcessOptions);
   /** Default `console`. */
   logger?: RegistryLogger;
   /** How often the reaper runs; default a quarter of `idleMinutes`, between 1 s and 60 s. */
@@ -19,7 +19,8 @@ export interface RunnerRegistryOptions {
 }
 
 /**
- * One `ClaudeProcess` per channel, at most `maxLive` of them. Creation is lazy (the child is
+ * One `ClaudeProcess` per channel, at most `maxLive` of them. A channel whose process was
+ * reaped gets a new one that resumes the same Claude session. Creation is lazy (the child is
  * spawned by the first turn) and `get` is synchronous, so two calls for a new channel can
  * never create two processes. At the cap a new channel gets `null` and runs one-shot; nobody
  * is evicted, and a channel that has a process always gets it back.
@@ -27,7 +28,9 @@ export interface RunnerRegistryOptions {
 export class RunnerRegistry {
   readonly maxLive: number;
   readonly idleMinutes: number;
-  readonly #processOptions: ClaudeProcessOptions;
+  readonly #processOptions: RunnerRegistryOptions["processOptions"];
+  /** Session ids of channels whose process was reaped or stopped, resumed by the next one. */
+  readonly #sessions = new Map<string, string>();
   readonly #logger: RegistryLogger;
   readonly #processes = new Map<string, ClaudeProcess>();
   readonly #reaper: NodeJS.Timeout | undefined;
@@ -35,7 +38,7 @@ export class RunnerRegistry {
   constructor(options: RunnerRegistryOptions) {
     this.maxLive = options.maxLive;
     this.idleMinutes = options.idleMinutes;
-    this.#processOptions = options.processOptions ?? {};
+    this.#processOptions = options.processOptions;
     this.#logger = options.logger ?? console;
     if (this.maxLive <= 0) {
       this.#logger.warn(
@@ -53,14 +56,19 @@ export class RunnerRegistry {
     const existing = this.#processes.get(channelId);
     if (existing) return existing;
     if (this.maxLive <= 0 || this.#processes.size >= this.maxLive) return null;
-    const created = new ClaudeProcess(channelId, this.#processOptions);
+    const base =
+      typeof this.#processOptions === "function"
+        ? this.#processOptions(channelId)
+        : (this.#processOptions ?? {});
+    const sessionId = base.sessionId ?? this.#sessions.get(channelId);
+    const created = new ClaudeProcess(channelId, { ...base, sessionId });
     this.#processes.set(channelId, created);
     return created;
   }
 
   /** Puts an existing process under this registry (it is stopped by `stopAll` and the reaper). */
-  adopt(channelId: string, process: ClaudeProcess): void {
-    this.#processes.set(channelId, process);
+  adopt(channelId: string, runner: ClaudeProcess): void {
+    this.#processes.set(channelId, runner);
   }
 
   liveCount(): number {
@@ -75,10 +83,10 @@ export class RunnerRegistry {
   async reapOnce(): Promise<number> {
     const cutoff = performance.now() - this.idleMinutes * 60_000;
     const idle = [...this.#processes].filter(
-      ([, process]) => !process.inflight && process.lastActive < cutoff,
+      ([, runner]) => !runner.inflight && runner.lastActive < cutoff,
     );
     for (const [channelId] of idle) this.#processes.delete(channelId);
-    await Promise.all(idle.map(([channelId, process]) => this.#stopQuietly(channelId, process)));
+    await Promise.all(idle.map(([channelId, runner]) => this.#stopQuietly(channelId, runner)));
     return idle.length;
   }
 
@@ -86,7 +94,7 @@ export class RunnerRegistry {
   async stopAll(): Promise<void> {
     const all = [...this.#processes];
     this.#processes.clear();
-    await Promise.all(all.map(([channelId, process]) => this.#stopQuietly(channelId, process)));
+    await Promise.all(all.map(([channelId, runner]) => this.#stopQuietly(channelId, runner)));
   }
 
   /** `stopAll` and no more reaping: the registry is finished. */
@@ -95,9 +103,10 @@ export class RunnerRegistry {
     await this.stopAll();
   }
 
-  async #stopQuietly(channelId: string, process: ClaudeProcess): Promise<void> {
+  async #stopQuietly(channelId: string, runner: ClaudeProcess): Promise<void> {
+    if (runner.sessionId) this.#sessions.set(channelId, runner.sessionId);
     try {
-      await process.stop();
+      await runner.stop();
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       this.#logger.warn(`RunnerRegistry: stopping the process of ${channelId} failed: ${reason}`);

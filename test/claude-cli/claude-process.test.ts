@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { ClaudeProcess } from "../../src/claude-cli/claude-process.js";
 import { ClaudeTimeoutError, RateLimitError } from "../../src/claude-cli/errors.js";
+import { RunnerRegistry } from "../../src/claude-cli/runner-registry.js";
 import { FAKE_CLAUDE, fakeProcessFactory, pidAlive, waitUntil } from "./helpers.js";
 
 const factory = fakeProcessFactory();
@@ -292,5 +293,39 @@ describe("interrupt, resume, and older dialects", () => {
     await expect(proc.runTurn("second")).rejects.toThrow(/already in flight/);
     await proc.stop();
     await running;
+  });
+});
+
+describe("RunnerRegistry with real processes", () => {
+  it("a reaped channel's next process resumes the same session", async () => {
+    const registry = new RunnerRegistry({
+      maxLive: 1,
+      idleMinutes: 1,
+      processOptions: {
+        claudeBin: FAKE_CLAUDE,
+        env: { FAKE_CLAUDE_SCENARIO: "normal", FAKE_CLAUDE_SESSION_ID: "kept-session" },
+      },
+    });
+    const first = registry.get("channel-a")!;
+    await first.runTurn("hello");
+    first.lastActive = performance.now() - 3_600_000;
+    expect(await registry.reapOnce()).toBe(1);
+    expect(first.alive()).toBe(false);
+
+    const second = registry.get("channel-a")!;
+    expect(second).not.toBe(first);
+    expect(second.buildCommand()).toEqual(expect.arrayContaining(["--resume", "kept-session"]));
+    await registry.close();
+  });
+
+  it("takes per-channel process options", () => {
+    const registry = new RunnerRegistry({
+      maxLive: 2,
+      idleMinutes: 20,
+      processOptions: (channelId) => ({ claudeBin: FAKE_CLAUDE, cwd: `/srv/${channelId}` }),
+    });
+    expect(registry.get("one")?.options.cwd).toBe("/srv/one");
+    expect(registry.get("two")?.options.cwd).toBe("/srv/two");
+    void registry.close();
   });
 });

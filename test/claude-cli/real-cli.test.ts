@@ -250,6 +250,35 @@ describe("the real Claude Code CLI", () => {
     expect(after.result).toContain("still there?");
   });
 
+  it("answers a steer queued behind an interrupted turn in the same turn", async () => {
+    const { api, make } = await setup([{ hangUntilAborted: true, text: "working" }]);
+    const proc = make(bypass);
+    const running = proc.runTurn("take your time", TURN);
+    await api.waitForMainRequests(1, 30_000);
+    expect((await proc.steer("the queued steer")).status).toBe("steered");
+    await proc.interrupt();
+    const result = await running;
+    // The CLI cancels the interrupted message but still runs the queued one as the next turn.
+    expect(result.result).toContain("the queued steer");
+    expect(proc.popPendingSteers()).toEqual([]);
+  });
+
+  it("starts a new session once when the resumed one is gone", async () => {
+    const { options, make } = await setup([{ text: "first answer" }]);
+    const proc = make(bypass);
+    await proc.runTurn("first", TURN);
+    const lostSession = proc.sessionId;
+    await proc.stop();
+    rmSync(join(options.env!.CLAUDE_CONFIG_DIR!, "projects"), { recursive: true, force: true });
+
+    const result = await proc.runTurn("second", TURN);
+    expect(result.isError).toBe(false);
+    expect(result.result).toContain(`${lostSession} could not be resumed`);
+    expect(result.result).toContain("second");
+    expect(proc.sessionId).not.toBe(lostSession);
+    expect(proc.buildCommand()).toEqual(expect.arrayContaining(["--resume", proc.sessionId]));
+  });
+
   it("stopAll leaves no process behind, Bash tools included", async () => {
     const { options } = await setup([
       { toolUse: { name: "Bash", input: { command: LONG_TOOL, description: "long tool" } } },
@@ -264,12 +293,19 @@ describe("the real Claude Code CLI", () => {
     const running = proc.runTurn("run a long tool", TURN);
     await waitUntil(() => proc.pid !== undefined && hasLongTool(proc.pid), 30_000);
     const pids = [proc.pid!, ...listDescendants(proc.pid!).map((entry) => entry.pid)];
+    // The CLI runs each Bash tool in a session of its own, out of reach of a group signal.
+    expect(pids.some((pid) => sessionOf(pid) !== sessionOf(proc.pid!))).toBe(true);
     await registry.stopAll();
     expect((await running).subtype).toBe("process_stopped");
     expect(registry.liveCount()).toBe(0);
     await waitUntil(() => pids.every((pid) => !pidAlive(pid)), 10_000);
   });
 });
+
+function sessionOf(pid: number): string | undefined {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[3];
+}
 
 function hasLongTool(pid: number): boolean {
   return listDescendants(pid).some((entry) => {
