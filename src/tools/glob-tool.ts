@@ -134,6 +134,8 @@ function normalizePattern(workspace: string, pattern: string): Normalized {
   if (parts.includes("..")) return { ok: false, error: outside(pattern, workspace) };
   const kept = parts.filter((part) => part !== "" && part !== ".");
   if (kept.length === 0) return { ok: false, error: `The pattern ${pattern} names no files.` };
+  // `dir/` asks for what is in the directory.
+  if (relativePattern.endsWith("/")) kept.push("**");
   return { ok: true, pattern: kept.join("/") };
 }
 

@@ -71,6 +71,10 @@ describe("glob tool", () => {
     expect(await list("src/**")).toHaveLength(5);
     expect(await list("src/util/**/*.md")).toEqual(["src/util/deep/notes.md"]);
     expect(await list("docs/\\[draft\\].md")).toEqual(["docs/[draft].md"]);
+    expect(await list("src/util/deep/")).toEqual([
+      "src/util/deep/more/x.ts",
+      "src/util/deep/notes.md",
+    ]);
   });
 
   it("sorts a sibling file before the same-named directory's contents", async () => {
