@@ -4,6 +4,7 @@ import { Session } from "../agent/session.js";
 import { installSignalCleanup } from "../tools/process-groups.js";
 import { createAgentSetup } from "./agent-setup.js";
 import { type FlagSpecs, listFlag, type ParsedArgs, parseArgs, stringFlag } from "./args.js";
+import { runStreamJson, STREAM_JSON_FLAGS, UNKNOWN_FLAGS_WITH_VALUE } from "./run-stream-json.js";
 import { readStdinText } from "./stdin.js";
 
 export const RUN_FLAGS: FlagSpecs = {
@@ -24,9 +25,13 @@ export const RUN_FLAGS: FlagSpecs = {
   help: { type: "boolean", short: "h" },
 };
 
-export const RUN_USAGE = `usage: rudder run [--model M] [--settings FILE] [--cwd DIR] [--output-format text|json] "<prompt>"
+export const RUN_USAGE = `usage: rudder run [--model M] [--settings FILE] [--cwd DIR] [--output-format text|json|stream-json] "<prompt>"
+       rudder run -p --input-format stream-json --output-format stream-json --verbose
+         [--resume ID | --continue | --session-id ID] [--permission-prompt-tool stdio]
+         [--permission-mode default|acceptEdits|bypassPermissions|dontAsk] [--include-partial-messages]
   Runs one task in the workspace and exits 0, or 1 when the turn ended in error.
-  The prompt may also come on stdin. --model demo runs the offline demo model.`;
+  The prompt may also come on stdin. --model demo runs the offline demo model.
+  With --input-format stream-json, rudder speaks Claude Code's stream-json on stdin/stdout.`;
 
 export interface CommandIo {
   stdout: NodeJS.WritableStream;
@@ -59,9 +64,25 @@ function parseMaxTurns(args: ParsedArgs): number | undefined | Error {
     : new Error(`--max-turns needs a positive whole number (got "${raw}")`);
 }
 
+/** Hosts that drive Claude Code pass flags rudder does not know; in that mode they are skipped. */
+function isHeadlessHost(argv: readonly string[]): boolean {
+  return argv.some(
+    (token) =>
+      token === "-p" ||
+      token === "--print" ||
+      token.startsWith("--input-format") ||
+      token === "stream-json" ||
+      token.endsWith("=stream-json"),
+  );
+}
+
 /** `rudder run`: one headless task. Resolves to the process exit code. */
 export async function runCommandLine(argv: readonly string[], io: CommandIo): Promise<number> {
-  const parsed = parseArgs(argv, RUN_FLAGS);
+  const parsed = parseArgs(
+    argv,
+    { ...RUN_FLAGS, ...STREAM_JSON_FLAGS },
+    isHeadlessHost(argv) ? { ignoreUnknown: true, unknownWithValue: UNKNOWN_FLAGS_WITH_VALUE } : {},
+  );
   if (!parsed.ok) {
     io.stderr.write(`rudder run: ${parsed.error}\n${RUN_USAGE}\n`);
     return 2;
@@ -72,6 +93,9 @@ export async function runCommandLine(argv: readonly string[], io: CommandIo): Pr
     return 0;
   }
   const outputFormat = stringFlag(args, "output-format") ?? "text";
+  if (outputFormat === "stream-json" || stringFlag(args, "input-format") === "stream-json") {
+    return runStreamJson(args, io);
+  }
   if (outputFormat !== "text" && outputFormat !== "json") {
     io.stderr.write(`rudder run: --output-format must be text or json (got "${outputFormat}")\n`);
     return 2;

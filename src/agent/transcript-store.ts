@@ -1,0 +1,216 @@
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+} from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { ContentBlock, Message, ToolResultBlock } from "../model/types.js";
+
+/**
+ * Session transcripts as JSONL files, one per session:
+ * `<RUDDER_HOME or ~/.rudder>/sessions/<session id>.jsonl`.
+ *
+ * The first line is a header `{"type":"session","session_id","cwd","created_at"}`; every
+ * further line is `{"index": n, "message": {...}}`, and a later line with the same index
+ * replaces an earlier one (the last user message grows in place when steering text joins
+ * it). Lines are appended synchronously as the history changes, so a killed process loses
+ * at most the message in flight; a torn last line is skipped when reading.
+ */
+
+const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+
+export function sessionsDirectory(env: NodeJS.ProcessEnv): string {
+  const home = env.RUDDER_HOME?.trim() || join(env.HOME?.trim() || homedir(), ".rudder");
+  return join(home, "sessions");
+}
+
+export function isValidSessionId(id: string): boolean {
+  return SESSION_ID_PATTERN.test(id);
+}
+
+interface TranscriptHeader {
+  type: "session";
+  session_id: string;
+  cwd: string;
+  created_at: string;
+}
+
+/** The history a transcript file records, later lines winning; throws when unreadable. */
+function readTranscript(path: string): { header?: TranscriptHeader; history: Message[] } {
+  const byIndex = new Map<number, Message>();
+  let header: TranscriptHeader | undefined;
+  for (const line of readFileSync(path, "utf8").split("\n")) {
+    if (line.trim() === "") continue;
+    let entry: unknown;
+    try {
+      entry = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (typeof entry !== "object" || entry === null) continue;
+    const record = entry as { type?: unknown; index?: unknown; message?: unknown };
+    if (record.type === "session") {
+      header ??= entry as TranscriptHeader;
+      continue;
+    }
+    if (
+      typeof record.index === "number" &&
+      Number.isInteger(record.index) &&
+      isMessage(record.message)
+    ) {
+      byIndex.set(record.index, record.message);
+    }
+  }
+  const history: Message[] = [];
+  for (let index = 0; byIndex.has(index); index++) history.push(byIndex.get(index) as Message);
+  return header === undefined ? { history } : { header, history };
+}
+
+function isMessage(value: unknown): value is Message {
+  if (typeof value !== "object" || value === null) return false;
+  const { role, content } = value as { role?: unknown; content?: unknown };
+  return (
+    (role === "user" || role === "assistant") &&
+    (typeof content === "string" || Array.isArray(content))
+  );
+}
+
+/**
+ * Makes a history the API accepts again after a process died mid-turn: a trailing
+ * assistant `tool_use` without results gets results saying the tools were cut off.
+ */
+export function repairHistory(history: Message[]): Message[] {
+  const last = history.at(-1);
+  if (last === undefined || last.role !== "assistant" || typeof last.content === "string") {
+    return history;
+  }
+  const uses = last.content.filter((block: ContentBlock) => block.type === "tool_use");
+  if (uses.length === 0) return history;
+  const results: ToolResultBlock[] = uses.map((block) => ({
+    type: "tool_result",
+    tool_use_id: block.id,
+    content: "Interrupted: the agent process ended before this tool finished.",
+    is_error: true,
+  }));
+  return [...history, { role: "user", content: results }];
+}
+
+/** Reads and writes the transcripts of one sessions folder. */
+export class TranscriptStore {
+  readonly directory: string;
+
+  constructor(directory: string) {
+    this.directory = directory;
+  }
+
+  pathOf(sessionId: string): string {
+    return join(this.directory, `${sessionId}.jsonl`);
+  }
+
+  exists(sessionId: string): boolean {
+    return isValidSessionId(sessionId) && existsSync(this.pathOf(sessionId));
+  }
+
+  /**
+   * The stored history, repaired for the API (`storedLength` counts the messages on disk;
+   * give the writer `history.slice(0, storedLength)`); undefined when there is no such
+   * session.
+   */
+  load(sessionId: string): { history: Message[]; storedLength: number } | undefined {
+    if (!this.exists(sessionId)) return undefined;
+    try {
+      const stored = readTranscript(this.pathOf(sessionId)).history;
+      return { history: repairHistory(stored), storedLength: stored.length };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The most recently written session started in `cwd`, if any. */
+  latest(cwd: string): string | undefined {
+    let names: string[];
+    try {
+      names = readdirSync(this.directory).filter((name) => name.endsWith(".jsonl"));
+    } catch {
+      return undefined;
+    }
+    const candidates = names
+      .map((name) => {
+        const path = join(this.directory, name);
+        try {
+          return { id: name.slice(0, -".jsonl".length), path, mtime: statSync(path).mtimeMs };
+        } catch {
+          return undefined;
+        }
+      })
+      .filter((entry) => entry !== undefined)
+      .sort((first, second) => second.mtime - first.mtime);
+    for (const candidate of candidates) {
+      try {
+        if (readTranscript(candidate.path).header?.cwd === cwd) return candidate.id;
+      } catch {
+        // An unreadable transcript is not a candidate.
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * A writer for `onHistoryChange`: appends the messages that are new or changed since
+   * the last call. `initial` is the history already on disk (for a resumed session).
+   */
+  writer(sessionId: string, cwd: string, initial: readonly Message[] = []): TranscriptWriter {
+    return new TranscriptWriter(this, sessionId, cwd, initial);
+  }
+}
+
+export class TranscriptWriter {
+  readonly #path: string;
+  readonly #written: string[];
+  readonly #header: TranscriptHeader;
+  readonly #directory: string;
+  #ready: boolean;
+
+  constructor(store: TranscriptStore, sessionId: string, cwd: string, initial: readonly Message[]) {
+    if (!isValidSessionId(sessionId)) throw new Error(`invalid session id: ${sessionId}`);
+    this.#path = store.pathOf(sessionId);
+    this.#written = initial.map((message) => JSON.stringify(message));
+    this.#header = {
+      type: "session",
+      session_id: sessionId,
+      cwd,
+      created_at: new Date().toISOString(),
+    };
+    this.#ready = existsSync(this.#path);
+    this.#directory = store.directory;
+  }
+
+  /**
+   * Appends what changed. Only the last written message can change in place, so the
+   * comparison starts there. Write failures are reported to `onError`, never thrown.
+   */
+  write(history: readonly Message[], onError?: (error: unknown) => void): void {
+    try {
+      const lines: string[] = [];
+      for (let index = Math.max(0, this.#written.length - 1); index < history.length; index++) {
+        const json = JSON.stringify(history[index]);
+        if (this.#written[index] === json) continue;
+        this.#written[index] = json;
+        lines.push(`{"index":${index},"message":${json}}\n`);
+      }
+      if (lines.length === 0 && this.#ready) return;
+      if (!this.#ready) {
+        mkdirSync(this.#directory, { recursive: true });
+        lines.unshift(`${JSON.stringify(this.#header)}\n`);
+        this.#ready = true;
+      }
+      appendFileSync(this.#path, lines.join(""));
+    } catch (error) {
+      onError?.(error);
+    }
+  }
+}

@@ -1,0 +1,289 @@
+import { randomUUID } from "node:crypto";
+import { readFileSync, realpathSync } from "node:fs";
+import { resolve } from "node:path";
+import { Session } from "../agent/session.js";
+import { sessionsDirectory, TranscriptStore } from "../agent/transcript-store.js";
+import type { Message } from "../model/types.js";
+import { LineSplitter } from "../protocol/line-splitter.js";
+import type { OutputLine } from "../protocol/output-lines.js";
+import { startupErrorResult } from "../protocol/output-lines.js";
+import { isPermissionMode, type PermissionMode } from "../protocol/permission-mode.js";
+import { StreamJsonFrontEnd } from "../protocol/stream-json-front-end.js";
+import { installSignalCleanup } from "../tools/process-groups.js";
+import { createAgentSetup } from "./agent-setup.js";
+import { booleanFlag, type FlagSpecs, listFlag, type ParsedArgs, stringFlag } from "./args.js";
+import type { CommandIo } from "./run.js";
+import { readStdinText } from "./stdin.js";
+
+/** Flags of `rudder run` that only the stream-json mode (Claude Code's dialect) uses. */
+export const STREAM_JSON_FLAGS: FlagSpecs = {
+  resume: { type: "string", short: "r" },
+  "session-id": { type: "string" },
+  continue: { type: "boolean", short: "c" },
+  "permission-prompt-tool": { type: "string" },
+  "permission-mode": { type: "string" },
+  "include-partial-messages": { type: "boolean" },
+  "dangerously-skip-permissions": { type: "boolean" },
+};
+
+/**
+ * Claude Code flags rudder has no use for that take a separate value, so that
+ * `--flag value` skips the value too when unknown flags are ignored.
+ */
+export const UNKNOWN_FLAGS_WITH_VALUE: ReadonlySet<string> = new Set([
+  "--mcp-config",
+  "--setting-sources",
+  "--max-thinking-tokens",
+  "--fallback-model",
+  "--add-dir",
+  "--agents",
+  "--agent",
+  "--betas",
+  "--debug-file",
+  "--json-schema",
+  "--max-budget-usd",
+  "--effort",
+  "--plugin-dir",
+  "--tools",
+  "--resume-session-at",
+  "--replay-user-messages",
+  "--workload",
+]);
+
+const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+
+function packageVersion(): string {
+  try {
+    const url = new URL("../../package.json", import.meta.url);
+    return (JSON.parse(readFileSync(url, "utf8")) as { version: string }).version;
+  } catch {
+    return "unknown";
+  }
+}
+
+function apiKeySource(env: NodeJS.ProcessEnv): string {
+  if (env.ANTHROPIC_API_KEY?.trim()) return "ANTHROPIC_API_KEY";
+  if (env.ANTHROPIC_AUTH_TOKEN?.trim()) return "ANTHROPIC_AUTH_TOKEN";
+  return "none";
+}
+
+function permissionModeOf(args: ParsedArgs, warn: (message: string) => void): PermissionMode {
+  if (booleanFlag(args, "dangerously-skip-permissions")) return "bypassPermissions";
+  const mode = stringFlag(args, "permission-mode") ?? "default";
+  if (isPermissionMode(mode)) return mode;
+  warn(`unknown --permission-mode "${mode}"; using default`);
+  return "default";
+}
+
+interface ResolvedSession {
+  sessionId: string;
+  history: Message[] | undefined;
+  /** What is already on disk, for the transcript writer. */
+  stored: Message[];
+}
+
+/** `--resume`, `--continue`, `--session-id` or a new id; an error text when impossible. */
+function resolveSession(
+  args: ParsedArgs,
+  store: TranscriptStore,
+  workspace: string,
+  warn: (message: string) => void,
+): ResolvedSession | { error: string; sessionId: string } {
+  const resume = stringFlag(args, "resume");
+  const requested = stringFlag(args, "session-id");
+  let id = resume;
+  if (id === undefined && booleanFlag(args, "continue")) {
+    id = store.latest(workspace);
+    if (id === undefined) warn("no conversation to continue in this folder; starting a new one");
+  }
+  if (id !== undefined) {
+    const loaded = store.load(id);
+    if (loaded === undefined) {
+      return { error: `No conversation found with session ID: ${id}`, sessionId: id };
+    }
+    return {
+      sessionId: id,
+      history: loaded.history,
+      stored: loaded.history.slice(0, loaded.storedLength),
+    };
+  }
+  if (requested !== undefined) {
+    if (!SESSION_ID_PATTERN.test(requested)) {
+      return { error: `Invalid session ID: ${requested}`, sessionId: requested };
+    }
+    if (store.exists(requested)) {
+      return { error: `Session ID ${requested} is already in use.`, sessionId: requested };
+    }
+    return { sessionId: requested, history: undefined, stored: [] };
+  }
+  return { sessionId: randomUUID(), history: undefined, stored: [] };
+}
+
+function parsePositive(raw: string | undefined): number | undefined | Error {
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  return Number.isInteger(value) && value > 0
+    ? value
+    : new Error(`--max-turns needs a positive whole number (got "${raw}")`);
+}
+
+/** Feeds stdin to the front end line by line; resolves when stdin ends. */
+function pumpInput(stdin: NodeJS.ReadableStream, frontEnd: StreamJsonFrontEnd): Promise<void> {
+  const splitter = new LineSplitter();
+  const take = (lines: ReturnType<LineSplitter["push"]>): void => {
+    for (const line of lines) {
+      if (line.ok) frontEnd.handleLine(line.text);
+      else frontEnd.reportInputError(line.error);
+    }
+  };
+  return new Promise((resolveInput) => {
+    stdin.on("data", (chunk: Buffer | string) => take(splitter.push(chunk)));
+    stdin.on("end", () => {
+      take(splitter.end());
+      resolveInput();
+    });
+    stdin.on("error", () => resolveInput());
+  });
+}
+
+/**
+ * `rudder run` speaking Claude Code's stream-json: with `--input-format stream-json` a
+ * conversation over stdin until it ends (exit 0), otherwise one prompt (exit 1 when its
+ * turn ended in error). Resolves to the exit code.
+ */
+export async function runStreamJson(args: ParsedArgs, io: CommandIo): Promise<number> {
+  const warn = (message: string): void => {
+    io.stderr.write(`rudder: ${message}\n`);
+  };
+  let lastResultFailed = false;
+  const write = (line: OutputLine): void => {
+    if (line.type === "result") lastResultFailed = line.is_error === true;
+    io.stdout.write(`${JSON.stringify(line)}\n`);
+  };
+  const fail = (sessionId: string, message: string): number => {
+    io.stderr.write(`${message}\n`);
+    write(startupErrorResult(sessionId, message));
+    return 1;
+  };
+
+  const inputFormat = stringFlag(args, "input-format") ?? "text";
+  if (inputFormat !== "text" && inputFormat !== "stream-json") {
+    warn(`--input-format must be text or stream-json (got "${inputFormat}")`);
+    return 2;
+  }
+  if (stringFlag(args, "output-format") !== "stream-json") {
+    warn("--input-format stream-json needs --output-format stream-json");
+    return 2;
+  }
+  if (args.ignored.length > 0) {
+    warn(`ignoring options rudder has no use for: ${[...new Set(args.ignored)].join(", ")}`);
+  }
+  const maxTurns = parsePositive(stringFlag(args, "max-turns"));
+  if (maxTurns instanceof Error) {
+    warn(maxTurns.message);
+    return 2;
+  }
+  const permissionMode = permissionModeOf(args, warn);
+  const promptTool = stringFlag(args, "permission-prompt-tool");
+  if (promptTool !== undefined && promptTool !== "stdio") {
+    warn(`--permission-prompt-tool ${promptTool} is not supported (only stdio); asks are denied`);
+  }
+
+  const cwd = stringFlag(args, "cwd");
+  let workspace: string;
+  try {
+    workspace = realpathSync(resolve(cwd ?? process.cwd()));
+  } catch {
+    return fail(randomUUID(), `workspace folder not found: ${cwd}`);
+  }
+  const store = new TranscriptStore(sessionsDirectory(io.env));
+  const resolved = resolveSession(args, store, workspace, warn);
+  if ("error" in resolved) return fail(resolved.sessionId, resolved.error);
+
+  // Hosts written for Claude Code set its retry budget; rudder's own variable wins.
+  const env = { ...io.env };
+  if (env.RUDDER_MAX_RETRIES === undefined && env.CLAUDE_CODE_MAX_RETRIES !== undefined) {
+    env.RUDDER_MAX_RETRIES = env.CLAUDE_CODE_MAX_RETRIES;
+  }
+  const model = stringFlag(args, "model");
+  const settingsFile = stringFlag(args, "settings");
+  const systemPrompt = stringFlag(args, "system-prompt");
+  const appendSystemPrompt = stringFlag(args, "append-system-prompt");
+  const created = await createAgentSetup(
+    {
+      allowedTools: [...listFlag(args, "allowedTools"), ...listFlag(args, "allowed-tools")],
+      disallowedTools: [
+        ...listFlag(args, "disallowedTools"),
+        ...listFlag(args, "disallowed-tools"),
+      ],
+      cwd: workspace,
+      sessionId: resolved.sessionId,
+      ...(model === undefined ? {} : { model }),
+      ...(settingsFile === undefined ? {} : { settingsFile }),
+      ...(systemPrompt === undefined ? {} : { systemPrompt }),
+      ...(appendSystemPrompt === undefined ? {} : { appendSystemPrompt }),
+      ...(maxTurns === undefined ? {} : { maxTurns }),
+    },
+    env,
+  );
+  if (!created.ok) return fail(resolved.sessionId, created.error);
+  const { setup } = created;
+  for (const note of setup.warnings) warn(note);
+
+  const transcript = store.writer(resolved.sessionId, setup.workspace, resolved.stored);
+  let storeFailed = false;
+  const persist = (history: readonly Message[]): void =>
+    transcript.write(history, (error) => {
+      if (storeFailed) return;
+      storeFailed = true;
+      warn(`cannot store the session transcript: ${String(error)}`);
+    });
+
+  const frontEnd = new StreamJsonFrontEnd({
+    info: {
+      sessionId: resolved.sessionId,
+      cwd: setup.workspace,
+      model: setup.model.name,
+      tools: setup.options.tools.map((tool) => tool.name),
+      version: packageVersion(),
+      apiKeySource: apiKeySource(io.env),
+    },
+    write,
+    permissionMode,
+    permissionPrompt: promptTool === "stdio",
+    includePartialMessages: booleanFlag(args, "include-partial-messages"),
+    persist,
+    warn,
+    createSession: (overrides) => {
+      const base = overrides.systemPrompt ?? setup.options.systemPrompt;
+      const prompt = [base, overrides.appendSystemPrompt]
+        .filter((part) => part !== undefined && part !== "")
+        .join("\n\n");
+      return new Session({
+        ...setup.options,
+        confirm: overrides.confirm,
+        systemPrompt: prompt,
+        onHistoryChange: persist,
+        ...(resolved.history === undefined ? {} : { history: resolved.history }),
+      });
+    },
+  });
+  installSignalCleanup();
+
+  if (inputFormat === "stream-json") {
+    if (args.positionals.length > 0)
+      warn("a prompt argument is ignored with --input-format stream-json");
+    await pumpInput(io.stdin, frontEnd);
+    await frontEnd.endInput();
+    return 0;
+  }
+  let prompt = args.positionals.join(" ");
+  if (prompt.trim() === "" && !io.stdin.isTTY) prompt = await readStdinText(io.stdin);
+  if (prompt.trim() === "") {
+    warn("no prompt given");
+    return 2;
+  }
+  frontEnd.sendUserMessage(prompt);
+  await frontEnd.endInput();
+  return lastResultFailed ? 1 : 0;
+}

@@ -1,0 +1,38 @@
+import type { Confirm, ConfirmRequest } from "../agent/tool-dispatch.js";
+
+/** Claude Code's permission modes, as rudder maps them onto its `ask` decisions. */
+export const PERMISSION_MODES = [
+  "default",
+  "acceptEdits",
+  "bypassPermissions",
+  "dontAsk",
+  "plan",
+  "auto",
+] as const;
+
+export type PermissionMode = (typeof PERMISSION_MODES)[number];
+
+export function isPermissionMode(value: string): value is PermissionMode {
+  return (PERMISSION_MODES as readonly string[]).includes(value);
+}
+
+const EDIT_TOOLS = new Set(["write_file", "edit_file"]);
+
+/**
+ * The `confirm` for a mode. rudder's gate decides allow/ask/deny first and never passes a
+ * built-in deny here, so every mode keeps the machine's deny list:
+ * - `bypassPermissions`: every `ask` is allowed;
+ * - `acceptEdits`: file edits are allowed, other asks go to `prompt`;
+ * - `dontAsk`: every `ask` is denied;
+ * - `default`, `plan`, `auto`: asks go to `prompt` (the host), or are denied without one.
+ * `mode()` is read at each decision, so `set_permission_mode` takes effect at once.
+ */
+export function confirmForMode(mode: () => PermissionMode, prompt: Confirm | undefined): Confirm {
+  return async (request: ConfirmRequest, signal: AbortSignal) => {
+    const current = mode();
+    if (current === "bypassPermissions") return true;
+    if (current === "dontAsk") return false;
+    if (current === "acceptEdits" && EDIT_TOOLS.has(request.toolName)) return true;
+    return prompt === undefined ? false : prompt(request, signal);
+  };
+}

@@ -1,0 +1,353 @@
+import type { AgentEvent, TurnOutcome } from "../agent/events.js";
+import type { Session } from "../agent/session.js";
+import type { Confirm } from "../agent/tool-dispatch.js";
+import type { Message } from "../model/types.js";
+import { parseInputLine } from "./input-line.js";
+import {
+  apiRetryLine,
+  assistantLines,
+  controlError,
+  controlSuccess,
+  initLine,
+  inputErrorLine,
+  lifecycleLine,
+  type OutputLine,
+  type PermissionDenial,
+  resultLine,
+  type SessionInfo,
+  taskNotificationLine,
+  taskStartedLine,
+  toolResultLine,
+} from "./output-lines.js";
+import { PartialMessages } from "./partial-messages.js";
+import { confirmForMode, isPermissionMode, type PermissionMode } from "./permission-mode.js";
+import { PermissionPrompt } from "./permission-prompt.js";
+
+/** What a host may change before the session's first turn (the `initialize` request). */
+export interface SessionOverrides {
+  confirm: Confirm;
+  systemPrompt?: string;
+  appendSystemPrompt?: string;
+}
+
+export interface StreamJsonFrontEndOptions {
+  info: Omit<SessionInfo, "permissionMode">;
+  write: (line: OutputLine) => void;
+  /** Builds the session when the first message (or control request needing it) arrives. */
+  createSession: (overrides: SessionOverrides) => Session;
+  permissionMode: PermissionMode;
+  /** `--permission-prompt-tool stdio`: `ask` decisions go to the host as `can_use_tool`. */
+  permissionPrompt?: boolean;
+  /** `--include-partial-messages`: `stream_event` lines for text as it streams. */
+  includePartialMessages?: boolean;
+  /** Called with the history just before each model call, so it is stored before it is sent. */
+  persist?: (history: readonly Message[]) => void;
+  /** Notes for people (stderr). */
+  warn?: (message: string) => void;
+}
+
+interface FrontEndTurn {
+  uuids: string[];
+  denials: PermissionDenial[];
+}
+
+function joinPrompt(value: unknown): string | undefined {
+  const text = Array.isArray(value)
+    ? value.filter((part) => typeof part === "string").join("\n")
+    : typeof value === "string"
+      ? value
+      : undefined;
+  return text === undefined || text.trim() === "" ? undefined : text;
+}
+
+/**
+ * A `Session` spoken to in Claude Code's stream-json dialect: input lines in
+ * (`handleLine`), output lines out (`write`). A message arriving mid-turn joins the running
+ * turn through the session's inbox, so one `result` answers both. When input ends, the
+ * queued work and the background tasks are finished before `endInput` resolves.
+ */
+export class StreamJsonFrontEnd {
+  readonly #options: StreamJsonFrontEndOptions;
+  readonly #prompt: PermissionPrompt | undefined;
+  readonly #partial: PartialMessages | undefined;
+  readonly #changeWaiters = new Set<() => void>();
+  /** Uuids of texts pushed into the inbox, in order (undefined for a text without one). */
+  readonly #steers: Array<string | undefined> = [];
+  readonly #toolInputs = new Map<string, Record<string, unknown>>();
+  readonly #taskToolUses = new Map<string, string>();
+  #session: Session | undefined;
+  #turn: FrontEndTurn | undefined;
+  #currentToolUseId: string | undefined;
+  #mode: PermissionMode;
+  #overrides: { systemPrompt?: string; appendSystemPrompt?: string } = {};
+
+  constructor(options: StreamJsonFrontEndOptions) {
+    this.#options = options;
+    this.#mode = options.permissionMode;
+    this.#prompt = options.permissionPrompt ? new PermissionPrompt(options.write) : undefined;
+    this.#partial = options.includePartialMessages
+      ? new PartialMessages(options.info.sessionId, options.info.model, options.write)
+      : undefined;
+  }
+
+  get sessionId(): string {
+    return this.#options.info.sessionId;
+  }
+
+  /** Handles one input line. Never throws: bad lines are reported and skipped. */
+  handleLine(text: string): void {
+    const line = parseInputLine(text);
+    switch (line.type) {
+      case "invalid":
+        this.#write(inputErrorLine(this.sessionId, line.error, text));
+        this.#options.warn?.(`skipped an input line: ${line.error}`);
+        return;
+      case "user":
+        for (const warning of line.warnings) this.#options.warn?.(warning);
+        this.sendUserMessage(line.text, line.uuid);
+        return;
+      case "control_request":
+        this.#onControlRequest(line.requestId, line.request);
+        return;
+      case "control_response":
+        this.#prompt?.answer(line.requestId, line.subtype, line.response, line.error);
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** Reports an input line that could not even be split (too long). */
+  reportInputError(error: string): void {
+    this.#write(inputErrorLine(this.sessionId, error, ""));
+    this.#options.warn?.(`skipped an input line: ${error}`);
+  }
+
+  sendUserMessage(text: string, uuid?: string): void {
+    if (uuid !== undefined) this.#write(lifecycleLine(this.sessionId, uuid, "queued"));
+    const session = this.#ensureSession();
+    if (session.running) {
+      this.#steers.push(uuid);
+      void session.send(text);
+      return;
+    }
+    this.#startTurn(uuid === undefined ? [] : [uuid], () => session.send(text));
+  }
+
+  /**
+   * Input has ended: answers nothing more from the host, finishes the running turn and
+   * every background task (waking the model for their results), then closes the session.
+   */
+  async endInput(): Promise<void> {
+    this.#prompt?.close();
+    const session = this.#session;
+    if (session === undefined) return;
+    while (session.running || session.background.hasPendingWork()) {
+      await new Promise<void>((resolve) => this.#changeWaiters.add(resolve));
+    }
+    await session.close();
+  }
+
+  #write(line: OutputLine): void {
+    this.#options.write(line);
+  }
+
+  #ensureSession(): Session {
+    if (this.#session !== undefined) return this.#session;
+    const ask = this.#prompt;
+    const prompt: Confirm | undefined =
+      ask === undefined
+        ? undefined
+        : async (request, signal) => {
+            const toolUseId = this.#currentToolUseId;
+            const answer = await ask.ask(
+              toolUseId === undefined ? request : { ...request, toolUseId },
+              signal,
+            );
+            return answer.allowed;
+          };
+    const session = this.#options.createSession({
+      confirm: confirmForMode(() => this.#mode, prompt),
+      ...this.#overrides,
+    });
+    session.subscribe((event) => this.#onEvent(event));
+    session.background.onTaskEnd(() => queueMicrotask(() => this.#afterChange()));
+    this.#session = session;
+    return session;
+  }
+
+  #startTurn(uuids: string[], start: () => Promise<TurnOutcome | undefined>): void {
+    this.#turn = { uuids, denials: [] };
+    for (const uuid of uuids) this.#write(lifecycleLine(this.sessionId, uuid, "started"));
+    this.#write(initLine({ ...this.#options.info, permissionMode: this.#mode }));
+    start().then(
+      (outcome) => {
+        // A wake-up that found nothing to do ran no turn, so no `turn_end` cleared it.
+        if (outcome === undefined) this.#turn = undefined;
+        this.#afterChange();
+      },
+      (error: unknown) => {
+        this.#options.warn?.(
+          `turn failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
+        this.#turn = undefined;
+        this.#afterChange();
+      },
+    );
+  }
+
+  /** After a turn or a background task ends: wake for finished tasks, then tell waiters. */
+  #afterChange(): void {
+    const session = this.#session;
+    if (session !== undefined && !session.running && this.#turn === undefined) {
+      const finished = [...session.background.tasks.values()].some(
+        (task) => task.status !== "running" && !task.delivered,
+      );
+      if (finished) {
+        this.#startTurn([], () => session.wake(undefined, { waitForRunning: false }));
+      }
+    }
+    for (const resolve of this.#changeWaiters) resolve();
+    this.#changeWaiters.clear();
+  }
+
+  #onEvent(event: AgentEvent): void {
+    const sessionId = this.sessionId;
+    this.#partial?.onEvent(event);
+    switch (event.type) {
+      case "model_start":
+        if (this.#session !== undefined) this.#options.persist?.(this.#session.history);
+        return;
+      case "model_end":
+        for (const line of assistantLines(
+          sessionId,
+          this.#options.info.model,
+          event,
+          this.#turn?.uuids ?? [],
+        )) {
+          this.#write(line);
+        }
+        return;
+      case "model_retry":
+        this.#write(apiRetryLine(sessionId, event));
+        return;
+      case "tool_start":
+        this.#currentToolUseId = event.toolUseId;
+        this.#toolInputs.set(event.toolUseId, event.input);
+        return;
+      case "tool_end":
+        this.#currentToolUseId = undefined;
+        this.#toolInputs.delete(event.toolUseId);
+        this.#write(toolResultLine(sessionId, event));
+        return;
+      case "permission_denied":
+        this.#turn?.denials.push({
+          tool_name: event.name,
+          tool_use_id: event.toolUseId,
+          tool_input: this.#toolInputs.get(event.toolUseId) ?? {},
+        });
+        return;
+      case "task_start":
+        this.#taskToolUses.set(event.taskId, event.toolUseId);
+        this.#write(taskStartedLine(sessionId, event));
+        return;
+      case "task_end":
+        this.#write(taskNotificationLine(sessionId, event, this.#taskToolUses.get(event.taskId)));
+        return;
+      case "inbox_delivered":
+        for (const _text of event.texts) {
+          const uuid = this.#steers.shift();
+          if (uuid === undefined) continue;
+          this.#turn?.uuids.push(uuid);
+          this.#write(lifecycleLine(sessionId, uuid, "started"));
+        }
+        return;
+      case "hook_warning":
+        this.#options.warn?.(`${event.event} hook: ${event.message}`);
+        return;
+      case "turn_end":
+        this.#endTurn(event.outcome);
+        return;
+      default:
+        return;
+    }
+  }
+
+  #endTurn(outcome: TurnOutcome): void {
+    const turn = this.#turn ?? { uuids: [], denials: [] };
+    this.#turn = undefined;
+    // Steers still in the inbox when a turn ends (it failed or was interrupted) are not
+    // carried into a later turn the host did not ask for: they are cancelled.
+    const dropped = this.#steers.splice(0);
+    this.#session?.inbox.drain();
+    const model = this.#options.info.model;
+    this.#write(
+      resultLine(this.sessionId, model, outcome, {
+        userMessageUuids: turn.uuids,
+        permissionDenials: turn.denials,
+      }),
+    );
+    const state = outcome.subtype === "aborted" ? "cancelled" : "completed";
+    for (const uuid of turn.uuids) this.#write(lifecycleLine(this.sessionId, uuid, state));
+    for (const uuid of dropped) {
+      if (uuid !== undefined) this.#write(lifecycleLine(this.sessionId, uuid, "cancelled"));
+    }
+  }
+
+  #onControlRequest(
+    requestId: string,
+    request: Record<string, unknown> & { subtype: string },
+  ): void {
+    switch (request.subtype) {
+      case "initialize": {
+        if (this.#session === undefined) {
+          const systemPrompt = joinPrompt(request.systemPrompt);
+          const appendSystemPrompt = joinPrompt(request.appendSystemPrompt);
+          this.#overrides = {
+            ...(systemPrompt === undefined ? {} : { systemPrompt }),
+            ...(appendSystemPrompt === undefined ? {} : { appendSystemPrompt }),
+          };
+        }
+        const { info } = this.#options;
+        this.#write(
+          controlSuccess(requestId, {
+            commands: [],
+            agents: [],
+            output_style: "default",
+            available_output_styles: ["default"],
+            models: [{ value: info.model, displayName: info.model, description: "" }],
+            account: { apiKeySource: info.apiKeySource },
+            pid: process.pid,
+            current_permission_mode: this.#mode,
+            session_state: this.#session?.running ? "running" : "idle",
+            rudder_version: info.version,
+            capabilities: [],
+          }),
+        );
+        return;
+      }
+      case "interrupt":
+        this.#session?.abort("interrupted");
+        this.#write(controlSuccess(requestId, { still_queued: [] }));
+        return;
+      case "set_permission_mode": {
+        const mode = typeof request.mode === "string" ? request.mode : "";
+        if (!isPermissionMode(mode)) {
+          this.#write(controlError(requestId, `Invalid permission mode: ${mode}`));
+          return;
+        }
+        this.#mode = mode;
+        this.#write(controlSuccess(requestId, { mode }));
+        return;
+      }
+      default:
+        this.#write(
+          controlError(
+            requestId,
+            `Unsupported control request subtype: ${request.subtype}`,
+            "unsupported_request",
+          ),
+        );
+    }
+  }
+}
