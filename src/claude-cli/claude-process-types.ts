@@ -24,6 +24,11 @@ export interface RunTurnOptions {
    * that could not be parsed.
    */
   onEvent?: ((event: Record<string, unknown>) => void) | undefined;
+  /**
+   * Aborting interrupts the turn (a `control_request` interrupt; the process stays). The turn
+   * then resolves with the CLI's own error result for an interrupted turn.
+   */
+  signal?: AbortSignal | undefined;
 }
 
 export type SteerStatus = "steered" | "ran_as_turn" | "process_dead";

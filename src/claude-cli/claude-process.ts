@@ -105,6 +105,7 @@ export class ClaudeProcess {
     const child = this.alive() && this.#child ? this.#child : this.#spawn();
     const timeoutMs = options.timeoutMs ?? DEFAULT_TURN_TIMEOUT_MS;
     let timer: NodeJS.Timeout | undefined;
+    const onAbort = () => void this.interrupt();
     let markDone = () => {};
     const done = new Promise<void>((resolve) => {
       markDone = resolve;
@@ -125,6 +126,7 @@ export class ClaudeProcess {
           this.inflight = false;
           this.lastActive = performance.now();
           clearTimeout(timer);
+          options.signal?.removeEventListener("abort", onAbort);
           markDone();
           if ("error" in outcome) reject(outcome.error);
           else resolve(outcome.result);
@@ -135,6 +137,8 @@ export class ClaudeProcess {
       this.lastActive = performance.now();
       timer = setTimeout(() => this.#onTimeout(turn, timeoutMs), timeoutMs);
       this.#sendMessage(turn, randomUUID(), text, false);
+      if (options.signal?.aborted) onAbort();
+      else options.signal?.addEventListener("abort", onAbort, { once: true });
     });
   }
 

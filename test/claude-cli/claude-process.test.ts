@@ -255,6 +255,23 @@ describe("interrupt, resume, and older dialects", () => {
     expect(proc.alive()).toBe(true);
   });
 
+  it("an aborted signal interrupts the turn", async () => {
+    const proc = makeProc("interrupt");
+    const controller = new AbortController();
+    const texts: string[] = [];
+    const running = proc.runTurn("slow work", {
+      signal: controller.signal,
+      onText: (text) => {
+        texts.push(text);
+        controller.abort();
+      },
+    });
+    const result = await running;
+    expect(texts).toHaveLength(1);
+    expect(result.isError).toBe(true);
+    expect(proc.alive()).toBe(true);
+  });
+
   it("starts a fresh session once when --resume names an unknown session", async () => {
     const logPath = join(scratch, "resume.log");
     const proc = makeProc("resume_missing", {
