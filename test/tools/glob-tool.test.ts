@@ -110,6 +110,14 @@ describe("glob tool", () => {
     }
   });
 
+  it("stops when the signal aborts", async () => {
+    const result = await glob.execute(
+      { pattern: "**/*" },
+      contextFor(workspace, AbortSignal.abort()),
+    );
+    expect(result).toEqual({ content: "The search was cancelled.", isError: true });
+  });
+
   it("says (no matches) when nothing matches", async () => {
     expect(await run("**/*.rs")).toEqual({ content: "(no matches)", isError: false });
     expect(await run("missing-dir/**/*.ts")).toEqual({ content: "(no matches)", isError: false });

@@ -10,8 +10,10 @@ afterEach(() => {
   for (const step of cleanup.splice(0)) step();
 });
 
-async function startFixture(): Promise<{ child: ReturnType<typeof spawn>; sleeper: number }> {
-  const child = spawn(process.execPath, ["--import", "tsx", fixture], {
+async function startFixture(
+  ...args: string[]
+): Promise<{ child: ReturnType<typeof spawn>; sleeper: number }> {
+  const child = spawn(process.execPath, ["--import", "tsx", fixture, ...args], {
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -28,7 +30,11 @@ async function startFixture(): Promise<{ child: ReturnType<typeof spawn>; sleepe
       const match = /pid=(\d+)/.exec(text);
       if (match) resolve(Number(match[1]));
     });
-    child.on("exit", () => reject(new Error("fixture exited early")));
+    child.on("close", () => {
+      const match = /pid=(\d+)/.exec(text);
+      if (match) resolve(Number(match[1]));
+      else reject(new Error("fixture exited early"));
+    });
   });
   cleanup.push(() => {
     try {
@@ -51,4 +57,11 @@ describe("installSignalCleanup", () => {
       expect(await waitFor(() => !isAlive(sleeper))).toBe(true);
     });
   }
+
+  it("kills every process group when rudder exits on its own", async () => {
+    const { child, sleeper } = await startFixture("exit");
+    if (child.exitCode === null) await new Promise((resolve) => child.on("exit", resolve));
+    expect(child.exitCode).toBe(3);
+    expect(await waitFor(() => !isAlive(sleeper))).toBe(true);
+  });
 });
