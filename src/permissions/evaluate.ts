@@ -3,7 +3,7 @@ import { bashRuleMatches } from "./bash-rule.js";
 import { builtinDenyReason, destructiveReason, forkBombReason } from "./builtin-rules.js";
 import { type PermissionRule, parseRuleList } from "./parse-rule.js";
 import { pathRuleMatches } from "./path-pattern.js";
-import { type SimpleCommand, splitCommand } from "./split-command.js";
+import { CommandTooComplexError, type SimpleCommand, splitCommand } from "./split-command.js";
 import type { PermissionDecision, PermissionRules, PermissionVerdict } from "./types.js";
 
 export interface EvaluateOptions {
@@ -42,9 +42,17 @@ export function evaluatePermission(
 
   if (toolName === "bash") {
     const line = typeof input.command === "string" ? input.command : "";
-    const parts = splitCommand(line);
     const bomb = forkBombReason(line);
     if (bomb !== undefined) return verdict("deny", `built-in deny list: ${bomb}`);
+    let parts: SimpleCommand[];
+    try {
+      parts = splitCommand(line);
+    } catch (error) {
+      if (!(error instanceof CommandTooComplexError)) throw error;
+      const denied = deny.find((rule) => rule.specifier === undefined);
+      if (denied) return verdict("deny", `matches the deny rule ${denied.text}`);
+      return verdict("ask", error.message);
+    }
     for (const part of parts) {
       const reason = builtinDenyReason(part);
       if (reason !== undefined) return verdict("deny", `built-in deny list: ${reason}`);

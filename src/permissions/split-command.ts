@@ -14,8 +14,17 @@ export interface SimpleCommand {
   redirects: Redirect[];
 }
 
-/** Deeper nesting than this (`bash -c "bash -c ..."`, `$( $( ... ) )`) is not looked into. */
+/** Nesting of scripts (`bash -c`, `eval`, backticks) and of parentheses beyond which a line is not judged. */
 const MAX_DEPTH = 16;
+const MAX_NESTING = 64;
+
+/** Thrown for a line nested too deeply to judge; a caller should treat it as unknown (ask). */
+export class CommandTooComplexError extends Error {
+  constructor() {
+    super("the command is nested too deeply to check");
+    this.name = "CommandTooComplexError";
+  }
+}
 
 /**
  * Splits a shell command line into the simple commands it would run: across
@@ -25,9 +34,10 @@ const MAX_DEPTH = 16;
  * `xargs` are peeled off so the wrapped program is judged; `find -exec`
  * commands are listed too. Commands inside substitutions come before the
  * command that contains them. Words keep `$VAR` and `$(...)` as written.
+ * Throws `CommandTooComplexError` for nesting too deep to judge.
  */
 export function splitCommand(line: string, depth = 0): SimpleCommand[] {
-  if (depth > MAX_DEPTH) return [];
+  if (depth > MAX_DEPTH) throw new CommandTooComplexError();
   const parser = new CommandParser(line, depth);
   parser.parseList(false);
   return parser.commands.flatMap((command) => unwrapCommand(command, depth, splitCommand));
@@ -40,6 +50,7 @@ const REDIRECT = /^(?:\d+|&)?(>>|>\||>&|>|<<<|<<-|<<|<>|<&|<)/;
 class CommandParser {
   readonly commands: SimpleCommand[] = [];
   private index = 0;
+  private nesting = 0;
   private readonly heredocs: { delimiter: string; stripTabs: boolean; expands: boolean }[] = [];
 
   constructor(
@@ -49,6 +60,16 @@ class CommandParser {
 
   /** Parses until the end of the text, or past the `)` that closes a subshell or `$(`. */
   parseList(inParentheses: boolean): void {
+    this.nesting += 1;
+    if (this.nesting > MAX_NESTING) throw new CommandTooComplexError();
+    try {
+      this.parseListBody(inParentheses);
+    } finally {
+      this.nesting -= 1;
+    }
+  }
+
+  private parseListBody(inParentheses: boolean): void {
     const text = this.text;
     let current: SimpleCommand = { argv: [], redirects: [] };
     const flush = (): void => {
@@ -220,11 +241,10 @@ class CommandParser {
         this.index += 1;
       }
       this.index += 1;
-      if (this.depth < MAX_DEPTH) {
-        const parser = new CommandParser(inner, this.depth + 1);
-        parser.parseList(false);
-        this.commands.push(...parser.commands);
-      }
+      if (this.depth >= MAX_DEPTH) throw new CommandTooComplexError();
+      const parser = new CommandParser(inner, this.depth + 1);
+      parser.parseList(false);
+      this.commands.push(...parser.commands);
     } else if (text.startsWith("$((", start)) {
       this.index = closingIndex(text, start + 1, "(", ")");
     } else if (text[start + 1] === "(") {

@@ -89,6 +89,13 @@ describe("built-in ask list", () => {
     expect(bash(command).decision).toBe("ask");
   });
 
+  it("asks about a command nested too deeply to check", () => {
+    const verdict = bash(`${"eval ".repeat(40)}sudo id`);
+    expect(verdict.decision).not.toBe("allow");
+    expect(bash(`${"(".repeat(5000)}ls${")".repeat(5000)}`).decision).toBe("ask");
+    expect(bash(`echo ${"`".repeat(3)}`).decision).toBe("allow");
+  });
+
   it("is still asked about when an allow rule matches, as it comes first", () => {
     expect(bash("rm x", rules({ allow: ["Bash(rm:*)"] })).decision).toBe("ask");
   });
