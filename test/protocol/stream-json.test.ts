@@ -1,0 +1,363 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { lastUserText } from "../fixtures/fake-messages-api.js";
+import { pidAlive, protocolHarness, STREAM_ARGS, waitUntil, writeSettings } from "./helpers.js";
+
+const harness = protocolHarness();
+afterEach(() => harness.cleanup());
+
+const FIRST = "11111111-1111-4111-8111-111111111111";
+const SECOND = "22222222-2222-4222-8222-222222222222";
+
+describe("rudder speaks Claude Code's stream-json", () => {
+  it("answers a turn with init, one assistant line per block, tool results, result and lifecycle", async () => {
+    const api = await harness.api([
+      { text: "Running it", toolUse: { name: "bash", input: { command: "echo hi" } } },
+      { text: "Done" },
+    ]);
+    const rudder = harness.start(harness.sandbox(api));
+    rudder.sendUser("say hi", FIRST);
+    const result = await rudder.waitForResult();
+    const completed = await rudder.waitFor(
+      (line) => line.type === "command_lifecycle" && line.state === "completed",
+    );
+    rudder.end();
+    expect(await rudder.exited).toBe(0);
+
+    const kinds = rudder.lines.map((line) =>
+      line.type === "command_lifecycle"
+        ? `lifecycle:${line.state}`
+        : `${line.type}/${line.subtype ?? ""}`,
+    );
+    expect(kinds).toEqual([
+      "lifecycle:queued",
+      "lifecycle:started",
+      "system/init",
+      "assistant/",
+      "assistant/",
+      "user/",
+      "assistant/",
+      "result/success",
+      "lifecycle:completed",
+    ]);
+    const init = rudder.ofType("system", "init")[0];
+    expect(init).toMatchObject({
+      session_id: result.session_id,
+      cwd: expect.any(String),
+      model: expect.any(String),
+      permissionMode: "default",
+    });
+    expect(init?.tools).toContain("bash");
+    const [text, toolUse, final] = rudder.ofType("assistant");
+    expect(text?.message.content).toEqual([{ type: "text", text: "Running it" }]);
+    expect(toolUse?.message.content[0]).toMatchObject({ type: "tool_use", name: "bash" });
+    expect(text?.message.id).toBe(toolUse?.message.id);
+    expect(final?.message.id).not.toBe(text?.message.id);
+    const toolResult = rudder.ofType("user")[0]?.message.content[0];
+    expect(toolResult).toMatchObject({
+      type: "tool_result",
+      tool_use_id: toolUse?.message.content[0].id,
+      content: "hi\n",
+      is_error: false,
+    });
+    expect(result).toMatchObject({
+      subtype: "success",
+      is_error: false,
+      result: "Done",
+      num_turns: 2,
+      terminal_reason: "completed",
+      api_error_status: null,
+      user_message_uuids: [FIRST],
+    });
+    expect(result.duration_ms).toEqual(expect.any(Number));
+    expect(result.total_cost_usd).toEqual(expect.any(Number));
+    expect(result.usage.input_tokens).toBeGreaterThan(0);
+    expect(completed.command_uuid).toBe(FIRST);
+  });
+
+  it("answers initialize, refuses unknown control requests, and survives a malformed line", async () => {
+    const api = await harness.api([{ text: "still here" }]);
+    const rudder = harness.start(harness.sandbox(api));
+    rudder.send({
+      type: "control_request",
+      request_id: "init-1",
+      request: { subtype: "initialize" },
+    });
+    rudder.send("{this is not json");
+    rudder.send({
+      type: "control_request",
+      request_id: "odd-1",
+      request: { subtype: "frobnicate" },
+    });
+    rudder.send({ type: "mystery" });
+    rudder.sendUser("are you alive?");
+    const result = await rudder.waitForResult();
+    rudder.end();
+    expect(await rudder.exited).toBe(0);
+
+    const responses = rudder.ofType("control_response").map((line) => line.response);
+    expect(responses[0]).toMatchObject({ subtype: "success", request_id: "init-1" });
+    expect(responses[0].response).toMatchObject({
+      commands: [],
+      current_permission_mode: "default",
+    });
+    expect(responses[1]).toEqual({
+      subtype: "error",
+      request_id: "odd-1",
+      error: "Unsupported control request subtype: frobnicate",
+      error_code: "unsupported_request",
+    });
+    expect(rudder.ofType("system", "input_error")).toHaveLength(2);
+    expect(result).toMatchObject({ is_error: false, result: "still here" });
+    expect(rudder.stderr).toContain("skipped an input line");
+  });
+
+  it("folds a message sent while a tool runs into the running turn: one result", async () => {
+    const api = await harness.api([
+      { toolUse: { name: "bash", input: { command: "while [ ! -f go ]; do sleep 0.02; done" } } },
+      { text: "Both answered" },
+    ]);
+    const sandbox = harness.sandbox(api);
+    const rudder = harness.start(sandbox);
+    rudder.sendUser("start the tool", FIRST);
+    await rudder.waitFor((line) => line.type === "assistant");
+    rudder.sendUser("and also this", SECOND);
+    await rudder.waitFor((line) => line.command_uuid === SECOND && line.state === "queued");
+    writeFileSync(join(sandbox.workspace, "go"), "");
+    const result = await rudder.waitForResult();
+    await rudder.waitFor((line) => line.command_uuid === SECOND && line.state === "completed");
+    rudder.end();
+    expect(await rudder.exited).toBe(0);
+
+    expect(rudder.ofType("result")).toHaveLength(1);
+    expect(result).toMatchObject({ result: "Both answered", num_turns: 2 });
+    expect(result.user_message_uuids).toEqual([FIRST, SECOND]);
+    const states = rudder
+      .ofType("command_lifecycle")
+      .filter((line) => line.command_uuid === SECOND)
+      .map((line) => line.state);
+    expect(states).toEqual(["queued", "started", "completed"]);
+    const second = api.mainRequests()[1];
+    expect(second && lastUserText(second)).toContain("and also this");
+  });
+
+  it("interrupt aborts the turn, kills its tool, answers, and the next message still works", async () => {
+    const api = await harness.api([
+      { toolUse: { name: "bash", input: { command: "echo $$ > tool.pid; exec sleep 60" } } },
+      { text: "after the interrupt" },
+    ]);
+    const sandbox = harness.sandbox(api);
+    const rudder = harness.start(sandbox);
+    rudder.sendUser("run something long", FIRST);
+    const pidFile = join(sandbox.workspace, "tool.pid");
+    await waitUntil(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "");
+    const toolPid = Number(readFileSync(pidFile, "utf8"));
+    expect(pidAlive(toolPid)).toBe(true);
+
+    rudder.send({
+      type: "control_request",
+      request_id: "stop-1",
+      request: { subtype: "interrupt" },
+    });
+    const answer = await rudder.waitFor((line) => line.type === "control_response");
+    expect(answer.response).toMatchObject({ subtype: "success", request_id: "stop-1" });
+    const interrupted = await rudder.waitForResult();
+    expect(interrupted).toMatchObject({
+      is_error: true,
+      subtype: "aborted",
+      terminal_reason: "aborted",
+    });
+    await waitUntil(() => !pidAlive(toolPid));
+    await rudder.waitFor((line) => line.command_uuid === FIRST && line.state === "cancelled");
+
+    rudder.sendUser("carry on", SECOND);
+    const next = await rudder.waitForResult(2);
+    rudder.end();
+    expect(await rudder.exited).toBe(0);
+    expect(next).toMatchObject({ is_error: false, result: "after the interrupt" });
+  });
+
+  it("asks the host with can_use_tool and follows its allow and deny", async () => {
+    const api = await harness.api([
+      { toolUse: { name: "bash", input: { command: "touch allowed.txt" } } },
+      { toolUse: { name: "bash", input: { command: "touch denied.txt" } } },
+      { text: "done asking" },
+    ]);
+    const sandbox = harness.sandbox(api);
+    writeSettings(sandbox.workspace, { permissions: { ask: ["Bash(touch:*)"] } });
+    const rudder = harness.start(sandbox, [...STREAM_ARGS, "--permission-prompt-tool", "stdio"]);
+    rudder.sendUser("make two files");
+
+    const first = await rudder.waitFor((line) => line.type === "control_request");
+    expect(first.request).toMatchObject({
+      subtype: "can_use_tool",
+      tool_name: "bash",
+      input: { command: "touch allowed.txt" },
+      tool_use_id: expect.any(String),
+    });
+    rudder.send({
+      type: "control_response",
+      response: {
+        subtype: "success",
+        request_id: first.request_id,
+        response: { behavior: "allow", updatedInput: first.request.input },
+      },
+    });
+    const second = await rudder.waitFor((line) => line.type === "control_request", 2);
+    rudder.send({
+      type: "control_response",
+      response: {
+        subtype: "success",
+        request_id: second.request_id,
+        response: { behavior: "deny", message: "not that one" },
+      },
+    });
+    const result = await rudder.waitForResult();
+    rudder.end();
+    expect(await rudder.exited).toBe(0);
+
+    expect(existsSync(join(sandbox.workspace, "allowed.txt"))).toBe(true);
+    expect(existsSync(join(sandbox.workspace, "denied.txt"))).toBe(false);
+    const toolResults = rudder.ofType("user").map((line) => line.message.content[0]);
+    expect(toolResults[1]).toMatchObject({ is_error: true });
+    expect(toolResults[1].content).toContain("Permission denied");
+    expect(result.permission_denials).toEqual([
+      {
+        tool_name: "bash",
+        tool_use_id: second.request.tool_use_id,
+        tool_input: { command: "touch denied.txt" },
+      },
+    ]);
+  });
+
+  it("denies asks without a prompt tool, and bypassPermissions allows them", async () => {
+    const api = await harness.api([
+      { toolUse: { name: "bash", input: { command: "touch one.txt" } } },
+      { text: "first" },
+      { toolUse: { name: "bash", input: { command: "touch two.txt" } } },
+      { text: "second" },
+    ]);
+    const sandbox = harness.sandbox(api);
+    writeSettings(sandbox.workspace, { permissions: { ask: ["Bash(touch:*)"] } });
+    const denied = harness.start(sandbox);
+    denied.sendUser("make one");
+    await denied.waitForResult();
+    denied.end();
+    expect(await denied.exited).toBe(0);
+    expect(existsSync(join(sandbox.workspace, "one.txt"))).toBe(false);
+
+    const bypass = harness.start(sandbox, [...STREAM_ARGS, "--permission-mode=bypassPermissions"]);
+    bypass.sendUser("make two");
+    await bypass.waitForResult();
+    bypass.end();
+    expect(await bypass.exited).toBe(0);
+    expect(existsSync(join(sandbox.workspace, "two.txt"))).toBe(true);
+    expect(bypass.ofType("control_request")).toHaveLength(0);
+    expect(bypass.ofType("system", "init")[0]?.permissionMode).toBe("bypassPermissions");
+  });
+
+  it("reports a finished background task and wakes for it after input ends", async () => {
+    const api = await harness.api([
+      {
+        toolUse: {
+          name: "bash",
+          input: {
+            command: "while [ ! -f go ]; do sleep 0.02; done; echo bg-finished",
+            run_in_background: true,
+          },
+        },
+      },
+      { text: "started it" },
+      { text: "saw the notification" },
+    ]);
+    const sandbox = harness.sandbox(api);
+    const rudder = harness.start(sandbox);
+    rudder.sendUser("start a background task", FIRST);
+    await rudder.waitForResult();
+    rudder.end();
+    writeFileSync(join(sandbox.workspace, "go"), "");
+    const notification = await rudder.waitFor(
+      (line) => line.type === "system" && line.subtype === "task_notification",
+    );
+    const woken = await rudder.waitForResult(2);
+    expect(await rudder.exited).toBe(0);
+
+    expect(rudder.ofType("system", "task_started")[0]).toMatchObject({
+      task_id: notification.task_id,
+    });
+    expect(notification).toMatchObject({
+      status: "completed",
+      exit_code: 0,
+      tool_use_id: expect.any(String),
+    });
+    expect(woken).toMatchObject({ is_error: false, result: "saw the notification" });
+    expect(woken.user_message_uuids).toBeUndefined();
+    const third = api.mainRequests()[2];
+    expect(third && lastUserText(third)).toContain("bg-finished");
+  });
+
+  it("streams text deltas as stream_event lines with --include-partial-messages", async () => {
+    const api = await harness.api([{ text: "streamed in pieces", chunks: 3 }]);
+    const rudder = harness.start(harness.sandbox(api), [
+      ...STREAM_ARGS,
+      "--include-partial-messages",
+    ]);
+    rudder.sendUser("stream please");
+    await rudder.waitForResult();
+    rudder.end();
+    expect(await rudder.exited).toBe(0);
+    const events = rudder.ofType("stream_event").map((line) => line.event);
+    expect(events.map((event) => event.type)).toEqual([
+      "message_start",
+      "content_block_start",
+      "content_block_delta",
+      "content_block_delta",
+      "content_block_delta",
+      "content_block_stop",
+      "message_delta",
+      "message_stop",
+    ]);
+    const text = events
+      .filter((event) => event.type === "content_block_delta")
+      .map((event) => event.delta.text)
+      .join("");
+    expect(text).toBe("streamed in pieces");
+  });
+
+  it("one-shot --output-format stream-json prints the same lines for one prompt", async () => {
+    const api = await harness.api([{ text: "one shot answer" }]);
+    const rudder = harness.start(harness.sandbox(api), [
+      "run",
+      "--output-format",
+      "stream-json",
+      "--verbose",
+      "answer once",
+    ]);
+    expect(await rudder.exited).toBe(0);
+    expect(rudder.lines.map((line) => line.type)).toEqual(["system", "assistant", "result"]);
+    expect(rudder.ofType("result")[0]).toMatchObject({
+      result: "one shot answer",
+      is_error: false,
+    });
+  });
+
+  it("accepts --flag=value and ignores flags it has no use for, with a note", async () => {
+    const api = await harness.api([{ text: "fine" }]);
+    const rudder = harness.start(harness.sandbox(api), [
+      "--output-format=stream-json",
+      "--verbose",
+      "--input-format=stream-json",
+      "--setting-sources=",
+      "--mcp-config",
+      "{}",
+      "--strict-mcp-config",
+      "--max-thinking-tokens=100",
+    ]);
+    rudder.sendUser("hello");
+    await rudder.waitForResult();
+    rudder.end();
+    expect(await rudder.exited).toBe(0);
+    expect(rudder.stderr).toMatch(/ignoring options rudder has no use for: .*--mcp-config/);
+  });
+});
