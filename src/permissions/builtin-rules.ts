@@ -70,7 +70,7 @@ export function forkBombReason(line: string): string | undefined {
 /** Why `command` destroys or overwrites something and should be asked about, or undefined. */
 export function destructiveReason(command: SimpleCommand): string | undefined {
   const [program = "", ...args] = command.argv;
-  if (program.includes("$") || program.includes("`")) {
+  if (/[$`*?[{]/.test(program) && program !== "[" && program !== "[[") {
     return `the program (${program}) is only known when the command runs`;
   }
   if (REMOVERS.has(program)) return `${program} deletes or destroys files`;
@@ -166,8 +166,12 @@ function isRootTarget(path: string): boolean {
   return normalized === "/" || normalized === "/*" || normalized === "/.*";
 }
 
+/** A disk, or a pattern under /dev that the shell could expand to one. */
 function isBlockDevice(path: string): boolean {
-  return BLOCK_DEVICE.test(normalize(path));
+  const normalized = normalize(path);
+  return (
+    BLOCK_DEVICE.test(normalized) || (normalized.startsWith("/dev/") && /[*?[]/.test(normalized))
+  );
 }
 
 function isSystemPath(path: string): boolean {

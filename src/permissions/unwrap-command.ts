@@ -51,6 +51,13 @@ export function unwrapCommand(
     }
     const unwrapped = peelWrapper(program, argv.slice(1));
     if (unwrapped === undefined) break;
+    if (program === "watch" && unwrapped.length > 0) {
+      // watch hands its words to `sh -c` as one line.
+      const inner = split(unwrapped.join(" "), depth + 1);
+      return command.redirects.length > 0
+        ? [{ argv: [], redirects: command.redirects }, ...inner]
+        : inner;
+    }
     argv = unwrapped.length > 0 ? unwrapped : program === "xargs" ? ["echo"] : [program];
     if (unwrapped.length === 0) break;
   }
@@ -99,6 +106,15 @@ const WRAPPERS: Record<string, { valued: Set<string>; positional?: number; stopA
     builtin: { valued: new Set() },
     exec: { valued: new Set(["-a"]) },
     timeout: { valued: new Set(["-s", "--signal", "-k", "--kill-after"]), positional: 1 },
+    setsid: { valued: new Set() },
+    taskset: { valued: new Set(), positional: 1 },
+    chrt: { valued: new Set(), positional: 1 },
+    flock: { valued: new Set(["-w", "--timeout", "-E", "--conflict-exit-code"]), positional: 1 },
+    strace: {
+      valued: new Set(["-o", "-e", "-p", "-s", "-u", "-a", "-b", "-E", "-I", "-O", "-S", "-X"]),
+    },
+    ltrace: { valued: new Set(["-o", "-e", "-p", "-s", "-u", "-a", "-n"]) },
+    watch: { valued: new Set(["-n", "--interval", "-q", "--equexit"]) },
     stdbuf: { valued: new Set(["-i", "-o", "-e", "--input", "--output", "--error"]) },
     xargs: {
       valued: new Set([

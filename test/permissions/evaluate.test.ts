@@ -51,6 +51,10 @@ describe("built-in deny list", () => {
     "time env FOO=1 sudo -E make",
     "find / -exec sudo rm {} ;",
     ":(){ :|:& };:",
+    "echo x > /dev/sd[a]",
+    "watch -n 1 'sudo ls'",
+    "setsid -f sudo id",
+    "strace -o log sudo id",
   ])("denies %s", (command) => {
     const verdict = bash(command);
     expect(verdict.decision).toBe("deny");
@@ -85,6 +89,9 @@ describe("built-in ask list", () => {
     "find . -name '*.o' | xargs rm",
     "ls && rm x",
     "$CMD -rf build",
+    "{sudo,} id",
+    "/usr/bin/su?o id",
+    '"$(printf sudo)" id',
   ])("asks about %s", (command) => {
     expect(bash(command).decision).toBe("ask");
   });
@@ -111,6 +118,8 @@ describe("a mention is not a command", () => {
     "npm test 2>&1 | tail -5",
     "cat /etc/hosts",
     "echo x > /dev/null",
+    "[ -f x ] && echo yes",
+    "[[ -n $HOME ]] || exit 1",
     "git push origin main",
     "cat <<'EOF' > notes.md\nrm -rf / is dangerous; so is sudo\nEOF",
   ])("allows %s", (command) => {
