@@ -1,55 +1,52 @@
 /**
  * The web page in a real browser (headless Debian Chromium through
- * playwright-core) against the real gateway, whose agents are the fake
- * Claude Code CLI in its `steer` scenario: a turn answers "working on: X",
- * then waits for the next message and finishes with "steered: Y" (X and Y
- * as the gateway hands them over, inside its external-content markers). So
- * the steer lands mid-turn by construction, not by timing.
+ * playwright-core) against the real gateway, with two kinds of agents:
+ *
+ * - the fake Claude Code CLI in its `steer` scenario: a turn answers
+ *   "working on: X", then waits for the next message and finishes with
+ *   "steered: Y" (X and Y as the gateway hands them over, inside its
+ *   external-content markers). So the steer lands mid-turn by construction;
+ * - rudder itself (`rudder run` in stream-json mode, from source) against the
+ *   fake Messages API: a turn streams text, then runs a bash command that
+ *   waits for a file the test creates after steering, then streams the reply.
  *
  * The page is built from `web/` into a temporary folder first, so the test
  * always runs the current source and never touches `web/dist`.
  */
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { build } from "vite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningGateway, startGateway } from "../../src/gateway/index.js";
+import {
+  type FakeMessagesApi,
+  lastUserText,
+  startFakeMessagesApi,
+} from "../fixtures/fake-messages-api.js";
 
 const repository = join(import.meta.dirname, "..", "..");
 const fakeClaude = join(repository, "test", "fixtures", "fake-claude");
-const screenshotPath = join(repository, "test-results", "page.png");
+const results = join(repository, "test-results");
 const demoHint = "Set ANTHROPIC_API_KEY to use a real model.";
 const channel = "browser-test";
 
 let scratch: string;
-let gateway: RunningGateway;
+let webRoot: string;
 let context: BrowserContext;
 let page: Page;
 
 beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), "rudder-page-"));
-  const webRoot = join(scratch, "web");
+  webRoot = join(scratch, "web");
+  mkdirSync(results, { recursive: true });
   await build({
     root: join(repository, "web"),
     configFile: join(repository, "web", "vite.config.ts"),
     logLevel: "warn",
     build: { outDir: webRoot, emptyOutDir: true },
-  });
-  gateway = await startGateway({
-    dataDir: join(scratch, "data"),
-    port: 0,
-    webRoot,
-    engine: {
-      claudeBin: fakeClaude,
-      cwd: scratch,
-      env: { FAKE_CLAUDE_SCENARIO: "steer" },
-    },
-    engineName: "fake-claude",
-    demo: true,
-    demoHint,
-    heartbeatMs: 1000,
   });
   context = await chromium.launchPersistentContext(join(scratch, "profile"), {
     executablePath: "/usr/bin/chromium",
@@ -66,25 +63,54 @@ beforeAll(async () => {
     ],
     viewport: { width: 1280, height: 800 },
   });
-  page = context.pages()[0] ?? (await context.newPage());
 });
 
 afterAll(async () => {
   await context?.close();
-  await gateway?.close();
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
+
+/** A fresh tab, with the page's own errors collected. */
+async function openTab(): Promise<{ tab: Page; pageErrors: string[] }> {
+  const tab = await context.newPage();
+  const pageErrors: string[] = [];
+  tab.on("pageerror", (error) => pageErrors.push(error.message));
+  return { tab, pageErrors };
+}
 
 /** A user message in the log, found by its text. */
 function userMessage(text: string) {
   return page.locator('[data-testid="message"][data-kind="user"]', { hasText: text });
 }
 
-describe("the web page", () => {
-  it("takes the one-time link, streams a turn, shows a steer, and ends with the reply", async () => {
-    const pageErrors: string[] = [];
-    page.on("pageerror", (error) => pageErrors.push(error.message));
+describe("the web page, with the fake Claude Code CLI as the agents", () => {
+  let gateway: RunningGateway;
+  let pageErrors: string[];
 
+  beforeAll(async () => {
+    gateway = await startGateway({
+      dataDir: join(scratch, "fake-cli-data"),
+      port: 0,
+      webRoot,
+      engine: {
+        claudeBin: fakeClaude,
+        cwd: scratch,
+        env: { FAKE_CLAUDE_SCENARIO: "steer" },
+      },
+      engineName: "fake-claude",
+      demo: true,
+      demoHint,
+      heartbeatMs: 1000,
+    });
+    ({ tab: page, pageErrors } = await openTab());
+  });
+
+  afterAll(async () => {
+    await page?.close();
+    await gateway?.close();
+  });
+
+  it("takes the one-time link, streams a turn, shows a steer, and ends with the reply", async () => {
     await page.goto(gateway.pageLink);
     expect(new URL(page.url()).hash).toBe("");
     expect(await page.evaluate('localStorage.getItem("rudder.token")')).toBe(gateway.token);
@@ -130,8 +156,7 @@ describe("the web page", () => {
     await page.locator(`[data-testid="runner"][data-channel="${channel}"]`).waitFor();
     await page.locator(`[data-testid="channel"][data-channel="${channel}"]`).waitFor();
 
-    mkdirSync(join(repository, "test-results"), { recursive: true });
-    await page.screenshot({ path: screenshotPath, fullPage: true });
+    await page.screenshot({ path: join(results, "page.png"), fullPage: true });
 
     // After a reload the history and the replayed events show the turn once, in order.
     await page.reload();
@@ -186,5 +211,104 @@ describe("the web page", () => {
     await page.goto(gateway.pageLink);
     await page.locator('[data-testid="connection"][data-status="open"]').waitFor();
     expect(await notice.isHidden()).toBe(true);
+  });
+});
+
+describe("the web page, with rudder agents on the fake Messages API", () => {
+  let api: FakeMessagesApi;
+  let gateway: RunningGateway;
+  let workspace: string;
+  let pageErrors: string[];
+
+  beforeAll(async () => {
+    workspace = join(scratch, "workspace");
+    mkdirSync(workspace);
+    // The bash call holds the turn open until the test creates `release` (at most 30 s).
+    const waitForRelease =
+      "for i in $(seq 1 600); do [ -e release ] && break; sleep 0.05; done; echo released";
+    api = await startFakeMessagesApi({
+      script: [
+        {
+          text: "Let me look around first.",
+          toolUse: { name: "bash", input: { command: waitForRelease } },
+        },
+        {
+          reply: (request) => ({
+            text: `Steered by: ${lastUserText(request)} All done.`,
+            chunks: 6,
+          }),
+        },
+      ],
+    });
+    // `rudder run` from source, as the gateway's agent command.
+    const agent = join(scratch, "rudder-agent");
+    const loader = pathToFileURL(join(repository, "node_modules", "tsx", "dist", "loader.mjs"));
+    const cli = join(repository, "src", "cli.ts");
+    writeFileSync(
+      agent,
+      `#!/bin/sh\nexec "${process.execPath}" --import "${loader}" "${cli}" "$@"\n`,
+    );
+    chmodSync(agent, 0o755);
+    gateway = await startGateway({
+      dataDir: join(scratch, "rudder-data"),
+      port: 0,
+      webRoot,
+      engine: {
+        claudeBin: agent,
+        args: ["--include-partial-messages", "--dangerously-skip-permissions"],
+        cwd: workspace,
+        env: {
+          ANTHROPIC_BASE_URL: api.url,
+          ANTHROPIC_API_KEY: "test-key",
+          ANTHROPIC_AUTH_TOKEN: undefined,
+          RUDDER_MAX_RETRIES: "0",
+        },
+      },
+      engineName: "rudder",
+      heartbeatMs: 1000,
+    });
+    ({ tab: page, pageErrors } = await openTab());
+  });
+
+  afterAll(async () => {
+    await page?.close();
+    await gateway?.close();
+    await api?.close();
+  });
+
+  it("streams text and a tool call, takes a steer during the tool, and shows the reply", async () => {
+    await page.goto(gateway.pageLink);
+    expect(await page.getByTestId("demo-banner").isHidden()).toBe(true);
+    await page.getByTestId("new-channel-input").fill(channel);
+    await page.getByTestId("new-channel-input").press("Enter");
+    await page.locator('[data-testid="connection"][data-status="open"]').waitFor();
+
+    const composer = page.getByTestId("composer-input");
+    await composer.fill("look at the workspace");
+    await composer.press("Enter");
+    const streaming = page.locator('[data-testid="turn"][data-turn-state="streaming"]');
+    await streaming.filter({ hasText: "Let me look around first." }).waitFor();
+    const tool = page.locator('[data-testid="activity"][data-activity="tool"]');
+    await tool.and(page.locator('[data-status="running"]')).filter({ hasText: "bash" }).waitFor();
+
+    await composer.fill("take the other road");
+    await composer.press("Enter");
+    const steer = userMessage("take the other road");
+    await steer.and(page.locator('[data-disposition="steered"]')).waitFor();
+    expect(await steer.getByTestId("message-label").textContent()).toBe("steering the turn");
+
+    writeFileSync(join(workspace, "release"), "");
+    await tool.and(page.locator('[data-status="ok"]')).waitFor();
+    const reply = page.locator('[data-testid="turn"][data-kind="reply"]');
+    await reply.filter({ hasText: /Steered by:[\s\S]*take the other road/ }).waitFor();
+    await streaming.waitFor({ state: "detached" });
+    await userMessage("look at the workspace")
+      .and(page.locator('[data-state="answered"]'))
+      .waitFor();
+
+    await tool.locator("summary").click();
+    expect(await tool.locator(".activity-body").textContent()).toContain("released");
+    await page.screenshot({ path: join(results, "page-rudder.png"), fullPage: true });
+    expect(pageErrors).toEqual([]);
   });
 });

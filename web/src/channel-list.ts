@@ -31,6 +31,8 @@ export class ChannelList {
   }
 
   select(channelId: string): void {
+    // A channel opened here but never written to leaves the list once another is chosen.
+    for (const id of this.local) if (id !== channelId) this.local.delete(id);
     this.selected = channelId;
     this.render();
     this.onSelect(channelId);
