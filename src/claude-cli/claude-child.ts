@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { encodeNdjsonLine, NdjsonDecoder, type NdjsonError } from "./ndjson.js";
-import type { StderrTail } from "./stderr-tail.js";
+import { StderrTail } from "./stderr-tail.js";
 import { hasExited, terminateProcessTree, trackChild } from "./terminate.js";
 
 export interface ClaudeChildHandlers {
@@ -22,16 +22,17 @@ const STDOUT_DRAIN_MS = 1000;
 
 /**
  * One spawned CLI: detached in its own process group, stdin/stdout/stderr piped, stderr always
- * drained into the shared tail, stdout framed as NDJSON. Reports exactly one `onExit`.
+ * drained into a bounded tail, stdout framed as NDJSON. Reports exactly one `onExit`.
  */
 export class ClaudeChild {
   readonly process: ChildProcess;
+  /** The last 50 lines this child wrote to stderr. */
+  readonly stderrTail = new StderrTail(50);
   #exitReported = false;
 
   constructor(
     command: readonly string[],
     spawnOptions: { cwd: string | undefined; env: Record<string, string> },
-    stderrTail: StderrTail,
     handlers: ClaudeChildHandlers,
     maxLineLength: number | undefined,
   ) {
@@ -67,7 +68,7 @@ export class ClaudeChild {
       if (this.#exitReported || !exit) return;
       this.#exitReported = true;
       if (!stdoutEnded) decoder.end();
-      stderrTail.flush();
+      this.stderrTail.flush();
       handlers.onExit(exit);
     };
     child.stdin?.on("error", () => {
@@ -79,7 +80,7 @@ export class ClaudeChild {
       decoder.end();
       report();
     });
-    child.stderr?.on("data", (chunk: Buffer) => stderrTail.push(chunk));
+    child.stderr?.on("data", (chunk: Buffer) => this.stderrTail.push(chunk));
     child.on("error", (error) => {
       if (child.pid !== undefined) return;
       exit = { code: null, signal: null, spawnError: error };

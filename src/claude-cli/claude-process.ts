@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
+import { ActiveTurn } from "./active-turn.js";
 import { type ChildExit, ClaudeChild } from "./claude-child.js";
 import {
   type ClaudeProcessOptions,
@@ -11,33 +12,16 @@ import { buildChildEnvironment, buildClaudeCommand, resolveClaudeBin } from "./c
 import { ControlChannel } from "./control-channel.js";
 import { ClaudeTimeoutError } from "./errors.js";
 import type { NdjsonError } from "./ndjson.js";
-import { StderrTail } from "./stderr-tail.js";
 import { assistantTexts, isMissingSession, userLine } from "./stream-lines.js";
 import {
   completedOutcome,
   describeExit,
   failedOutcome,
   type OutcomeContext,
-  type TurnOutcome,
 } from "./turn-outcome.js";
 import type { TurnResult } from "./turn-result.js";
-import { TurnState } from "./turn-state.js";
 
 const DEFAULT_GRACE_MS = 3000;
-
-interface ActiveTurn {
-  state: TurnState;
-  options: RunTurnOptions;
-  child: ClaudeChild;
-  costBefore: number;
-  /** Set once the turn's fate is sealed, so a later exit does not settle it twice. */
-  closing: "timeout" | "stop" | undefined;
-  missingSession: string | undefined;
-  freshStartNote: string | undefined;
-  /** Resolves when the turn has settled, whichever way. */
-  done: Promise<void>;
-  settle(outcome: TurnOutcome): void;
-}
 
 /**
  * One long-lived Claude Code CLI for one channel, driven over stream-json. Turns are not
@@ -61,7 +45,6 @@ export class ClaudeProcess {
   #pendingSteers: string[] = [];
   #lifecycleSeen = false;
   #costTotal = 0;
-  readonly #stderrTail = new StderrTail(50);
   readonly #control = new ControlChannel(() => this.options.onPermissionRequest);
 
   constructor(channelId: string, options: ClaudeProcessOptions = {}) {
@@ -87,8 +70,9 @@ export class ClaudeProcess {
     return buildClaudeCommand(this.options, this.#sessionId);
   }
 
+  /** The last (at most 50) stderr lines of the current or last child. */
   stderrTail(): string[] {
-    return this.#stderrTail.lines();
+    return this.#child?.stderrTail.lines() ?? [];
   }
 
   /** Texts steered into turns that then failed, handed out once for re-dispatch. */
@@ -104,42 +88,23 @@ export class ClaudeProcess {
     }
     const child = this.alive() && this.#child ? this.#child : this.#spawn();
     const timeoutMs = options.timeoutMs ?? DEFAULT_TURN_TIMEOUT_MS;
-    let timer: NodeJS.Timeout | undefined;
-    const onAbort = () => void this.interrupt();
-    let markDone = () => {};
-    const done = new Promise<void>((resolve) => {
-      markDone = resolve;
+    const turn = new ActiveTurn(child, options, this.#costTotal, {
+      timeoutMs,
+      onTimeout: (timedOut) => this.#onTimeout(timedOut, timeoutMs),
+      onAbort: () => void this.interrupt(),
+      onSettled: (settled) => {
+        if (this.#turn !== settled) return;
+        this.#turn = undefined;
+        this.inflight = false;
+        this.lastActive = performance.now();
+      },
     });
-    return new Promise<TurnResult>((resolve, reject) => {
-      const turn: ActiveTurn = {
-        state: new TurnState(),
-        options,
-        child,
-        costBefore: this.#costTotal,
-        closing: undefined,
-        missingSession: undefined,
-        freshStartNote: undefined,
-        done,
-        settle: (outcome) => {
-          if (this.#turn !== turn) return;
-          this.#turn = undefined;
-          this.inflight = false;
-          this.lastActive = performance.now();
-          clearTimeout(timer);
-          options.signal?.removeEventListener("abort", onAbort);
-          markDone();
-          if ("error" in outcome) reject(outcome.error);
-          else resolve(outcome.result);
-        },
-      };
-      this.#turn = turn;
-      this.inflight = true;
-      this.lastActive = performance.now();
-      timer = setTimeout(() => this.#onTimeout(turn, timeoutMs), timeoutMs);
-      this.#sendMessage(turn, randomUUID(), text, false);
-      if (options.signal?.aborted) onAbort();
-      else options.signal?.addEventListener("abort", onAbort, { once: true });
-    });
+    this.#turn = turn;
+    this.inflight = true;
+    this.lastActive = performance.now();
+    turn.start();
+    this.#sendMessage(turn, randomUUID(), text, false);
+    return turn.result;
   }
 
   /**
@@ -193,7 +158,6 @@ export class ClaudeProcess {
     const child: ClaudeChild = new ClaudeChild(
       this.buildCommand(),
       { cwd: this.options.cwd, env: buildChildEnvironment(this.options) },
-      this.#stderrTail,
       {
         onLine: (line) => {
           if (this.#child === child) this.#onLine(line);
@@ -299,7 +263,7 @@ export class ClaudeProcess {
   #onExit(child: ClaudeChild, exit: ChildExit): void {
     const turn = this.#turn;
     if (!turn || turn.child !== child || turn.closing !== undefined) return;
-    const missing = turn.missingSession ?? this.#missingSessionFromStderr();
+    const missing = turn.missingSession ?? this.#missingSessionFromStderr(child);
     if (missing && turn.freshStartNote === undefined) {
       this.#startFresh(turn, missing);
       return;
@@ -307,15 +271,15 @@ export class ClaudeProcess {
     const { subtype, message } = describeExit(
       exit,
       resolveClaudeBin(this.options),
-      this.#stderrTail.text(),
+      child.stderrTail.text(),
     );
     this.#failTurn(turn, subtype, message);
   }
 
-  #missingSessionFromStderr(): string | undefined {
+  #missingSessionFromStderr(child: ClaudeChild): string | undefined {
     const sessionId = this.#sessionId;
     if (!sessionId) return undefined;
-    return this.#stderrTail.lines().some((line) => line.includes("No conversation found"))
+    return child.stderrTail.lines().some((line) => line.includes("No conversation found"))
       ? sessionId
       : undefined;
   }
