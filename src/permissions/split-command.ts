@@ -1,3 +1,4 @@
+import { readAnsiCQuoted } from "./ansi-c-quoting.js";
 import { unwrapCommand } from "./unwrap-command.js";
 
 export interface Redirect {
@@ -193,36 +194,10 @@ class CommandParser {
     return value;
   }
 
-  /** `$'...'`, with the escapes bash decodes in it. */
   private parseAnsiQuoted(): string {
-    const text = this.text;
-    let value = "";
-    this.index += 2;
-    while (this.index < text.length && text[this.index] !== "'") {
-      const char = text[this.index]!;
-      if (char !== "\\") {
-        value += char;
-        this.index += 1;
-        continue;
-      }
-      const rest = text.slice(this.index + 1);
-      const numeric =
-        /^x([0-9a-fA-F]{1,2})/.exec(rest) ??
-        /^([0-7]{1,3})/.exec(rest) ??
-        /^u([0-9a-fA-F]{1,4})/.exec(rest);
-      if (numeric) {
-        const radix = /^[xu]/.test(numeric[0]) ? 16 : 8;
-        value += String.fromCharCode(Number.parseInt(numeric[1]!, radix));
-        this.index += 1 + numeric[0].length;
-      } else {
-        const named: Record<string, string> = { n: "\n", t: "\t", r: "\r", e: "\x1b", a: "\x07" };
-        const next = rest[0] ?? "";
-        value += named[next] ?? next;
-        this.index += 2;
-      }
-    }
-    this.index += 1;
-    return value;
+    const quoted = readAnsiCQuoted(this.text, this.index);
+    this.index = quoted.end;
+    return quoted.value;
   }
 
   /**
