@@ -22,7 +22,7 @@ export function activityLine(
 ): ActivityLine {
   const status = h(
     "span",
-    { class: "activity-status", "data-testid": "activity-status" },
+    { class: "activity-status", "data-testid": "activity-status", "aria-label": "running" },
     "\u2026",
   );
   const summaryText = h("span", { class: "activity-summary" }, preview(summary));

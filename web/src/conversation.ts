@@ -203,8 +203,10 @@ export class Conversation {
 /** Events that can come when no turn is running (a task ends after its turn did). */
 const betweenTurns = new Set<string>(["task_end", "hook_warning", "turn_end"]);
 
+/** Duration and cost, whichever the outcome reports. */
 function turnSummary(outcome: TurnOutcome): string {
-  const seconds = `${(outcome.durationMs / 1000).toFixed(1)}s`;
-  const cost = outcome.totalCostUsd > 0 ? `, $${outcome.totalCostUsd.toFixed(4)}` : "";
-  return `${seconds}${cost}`;
+  const parts: string[] = [];
+  if (outcome.durationMs > 0) parts.push(`${(outcome.durationMs / 1000).toFixed(1)}s`);
+  if (outcome.totalCostUsd > 0) parts.push(`$${outcome.totalCostUsd.toFixed(4)}`);
+  return parts.join(", ");
 }
