@@ -1,9 +1,12 @@
 import {
   appendFileSync,
+  closeSync,
   existsSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
+  readSync,
   statSync,
 } from "node:fs";
 import { homedir } from "node:os";
@@ -99,6 +102,19 @@ export function repairHistory(history: Message[]): Message[] {
   return [...history, { role: "user", content: results }];
 }
 
+function endsWithNewline(path: string): boolean {
+  const size = statSync(path).size;
+  if (size === 0) return true;
+  const descriptor = openSync(path, "r");
+  try {
+    const last = Buffer.alloc(1);
+    readSync(descriptor, last, 0, 1, size - 1);
+    return last[0] === 0x0a;
+  } finally {
+    closeSync(descriptor);
+  }
+}
+
 /** Reads and writes the transcripts of one sessions folder. */
 export class TranscriptStore {
   readonly directory: string;
@@ -174,6 +190,7 @@ export class TranscriptWriter {
   readonly #header: TranscriptHeader;
   readonly #directory: string;
   #ready: boolean;
+  #tailChecked = false;
 
   constructor(store: TranscriptStore, sessionId: string, cwd: string, initial: readonly Message[]) {
     if (!isValidSessionId(sessionId)) throw new Error(`invalid session id: ${sessionId}`);
@@ -207,6 +224,10 @@ export class TranscriptWriter {
         mkdirSync(this.#directory, { recursive: true });
         lines.unshift(`${JSON.stringify(this.#header)}\n`);
         this.#ready = true;
+      } else if (!this.#tailChecked) {
+        // A process killed mid-write leaves a torn line; start on a line of our own.
+        this.#tailChecked = true;
+        if (!endsWithNewline(this.#path)) lines.unshift("\n");
       }
       appendFileSync(this.#path, lines.join(""));
     } catch (error) {

@@ -1,0 +1,130 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { pidAlive, protocolHarness, STREAM_ARGS, waitUntil } from "./helpers.js";
+
+const harness = protocolHarness();
+afterEach(() => harness.cleanup());
+
+const SESSION = "5e55a0e0-1111-4111-8111-000000000001";
+
+describe("sessions are stored as the turn goes and resumed whole", () => {
+  it("--session-id names the session; --resume sends the whole history", async () => {
+    const api = await harness.api([{ text: "I will remember 42" }, { text: "It was 42" }]);
+    const sandbox = harness.sandbox(api);
+    const first = harness.start(sandbox, [...STREAM_ARGS, "--session-id", SESSION]);
+    first.sendUser("remember 42");
+    const result = await first.waitForResult();
+    first.end();
+    expect(await first.exited).toBe(0);
+    expect(result.session_id).toBe(SESSION);
+    expect(first.ofType("system", "init")[0]?.session_id).toBe(SESSION);
+    expect(
+      existsSync(join(sandbox.env.RUDDER_HOME as string, "sessions", `${SESSION}.jsonl`)),
+    ).toBe(true);
+
+    const second = harness.start(sandbox, [...STREAM_ARGS, `--resume=${SESSION}`]);
+    second.sendUser("which number?");
+    const resumed = await second.waitForResult();
+    second.end();
+    expect(await second.exited).toBe(0);
+    expect(resumed.session_id).toBe(SESSION);
+    expect(api.mainRequests()[1]?.body.messages).toEqual([
+      { role: "user", content: "remember 42" },
+      { role: "assistant", content: [{ type: "text", text: "I will remember 42" }] },
+      { role: "user", content: "which number?" },
+    ]);
+  });
+
+  it("a SIGKILLed process keeps what was sent before the model call in flight", async () => {
+    const api = await harness.api([
+      { toolUse: { name: "bash", input: { command: "echo step-one" } } },
+      { hangUntilAborted: true, text: "never finished" },
+      { text: "resumed fine" },
+    ]);
+    const sandbox = harness.sandbox(api);
+    const first = harness.start(sandbox, [...STREAM_ARGS, "--session-id", SESSION]);
+    first.sendUser("do the first step");
+    await first.waitFor((line) => line.type === "user");
+    await api.waitForMainRequests(2);
+    first.kill("SIGKILL");
+    await first.exited;
+
+    const second = harness.start(sandbox, [...STREAM_ARGS, "--resume", SESSION]);
+    second.sendUser("continue please");
+    const result = await second.waitForResult();
+    second.end();
+    expect(await second.exited).toBe(0);
+    expect(result).toMatchObject({ is_error: false, result: "resumed fine" });
+    const messages = api.mainRequests()[2]?.body.messages;
+    expect(messages).toHaveLength(3);
+    expect(messages[0]).toEqual({ role: "user", content: "do the first step" });
+    expect(messages[1].content[0]).toMatchObject({ type: "tool_use", name: "bash" });
+    expect(messages[2].content[0]).toMatchObject({ type: "tool_result", content: "step-one\n" });
+    expect(messages[2].content.at(-1)).toMatchObject({ type: "text", text: "continue please" });
+  });
+
+  it("a process killed while a tool ran resumes with that tool marked interrupted", async () => {
+    const api = await harness.api([
+      { toolUse: { name: "bash", input: { command: "echo $$ > tool.pid; exec sleep 60" } } },
+      { text: "recovered" },
+    ]);
+    const sandbox = harness.sandbox(api);
+    const first = harness.start(sandbox, [...STREAM_ARGS, "--session-id", SESSION]);
+    first.sendUser("start the long tool");
+    const pidFile = join(sandbox.workspace, "tool.pid");
+    await waitUntil(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "");
+    const toolPid = Number(readFileSync(pidFile, "utf8"));
+    first.kill("SIGKILL");
+    await first.exited;
+    // The tool runs in its own process group, so killing rudder's group leaves it behind.
+    if (pidAlive(toolPid)) process.kill(-toolPid, "SIGKILL");
+
+    const second = harness.start(sandbox, [...STREAM_ARGS, "--resume", SESSION]);
+    second.sendUser("what happened?");
+    await second.waitForResult();
+    second.end();
+    expect(await second.exited).toBe(0);
+    const messages = api.mainRequests()[1]?.body.messages;
+    expect(messages).toHaveLength(3);
+    expect(messages[2].content[0]).toMatchObject({ type: "tool_result", is_error: true });
+    expect(messages[2].content[0].content).toContain("Interrupted");
+    expect(messages[2].content.at(-1)).toMatchObject({ type: "text", text: "what happened?" });
+  });
+
+  it("--resume of an unknown session is an error result and exit 1", async () => {
+    const api = await harness.api();
+    const unknown = "0badc0de-0000-4000-8000-000000000000";
+    const rudder = harness.start(harness.sandbox(api), [...STREAM_ARGS, "--resume", unknown]);
+    rudder.end();
+    expect(await rudder.exited).toBe(1);
+    const result = rudder.ofType("result")[0];
+    expect(result).toMatchObject({ is_error: true, session_id: unknown });
+    expect(result?.errors).toEqual([`No conversation found with session ID: ${unknown}`]);
+    expect(rudder.stderr).toContain(`No conversation found with session ID: ${unknown}`);
+    expect(api.requests).toHaveLength(0);
+  });
+
+  it("--session-id refuses an id already in use; --continue picks the latest session here", async () => {
+    const api = await harness.api([{ text: "first answer" }, { text: "continued" }]);
+    const sandbox = harness.sandbox(api);
+    const first = harness.start(sandbox, [...STREAM_ARGS, "--session-id", SESSION]);
+    first.sendUser("hello");
+    await first.waitForResult();
+    first.end();
+    expect(await first.exited).toBe(0);
+
+    const clash = harness.start(sandbox, [...STREAM_ARGS, "--session-id", SESSION]);
+    clash.end();
+    expect(await clash.exited).toBe(1);
+    expect(clash.stderr).toContain("already in use");
+
+    const continued = harness.start(sandbox, [...STREAM_ARGS, "--continue"]);
+    continued.sendUser("again");
+    const result = await continued.waitForResult();
+    continued.end();
+    expect(await continued.exited).toBe(0);
+    expect(result.session_id).toBe(SESSION);
+    expect(api.mainRequests()[1]?.body.messages).toHaveLength(3);
+  });
+});
