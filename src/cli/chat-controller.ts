@@ -193,7 +193,7 @@ export class ChatController {
     const command = text.trim();
     if (command.startsWith("/")) this.#command(command);
     else if (command !== "") this.#startTurn(text);
-    this.#renderer.refreshPrompt();
+    if (this.#closing === undefined) this.#renderer.refreshPrompt();
   }
 
   #command(command: string): void {

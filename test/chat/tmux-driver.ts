@@ -7,9 +7,15 @@ import { type FakeMessagesApi, startFakeMessagesApi } from "../fixtures/fake-mes
 
 const run = promisify(execFile);
 
+const EXIT_LINE = /\[program exited with status (\d+)\]/;
+
 /**
  * One tmux server of its own (a private socket file), so tests never touch
  * anybody else's sessions, driving one program in one pane.
+ *
+ * The program runs under `sh`, which prints its exit status into the pane:
+ * tmux 3.3 sometimes marks a pane dead before it has reaped the process, and
+ * then never reports the status.
  */
 export class TmuxDriver {
   readonly socket: string;
@@ -24,7 +30,7 @@ export class TmuxDriver {
     return stdout;
   }
 
-  /** Starts `command` (argv, run without a shell) in a detached session; the pane stays after exit. */
+  /** Starts `command` (argv) in a detached session; the pane stays after it ends. */
   async start(command: string[], options: { cwd: string; columns?: number; rows?: number }) {
     await this.tmux(
       "new-session",
@@ -37,6 +43,10 @@ export class TmuxDriver {
       String(options.rows ?? 50),
       "-c",
       options.cwd,
+      "sh",
+      "-c",
+      '"$@"; echo "[program exited with status $?]"',
+      "sh",
       ...command,
       ";",
       "set-option",
@@ -47,23 +57,16 @@ export class TmuxDriver {
     );
   }
 
+  /** The pid of the pane's shell (the program is its child). */
   async panePid(): Promise<number> {
-    return Number(
-      (await this.tmux("display-message", "-p", "-t", this.target, "#{pane_pid}")).trim(),
-    );
+    const text = await this.tmux("display-message", "-p", "-t", this.target, "#{pane_pid}");
+    return Number(text.trim());
   }
 
   /** Undefined while the program runs; its exit status once it has ended. */
   async exitStatus(): Promise<number | undefined> {
-    const text = await this.tmux(
-      "display-message",
-      "-p",
-      "-t",
-      this.target,
-      "#{pane_dead} #{pane_dead_status}",
-    );
-    const [dead, status] = text.trim().split(" ");
-    return dead === "1" ? Number(status) : undefined;
+    const match = EXIT_LINE.exec(await this.capture());
+    return match === null ? undefined : Number(match[1]);
   }
 
   /** The whole pane, scrollback included. */
@@ -103,13 +106,12 @@ export class TmuxDriver {
 
   /** Polls until the program has ended; resolves to its exit status. */
   async waitForExit(timeoutMs = 10_000): Promise<number> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const status = await this.exitStatus();
-      if (status !== undefined) return status;
-      if (Date.now() > deadline) throw new Error(`still running:\n${await this.capture()}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    const screen = await this.waitFor(
+      "the program to exit",
+      (text) => EXIT_LINE.test(text),
+      timeoutMs,
+    );
+    return Number(EXIT_LINE.exec(screen)?.[1]);
   }
 
   async kill(): Promise<void> {
@@ -174,9 +176,9 @@ export interface ChatUnderTmux {
   api: FakeMessagesApi;
   workspace: string;
   tmux: TmuxDriver;
-  /** The chat's pid (the pane's process). */
-  pid: number;
-  /** Every process seen below the chat by `remember`. */
+  /** The pane's shell; the chat and everything it starts are below it. */
+  shellPid: number;
+  /** Every process seen below the shell by `remember` (the chat included). */
   seen: Set<number>;
   remember(): void;
   /** Kills the tmux server, anything left of the chat, and removes the folders. */
@@ -205,20 +207,20 @@ export async function startChatUnderTmux(name: string, args: string[]): Promise<
     ],
     { cwd: workspace },
   );
-  const pid = await tmux.panePid();
+  const shellPid = await tmux.panePid();
   const seen = new Set<number>();
   return {
     api,
     workspace,
     tmux,
-    pid,
+    shellPid,
     seen,
     remember: () => {
-      for (const found of descendants(pid)) seen.add(found);
+      for (const found of descendants(shellPid)) seen.add(found);
     },
     close: async () => {
       await tmux.kill();
-      for (const found of [pid, ...seen]) {
+      for (const found of seen) {
         try {
           process.kill(found, "SIGKILL");
         } catch {
