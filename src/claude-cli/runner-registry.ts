@@ -52,7 +52,12 @@ export class RunnerRegistry {
     this.#reaper.unref();
   }
 
-  get(channelId: string): ClaudeProcess | null {
+  /**
+   * The channel's process, created (not yet spawned) if there is room. `sessionId` is the
+   * session a newly created process resumes (a restarted host knows it from its store); it
+   * is ignored when the channel already has a process.
+   */
+  get(channelId: string, options: { sessionId?: string | null } = {}): ClaudeProcess | null {
     const existing = this.#processes.get(channelId);
     if (existing) return existing;
     if (this.maxLive <= 0 || this.#processes.size >= this.maxLive) return null;
@@ -60,7 +65,7 @@ export class RunnerRegistry {
       typeof this.#processOptions === "function"
         ? this.#processOptions(channelId)
         : (this.#processOptions ?? {});
-    const sessionId = base.sessionId ?? this.#sessions.get(channelId);
+    const sessionId = options.sessionId ?? base.sessionId ?? this.#sessions.get(channelId);
     const created = new ClaudeProcess(channelId, { ...base, sessionId });
     this.#processes.set(channelId, created);
     return created;
@@ -69,6 +74,11 @@ export class RunnerRegistry {
   /** Puts an existing process under this registry (it is stopped by `stopAll` and the reaper). */
   adopt(channelId: string, runner: ClaudeProcess): void {
     this.#processes.set(channelId, runner);
+  }
+
+  /** The channels and their processes, in creation order. */
+  entries(): [channelId: string, process: ClaudeProcess][] {
+    return [...this.#processes];
   }
 
   liveCount(): number {

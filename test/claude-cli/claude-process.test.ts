@@ -335,6 +335,20 @@ describe("RunnerRegistry with real processes", () => {
     await registry.close();
   });
 
+  it("a new process resumes the session the caller names, and entries lists it", async () => {
+    const registry = new RunnerRegistry({
+      maxLive: 2,
+      idleMinutes: 20,
+      processOptions: { claudeBin: FAKE_CLAUDE },
+    });
+    const proc = registry.get("channel-a", { sessionId: "stored-session" })!;
+    expect(proc.sessionId).toBe("stored-session");
+    expect(proc.buildCommand()).toEqual(expect.arrayContaining(["--resume", "stored-session"]));
+    expect(registry.get("channel-a", { sessionId: "other" })).toBe(proc);
+    expect(registry.entries()).toEqual([["channel-a", proc]]);
+    await registry.close();
+  });
+
   it("takes per-channel process options", () => {
     const registry = new RunnerRegistry({
       maxLive: 2,
