@@ -123,7 +123,10 @@ export class ClaudeProcess {
         await turn.child.write(userLine(text, uuid));
         return { status: "steered", turn: undefined };
       } catch {
+        // EPIPE: the child can no longer read its input, so it is as good as dead. Ending
+        // it settles the turn in flight (as a crash) before this text runs on a new one.
         turn.state.removeMessage(uuid);
+        await turn.child.terminate(this.#graceMs());
       }
     }
     while (this.#turn) await this.#turn.done;

@@ -82,6 +82,22 @@ describe("failures are data", () => {
     expect(again.isError).toBe(false);
   });
 
+  it("a steer whose write fails with EPIPE counts the process as dead", async () => {
+    const proc = makeProc("stdin_closed");
+    const texts: string[] = [];
+    const running = proc.runTurn("first", { onText: (text) => texts.push(text) });
+    await waitUntil(() => texts.length >= 1);
+    const deadPid = proc.pid;
+    proc.options.env!.FAKE_CLAUDE_SCENARIO = "normal";
+    const outcome = await proc.steer("second");
+    expect(outcome.status).toBe("process_dead");
+    expect(outcome.turn?.result).toContain("second");
+    expect(proc.pid).not.toBe(deadPid);
+    const first = await running;
+    expect(first.subtype).toBe("process_crashed");
+    expect(proc.popPendingSteers()).toEqual([]);
+  });
+
   it("survives non-JSON lines, blank lines and CRLF", async () => {
     const proc = makeProc("garbage_output");
     const events: Record<string, unknown>[] = [];
