@@ -32,5 +32,6 @@ export function bashRuleMatches(specifier: string, command: string): boolean {
 function normalizeWords(text: string): string {
   const commands = splitCommand(text);
   if (commands.length !== 1) return text.trim().replace(/\s+/g, " ");
-  return commands[0]!.argv.join(" ");
+  const [program, ...rest] = commands[0]!.argv;
+  return [commands[0]!.programAsWritten ?? program, ...rest].join(" ");
 }

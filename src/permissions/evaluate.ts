@@ -57,8 +57,16 @@ export function evaluatePermission(
       const reason = builtinDenyReason(part);
       if (reason !== undefined) return verdict("deny", `built-in deny list: ${reason}`);
     }
+    // Deny and ask rules match a program by name or as written (`rm` covers `/bin/rm`);
+    // allow rules only as written, so `Bash(rm:*)` does not allow some `./rm`.
+    const written = (part: SimpleCommand): string =>
+      [part.programAsWritten ?? part.argv[0], ...part.argv.slice(1)].join(" ");
     const matches = (rule: PermissionRule, part: SimpleCommand): boolean =>
-      rule.specifier === undefined || bashRuleMatches(rule.specifier, part.argv.join(" "));
+      rule.specifier === undefined ||
+      bashRuleMatches(rule.specifier, part.argv.join(" ")) ||
+      bashRuleMatches(rule.specifier, written(part));
+    const allows = (rule: PermissionRule, part: SimpleCommand): boolean =>
+      rule.specifier === undefined || bashRuleMatches(rule.specifier, written(part));
     const anyPart = (list: PermissionRule[]): PermissionRule | undefined =>
       list.find(
         (rule) => rule.specifier === undefined || parts.some((part) => matches(rule, part)),
@@ -73,7 +81,7 @@ export function evaluatePermission(
     }
     const bare = allow.find((rule) => rule.specifier === undefined);
     if (bare) return verdict("allow", `matches the allow rule ${bare.text}`);
-    if (parts.length > 0 && parts.every((part) => allow.some((rule) => matches(rule, part)))) {
+    if (parts.length > 0 && parts.every((part) => allow.some((rule) => allows(rule, part)))) {
       return verdict("allow", "every part of the command matches an allow rule");
     }
     return fallback;

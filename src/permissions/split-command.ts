@@ -13,6 +13,8 @@ export interface SimpleCommand {
   /** Unquoted words; a program given by path is reduced to its basename (`/bin/rm` -> `rm`). */
   argv: string[];
   redirects: Redirect[];
+  /** The program as written, when `argv[0]` was reduced from a path (`./bin/deploy`). */
+  programAsWritten?: string;
 }
 
 /** Nesting of scripts (`bash -c`, `eval`, backticks) and of parentheses beyond which a line is not judged. */

@@ -35,12 +35,14 @@ export function unwrapCommand(
   split: Split,
 ): SimpleCommand[] {
   let argv = command.argv;
+  let written = argv[0];
   while (argv.length > 0 && KEYWORDS.has(argv[0]!)) argv = argv.slice(1);
   if (argv.length > 0 && HEADERS.has(argv[0]!)) return [];
   for (let guard = 0; guard < 32; guard += 1) {
     while (argv.length > 0 && ASSIGNMENT.test(argv[0]!)) argv = argv.slice(1);
     if (argv.length === 0) break;
-    argv = [programName(argv[0]!), ...argv.slice(1)];
+    written = argv[0]!;
+    argv = [programName(written), ...argv.slice(1)];
     const program = argv[0]!;
     const script = shellScript(program, argv);
     if (script !== undefined) {
@@ -63,6 +65,8 @@ export function unwrapCommand(
   }
   if (argv.length === 0 && command.redirects.length === 0) return [];
   const main: SimpleCommand = { argv, redirects: command.redirects };
+  if (written !== undefined && argv.length > 0 && written !== argv[0])
+    main.programAsWritten = written;
   return argv[0] === "find" ? [main, ...findExecCommands(argv)] : [main];
 }
 
@@ -176,8 +180,11 @@ function findExecCommands(argv: string[]): SimpleCommand[] {
     ) {
       words.push(argv[index]!);
     }
-    if (words.length > 0)
-      commands.push({ argv: [programName(words[0]!), ...words.slice(1)], redirects: [] });
+    if (words.length === 0) continue;
+    const program = programName(words[0]!);
+    const found: SimpleCommand = { argv: [program, ...words.slice(1)], redirects: [] };
+    if (program !== words[0]) found.programAsWritten = words[0]!;
+    commands.push(found);
   }
   return commands;
 }

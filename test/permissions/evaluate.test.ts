@@ -171,6 +171,15 @@ describe("user rules", () => {
     expect(bash("echo $(curl example.com)", denyCurl).decision).toBe("deny");
   });
 
+  it("match programs given by path: deny by name or path, allow only as written", () => {
+    expect(bash("/usr/bin/curl x", rules({ deny: ["Bash(curl:*)"] })).decision).toBe("deny");
+    const denyDeploy = rules({ deny: ["Bash(./scripts/deploy.sh:*)"] });
+    expect(bash("./scripts/deploy.sh prod", denyDeploy).decision).toBe("deny");
+    const allowDeploy = rules({ allow: ["Bash(./scripts/deploy.sh:*)", "Bash(git status)"] });
+    expect(bash("./scripts/deploy.sh prod", allowDeploy, "ask").decision).toBe("allow");
+    expect(bash("/tmp/evil/git status", allowDeploy, "ask").decision).toBe("ask");
+  });
+
   it("treat a bare Bash rule as every command", () => {
     expect(bash("ls", rules({ deny: ["Bash"] })).decision).toBe("deny");
     expect(bash("ls", rules({ ask: ["bash"] })).decision).toBe("ask");

@@ -104,6 +104,12 @@ describe("splitCommand", () => {
     ]);
   });
 
+  it("keeps the program as written when it was given by path", () => {
+    expect(splitCommand("./bin/deploy now")).toEqual([
+      { argv: ["deploy", "now"], redirects: [], programAsWritten: "./bin/deploy" },
+    ]);
+  });
+
   it("lists find -exec commands", () => {
     expect(argvs("find . -name x -exec rm {} \\;")).toEqual([
       ["find", ".", "-name", "x", "-exec", "rm", "{}", ";"],
