@@ -312,3 +312,73 @@ describe("the web page, with rudder agents on the fake Messages API", () => {
     expect(pageErrors).toEqual([]);
   });
 });
+
+describe("the web page's routing labels", () => {
+  /** A gateway on the fake CLI in `scenario`, its page open in a fresh tab; closed after `body`. */
+  async function withGateway(
+    name: string,
+    options: { scenario: string; maxLive?: number },
+    body: (pageErrors: string[]) => Promise<void>,
+  ): Promise<void> {
+    const gateway = await startGateway({
+      dataDir: join(scratch, `${name}-data`),
+      port: 0,
+      webRoot,
+      engine: {
+        claudeBin: fakeClaude,
+        cwd: scratch,
+        env: { FAKE_CLAUDE_SCENARIO: options.scenario },
+      },
+      engineName: "fake-claude",
+      rateLimitRetryMs: 600_000,
+      heartbeatMs: 1000,
+      ...(options.maxLive === undefined ? {} : { maxLive: options.maxLive }),
+    });
+    const { tab, pageErrors } = await openTab();
+    page = tab;
+    try {
+      await page.goto(gateway.pageLink);
+      await page.locator('[data-testid="connection"][data-status="open"]').waitFor();
+      await body(pageErrors);
+    } finally {
+      await page.close();
+      await gateway.close();
+    }
+  }
+
+  async function send(text: string): Promise<void> {
+    await page.getByTestId("composer-input").fill(text);
+    await page.getByTestId("composer-input").press("Enter");
+  }
+
+  it("labels a rate-limited message deferred, with the gateway's fallback reply", async () => {
+    await withGateway("rate-limit", { scenario: "rate_limit" }, async (pageErrors) => {
+      await send("are you there");
+      const fallback = page.locator('[data-testid="message"][data-kind="fallback"]');
+      await fallback.waitFor();
+      expect(await fallback.getByTestId("message-label").textContent()).toBe("fallback");
+      expect(await fallback.getByTestId("message-note").textContent()).toMatch(/^Retry at /);
+      const first = userMessage("are you there");
+      await first.and(page.locator('[data-state="deferred"]')).waitFor();
+      expect(await first.getByTestId("message-label").textContent()).toBe("deferred");
+
+      await send("still there");
+      const second = userMessage("still there");
+      await second.and(page.locator('[data-disposition="deferred"]')).waitFor();
+      expect(await second.getByTestId("message-label").textContent()).toBe("deferred");
+      expect(pageErrors).toEqual([]);
+    });
+  });
+
+  it("labels a message answered by a one-shot process", async () => {
+    await withGateway("one-shot", { scenario: "normal", maxLive: 0 }, async (pageErrors) => {
+      await send("quick question");
+      const message = userMessage("quick question");
+      await message.and(page.locator('[data-disposition="one_shot"]')).waitFor();
+      expect(await message.getByTestId("message-label").textContent()).toBe("one-shot");
+      await page.locator('[data-testid="turn"][data-kind="reply"]', { hasText: "echo:" }).waitFor();
+      await message.and(page.locator('[data-state="answered"]')).waitFor();
+      expect(pageErrors).toEqual([]);
+    });
+  });
+});
