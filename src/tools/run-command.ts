@@ -5,6 +5,7 @@ import { KILL_GRACE_MS, registerProcessGroup, terminateProcessGroup } from "./pr
 
 export interface RunCommandOptions {
   cwd: string;
+  /** Kill the group after this long; `Infinity` for never. */
   timeoutMs: number;
   signal?: AbortSignal;
   /** Output kept in memory: head and tail of half this each. Default 30,000. */
@@ -25,6 +26,7 @@ export interface CommandResult {
 }
 
 export const DEFAULT_MAX_OUTPUT_CHARS = 30_000;
+const MAX_TIMER_MS = 2_147_483_647;
 
 /**
  * How long to keep reading after the shell exits, for output still in the
@@ -77,10 +79,16 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
       aborted = true;
       killGroup();
     };
-    const timeoutTimer = setTimeout(() => {
-      timedOut = true;
-      killGroup();
-    }, options.timeoutMs);
+    // Past 2^31 - 1 ms a Node timer fires at once; an unbounded timeout means no timer.
+    const timeoutTimer = Number.isFinite(options.timeoutMs)
+      ? setTimeout(
+          () => {
+            timedOut = true;
+            killGroup();
+          },
+          Math.min(options.timeoutMs, MAX_TIMER_MS),
+        )
+      : undefined;
     options.signal?.addEventListener("abort", onAbort, { once: true });
 
     const decoders = [new StringDecoder("utf8"), new StringDecoder("utf8")] as const;

@@ -127,6 +127,13 @@ describe("runCommand", () => {
     expect(await waitFor(() => !isAlive(pid!))).toBe(true);
   });
 
+  it("treats an unbounded or huge timeout as no timeout", async () => {
+    for (const timeoutMs of [Number.POSITIVE_INFINITY, 2 ** 40]) {
+      const result = await runCommand("echo ok", { cwd, timeoutMs });
+      expect(result).toMatchObject({ exitCode: 0, timedOut: false, output: "ok\n" });
+    }
+  });
+
   it("turns a failure to start into a result", async () => {
     const result = await runCommand("echo hi", { cwd: join(cwd, "missing"), timeoutMs: 1000 });
     expect(result.exitCode).toBeNull();
