@@ -47,14 +47,6 @@ export class BoundedOutput {
   }
 }
 
-/** Head and tail of `text` around a marker, if it is longer than `limit`. */
-export function truncateMiddle(text: string, limit: number): string {
-  if (text.length <= limit) return text;
-  const output = new BoundedOutput(Math.ceil(limit / 2), Math.floor(limit / 2));
-  output.append(text);
-  return output.toString();
-}
-
 function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
 }
