@@ -164,6 +164,11 @@ export class ChatController {
       if (this.#session.running) this.#steer(text);
       else this.#idleLine(text);
     }
+    const unanswerable = this.#answer;
+    if (this.#inputEnded && this.#pending.length === 0 && unanswerable !== undefined) {
+      this.#screen.lineEntered("", true);
+      unanswerable(false);
+    }
     if (
       this.#inputEnded &&
       this.#closing === undefined &&

@@ -27,7 +27,10 @@ export const CHAT_USAGE = `usage: rudder chat [--model M] [--settings FILE] [--c
   The interactive agent in a terminal. Text typed while the agent works joins
   the running turn. --wake starts a turn as soon as a background task ends
   while the agent is idle (otherwise its result joins your next message).
-  --model demo runs the offline demo model. Type /help inside for commands.`;
+  --model demo runs the offline demo model. Type /help inside for commands.
+  Ctrl-C aborts the running turn; at an empty prompt, Ctrl-C twice in a row
+  leaves, as do /quit and Ctrl-D. Piped input (no terminal) runs one line at
+  a time, and a line answers a pending Allow? question.`;
 
 export interface ChatIo extends CommandIo {
   stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };

@@ -147,6 +147,24 @@ describe("chat controller, piped input", () => {
     expect(chat.output.text).toMatch(/Allow\? \[y\/N\] y\n {2}ok \(\d+ lines?\)\nGone\.\n/);
   });
 
+  it("the end of input answers a pending question with no; /help lists the commands", async () => {
+    const chat = startChat(
+      [toolUseReply("bash", { command: "rm notes.txt" }), textReply("Fine.")],
+      {
+        terminal: false,
+      },
+    );
+    writeFileSync(join(chat.workspace, "notes.txt"), "stay\n");
+    chat.controller.line("/help");
+    chat.controller.line("remove it");
+    chat.controller.end();
+    await chat.controller.finished;
+    expect(existsSync(join(chat.workspace, "notes.txt"))).toBe(true);
+    expect(chat.output.text).toContain("/tasks   list background tasks");
+    expect(chat.output.text).toContain("  Allow? [y/N] \n  denied: ");
+    expect(chat.output.text).toContain("Fine.\n");
+  });
+
   it("with --wake, the end of input waits for background tasks and their wake-up turn", async () => {
     const chat = startChat(
       [

@@ -255,3 +255,39 @@ describe("rudder chat --wake in a terminal", () => {
     expect([...chat.seen].filter((pid) => isAlive(pid))).toEqual([]);
   });
 });
+
+describe("rudder chat when its terminal goes away", () => {
+  let chat: ChatUnderTmux;
+
+  beforeAll(async () => {
+    chat = await startChatUnderTmux("hangup", []);
+  });
+
+  afterAll(async () => {
+    await chat?.close();
+  });
+
+  it("kills its background tasks on SIGHUP", async () => {
+    const { api, tmux } = chat;
+    await tmux.waitFor("the prompt", atIdlePrompt);
+    api.push(
+      { toolUse: { name: "bash", input: { command: "sleep 500", run_in_background: true } } },
+      { text: "Sleeping in the background." },
+    );
+    await tmux.type("sleep in the background");
+    await tmux.waitFor(
+      "the turn to end",
+      (text) => text.includes("Sleeping in the background.") && atIdlePrompt(text),
+    );
+    chat.remember();
+    expect([...chat.seen].some((pid) => commandLine(pid).includes("sleep 500"))).toBe(true);
+    // Closing the terminal hangs up its processes.
+    await tmux.kill();
+    const deadline = Date.now() + 5000;
+    while ([...chat.seen].some((pid) => isAlive(pid)) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const stillAlive = [...chat.seen].filter((pid) => isAlive(pid));
+    expect(stillAlive.map((pid) => `${pid} ${commandLine(pid)}`)).toEqual([]);
+  });
+});
