@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { serve } from "@hono/node-server";
@@ -115,6 +116,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const httpSource = new HttpChannelSource();
   const sources: ChannelSource[] = [httpSource, ...(options.sources ?? [])];
   const closing = new AbortController();
+  // Every open event stream listens for shutdown on this one signal.
+  setMaxListeners(0, closing.signal);
   const app = createHttpApp({
     token,
     source: httpSource,
