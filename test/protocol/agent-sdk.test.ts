@@ -1,0 +1,173 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import {
+  type Options,
+  query,
+  type SDKMessage,
+  type SDKUserMessage,
+} from "@anthropic-ai/claude-agent-sdk";
+import { afterEach, describe, expect, it } from "vitest";
+import type { FakeMessagesApi, ScriptStep } from "../fixtures/fake-messages-api.js";
+import { protocolHarness, RUDDER_CLI, type Sandbox, writeSettings } from "./helpers.js";
+
+/**
+ * The Claude Agent SDK for TypeScript driving rudder instead of Claude Code: the SDK runs
+ * `node dist/cli.js` (a `.js` executable path) with its own flags, writes `initialize`
+ * first, and throws when the process exits non-zero.
+ */
+const harness = protocolHarness();
+afterEach(() => harness.cleanup());
+
+async function setup(script: ScriptStep[]): Promise<{ api: FakeMessagesApi; sandbox: Sandbox }> {
+  const api = await harness.api(script);
+  return { api, sandbox: harness.sandbox(api) };
+}
+
+function options(sandbox: Sandbox, extra: Partial<Options> = {}): Options {
+  return {
+    pathToClaudeCodeExecutable: RUDDER_CLI,
+    cwd: sandbox.workspace,
+    env: sandbox.env,
+    ...extra,
+  };
+}
+
+function userMessage(text: string): SDKUserMessage {
+  return {
+    type: "user",
+    message: { role: "user", content: text },
+    parent_tool_use_id: null,
+    session_id: "",
+  };
+}
+
+/** An input iterable the test feeds by hand; `close()` ends it. */
+function inputQueue() {
+  const queued: SDKUserMessage[] = [];
+  let wake: (() => void) | undefined;
+  let closed = false;
+  const notify = (): void => {
+    wake?.();
+    wake = undefined;
+  };
+  return {
+    push(text: string): void {
+      queued.push(userMessage(text));
+      notify();
+    },
+    close(): void {
+      closed = true;
+      notify();
+    },
+    async *messages(): AsyncGenerator<SDKUserMessage> {
+      for (;;) {
+        const next = queued.shift();
+        if (next !== undefined) {
+          yield next;
+          continue;
+        }
+        if (closed) return;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+      }
+    },
+  };
+}
+
+describe("the Claude Agent SDK drives rudder", () => {
+  it("query() with a string prompt runs a turn and ends cleanly", async () => {
+    const { api, sandbox } = await setup([
+      { toolUse: { name: "bash", input: { command: "echo from-tool" } } },
+      { text: "Hello from rudder" },
+    ]);
+    const seen: SDKMessage[] = [];
+    for await (const message of query({ prompt: "say hello", options: options(sandbox) })) {
+      seen.push(message);
+    }
+    const init = seen.find((message) => message.type === "system");
+    expect(init).toMatchObject({ subtype: "init", cwd: sandbox.workspace });
+    const result = seen.at(-1);
+    expect(result).toMatchObject({
+      type: "result",
+      subtype: "success",
+      is_error: false,
+      result: "Hello from rudder",
+    });
+    expect(seen.filter((message) => message.type === "assistant")).toHaveLength(2);
+    expect(api.mainRequests()).toHaveLength(2);
+  });
+
+  it("query() with streaming input answers several messages, turn by turn", async () => {
+    const { api, sandbox } = await setup([{ text: "first answer" }, { text: "second answer" }]);
+    const input = inputQueue();
+    input.push("first question");
+    const results: string[] = [];
+    for await (const message of query({ prompt: input.messages(), options: options(sandbox) })) {
+      if (message.type !== "result") continue;
+      results.push(message.subtype === "success" ? message.result : message.subtype);
+      if (results.length === 1) input.push("second question");
+      else input.close();
+    }
+    expect(results).toEqual(["first answer", "second answer"]);
+    expect(api.mainRequests()[1]?.body.messages).toHaveLength(3);
+  });
+
+  it("interrupt() stops a turn in flight and the session goes on", async () => {
+    const { api, sandbox } = await setup([
+      { hangUntilAborted: true, text: "partial" },
+      { text: "after" },
+    ]);
+    const input = inputQueue();
+    input.push("start something slow");
+    const conversation = query({ prompt: input.messages(), options: options(sandbox) });
+    const results: Array<{ isError: boolean; text: string }> = [];
+    for await (const message of conversation) {
+      if (message.type === "system" && results.length === 0) {
+        await api.waitForMainRequests(1);
+        await conversation.interrupt();
+      }
+      if (message.type !== "result") continue;
+      results.push({
+        isError: message.is_error,
+        text: message.subtype === "success" ? message.result : "",
+      });
+      if (results.length === 1) input.push("and now?");
+      else input.close();
+    }
+    expect(results[0]?.isError).toBe(true);
+    expect(results[1]).toEqual({ isError: false, text: "after" });
+  });
+
+  it("canUseTool answers rudder's ask decisions: allow runs the tool, deny does not", async () => {
+    const { sandbox } = await setup([
+      { toolUse: { name: "bash", input: { command: "touch yes.txt" } } },
+      { toolUse: { name: "bash", input: { command: "touch no.txt" } } },
+      { text: "asked twice" },
+    ]);
+    writeSettings(sandbox.workspace, { permissions: { ask: ["Bash(touch:*)"] } });
+    const asked: Array<{ tool: string; command: unknown; toolUseId: string }> = [];
+    const seen: SDKMessage[] = [];
+    const conversation = query({
+      prompt: "make files",
+      options: options(sandbox, {
+        canUseTool: async (tool, input, context) => {
+          asked.push({ tool, command: input.command, toolUseId: context.toolUseID });
+          return input.command === "touch yes.txt"
+            ? { behavior: "allow", updatedInput: input }
+            : { behavior: "deny", message: "not this one" };
+        },
+      }),
+    });
+    for await (const message of conversation) seen.push(message);
+
+    expect(asked.map((entry) => [entry.tool, entry.command])).toEqual([
+      ["bash", "touch yes.txt"],
+      ["bash", "touch no.txt"],
+    ]);
+    expect(asked[0]?.toolUseId).toEqual(expect.any(String));
+    expect(existsSync(join(sandbox.workspace, "yes.txt"))).toBe(true);
+    expect(existsSync(join(sandbox.workspace, "no.txt"))).toBe(false);
+    expect(seen.at(-1)).toMatchObject({ type: "result", is_error: false, result: "asked twice" });
+  });
+});
