@@ -27,6 +27,8 @@ export interface AgentLoopDependencies {
   tools: readonly AnyTool[];
   rules: PermissionRules;
   workspace: string;
+  /** The user's home, for `~/` permission rules. */
+  home?: string;
   sessionId: string;
   systemPrompt?: string;
   confirm?: Confirm;

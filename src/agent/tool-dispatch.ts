@@ -20,6 +20,8 @@ export interface DispatchContext {
   tools: readonly AnyTool[];
   rules: PermissionRules;
   workspace: string;
+  /** The user's home, for `~/` permission rules. */
+  home?: string;
   sessionId: string;
   confirm?: Confirm;
   hooks?: HookRunner;
@@ -126,7 +128,13 @@ export async function dispatchToolUse(
   }
   const validInput = parsed.data as Record<string, unknown>;
 
-  const verdict = evaluatePermission(tool.name, validInput, context.rules, context.workspace);
+  const verdict = evaluatePermission(
+    tool.name,
+    validInput,
+    context.rules,
+    context.workspace,
+    context.home === undefined ? {} : { home: context.home },
+  );
   const hookBlockedWithoutDecision =
     preHook?.blocked === true && preHook.permissionDecision !== "deny";
   if (hookBlockedWithoutDecision) {

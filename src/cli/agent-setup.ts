@@ -115,6 +115,7 @@ export async function createAgentSetup(
     tools: createDefaultTools(),
     rules,
     workspace,
+    home: env.HOME ?? homedir(),
     hooks,
     systemPrompt,
     sessionId,

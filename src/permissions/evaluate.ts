@@ -17,8 +17,8 @@ const FILE_TOOLS = new Set(["read_file", "write_file", "edit_file", "glob"]);
 
 /**
  * Decides whether a tool call may run. Pure: no I/O, no prompts. Order:
- * built-in deny list, user deny, user ask, built-in ask (destructive
- * commands), user allow, default. A bash command is split into its simple
+ * built-in deny list, user deny, user ask, user allow, built-in ask
+ * (destructive commands), default. A bash command is split into its simple
  * commands: it is denied if any part is denied, asked about if any part is,
  * and allowed by allow rules only when every part is. File tools are denied
  * for paths that lexically leave the workspace (the tools also resolve
@@ -75,14 +75,16 @@ export function evaluatePermission(
     if (denied) return verdict("deny", `matches the deny rule ${denied.text}`);
     const asked = anyPart(ask);
     if (asked) return verdict("ask", `matches the ask rule ${asked.text}`);
-    for (const part of parts) {
-      const reason = destructiveReason(part);
-      if (reason !== undefined) return verdict("ask", reason);
-    }
+    // The user's allow rules come before the built-in ask list, which is only
+    // a default: `Bash(rm:*)` means the user does not want to be asked about rm.
     const bare = allow.find((rule) => rule.specifier === undefined);
     if (bare) return verdict("allow", `matches the allow rule ${bare.text}`);
     if (parts.length > 0 && parts.every((part) => allow.some((rule) => allows(rule, part)))) {
       return verdict("allow", "every part of the command matches an allow rule");
+    }
+    for (const part of parts) {
+      const reason = destructiveReason(part);
+      if (reason !== undefined) return verdict("ask", reason);
     }
     return fallback;
   }

@@ -103,8 +103,9 @@ describe("built-in ask list", () => {
     expect(bash(`echo ${"`".repeat(3)}`).decision).toBe("allow");
   });
 
-  it("is still asked about when an allow rule matches, as it comes first", () => {
-    expect(bash("rm x", rules({ allow: ["Bash(rm:*)"] })).decision).toBe("ask");
+  it("gives way to the user's allow rule, as it is only a default", () => {
+    expect(bash("rm x", rules({ allow: ["Bash(rm:*)"] })).decision).toBe("allow");
+    expect(bash("rm x && rmdir y", rules({ allow: ["Bash(rm:*)"] })).decision).toBe("ask");
   });
 });
 
