@@ -10,15 +10,11 @@
  *   fake Messages API: a turn streams text, then runs a bash command that
  *   waits for a file the test creates after steering, then streams the reply.
  *
- * The page is built from `web/` into a temporary folder first, so the test
- * always runs the current source and never touches `web/dist`.
+ * The page is built from the current `web/` source into a temporary folder.
  */
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
-import { build } from "vite";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningGateway, startGateway } from "../../src/gateway/index.js";
 import {
@@ -26,61 +22,32 @@ import {
   lastUserText,
   startFakeMessagesApi,
 } from "../fixtures/fake-messages-api.js";
+import {
+  type BrowserHarness,
+  fakeClaude,
+  userMessage as messageIn,
+  results,
+  rudderFromSource,
+  startBrowserHarness,
+} from "./browser-harness.js";
 
-const repository = join(import.meta.dirname, "..", "..");
-const fakeClaude = join(repository, "test", "fixtures", "fake-claude");
-const results = join(repository, "test-results");
 const demoHint = "Set ANTHROPIC_API_KEY to use a real model.";
 const channel = "browser-test";
 
-let scratch: string;
-let webRoot: string;
-let context: BrowserContext;
+let harness: BrowserHarness;
+/** The tab of the test that is running. */
 let page: Page;
 
 beforeAll(async () => {
-  scratch = mkdtempSync(join(tmpdir(), "rudder-page-"));
-  webRoot = join(scratch, "web");
-  mkdirSync(results, { recursive: true });
-  await build({
-    root: join(repository, "web"),
-    configFile: join(repository, "web", "vite.config.ts"),
-    logLevel: "warn",
-    build: { outDir: webRoot, emptyOutDir: true },
-  });
-  context = await chromium.launchPersistentContext(join(scratch, "profile"), {
-    executablePath: "/usr/bin/chromium",
-    headless: true,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-    viewport: { width: 1280, height: 800 },
-  });
+  harness = await startBrowserHarness();
 });
 
 afterAll(async () => {
-  await context?.close();
-  if (scratch) rmSync(scratch, { recursive: true, force: true });
+  await harness?.close();
 });
 
-/** A fresh tab, with the page's own errors collected. */
-async function openTab(): Promise<{ tab: Page; pageErrors: string[] }> {
-  const tab = await context.newPage();
-  const pageErrors: string[] = [];
-  tab.on("pageerror", (error) => pageErrors.push(error.message));
-  return { tab, pageErrors };
-}
-
-/** A user message in the log, found by its text. */
 function userMessage(text: string) {
-  return page.locator('[data-testid="message"][data-kind="user"]', { hasText: text });
+  return messageIn(page, text);
 }
 
 describe("the web page, with the fake Claude Code CLI as the agents", () => {
@@ -89,12 +56,12 @@ describe("the web page, with the fake Claude Code CLI as the agents", () => {
 
   beforeAll(async () => {
     gateway = await startGateway({
-      dataDir: join(scratch, "fake-cli-data"),
+      dataDir: join(harness.scratch, "fake-cli-data"),
       port: 0,
-      webRoot,
+      webRoot: harness.webRoot,
       engine: {
         claudeBin: fakeClaude,
-        cwd: scratch,
+        cwd: harness.scratch,
         env: { FAKE_CLAUDE_SCENARIO: "steer" },
       },
       engineName: "fake-claude",
@@ -102,7 +69,7 @@ describe("the web page, with the fake Claude Code CLI as the agents", () => {
       demoHint,
       heartbeatMs: 1000,
     });
-    ({ tab: page, pageErrors } = await openTab());
+    ({ page, pageErrors } = await harness.openTab());
   });
 
   afterAll(async () => {
@@ -221,7 +188,7 @@ describe("the web page, with rudder agents on the fake Messages API", () => {
   let pageErrors: string[];
 
   beforeAll(async () => {
-    workspace = join(scratch, "workspace");
+    workspace = join(harness.scratch, "workspace");
     mkdirSync(workspace);
     // The bash call holds the turn open until the test creates `release` (at most 30 s).
     const waitForRelease =
@@ -240,21 +207,12 @@ describe("the web page, with rudder agents on the fake Messages API", () => {
         },
       ],
     });
-    // `rudder run` from source, as the gateway's agent command.
-    const agent = join(scratch, "rudder-agent");
-    const loader = pathToFileURL(join(repository, "node_modules", "tsx", "dist", "loader.mjs"));
-    const cli = join(repository, "src", "cli.ts");
-    writeFileSync(
-      agent,
-      `#!/bin/sh\nexec "${process.execPath}" --import "${loader}" "${cli}" "$@"\n`,
-    );
-    chmodSync(agent, 0o755);
     gateway = await startGateway({
-      dataDir: join(scratch, "rudder-data"),
+      dataDir: join(harness.scratch, "rudder-data"),
       port: 0,
-      webRoot,
+      webRoot: harness.webRoot,
       engine: {
-        claudeBin: agent,
+        claudeBin: rudderFromSource(harness.scratch),
         args: ["--include-partial-messages", "--dangerously-skip-permissions"],
         cwd: workspace,
         env: {
@@ -267,7 +225,7 @@ describe("the web page, with rudder agents on the fake Messages API", () => {
       engineName: "rudder",
       heartbeatMs: 1000,
     });
-    ({ tab: page, pageErrors } = await openTab());
+    ({ page, pageErrors } = await harness.openTab());
   });
 
   afterAll(async () => {
@@ -321,12 +279,12 @@ describe("the web page's routing labels", () => {
     body: (pageErrors: string[]) => Promise<void>,
   ): Promise<void> {
     const gateway = await startGateway({
-      dataDir: join(scratch, `${name}-data`),
+      dataDir: join(harness.scratch, `${name}-data`),
       port: 0,
-      webRoot,
+      webRoot: harness.webRoot,
       engine: {
         claudeBin: fakeClaude,
-        cwd: scratch,
+        cwd: harness.scratch,
         env: { FAKE_CLAUDE_SCENARIO: options.scenario },
       },
       engineName: "fake-claude",
@@ -334,12 +292,12 @@ describe("the web page's routing labels", () => {
       heartbeatMs: 1000,
       ...(options.maxLive === undefined ? {} : { maxLive: options.maxLive }),
     });
-    const { tab, pageErrors } = await openTab();
-    page = tab;
+    const tab = await harness.openTab();
+    page = tab.page;
     try {
       await page.goto(gateway.pageLink);
       await page.locator('[data-testid="connection"][data-status="open"]').waitFor();
-      await body(pageErrors);
+      await body(tab.pageErrors);
     } finally {
       await page.close();
       await gateway.close();

@@ -1,0 +1,99 @@
+/**
+ * What the browser tests share: the page built from `web/` into a temporary
+ * folder (so a test always runs the current source and never touches
+ * `web/dist`), headless Debian Chromium through playwright-core, and the
+ * command that runs `rudder run` from source as a gateway's agent.
+ */
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { type BrowserContext, chromium, type Locator, type Page } from "playwright-core";
+import { build } from "vite";
+
+export const repository = join(import.meta.dirname, "..", "..");
+export const fakeClaude = join(repository, "test", "fixtures", "fake-claude");
+/** Screenshots go here (gitignored). */
+export const results = join(repository, "test-results");
+
+export interface Tab {
+  page: Page;
+  /** Uncaught errors of the page's own script. */
+  pageErrors: string[];
+}
+
+export interface BrowserHarness {
+  /** A temporary folder for the test's data; removed by `close`. */
+  scratch: string;
+  /** The built page, to pass to `startGateway` as `webRoot`. */
+  webRoot: string;
+  openTab(): Promise<Tab>;
+  close(): Promise<void>;
+}
+
+export async function startBrowserHarness(): Promise<BrowserHarness> {
+  const scratch = mkdtempSync(join(tmpdir(), "rudder-page-"));
+  const webRoot = join(scratch, "web");
+  mkdirSync(results, { recursive: true });
+  let context: BrowserContext | undefined;
+  const close = async () => {
+    await context?.close();
+    rmSync(scratch, { recursive: true, force: true });
+  };
+  try {
+    await build({
+      root: join(repository, "web"),
+      configFile: join(repository, "web", "vite.config.ts"),
+      logLevel: "warn",
+      build: { outDir: webRoot, emptyOutDir: true },
+    });
+    context = await chromium.launchPersistentContext(join(scratch, "profile"), {
+      executablePath: "/usr/bin/chromium",
+      headless: true,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+      viewport: { width: 1280, height: 800 },
+    });
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  const browser = context;
+  return {
+    scratch,
+    webRoot,
+    async openTab() {
+      const page = await browser.newPage();
+      const pageErrors: string[] = [];
+      page.on("pageerror", (error) => pageErrors.push(error.message));
+      return { page, pageErrors };
+    },
+    close,
+  };
+}
+
+/** A user message in the page's log, found by its text. */
+export function userMessage(page: Page, text: string): Locator {
+  return page.locator('[data-testid="message"][data-kind="user"]', { hasText: text });
+}
+
+/** An executable in `folder` that runs `rudder` from source (through tsx) with its arguments. */
+export function rudderFromSource(folder: string): string {
+  const command = join(folder, "rudder-agent");
+  const loader = pathToFileURL(join(repository, "node_modules", "tsx", "dist", "loader.mjs"));
+  const cli = join(repository, "src", "cli.ts");
+  writeFileSync(
+    command,
+    `#!/bin/sh\nexec "${process.execPath}" --import "${loader}" "${cli}" "$@"\n`,
+  );
+  chmodSync(command, 0o755);
+  return command;
+}
