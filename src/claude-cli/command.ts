@@ -3,6 +3,12 @@ import type { PermissionHandler } from "./permission-request.js";
 export interface CommandOptions {
   model?: string | undefined;
   claudeBin?: string | undefined;
+  /**
+   * Arguments placed right after the binary, before the stream-json flags: a script and
+   * subcommand for an engine that is not a bare binary, e.g.
+   * `{ claudeBin: process.execPath, binArgs: ["dist/cli.js", "run"] }` for rudder.
+   */
+  binArgs?: readonly string[] | undefined;
   permissionMode?: string | undefined;
   allowedTools?: readonly string[] | undefined;
   onPermissionRequest?: PermissionHandler | undefined;
@@ -23,6 +29,7 @@ export function resolveClaudeBin(options: CommandOptions): string {
 export function buildClaudeCommand(options: CommandOptions, sessionId: string | null): string[] {
   const command = [
     resolveClaudeBin(options),
+    ...(options.binArgs ?? []),
     "-p",
     "--input-format",
     "stream-json",

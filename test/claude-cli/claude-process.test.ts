@@ -166,6 +166,36 @@ describe("process supervision", () => {
     await waitUntil(() => !pidAlive(grandchild));
   });
 
+  it("builds the argv with binArgs before the stream-json flags", () => {
+    const proc = new ClaudeProcess("argv", {
+      claudeBin: "/usr/bin/node",
+      binArgs: ["cli.js", "run"],
+      model: "m",
+      permissionMode: "acceptEdits",
+      allowedTools: ["Bash", "Read"],
+      extraArgs: ["--max-turns", "3"],
+    });
+    expect(proc.buildCommand()).toEqual([
+      "/usr/bin/node",
+      "cli.js",
+      "run",
+      "-p",
+      "--input-format",
+      "stream-json",
+      "--output-format",
+      "stream-json",
+      "--verbose",
+      "--model",
+      "m",
+      "--permission-mode",
+      "acceptEdits",
+      "--allowedTools",
+      "Bash,Read",
+      "--max-turns",
+      "3",
+    ]);
+  });
+
   it("removes CLAUDECODE and passes maxRetries to the child", async () => {
     const logPath = join(scratch, "env.log");
     const previous = process.env.CLAUDECODE;
