@@ -4,6 +4,14 @@ import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import type { MessageState } from "./events.js";
 import { migrate } from "./migrations.js";
+import {
+  type ChannelRow,
+  type MessageRow,
+  type ScheduleRow,
+  toChannel,
+  toMessage,
+  toSchedule,
+} from "./sqlite-rows.js";
 import type {
   ChannelRecord,
   GatewayStore,
@@ -12,82 +20,6 @@ import type {
   ScheduleRecord,
   Settlement,
 } from "./store.js";
-
-interface MessageRow {
-  id: string;
-  channel_id: string;
-  role: MessageRecord["role"];
-  kind: MessageRecord["kind"];
-  text: string;
-  state: MessageState | null;
-  reply_to: string | null;
-  attempts: number;
-  retry_at: string | null;
-  source: string;
-  created_at: string;
-  updated_at: string;
-}
-
-interface ChannelRow {
-  id: string;
-  session_id: string | null;
-  created_at: string;
-  last_activity_at: string;
-}
-
-interface ScheduleRow {
-  id: string;
-  cron: string;
-  channel_id: string;
-  prompt: string;
-  paused: number;
-  consecutive_failures: number;
-  last_run_at: string | null;
-  next_run_at: string | null;
-  last_error: string | null;
-  created_at: string;
-}
-
-function toMessage(row: MessageRow): MessageRecord {
-  return {
-    id: row.id,
-    channelId: row.channel_id,
-    role: row.role,
-    kind: row.kind,
-    text: row.text,
-    state: row.state,
-    replyTo: row.reply_to,
-    attempts: row.attempts,
-    retryAt: row.retry_at,
-    source: row.source,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-function toChannel(row: ChannelRow): ChannelRecord {
-  return {
-    id: row.id,
-    sessionId: row.session_id,
-    createdAt: row.created_at,
-    lastActivityAt: row.last_activity_at,
-  };
-}
-
-function toSchedule(row: ScheduleRow): ScheduleRecord {
-  return {
-    id: row.id,
-    cron: row.cron,
-    channelId: row.channel_id,
-    prompt: row.prompt,
-    paused: row.paused !== 0,
-    consecutiveFailures: row.consecutive_failures,
-    lastRunAt: row.last_run_at,
-    nextRunAt: row.next_run_at,
-    lastError: row.last_error,
-    createdAt: row.created_at,
-  };
-}
 
 const scheduleColumns = {
   paused: "paused",

@@ -48,6 +48,10 @@ describe("schedules", () => {
     await expect(
       client.addSchedule({ cron: "61 * * * *", channel: "cron", prompt: "never" }),
     ).rejects.toBeInstanceOf(GatewayRequestError);
+    expect(await client.sendMessage("sent", "from rudder send")).toEqual({
+      id: expect.any(String),
+      disposition: "started",
+    });
     const wrongToken = createGatewayClient({ url: gateway.url, token: "wrong" });
     await expect(wrongToken.listSchedules()).rejects.toMatchObject({ status: 401 });
   });
