@@ -45,6 +45,8 @@ export class ChatController {
   #waking = false;
   #inputEnded = false;
   #interruptsAtIdle = 0;
+  /** Whether the chat has said when an idle agent hears of a finished task. */
+  #deliveryExplained = false;
   #closing: Promise<void> | undefined;
   #finished!: (code: number) => void;
   /** Resolves to the exit code once the chat has closed everything. */
@@ -146,7 +148,15 @@ export class ChatController {
   #onEvent(event: AgentEvent): void {
     this.#renderer.handle(event);
     if (event.type === "turn_start") this.#interruptsAtIdle = 0;
-    if (event.type === "task_end" && !this.#session.running) this.#maybeWake();
+    if (event.type !== "task_end" || this.#session.running) return;
+    if (this.#wake) {
+      this.#maybeWake();
+    } else if (!this.#deliveryExplained) {
+      this.#deliveryExplained = true;
+      this.#renderer.notice(
+        "  (the agent gets this with your next message; rudder chat --wake would tell it now)",
+      );
+    }
   }
 
   /** Hands queued lines on: to the question, to a new turn, or (terminal) to the running turn. */

@@ -126,7 +126,9 @@ describe("rudder chat in a terminal", () => {
     remember();
     expect([...seen].some((pid) => commandLine(pid).includes("sleep 300"))).toBe(true);
     // The notice comes on its own, with the agent idle and nothing typed.
-    await tmux.waitForText("[bg_0001 completed] sleep 0.3; echo short-done");
+    await tmux.waitForText(
+      "[bg_0001 completed] sleep 0.3; echo short-done\n  (the agent gets this with your next message",
+    );
     await tmux.waitFor("the prompt after the notice", atIdlePrompt);
 
     await tmux.type("/tasks");

@@ -1,0 +1,66 @@
+/**
+ * ClaudeProcess driving `rudder run` instead of Claude Code: the same stream-json dialect, so
+ * steering, lifecycle tracking and results work unchanged (ARCHITECTURE decision 1).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, expect, it } from "vitest";
+import { ClaudeProcess } from "../../src/claude-cli/claude-process.js";
+import {
+  echoFallback,
+  lastToolResults,
+  startFakeMessagesApi,
+} from "../fixtures/fake-messages-api.js";
+
+const cli = join(import.meta.dirname, "..", "..", "src", "cli.ts");
+const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+const workspace = mkdtempSync(join(tmpdir(), "rudder-child-"));
+
+afterAll(() => {
+  rmSync(workspace, { recursive: true, force: true });
+});
+
+it("steers a rudder child during a tool run into the same turn", async () => {
+  const api = await startFakeMessagesApi({
+    script: [
+      { toolUse: { name: "bash", input: { command: "sleep 1" } } },
+      {
+        reply: (request) => ({
+          text: JSON.stringify(request.body.messages.at(-1)).includes("and the steer")
+            ? "answered the steer"
+            : `missed it: ${JSON.stringify(lastToolResults(request))}`,
+        }),
+      },
+    ],
+    fallback: echoFallback,
+  });
+  const proc = new ClaudeProcess("rudder-child", {
+    claudeBin: process.execPath,
+    binArgs: ["--import", tsxLoader, cli, "run"],
+    cwd: workspace,
+    permissionMode: "bypassPermissions",
+    env: { ANTHROPIC_BASE_URL: api.url, ANTHROPIC_API_KEY: "dummy" },
+  });
+  try {
+    let steered: Promise<unknown> | undefined;
+    const result = await proc.runTurn("start", {
+      timeoutMs: 60_000,
+      onEvent: (event) => {
+        if (event.type === "assistant" && JSON.stringify(event).includes('"tool_use"')) {
+          steered ??= proc.steer("and the steer");
+        }
+      },
+    });
+    expect(await steered).toEqual({ status: "steered", turn: undefined });
+    expect(result.isError).toBe(false);
+    expect(result.result).toBe("answered the steer");
+    expect(result.numTurns).toBe(2);
+    expect(proc.sessionId).toBeTruthy();
+  } finally {
+    await proc.stop();
+    await api.close();
+  }
+});
