@@ -125,6 +125,13 @@ describe("the web page, with the fake Claude Code CLI as the agents", () => {
 
     await page.screenshot({ path: join(results, "page.png"), fullPage: true });
 
+    // At phone width everything stacks into one column without sideways scrolling.
+    await page.setViewportSize({ width: 390, height: 800 });
+    expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+    expect(await page.getByTestId("composer-send").isVisible()).toBe(true);
+    await page.screenshot({ path: join(results, "page-narrow.png"), fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 800 });
+
     // After a reload the history and the replayed events show the turn once, in order.
     await page.reload();
     await page.locator('[data-testid="turn"][data-kind="reply"]').waitFor();

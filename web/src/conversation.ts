@@ -206,7 +206,9 @@ const betweenTurns = new Set<string>(["task_end", "hook_warning", "turn_end"]);
 /** Duration and cost, whichever the outcome reports. */
 function turnSummary(outcome: TurnOutcome): string {
   const parts: string[] = [];
-  if (outcome.durationMs > 0) parts.push(`${(outcome.durationMs / 1000).toFixed(1)}s`);
+  const { durationMs } = outcome;
+  if (durationMs >= 1000) parts.push(`${(durationMs / 1000).toFixed(1)}s`);
+  else if (durationMs > 0) parts.push(`${Math.round(durationMs)}ms`);
   if (outcome.totalCostUsd > 0) parts.push(`$${outcome.totalCostUsd.toFixed(4)}`);
   return parts.join(", ");
 }
