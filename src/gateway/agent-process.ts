@@ -1,8 +1,8 @@
 /**
  * What the router needs of an agent process: the shape of `ClaudeProcess`
  * (src/claude-cli, issue 3), restated structurally so that routing depends on
- * behaviour, not on how processes are made. `process-pool.ts` adapts the real
- * `RunnerRegistry` and `ClaudeProcess` to it.
+ * behaviour, not on how processes are made. `process-pool.ts` provides them
+ * from the real `RunnerRegistry` and `ClaudeProcess`.
  */
 export interface AgentTurnResult {
   result: string;
@@ -46,7 +46,7 @@ export interface RunnerInfo {
   channelId: string;
   pid: number | null;
   inflight: boolean;
-  /** When its last turn ended; null while a turn is in flight or before the first. */
+  /** When it was last active (its last turn ended); null while a turn is in flight. */
   idleSince: string | null;
   sessionId: string | null;
   oneShot: boolean;
@@ -59,8 +59,6 @@ export interface ProcessPool {
   /** A fresh process for one turn; the router hands it to `releaseOneShot` when the turn ends. */
   oneShot(channelId: string, sessionId: string | null): AgentProcess;
   releaseOneShot(process: AgentProcess): Promise<void>;
-  /** Marks a process busy or idle, for the runner list. */
-  noteTurn(channelId: string, process: AgentProcess, inflight: boolean): void;
   list(): RunnerInfo[];
   /** Stops the channel's kept process; false when it has none. */
   stop(channelId: string): Promise<boolean>;

@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import { ClaudeProcess, type ClaudeProcessOptions } from "../claude-cli/claude-process.js";
 import { RunnerRegistry } from "../claude-cli/runner-registry.js";
 import type { AgentProcess, ProcessPool, RunnerInfo } from "./agent-process.js";
@@ -9,33 +10,31 @@ export interface RegistryPoolOptions {
   logger?: (line: string) => void;
 }
 
-interface Entry {
-  process: ClaudeProcess;
-  oneShot: boolean;
-  inflight: boolean;
-  idleSince: string | null;
+/** Wall-clock time of a `performance.now()` reading. */
+function wallClock(monotonicMs: number): string {
+  return new Date(Date.now() - (performance.now() - monotonicMs)).toISOString();
+}
+
+function describe(channelId: string, process: ClaudeProcess, oneShot: boolean): RunnerInfo {
+  return {
+    channelId,
+    pid: process.pid ?? null,
+    inflight: process.inflight,
+    idleSince: process.inflight ? null : wallClock(process.lastActive),
+    sessionId: process.sessionId,
+    oneShot,
+  };
 }
 
 /**
- * Options for a process that resumes `sessionId` from its first spawn. ClaudeProcess learns
- * its session id only from the child, so a restarted gateway passes `--resume` as an extra
- * argument; once the child reports its session, ClaudeProcess adds `--resume` itself.
- */
-function resuming(options: ClaudeProcessOptions, sessionId: string | null): ClaudeProcessOptions {
-  if (!sessionId) return options;
-  return { ...options, extraArgs: [...(options.extraArgs ?? []), "--resume", sessionId] };
-}
-
-/**
- * The router's processes from a `RunnerRegistry` (kept per channel, at most `maxLive`) plus
- * one-shot processes at the cap. Keeps its own list of what it handed out, for
- * `GET /api/runners`, since the registry does not list its entries.
+ * The router's processes: a `RunnerRegistry` keeps one per channel (at most `maxLive`,
+ * resuming the channel's stored session), and a one-shot process answers a channel that
+ * finds the registry full.
  */
 export class RegistryProcessPool implements ProcessPool {
   readonly registry: RunnerRegistry;
   readonly #processOptions: ClaudeProcessOptions;
-  readonly #kept = new Map<string, Entry>();
-  readonly #oneShots = new Set<Entry>();
+  readonly #oneShots = new Set<ClaudeProcess>();
 
   constructor(options: RegistryPoolOptions) {
     this.#processOptions = options.processOptions;
@@ -49,70 +48,45 @@ export class RegistryProcessPool implements ProcessPool {
   }
 
   get(channelId: string, sessionId: string | null): AgentProcess | null {
-    let process = this.registry.get(channelId);
-    if (!process) return null;
-    const never = process.pid === undefined && process.sessionId === null;
-    if (never && sessionId && this.#kept.get(channelId)?.process !== process) {
-      process = new ClaudeProcess(channelId, resuming(this.#processOptions, sessionId));
-      this.registry.adopt(channelId, process);
-    }
-    const known = this.#kept.get(channelId);
-    if (known?.process !== process) {
-      this.#kept.set(channelId, { process, oneShot: false, inflight: false, idleSince: null });
-    }
-    return process;
+    return this.registry.get(channelId, { sessionId });
   }
 
   oneShot(channelId: string, sessionId: string | null): AgentProcess {
-    const process = new ClaudeProcess(channelId, resuming(this.#processOptions, sessionId));
-    const entry: Entry = { process, oneShot: true, inflight: true, idleSince: null };
-    this.#oneShots.add(entry);
+    const process = new ClaudeProcess(channelId, {
+      ...this.#processOptions,
+      ...(sessionId ? { sessionId } : {}),
+    });
+    this.#oneShots.add(process);
     return process;
   }
 
   async releaseOneShot(process: AgentProcess): Promise<void> {
-    for (const entry of this.#oneShots) {
-      if (entry.process === process) this.#oneShots.delete(entry);
-    }
+    this.#oneShots.delete(process as ClaudeProcess);
     await process.stop();
   }
 
-  noteTurn(channelId: string, process: AgentProcess, inflight: boolean): void {
-    const entry =
-      this.#kept.get(channelId)?.process === process
-        ? this.#kept.get(channelId)
-        : [...this.#oneShots].find((candidate) => candidate.process === process);
-    if (!entry) return;
-    entry.inflight = inflight;
-    entry.idleSince = inflight ? null : new Date().toISOString();
-  }
-
+  /** Processes that are running: spawned and alive, or in a turn. */
   list(): RunnerInfo[] {
-    const entries = [
-      ...this.#kept.entries(),
-      ...[...this.#oneShots].map((entry) => [entry.process.channelId, entry] as const),
-    ];
-    return entries
-      .filter(([, entry]) => entry.inflight || entry.process.alive())
-      .map(([channelId, entry]) => ({
-        channelId,
-        pid: entry.process.pid ?? null,
-        inflight: entry.inflight,
-        idleSince: entry.inflight ? null : entry.idleSince,
-        sessionId: entry.process.sessionId,
-        oneShot: entry.oneShot,
-      }));
+    const kept = this.registry
+      .entries()
+      .filter(([, process]) => process.inflight || process.alive())
+      .map(([channelId, process]) => describe(channelId, process, false));
+    const oneShots = [...this.#oneShots]
+      .filter((process) => process.inflight || process.alive())
+      .map((process) => describe(process.channelId, process, true));
+    return [...kept, ...oneShots];
   }
 
   async stop(channelId: string): Promise<boolean> {
-    const entry = this.#kept.get(channelId);
-    if (!entry || !(entry.inflight || entry.process.alive())) return false;
-    await entry.process.stop();
+    const entry = this.registry.entries().find(([id]) => id === channelId);
+    const process = entry?.[1];
+    if (!process || !(process.inflight || process.alive())) return false;
+    await process.stop();
     return true;
   }
 
   async stopAll(): Promise<void> {
-    const oneShots = [...this.#oneShots].map((entry) => entry.process.stop());
+    const oneShots = [...this.#oneShots].map((process) => process.stop());
     await Promise.allSettled([this.registry.close(), ...oneShots]);
   }
 }

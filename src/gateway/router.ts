@@ -219,7 +219,6 @@ export class Router {
     const { pool, store } = this.#options;
     const events = this.#turnEvents(channel);
     this.#publish({ type: "turn_start", prompt: starter.text, channelId: channel.id });
-    pool.noteTurn(channel.id, process, true);
     const running = process.runTurn(starter.text, events.options(this.#options.turnTimeoutMs));
     let result: AgentTurnResult | undefined;
     let failure: TurnFailure | undefined;
@@ -235,7 +234,6 @@ export class Router {
       // A steer that found the turn closing runs as its own turn; no new turn may start
       // on this process before it is done.
       while (turn.steerCalls.size > 0) await Promise.allSettled([...turn.steerCalls]);
-      pool.noteTurn(channel.id, process, false);
       if (turn.oneShot) this.#track(pool.releaseOneShot(process));
       if (this.#closed) return;
       await this.#rememberSession(channel, result?.sessionId ?? process.sessionId);

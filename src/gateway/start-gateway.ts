@@ -17,6 +17,8 @@ import { SqliteGatewayStore } from "./sqlite-store.js";
 /** The agent every channel talks to: a stream-json CLI (`rudder run ...` or `claude`). */
 export interface GatewayEngine {
   claudeBin: string;
+  /** Arguments right after the binary, e.g. `["dist/cli.js", "run"]` with `node` as the binary. */
+  binArgs?: string[];
   /** Extra arguments after the stream-json flags. */
   args?: string[];
   /** Overlaid on the gateway's environment for each agent process. */
@@ -72,6 +74,7 @@ function processOptions(engine: GatewayEngine | undefined): ClaudeProcessOptions
   const maxRetries = retries !== undefined && /^\d+$/.test(retries) ? Number(retries) : undefined;
   return {
     ...(engine?.claudeBin ? { claudeBin: engine.claudeBin } : {}),
+    ...(engine?.binArgs ? { binArgs: engine.binArgs } : {}),
     ...(engine?.args ? { extraArgs: engine.args } : {}),
     ...(engine?.model ? { model: engine.model } : {}),
     ...(engine?.cwd ? { cwd: engine.cwd } : {}),
