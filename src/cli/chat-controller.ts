@@ -132,17 +132,21 @@ export class ChatController {
 
   /** Leaves: aborts the running turn, kills every background task, closes the input. */
   quit(): Promise<void> {
-    this.#closing ??= this.#close();
+    // Marked as closing before any of the work, which fires events back here.
+    this.#closing ??= Promise.resolve().then(() => this.#close());
     return this.#closing;
   }
 
   async #close(): Promise<void> {
-    this.#stop.abort();
-    this.#answer?.(false);
-    await this.#session.close();
-    this.#renderer.close();
-    this.#input.close();
-    this.#finished(0);
+    try {
+      this.#stop.abort();
+      this.#answer?.(false);
+      await this.#session.close();
+    } finally {
+      this.#renderer.close();
+      this.#input.close();
+      this.#finished(0);
+    }
   }
 
   #onEvent(event: AgentEvent): void {
