@@ -77,6 +77,8 @@ export class StreamJsonFrontEnd {
   readonly #taskToolUses = new Map<string, string>();
   #session: Session | undefined;
   #turn: FrontEndTurn | undefined;
+  /** Steering texts a turn ended without reading; they run as the next turn. */
+  #carried: { texts: string[]; uuids: string[] } | undefined;
   #currentToolUseId: string | undefined;
   #mode: PermissionMode;
   #overrides: { systemPrompt?: string; appendSystemPrompt?: string } = {};
@@ -196,10 +198,17 @@ export class StreamJsonFrontEnd {
     );
   }
 
-  /** After a turn or a background task ends: wake for finished tasks, then tell waiters. */
+  /**
+   * After a turn or a background task ends: run carried steers, else wake for finished
+   * tasks, then tell waiters.
+   */
   #afterChange(): void {
     const session = this.#session;
-    if (session !== undefined && !session.running && this.#turn === undefined) {
+    const carried = this.#carried;
+    if (session !== undefined && !session.running && this.#turn === undefined && carried) {
+      this.#carried = undefined;
+      this.#startTurn(carried.uuids, () => session.send(carried.texts.join("\n\n")));
+    } else if (session !== undefined && !session.running && this.#turn === undefined) {
       const finished = [...session.background.tasks.values()].some(
         (task) => task.status !== "running" && !task.delivered,
       );
@@ -276,10 +285,11 @@ export class StreamJsonFrontEnd {
   #endTurn(outcome: TurnOutcome): void {
     const turn = this.#turn ?? { uuids: [], denials: [] };
     this.#turn = undefined;
-    // Steers still in the inbox when a turn ends (it failed or was interrupted) are not
-    // carried into a later turn the host did not ask for: they are cancelled.
-    const dropped = this.#steers.splice(0);
-    this.#session?.inbox.drain();
+    // Steers still in the inbox when a turn ends (it failed or was interrupted) run as the
+    // next turn, as Claude Code runs messages queued behind an interrupted one.
+    const uuids = this.#steers.splice(0).filter((uuid) => uuid !== undefined);
+    const texts = this.#session?.inbox.drain() ?? [];
+    if (texts.length > 0) this.#carried = { texts, uuids };
     const model = this.#options.info.model;
     this.#write(
       resultLine(this.sessionId, model, outcome, {
@@ -289,9 +299,6 @@ export class StreamJsonFrontEnd {
     );
     const state = outcome.subtype === "aborted" ? "cancelled" : "completed";
     for (const uuid of turn.uuids) this.#write(lifecycleLine(this.sessionId, uuid, state));
-    for (const uuid of dropped) {
-      if (uuid !== undefined) this.#write(lifecycleLine(this.sessionId, uuid, "cancelled"));
-    }
   }
 
   #onControlRequest(
@@ -328,7 +335,11 @@ export class StreamJsonFrontEnd {
       }
       case "interrupt":
         this.#session?.abort("interrupted");
-        this.#write(controlSuccess(requestId, { still_queued: [] }));
+        this.#write(
+          controlSuccess(requestId, {
+            still_queued: this.#steers.filter((uuid) => uuid !== undefined),
+          }),
+        );
         return;
       case "set_permission_mode": {
         const mode = typeof request.mode === "string" ? request.mode : "";
