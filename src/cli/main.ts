@@ -1,9 +1,4 @@
 import { readFileSync } from "node:fs";
-import { chatCommandLine } from "./chat.js";
-import { runCommandLine } from "./run.js";
-import { scheduleCommandLine } from "./schedule.js";
-import { sendCommandLine } from "./send.js";
-import { serveCommandLine } from "./serve.js";
 
 const USAGE = `rudder: an agent harness and channel gateway
 
@@ -51,12 +46,16 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  if (command === "run") return runCommandLine(rest, io());
-  if (command === "chat") return chatCommandLine(rest, io());
-  if (command === "serve") return serveCommandLine(rest, io());
-  if (command === "send") return sendCommandLine(rest, io());
-  if (command === "schedule") return scheduleCommandLine(rest, io());
-  if (looksLikeHeadlessRun(argv)) return runCommandLine(argv, io());
+  // Subcommands are loaded when chosen, so a `rudder run` child (started per channel by
+  // the gateway, or by an Agent SDK host) does not pay for the gateway and chat at startup.
+  if (command === "run") return (await import("./run.js")).runCommandLine(rest, io());
+  if (command === "chat") return (await import("./chat.js")).chatCommandLine(rest, io());
+  if (command === "serve") return (await import("./serve.js")).serveCommandLine(rest, io());
+  if (command === "send") return (await import("./send.js")).sendCommandLine(rest, io());
+  if (command === "schedule") {
+    return (await import("./schedule.js")).scheduleCommandLine(rest, io());
+  }
+  if (looksLikeHeadlessRun(argv)) return (await import("./run.js")).runCommandLine(argv, io());
   process.stderr.write(`rudder: unknown command "${command}"\n\n${USAGE}\n`);
   return 2;
 }
