@@ -303,7 +303,7 @@ export class Router {
         return;
       }
       const result = outcome.turn;
-      if (!result) return;
+      if (!result || this.#closed) return;
       events.ended(result);
       await this.#rememberSession(channel, result.sessionId);
       if (result.isError) {
@@ -322,6 +322,7 @@ export class Router {
         );
       }
     } catch (error) {
+      if (this.#closed) return;
       const failure = classifyTurnError(error);
       if (failure.kind === "rate_limit") {
         await this.#defer(

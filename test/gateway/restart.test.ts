@@ -2,7 +2,14 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { apiCaller, fakeLogEntries, fakeStarted, testFolders, waitFor } from "./helpers.js";
+import {
+  apiCaller,
+  fakeLogEntries,
+  fakeStarted,
+  startTestGateway,
+  testFolders,
+  waitFor,
+} from "./helpers.js";
 
 interface ChildGateway {
   child: ChildProcess;
@@ -153,6 +160,36 @@ describe("a gateway killed with SIGKILL mid-turn", () => {
       await second.exited;
     } finally {
       folders.remove();
+    }
+  });
+});
+
+describe("a gateway closed mid-turn", () => {
+  it("leaves the message unanswered, without an error, for the next start to answer", async () => {
+    const gateway = await startTestGateway({ prefix: "graceful", scenario: "timeout" });
+    try {
+      const posted = await gateway.api<{ id: string }>("POST", "/api/channels/calm/messages", {
+        text: "interrupted by a shutdown",
+      });
+      await fakeStarted(gateway.fakeLog, "timeout");
+      await gateway.close();
+      gateway.setScenario("normal");
+      const again = await startTestGateway({ prefix: "graceful-again", dataDir: gateway.dataDir });
+      try {
+        const messages = await waitFor(async () => {
+          const all = await again.messages("calm");
+          return all.some((message) => message.kind === "reply") ? all : undefined;
+        }, "the message answered after the restart");
+        expect(messages.map((message) => [message.kind, message.state])).toEqual([
+          ["user", "answered"],
+          ["reply", null],
+        ]);
+        expect(messages[0]?.id).toBe(posted.body.id);
+      } finally {
+        await again.cleanup();
+      }
+    } finally {
+      await gateway.cleanup();
     }
   });
 });
