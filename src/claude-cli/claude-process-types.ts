@@ -11,6 +11,12 @@ export interface ClaudeProcessOptions extends CommandOptions {
   terminateGraceMs?: number | undefined;
   /** Longest stdout line parsed; longer lines are reported and skipped. Default 16 MiB. */
   maxLineLength?: number | undefined;
+  /**
+   * Lines the child writes while no turn is in flight: a rudder child wakes
+   * itself when a background task ends after its turn, and answers with a
+   * turn of its own (`system/task_notification`, `assistant`, `result`).
+   */
+  onIdleLine?: ((line: Record<string, unknown>) => void) | undefined;
 }
 
 export interface RunTurnOptions {

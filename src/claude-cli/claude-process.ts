@@ -201,7 +201,10 @@ export class ClaudeProcess {
 
   #onLine(line: Record<string, unknown>): void {
     const turn = this.#turn;
-    turn?.options.onEvent?.(line);
+    if (turn) turn.options.onEvent?.(line);
+    else if (line.type !== "control_request" && line.type !== "control_response") {
+      this.options.onIdleLine?.(line);
+    }
     if (typeof line.session_id === "string" && line.type === "system" && line.subtype === "init") {
       this.#sessionId = line.session_id;
     }
