@@ -116,16 +116,8 @@ export class ChatScreen {
     }
     if (prompt === this.#prompt) return;
     this.#prompt = prompt;
-    if (prompt === undefined) {
-      this.#hideLive();
-      return;
-    }
-    if (this.#liveVisible) {
-      this.#hideLive();
-      this.#showLive();
-    } else {
-      this.#showLive();
-    }
+    this.#hideLive();
+    this.#showLive();
   }
 
   /**
