@@ -1,0 +1,233 @@
+// `rudder run` vs `claude -p` on the same scripted one-shot task (one bash tool call, then a
+// reply) against the loopback fake Messages API, so model time is near zero and what shows is
+// each engine's own cost: time from spawn to its first model request, time to its `result`
+// line, and peak resident memory of the engine's process. Printed as rudder/claude ratios.
+// Run: npm run build && node --import tsx bench/startup.ts
+// (installs the pinned Claude Code CLI into .cache/ if needed; RUDDER_BENCH_ROUNDS=N).
+import { execFileSync, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { pathToFileURL } from "node:url";
+import {
+  type FakeMessagesApi,
+  type RecordedRequest,
+  type ScriptStep,
+  startFakeMessagesApi,
+} from "../test/fixtures/fake-messages-api.js";
+
+const repositoryRoot = join(import.meta.dirname, "..");
+const RUDDER_CLI = join(repositoryRoot, "dist", "cli.js");
+const ROUNDS = Number(process.env.RUDDER_BENCH_ROUNDS ?? 5);
+const PROMPT = "Run echo startup-bench and tell me what it printed.";
+
+interface Sample {
+  firstRequestMs: number;
+  resultMs: number;
+  peakRssKb: number;
+}
+
+interface Engine {
+  name: string;
+  command: string;
+  args: string[];
+  env: (home: string) => Record<string, string>;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((left, right) => left - right);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? 0)
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+}
+
+/** The task: a bash call first (named as each engine names its shell tool), then the answer. */
+function taskReply(request: RecordedRequest): ScriptStep {
+  const tools: Array<{ name?: string }> = Array.isArray(request.body?.tools)
+    ? request.body.tools
+    : [];
+  const messages: unknown[] = Array.isArray(request.body?.messages) ? request.body.messages : [];
+  const answered = JSON.stringify(messages.at(-1) ?? "").includes("tool_result");
+  if (answered) return { text: "It printed startup-bench." };
+  const claudeStyle = tools.some((tool) => tool.name === "Bash");
+  return {
+    toolUse: {
+      name: claudeStyle ? "Bash" : "bash",
+      input: claudeStyle
+        ? { command: "echo startup-bench", description: "print a word" }
+        : { command: "echo startup-bench" },
+    },
+  };
+}
+
+/** Peak resident set (VmHWM) of a live process, in kB; 0 once it is gone. */
+function peakRssKb(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+async function runOnce(engine: Engine, api: FakeMessagesApi, scratch: string): Promise<Sample> {
+  const home = mkdtempSync(join(scratch, `${engine.name}-`));
+  const workspace = join(home, "workspace");
+  mkdirSync(workspace);
+  const mainBefore = api.mainRequests().length;
+  const started = Date.now();
+  const startedAt = performance.now();
+  const child = spawn(engine.command, engine.args, {
+    cwd: workspace,
+    env: engine.env(home),
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  child.stderr.resume();
+  let peak = 0;
+  const sampler = setInterval(() => {
+    if (child.pid !== undefined) peak = Math.max(peak, peakRssKb(child.pid));
+  }, 10);
+  let resultMs = 0;
+  let buffer = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    buffer += chunk.toString("utf8");
+    if (resultMs === 0 && /"type":"result"/.test(buffer)) {
+      resultMs = performance.now() - startedAt;
+      if (child.pid !== undefined) peak = Math.max(peak, peakRssKb(child.pid));
+    }
+  });
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", resolve);
+  });
+  clearInterval(sampler);
+  if (code !== 0 || resultMs === 0) {
+    throw new Error(`${engine.name} exited with ${code}: ${buffer.slice(0, 300)}`);
+  }
+  const first = api.mainRequests()[mainBefore];
+  if (first === undefined) throw new Error(`${engine.name} made no model request`);
+  return { firstRequestMs: first.receivedAt - started, resultMs, peakRssKb: peak };
+}
+
+function claudeBinary(): string | undefined {
+  try {
+    return execFileSync(
+      "bash",
+      [join(repositoryRoot, "scripts", "install-claude-code.sh"), "--print-path"],
+      { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] },
+    ).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+function engines(apiUrl: string, claudeBin: string | undefined): Engine[] {
+  const common = (home: string): Record<string, string> => ({
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: home,
+    TMPDIR: home,
+    ANTHROPIC_BASE_URL: apiUrl,
+    ANTHROPIC_API_KEY: "dummy",
+  });
+  const list: Engine[] = [
+    {
+      name: "rudder",
+      command: process.execPath,
+      args: [RUDDER_CLI, "run", "--output-format", "stream-json", "--verbose", PROMPT],
+      env: (home) => ({
+        ...common(home),
+        RUDDER_HOME: join(home, ".rudder"),
+        RUDDER_MAX_RETRIES: "0",
+      }),
+    },
+  ];
+  if (claudeBin !== undefined) {
+    list.push({
+      name: "claude",
+      command: claudeBin,
+      args: [
+        "-p",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--permission-mode",
+        "bypassPermissions",
+        PROMPT,
+      ],
+      env: (home) => ({
+        ...common(home),
+        CLAUDE_CONFIG_DIR: join(home, ".claude"),
+        CLAUDE_CODE_TMPDIR: home,
+        DISABLE_TELEMETRY: "1",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        DISABLE_AUTOUPDATER: "1",
+        IS_SANDBOX: "1",
+        CLAUDE_CODE_MAX_RETRIES: "0",
+      }),
+    });
+  }
+  return list;
+}
+
+function format(sample: Sample): string {
+  return [
+    `first request ${sample.firstRequestMs.toFixed(0).padStart(5)} ms`,
+    `result ${sample.resultMs.toFixed(0).padStart(5)} ms`,
+    `peak RSS ${(sample.peakRssKb / 1024).toFixed(0).padStart(4)} MB`,
+  ].join("   ");
+}
+
+export async function main(): Promise<void> {
+  const api = await startFakeMessagesApi({ fallback: taskReply });
+  const scratch = mkdtempSync(join(tmpdir(), "rudder-bench-startup-"));
+  try {
+    const claudeBin = claudeBinary();
+    const list = engines(api.url, claudeBin);
+    const samples = new Map<string, Sample[]>(list.map((engine) => [engine.name, []]));
+    // One warm-up each (file cache), then rounds interleaved so drift hits both alike.
+    for (const engine of list) await runOnce(engine, api, scratch);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const engine of list)
+        samples.get(engine.name)?.push(await runOnce(engine, api, scratch));
+    }
+    const medians = new Map<string, Sample>();
+    process.stdout.write(`one-shot task (a bash call, then a reply), median of ${ROUNDS} runs:\n`);
+    for (const engine of list) {
+      const runs = samples.get(engine.name) ?? [];
+      const sample: Sample = {
+        firstRequestMs: median(runs.map((run) => run.firstRequestMs)),
+        resultMs: median(runs.map((run) => run.resultMs)),
+        peakRssKb: median(runs.map((run) => run.peakRssKb)),
+      };
+      medians.set(engine.name, sample);
+      process.stdout.write(`  ${engine.name.padEnd(7)} ${format(sample)}\n`);
+    }
+    const rudder = medians.get("rudder");
+    const claude = medians.get("claude");
+    if (rudder === undefined || claude === undefined) {
+      process.stdout.write("  (claude not available: no ratios)\n");
+      return;
+    }
+    const ratio = (mine: number, theirs: number): string => (mine / theirs).toFixed(2);
+    process.stdout.write(
+      `rudder/claude: first request ${ratio(rudder.firstRequestMs, claude.firstRequestMs)}x, ` +
+        `result ${ratio(rudder.resultMs, claude.resultMs)}x, ` +
+        `peak RSS ${ratio(rudder.peakRssKb, claude.peakRssKb)}x (goal: 0.25x or less)\n`,
+    );
+  } finally {
+    await api.close();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((error: unknown) => {
+    process.stderr.write(
+      `bench/startup: ${error instanceof Error ? error.stack : String(error)}\n`,
+    );
+    process.exitCode = 1;
+  });
+}
