@@ -4,9 +4,20 @@ import { formatElapsed } from "./spinner.js";
 /** Longest summary of a tool's input or result shown on one line. */
 const MAX_SUMMARY_CHARS = 100;
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point.
+const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/**
+ * `text` without control characters other than newline and tab, so model
+ * text and command output cannot move the cursor or restyle the terminal.
+ */
+export function printable(text: string): string {
+  return text.replaceAll(CONTROL_CHARACTERS, "");
+}
+
 /** First line of `text`, cut to `max` characters with `...` when longer. */
 export function oneLine(text: string, max = MAX_SUMMARY_CHARS): string {
-  const lines = text.trim().split("\n");
+  const lines = printable(text).trim().split("\n");
   const first = (lines[0] ?? "").trimEnd();
   const more = lines.length > 1;
   if (first.length > max) return `${first.slice(0, max - 3)}...`;

@@ -1,5 +1,11 @@
 import type { AgentEvent, TurnOutcome } from "../agent/events.js";
-import { describeTaskEnd, describeToolCall, describeToolResult, oneLine } from "./chat-format.js";
+import {
+  describeTaskEnd,
+  describeToolCall,
+  describeToolResult,
+  oneLine,
+  printable,
+} from "./chat-format.js";
 import type { ChatScreen } from "./chat-screen.js";
 import { Spinner } from "./spinner.js";
 
@@ -50,7 +56,7 @@ export class ChatRenderer {
         break;
       case "text_delta":
         // The spinner keeps turning: it shows whenever the live line does.
-        screen.stream(event.text);
+        screen.stream(printable(event.text));
         break;
       case "model_retry":
         screen.line(

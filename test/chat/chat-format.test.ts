@@ -7,6 +7,7 @@ import {
   describeToolCall,
   describeToolResult,
   oneLine,
+  printable,
 } from "../../src/cli/chat-format.js";
 import { formatElapsed, Spinner, spinnerFrame } from "../../src/cli/spinner.js";
 
@@ -46,6 +47,13 @@ describe("chat formatting", () => {
     const long = oneLine("x".repeat(300));
     expect(long).toHaveLength(100);
     expect(long.endsWith("...")).toBe(true);
+  });
+
+  it("drops control characters from what the model and commands print", () => {
+    expect(printable("red \u001b[31mtext\u001b[0m\r\nnext\tcol\u0007")).toBe(
+      "red [31mtext[0m\nnext\tcol",
+    );
+    expect(describeToolResult("\u001b[2Jcleared", true)).toBe("  error: [2Jcleared");
   });
 
   it("describes a result by its line count or its first error line", () => {
