@@ -123,7 +123,10 @@ export class ChatRenderer {
 
   endQuestion(): void {
     this.#question = undefined;
-    this.#updatePrompt();
+    // The time spent answering is not the tool's: its clock starts now.
+    const label = this.#spinner.label;
+    if (label !== undefined) this.#spinner.start(label);
+    else this.#updatePrompt();
   }
 
   get asking(): boolean {

@@ -37,6 +37,11 @@ export class Spinner {
     return this.#label !== undefined;
   }
 
+  /** What the spinner says it is waiting for, or undefined when stopped. */
+  get label(): string | undefined {
+    return this.#label;
+  }
+
   /** Starts (or relabels and restarts) the spinner and draws it once at once. */
   start(label: string): void {
     this.#label = label;
