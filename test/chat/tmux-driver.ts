@@ -190,24 +190,20 @@ export async function startChatUnderTmux(name: string, args: string[]): Promise<
   const workspace = realpathSync(mkdtempSync(join(tmpdir(), "rudder-chat-")));
   const home = mkdtempSync(join(tmpdir(), "rudder-chat-home-"));
   const tmux = new TmuxDriver(name);
-  await tmux.start(
-    [
-      "env",
-      "-i",
-      `PATH=${process.env.PATH ?? "/usr/bin:/bin"}`,
-      `HOME=${home}`,
-      "TERM=xterm-256color",
-      `ANTHROPIC_BASE_URL=${api.url}`,
-      "ANTHROPIC_API_KEY=dummy",
-      "RUDDER_MAX_RETRIES=0",
-      process.execPath,
-      CLI,
-      "chat",
-      ...args,
-    ],
-    { cwd: workspace },
-  );
-  const shellPid = await tmux.panePid();
+  const removeAll = async (): Promise<void> => {
+    await tmux.kill();
+    await api.close();
+    rmSync(workspace, { recursive: true, force: true });
+    rmSync(home, { recursive: true, force: true });
+  };
+  let shellPid: number;
+  try {
+    await startChat(tmux, api, workspace, home, args);
+    shellPid = await tmux.panePid();
+  } catch (error) {
+    await removeAll();
+    throw error;
+  }
   const seen = new Set<number>();
   return {
     api,
@@ -227,9 +223,33 @@ export async function startChatUnderTmux(name: string, args: string[]): Promise<
           // gone, as it should be
         }
       }
-      await api.close();
-      rmSync(workspace, { recursive: true, force: true });
-      rmSync(home, { recursive: true, force: true });
+      await removeAll();
     },
   };
+}
+
+function startChat(
+  tmux: TmuxDriver,
+  api: FakeMessagesApi,
+  workspace: string,
+  home: string,
+  args: string[],
+): Promise<void> {
+  return tmux.start(
+    [
+      "env",
+      "-i",
+      `PATH=${process.env.PATH ?? "/usr/bin:/bin"}`,
+      `HOME=${home}`,
+      "TERM=xterm-256color",
+      `ANTHROPIC_BASE_URL=${api.url}`,
+      "ANTHROPIC_API_KEY=dummy",
+      "RUDDER_MAX_RETRIES=0",
+      process.execPath,
+      CLI,
+      "chat",
+      ...args,
+    ],
+    { cwd: workspace },
+  );
 }
