@@ -1,4 +1,5 @@
 import type { ChannelSource, DeliveryMeta, SourceDelivery } from "./channel-source.js";
+import { GatewayClosedError } from "./router.js";
 
 type Deliver = (channelId: string, text: string, meta?: DeliveryMeta) => Promise<SourceDelivery>;
 
@@ -16,7 +17,9 @@ export class HttpChannelSource implements ChannelSource {
   }
 
   deliver(channelId: string, text: string): Promise<SourceDelivery> {
-    if (!this.#deliver) return Promise.reject(new Error("the HTTP source is not started"));
+    if (!this.#deliver) {
+      return Promise.reject(new GatewayClosedError("the gateway is not accepting messages now"));
+    }
     return this.#deliver(channelId, text, { source: "http" });
   }
 }

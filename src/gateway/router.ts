@@ -20,12 +20,12 @@ export interface RouterOptions {
   logger?: (line: string) => void;
 }
 
-/** A message delivered while the gateway shuts down; the HTTP API answers 503. */
+/** A message delivered while the gateway is not routing (starting, shutting down): 503. */
 export class GatewayClosedError extends Error {
   override readonly name = "GatewayClosedError";
 
-  constructor() {
-    super("the gateway is shutting down");
+  constructor(message = "the gateway is shutting down") {
+    super(message);
   }
 }
 
