@@ -2,12 +2,15 @@ import type { AgentEvent, TurnOutcome } from "../agent/events.js";
 import type { Session } from "../agent/session.js";
 import type { Confirm } from "../agent/tool-dispatch.js";
 import type { Message } from "../model/types.js";
+import {
+  answerControlRequest,
+  type ControlTarget,
+  type PromptOverrides,
+} from "./control-requests.js";
 import { parseInputLine } from "./input-line.js";
 import {
   apiRetryLine,
   assistantLines,
-  controlError,
-  controlSuccess,
   initLine,
   inputErrorLine,
   lifecycleLine,
@@ -20,7 +23,7 @@ import {
   toolResultLine,
 } from "./output-lines.js";
 import { PartialMessages } from "./partial-messages.js";
-import { confirmForMode, isPermissionMode, type PermissionMode } from "./permission-mode.js";
+import { confirmForMode, type PermissionMode } from "./permission-mode.js";
 import { PermissionPrompt } from "./permission-prompt.js";
 
 /** What a host may change before the session's first turn (the `initialize` request). */
@@ -51,15 +54,6 @@ interface FrontEndTurn {
   denials: PermissionDenial[];
 }
 
-function joinPrompt(value: unknown): string | undefined {
-  const text = Array.isArray(value)
-    ? value.filter((part) => typeof part === "string").join("\n")
-    : typeof value === "string"
-      ? value
-      : undefined;
-  return text === undefined || text.trim() === "" ? undefined : text;
-}
-
 /**
  * A `Session` spoken to in Claude Code's stream-json dialect: input lines in
  * (`handleLine`), output lines out (`write`). A message arriving mid-turn joins the running
@@ -81,7 +75,7 @@ export class StreamJsonFrontEnd {
   #carried: { texts: string[]; uuids: string[] } | undefined;
   #currentToolUseId: string | undefined;
   #mode: PermissionMode;
-  #overrides: { systemPrompt?: string; appendSystemPrompt?: string } = {};
+  #overrides: PromptOverrides = {};
 
   constructor(options: StreamJsonFrontEndOptions) {
     this.#options = options;
@@ -109,7 +103,7 @@ export class StreamJsonFrontEnd {
         this.sendUserMessage(line.text, line.uuid);
         return;
       case "control_request":
-        this.#onControlRequest(line.requestId, line.request);
+        this.#write(answerControlRequest(line.requestId, line.request, this.#controlTarget()));
         return;
       case "control_response":
         this.#prompt?.answer(line.requestId, line.subtype, line.response, line.error);
@@ -152,6 +146,27 @@ export class StreamJsonFrontEnd {
 
   #write(line: OutputLine): void {
     this.#options.write(line);
+  }
+
+  #controlTarget(): ControlTarget {
+    return {
+      info: this.#options.info,
+      mode: () => this.#mode,
+      setMode: (mode) => {
+        this.#mode = mode;
+      },
+      running: () => this.#session?.running === true,
+      interrupt: () => {
+        this.#session?.abort("interrupted");
+        return this.#steers.filter((uuid) => uuid !== undefined);
+      },
+      setPromptOverrides: (overrides) => {
+        if (this.#session !== undefined) return false;
+        this.#overrides = overrides;
+        return true;
+      },
+      warn: (message) => this.#options.warn?.(message),
+    };
   }
 
   #ensureSession(): Session {
@@ -299,66 +314,5 @@ export class StreamJsonFrontEnd {
     );
     const state = outcome.subtype === "aborted" ? "cancelled" : "completed";
     for (const uuid of turn.uuids) this.#write(lifecycleLine(this.sessionId, uuid, state));
-  }
-
-  #onControlRequest(
-    requestId: string,
-    request: Record<string, unknown> & { subtype: string },
-  ): void {
-    switch (request.subtype) {
-      case "initialize": {
-        if (this.#session === undefined) {
-          const systemPrompt = joinPrompt(request.systemPrompt);
-          const appendSystemPrompt = joinPrompt(request.appendSystemPrompt);
-          this.#overrides = {
-            ...(systemPrompt === undefined ? {} : { systemPrompt }),
-            ...(appendSystemPrompt === undefined ? {} : { appendSystemPrompt }),
-          };
-        }
-        const { info } = this.#options;
-        this.#write(
-          controlSuccess(requestId, {
-            commands: [],
-            agents: [],
-            output_style: "default",
-            available_output_styles: ["default"],
-            models: [{ value: info.model, displayName: info.model, description: "" }],
-            account: { apiKeySource: info.apiKeySource },
-            pid: process.pid,
-            current_permission_mode: this.#mode,
-            session_state: this.#session?.running ? "running" : "idle",
-            rudder_version: info.version,
-            capabilities: [],
-          }),
-        );
-        return;
-      }
-      case "interrupt":
-        this.#session?.abort("interrupted");
-        this.#write(
-          controlSuccess(requestId, {
-            still_queued: this.#steers.filter((uuid) => uuid !== undefined),
-          }),
-        );
-        return;
-      case "set_permission_mode": {
-        const mode = typeof request.mode === "string" ? request.mode : "";
-        if (!isPermissionMode(mode)) {
-          this.#write(controlError(requestId, `Invalid permission mode: ${mode}`));
-          return;
-        }
-        this.#mode = mode;
-        this.#write(controlSuccess(requestId, { mode }));
-        return;
-      }
-      default:
-        this.#write(
-          controlError(
-            requestId,
-            `Unsupported control request subtype: ${request.subtype}`,
-            "unsupported_request",
-          ),
-        );
-    }
   }
 }

@@ -170,4 +170,19 @@ describe("the Claude Agent SDK drives rudder", () => {
     expect(existsSync(join(sandbox.workspace, "no.txt"))).toBe(false);
     expect(seen.at(-1)).toMatchObject({ type: "result", is_error: false, result: "asked twice" });
   });
+
+  it("passes the SDK's systemPrompt and model to rudder", async () => {
+    const { api, sandbox } = await setup([{ text: "arr" }]);
+    const seen: SDKMessage[] = [];
+    for await (const message of query({
+      prompt: "hello",
+      options: options(sandbox, { systemPrompt: "You are a pirate.", model: "claude-test-model" }),
+    })) {
+      seen.push(message);
+    }
+    expect(seen.at(-1)).toMatchObject({ type: "result", result: "arr" });
+    const request = api.mainRequests()[0];
+    expect(JSON.stringify(request?.body.system)).toContain("You are a pirate.");
+    expect(request?.body.model).toBe("claude-test-model");
+  });
 });

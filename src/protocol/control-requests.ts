@@ -1,0 +1,106 @@
+import { controlError, controlSuccess, type OutputLine, type SessionInfo } from "./output-lines.js";
+import { isPermissionMode, type PermissionMode } from "./permission-mode.js";
+
+/** What `initialize` may set before the session's first turn. */
+export interface PromptOverrides {
+  systemPrompt?: string;
+  appendSystemPrompt?: string;
+}
+
+/** The front end's side of the control requests a host sends. */
+export interface ControlTarget {
+  info: Omit<SessionInfo, "permissionMode">;
+  mode(): PermissionMode;
+  setMode(mode: PermissionMode): void;
+  running(): boolean;
+  /** Aborts the running turn; returns the uuids of messages still queued behind it. */
+  interrupt(): string[];
+  /** Called for `initialize` with what it asks for; false once the session exists. */
+  setPromptOverrides(overrides: PromptOverrides): boolean;
+  warn(message: string): void;
+}
+
+/** `initialize` fields of Agent SDK features rudder does not offer, named in a warning. */
+const UNSUPPORTED_INITIALIZE_FIELDS = ["hooks", "sdkMcpServers", "agents", "jsonSchema"];
+
+function joinPrompt(value: unknown): string | undefined {
+  const text = Array.isArray(value)
+    ? value.filter((part) => typeof part === "string").join("\n")
+    : typeof value === "string"
+      ? value
+      : undefined;
+  return text === undefined || text.trim() === "" ? undefined : text;
+}
+
+function initialize(
+  request: Record<string, unknown>,
+  target: ControlTarget,
+): Record<string, unknown> {
+  const systemPrompt = joinPrompt(request.systemPrompt);
+  const appendSystemPrompt = joinPrompt(request.appendSystemPrompt);
+  const applied = target.setPromptOverrides({
+    ...(systemPrompt === undefined ? {} : { systemPrompt }),
+    ...(appendSystemPrompt === undefined ? {} : { appendSystemPrompt }),
+  });
+  if (!applied && (systemPrompt !== undefined || appendSystemPrompt !== undefined)) {
+    target.warn("initialize came after the first message; its system prompt is not used");
+  }
+  const unsupported = UNSUPPORTED_INITIALIZE_FIELDS.filter((field) => {
+    const value = request[field];
+    return (
+      value !== undefined &&
+      value !== null &&
+      (typeof value !== "object" || Object.keys(value).length > 0)
+    );
+  });
+  if (unsupported.length > 0) {
+    target.warn(
+      `initialize asked for what rudder does not offer, ignored: ${unsupported.join(", ")}`,
+    );
+  }
+  const { info } = target;
+  return {
+    commands: [],
+    agents: [],
+    output_style: "default",
+    available_output_styles: ["default"],
+    models: [{ value: info.model, displayName: info.model, description: "" }],
+    account: { apiKeySource: info.apiKeySource },
+    pid: process.pid,
+    current_permission_mode: target.mode(),
+    session_state: target.running() ? "running" : "idle",
+    rudder_version: info.version,
+    capabilities: [],
+  };
+}
+
+/**
+ * Answers one `control_request` from the host, in Claude Code's shapes: `initialize`,
+ * `interrupt` and `set_permission_mode` are served; any other subtype gets Claude Code's
+ * `unsupported_request` error.
+ */
+export function answerControlRequest(
+  requestId: string,
+  request: Record<string, unknown> & { subtype: string },
+  target: ControlTarget,
+): OutputLine {
+  switch (request.subtype) {
+    case "initialize":
+      return controlSuccess(requestId, initialize(request, target));
+    case "interrupt":
+      return controlSuccess(requestId, { still_queued: target.interrupt() });
+    case "set_permission_mode": {
+      const mode = typeof request.mode === "string" ? request.mode : "";
+      if (!isPermissionMode(mode))
+        return controlError(requestId, `Invalid permission mode: ${mode}`);
+      target.setMode(mode);
+      return controlSuccess(requestId, { mode });
+    }
+    default:
+      return controlError(
+        requestId,
+        `Unsupported control request subtype: ${request.subtype}`,
+        "unsupported_request",
+      );
+  }
+}
