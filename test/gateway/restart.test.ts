@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { SqliteGatewayStore } from "../../src/gateway/index.js";
 import {
   apiCaller,
   fakeLogEntries,
@@ -190,6 +191,49 @@ describe("a gateway closed mid-turn", () => {
       }
     } finally {
       await gateway.cleanup();
+    }
+  });
+});
+
+describe("a start with work left by an earlier run", () => {
+  it("retries deferred messages after their reset and gives up on messages tried too often", async () => {
+    const folders = testFolders("leftover");
+    try {
+      const store = new SqliteGatewayStore(join(folders.dataDir, "gateway.db"));
+      const deferred = await store.insertUserMessage("waiting", "deferred earlier", "http");
+      await store.settle({
+        messageIds: [deferred.id],
+        state: "deferred",
+        reply: { kind: "fallback", text: "rate limit" },
+        retryAt: new Date(Date.now() - 1000).toISOString(),
+      });
+      const stuck = await store.insertUserMessage("stuck", "crashes every gateway", "http");
+      for (let attempt = 0; attempt < 5; attempt += 1)
+        await store.setMessageState(stuck.id, "received");
+      await store.close();
+
+      const gateway = await startTestGateway({ prefix: "leftover", dataDir: folders.dataDir });
+      try {
+        const waiting = await waitFor(async () => {
+          const all = await gateway.messages("waiting");
+          return all.some((message) => message.kind === "reply") ? all : undefined;
+        }, "the deferred message answered");
+        expect(waiting.map((message) => [message.kind, message.state])).toEqual([
+          ["user", "answered"],
+          ["fallback", null],
+          ["reply", null],
+        ]);
+        const gaveUp = await gateway.messages("stuck");
+        expect(gaveUp.map((message) => [message.kind, message.state])).toEqual([
+          ["user", "failed"],
+          ["error", null],
+        ]);
+        expect(gaveUp[1]?.text).toContain("after 5 deliveries");
+      } finally {
+        await gateway.cleanup();
+      }
+    } finally {
+      folders.remove();
     }
   });
 });
