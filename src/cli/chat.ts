@@ -1,7 +1,7 @@
 import { Session } from "../agent/session.js";
 import type { Confirm } from "../agent/tool-dispatch.js";
 import { installSignalCleanup, killAllProcessGroups } from "../tools/process-groups.js";
-import { createAgentSetup } from "./agent-setup.js";
+import { createAgentSetup, DEMO_MODEL_NAME } from "./agent-setup.js";
 import { type FlagSpecs, listFlag, parseArgs, stringFlag } from "./args.js";
 import { ChatController } from "./chat-controller.js";
 import { ChatInput } from "./chat-input.js";
@@ -100,8 +100,12 @@ export async function chatCommandLine(argv: readonly string[], io: ChatIo): Prom
 
   const session = new Session(setup.options);
   const terminal = isInteractive(io);
+  const modelName =
+    setup.model.name === DEMO_MODEL_NAME
+      ? `${DEMO_MODEL_NAME} (offline and scripted, not a real model)`
+      : setup.model.name;
   io.stdout.write(
-    `rudder chat  model ${setup.model.name}  workspace ${setup.workspace}\n` +
+    `rudder chat  model ${modelName}  workspace ${setup.workspace}\n` +
       `/help for commands, /quit or Ctrl-D to leave\n`,
   );
   const handlers = {
