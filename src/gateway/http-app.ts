@@ -4,7 +4,7 @@ import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
 import type { ProcessPool } from "./agent-process.js";
 import { tokenMatches } from "./auth-token.js";
-import { isValidChannelId } from "./channel-source.js";
+import { CHANNEL_ID_PATTERN, isValidChannelId } from "./channel-source.js";
 import type { EventBus } from "./event-bus.js";
 import type { HttpChannelSource } from "./http-source.js";
 import { GatewayClosedError, type Router } from "./router.js";
@@ -41,14 +41,13 @@ export interface HttpAppOptions {
 const messageBody = z.object({ text: z.string().min(1, "text must not be empty") });
 const scheduleBody = z.object({
   cron: z.string().min(1, "cron must not be empty"),
-  channel: z
-    .string()
-    .regex(/^[A-Za-z0-9._:-]{1,128}$/, "channel must match [A-Za-z0-9._:-]{1,128}"),
+  channel: z.string().regex(CHANNEL_ID_PATTERN, "channel must match [A-Za-z0-9._:-]{1,128}"),
   prompt: z.string().min(1, "prompt must not be empty"),
 });
 
-class BadRequest extends HTTPException {
-  constructor(message: string, status: 400 | 404 | 413 = 400) {
+/** A request the API refuses, with the status and the `{error}` text it answers. */
+class ApiError extends HTTPException {
+  constructor(message: string, status: 400 | 404 = 400) {
     super(status, { message });
   }
 }
@@ -58,20 +57,20 @@ async function readJson<T>(request: Request, schema: z.ZodType<T>): Promise<T> {
   try {
     body = await request.json();
   } catch {
-    throw new BadRequest("the body must be valid JSON");
+    throw new ApiError("the body must be valid JSON");
   }
   const parsed = schema.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue && issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
-    throw new BadRequest(`${where}${issue?.message ?? "invalid body"}`);
+    throw new ApiError(`${where}${issue?.message ?? "invalid body"}`);
   }
   return parsed.data;
 }
 
 function channelParam(value: string | undefined): string {
   if (value === undefined || !isValidChannelId(value)) {
-    throw new BadRequest("channel ids match [A-Za-z0-9._:-]{1,128}");
+    throw new ApiError("channel ids match [A-Za-z0-9._:-]{1,128}");
   }
   return value;
 }
@@ -146,7 +145,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     const limitText = context.req.query("limit");
     const limit = limitText === undefined ? undefined : Number(limitText);
     if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1)) {
-      throw new BadRequest("limit must be a positive integer");
+      throw new ApiError("limit must be a positive integer");
     }
     return context.json({ messages: await store.listMessages(channelId, limit) });
   });
@@ -165,7 +164,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   app.delete("/api/runners/:channel", async (context) => {
     const channelId = channelParam(context.req.param("channel"));
     if (!(await pool.stop(channelId))) {
-      throw new BadRequest(`no live agent process for channel ${channelId}`, 404);
+      throw new ApiError(`no live agent process for channel ${channelId}`, 404);
     }
     return context.json({ stopped: channelId });
   });
@@ -182,7 +181,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
       });
       return context.json({ schedule }, 201);
     } catch (error) {
-      if (error instanceof InvalidScheduleError) throw new BadRequest(error.message);
+      if (error instanceof InvalidScheduleError) throw new ApiError(error.message);
       throw error;
     }
   });
@@ -190,7 +189,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   app.delete("/api/schedules/:id", async (context) => {
     const scheduleId = context.req.param("id");
     if (!(await scheduler.remove(scheduleId))) {
-      throw new BadRequest(`no schedule ${scheduleId}`, 404);
+      throw new ApiError(`no schedule ${scheduleId}`, 404);
     }
     return context.json({ deleted: scheduleId });
   });
