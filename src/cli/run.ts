@@ -96,6 +96,12 @@ export async function runCommandLine(argv: readonly string[], io: CommandIo): Pr
   if (outputFormat === "stream-json" || stringFlag(args, "input-format") === "stream-json") {
     return runStreamJson(args, io);
   }
+  const streamOnly = Object.keys(STREAM_JSON_FLAGS).filter(
+    (name) => args.flags[name] !== undefined,
+  );
+  if (streamOnly.length > 0) {
+    io.stderr.write(`rudder run: ignoring --${streamOnly.join(", --")}: stream-json output only\n`);
+  }
   if (outputFormat !== "text" && outputFormat !== "json") {
     io.stderr.write(`rudder run: --output-format must be text or json (got "${outputFormat}")\n`);
     return 2;
