@@ -240,6 +240,10 @@ export async function main(): Promise<void> {
     report(`${channels} channels vs maxLive ${MAX_LIVE}`, many);
     memoryLine("  peak during the channels", peak);
     memoryLine("  after the channels", await memory(gateway));
+    const ratio = percentile(many.latencies, 0.5) / percentile(warm.latencies, 0.5);
+    process.stdout.write(
+      `ratio: a message at the cap (mostly one-shot) takes ${ratio.toFixed(1)}x the p50 of a kept process\n`,
+    );
   } finally {
     await gateway.close();
     rmSync(dataDir, { recursive: true, force: true });
