@@ -42,7 +42,7 @@ export class Scheduler {
       if (schedule.paused) continue;
       const missed = schedule.nextRunAt !== null && Date.parse(schedule.nextRunAt) <= now;
       this.#arm(schedule);
-      if (missed) void this.#fire(schedule.id);
+      if (missed) void this.#fire(schedule.id).catch((error: unknown) => this.#report(error));
     }
   }
 
@@ -85,10 +85,17 @@ export class Scheduler {
 
   #arm(schedule: ScheduleRecord): void {
     if (this.#stopped) return;
-    const job = new Cron(schedule.cron, { protect: true, unref: true }, () =>
-      this.#fire(schedule.id),
+    const job = new Cron(
+      schedule.cron,
+      { protect: true, unref: true, catch: (error: unknown) => this.#report(error) },
+      () => this.#fire(schedule.id),
     );
     this.#jobs.set(schedule.id, job);
+  }
+
+  #report(error: unknown): void {
+    if (this.#stopped) return;
+    this.#options.logger?.(`gateway: schedule firing failed: ${String(error)}`);
   }
 
   async #fire(scheduleId: string): Promise<void> {
