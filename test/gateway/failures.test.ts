@@ -60,7 +60,7 @@ describe("failures are shown and nothing the user said is lost", () => {
     const gateway = await gatewayWith({
       prefix: "timeout",
       scenario: "timeout",
-      turnTimeoutMs: 2000,
+      turnTimeoutMs: 3000,
     });
     const first = await gateway.api<{ id: string }>("POST", "/api/channels/slow/messages", {
       text: "take your time",
@@ -87,7 +87,7 @@ describe("failures are shown and nothing the user said is lost", () => {
     expect(firstMessage?.state).toBe("failed");
     const error = messages.find((message) => message.kind === "error");
     expect(error).toMatchObject({ replyTo: first.body.id, role: "assistant" });
-    expect(error?.text).toContain("timed out after 2s");
+    expect(error?.text).toContain("timed out after 3s");
     const reply = messages.find((message) => message.kind === "reply");
     expect(reply).toMatchObject({ replyTo: second.body.id });
     expect(reply?.text).toContain("and this too");
