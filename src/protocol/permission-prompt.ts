@@ -7,6 +7,8 @@ export interface PermissionAnswer {
   /** The host's `message` for a denial, or its error. */
   message: string | undefined;
   updatedInput: Record<string, unknown> | undefined;
+  /** A denial that also asks to stop the turn (`interrupt: true`). */
+  interrupt: boolean;
 }
 
 interface Pending {
@@ -17,6 +19,7 @@ const DENIED_UNANSWERED: PermissionAnswer = {
   allowed: false,
   message: "the host did not answer",
   updatedInput: undefined,
+  interrupt: false,
 };
 
 /**
@@ -43,7 +46,7 @@ export class PermissionPrompt {
       const onAbort = (): void => {
         if (!this.#pending.delete(requestId)) return;
         this.#write({ type: "control_cancel_request", request_id: requestId });
-        resolve({ allowed: false, message: "the turn was interrupted", updatedInput: undefined });
+        resolve({ ...DENIED_UNANSWERED, message: "the turn was interrupted" });
       };
       this.#pending.set(requestId, {
         resolve: (answer) => {
@@ -80,9 +83,8 @@ export class PermissionPrompt {
     this.#pending.delete(requestId);
     if (subtype !== "success") {
       pending.resolve({
-        allowed: false,
+        ...DENIED_UNANSWERED,
         message: error ?? "the host answered with an error",
-        updatedInput: undefined,
       });
       return true;
     }
@@ -95,6 +97,7 @@ export class PermissionPrompt {
         typeof updated === "object" && updated !== null && !Array.isArray(updated)
           ? (updated as Record<string, unknown>)
           : undefined,
+      interrupt: !allowed && response.interrupt === true,
     });
     return true;
   }

@@ -54,6 +54,13 @@ interface FrontEndTurn {
   denials: PermissionDenial[];
 }
 
+function changedInput(
+  input: Record<string, unknown>,
+  updated: Record<string, unknown> | undefined,
+): boolean {
+  return updated !== undefined && JSON.stringify(updated) !== JSON.stringify(input);
+}
+
 /**
  * A `Session` spoken to in Claude Code's stream-json dialect: input lines in
  * (`handleLine`), output lines out (`write`). A message arriving mid-turn joins the running
@@ -181,6 +188,16 @@ export class StreamJsonFrontEnd {
               toolUseId === undefined ? request : { ...request, toolUseId },
               signal,
             );
+            if (answer.interrupt)
+              this.#session?.abort("interrupted by the host's permission answer");
+            if (answer.allowed && changedInput(request.input, answer.updatedInput)) {
+              // rudder's gate cannot run a changed input yet; running the original instead
+              // could undo what the host meant (a sanitised command), so it is a denial.
+              this.#options.warn?.(
+                `the host allowed ${request.toolName} with a changed input, which rudder cannot apply; denied`,
+              );
+              return false;
+            }
             return answer.allowed;
           };
     const session = this.#options.createSession({

@@ -360,4 +360,70 @@ describe("rudder speaks Claude Code's stream-json", () => {
     expect(await rudder.exited).toBe(0);
     expect(rudder.stderr).toMatch(/ignoring options rudder has no use for: .*--mcp-config/);
   });
+
+  it("refuses an allow that changes the input, and a deny with interrupt ends the turn", async () => {
+    const api = await harness.api([
+      { toolUse: { name: "bash", input: { command: "touch original.txt" } } },
+      { toolUse: { name: "bash", input: { command: "touch second.txt" } } },
+      { text: "never reached" },
+    ]);
+    const sandbox = harness.sandbox(api);
+    writeSettings(sandbox.workspace, { permissions: { ask: ["Bash(touch:*)"] } });
+    const rudder = harness.start(sandbox, [...STREAM_ARGS, "--permission-prompt-tool=stdio"]);
+    rudder.sendUser("make files");
+    const first = await rudder.waitFor((line) => line.type === "control_request");
+    rudder.send({
+      type: "control_response",
+      response: {
+        subtype: "success",
+        request_id: first.request_id,
+        response: { behavior: "allow", updatedInput: { command: "touch changed.txt" } },
+      },
+    });
+    const second = await rudder.waitFor((line) => line.type === "control_request", 2);
+    rudder.send({
+      type: "control_response",
+      response: {
+        subtype: "success",
+        request_id: second.request_id,
+        response: { behavior: "deny", message: "stop everything", interrupt: true },
+      },
+    });
+    const result = await rudder.waitForResult();
+    rudder.end();
+    expect(await rudder.exited).toBe(0);
+    expect(result).toMatchObject({ is_error: true, subtype: "aborted" });
+    expect(existsSync(join(sandbox.workspace, "original.txt"))).toBe(false);
+    expect(existsSync(join(sandbox.workspace, "changed.txt"))).toBe(false);
+    expect(rudder.stderr).toContain("changed input");
+    expect(api.mainRequests()).toHaveLength(2);
+  });
+
+  it("set_permission_mode changes how later asks are answered", async () => {
+    const api = await harness.api([
+      { toolUse: { name: "bash", input: { command: "touch later.txt" } } },
+      { text: "made it" },
+    ]);
+    const sandbox = harness.sandbox(api);
+    writeSettings(sandbox.workspace, { permissions: { ask: ["Bash(touch:*)"] } });
+    const rudder = harness.start(sandbox);
+    rudder.send({
+      type: "control_request",
+      request_id: "mode-1",
+      request: { subtype: "set_permission_mode", mode: "bypassPermissions" },
+    });
+    rudder.send({
+      type: "control_request",
+      request_id: "mode-2",
+      request: { subtype: "set_permission_mode", mode: "yolo" },
+    });
+    rudder.sendUser("make it");
+    await rudder.waitForResult();
+    rudder.end();
+    expect(await rudder.exited).toBe(0);
+    const responses = rudder.ofType("control_response").map((line) => line.response);
+    expect(responses[0]).toMatchObject({ subtype: "success", request_id: "mode-1" });
+    expect(responses[1]).toMatchObject({ subtype: "error", request_id: "mode-2" });
+    expect(existsSync(join(sandbox.workspace, "later.txt"))).toBe(true);
+  });
 });
