@@ -79,7 +79,19 @@ function channelParam(value: string | undefined): string {
  * The gateway's HTTP API and the page. Every `/api` route but
  * `GET /api/health` needs `Authorization: Bearer <token>` (or `?token=`, for
  * EventSource, which cannot set headers). Errors are JSON `{error}` with a
- * 4xx status; an unexpected failure is a 500 `{error}` without a stack.
+ * 4xx status (401 token, 400 bad body or id, 404 unknown, 413 body over 1 MiB,
+ * 503 not routing); an unexpected failure is a 500 `{error}` without a stack.
+ *
+ *   POST   /api/channels/:id/messages {text} -> 202 {id, disposition}
+ *   GET    /api/channels                     -> {channels: [ChannelRecord + {inflight, live}]}
+ *   GET    /api/channels/:id/messages[?limit] -> {messages: [MessageRecord]} (unknown: [])
+ *   GET    /api/channels/:id/events          -> SSE of GatewayEvent (see sse-route.ts)
+ *   GET    /api/runners                      -> {runners: [RunnerInfo]}
+ *   DELETE /api/runners/:channel             -> {stopped: channel} | 404
+ *   GET    /api/schedules                    -> {schedules: [ScheduleRecord]}
+ *   POST   /api/schedules {cron, channel, prompt} -> 201 {schedule} | 400 bad cron
+ *   DELETE /api/schedules/:id                -> {deleted: id} | 404
+ *   GET    /api/health (no token)            -> {ok, version, engine, demo, hint?}
  */
 export function createHttpApp(options: HttpAppOptions): Hono {
   const { router, store, bus, pool, scheduler } = options;
