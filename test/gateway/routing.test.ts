@@ -152,4 +152,24 @@ describe("routing messages to agent processes", () => {
       return body.runners.length === 1 && body.runners[0]?.channelId === "one";
     }, "the one-shot process to be gone");
   });
+
+  it("answers a burst of concurrent messages to one channel, each exactly once", async () => {
+    const gateway = await gatewayWith({ prefix: "burst" });
+    const texts = Array.from({ length: 12 }, (_, index) => `burst message ${index}`);
+    const posted = await Promise.all(
+      texts.map((text) =>
+        gateway.api<{ disposition: string }>("POST", "/api/channels/burst/messages", { text }),
+      ),
+    );
+    expect(posted.filter((response) => response.body.disposition === "started")).toHaveLength(1);
+    const messages = await answered(gateway, "burst", texts.length);
+    expect(messages.filter((message) => message.kind === "error")).toEqual([]);
+    const replies = messages.filter((message) => message.kind === "reply");
+    for (const text of texts) {
+      expect(
+        replies.filter((reply) => reply.text.includes(`${text}\n`)),
+        text,
+      ).toHaveLength(1);
+    }
+  });
 });
