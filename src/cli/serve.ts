@@ -79,14 +79,22 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
   const model = stringFlag(args, "model");
   const demo = engineName === "rudder" && model === undefined && !hasModelCredentials(io.env);
   const cwd = resolve(stringFlag(args, "cwd") ?? process.cwd());
+  // Partial messages let the page stream text as it is written, not block by block.
+  const engineArgs = ["--include-partial-messages"];
   const engine: GatewayEngine =
     engineName === "rudder"
       ? {
           claudeBin: rudderExecutable(),
+          args: engineArgs,
           cwd,
           ...(demo ? { model: "demo" } : model ? { model } : {}),
         }
-      : { claudeBin: io.env.RUDDER_CLAUDE_BIN ?? "claude", cwd, ...(model ? { model } : {}) };
+      : {
+          claudeBin: io.env.RUDDER_CLAUDE_BIN ?? "claude",
+          args: engineArgs,
+          cwd,
+          ...(model ? { model } : {}),
+        };
 
   const shutdown = new AbortController();
   let gateway: Awaited<ReturnType<typeof startGateway>>;

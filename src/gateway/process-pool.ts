@@ -8,6 +8,8 @@ export interface RegistryPoolOptions {
   idleMinutes: number;
   processOptions: ClaudeProcessOptions;
   logger?: (line: string) => void;
+  /** What a channel's process says between turns (see `ClaudeProcessOptions.onIdleLine`). */
+  onIdleLine?: (channelId: string, line: Record<string, unknown>) => void;
 }
 
 /** Wall-clock time of a `performance.now()` reading. */
@@ -33,16 +35,20 @@ function describe(channelId: string, process: ClaudeProcess, oneShot: boolean): 
  */
 export class RegistryProcessPool implements ProcessPool {
   readonly registry: RunnerRegistry;
-  readonly #processOptions: ClaudeProcessOptions;
+  readonly #processOptions: (channelId: string) => ClaudeProcessOptions;
   readonly #oneShots = new Set<ClaudeProcess>();
 
   constructor(options: RegistryPoolOptions) {
-    this.#processOptions = options.processOptions;
+    const { onIdleLine } = options;
+    this.#processOptions = (channelId) => ({
+      ...options.processOptions,
+      ...(onIdleLine ? { onIdleLine: (line) => onIdleLine(channelId, line) } : {}),
+    });
     const log = options.logger ?? ((line: string) => process.stderr.write(`${line}\n`));
     this.registry = new RunnerRegistry({
       maxLive: options.maxLive,
       idleMinutes: options.idleMinutes,
-      processOptions: options.processOptions,
+      processOptions: this.#processOptions,
       logger: { warn: log },
     });
   }
@@ -53,7 +59,7 @@ export class RegistryProcessPool implements ProcessPool {
 
   oneShot(channelId: string, sessionId: string | null): AgentProcess {
     const process = new ClaudeProcess(channelId, {
-      ...this.#processOptions,
+      ...this.#processOptions(channelId),
       ...(sessionId ? { sessionId } : {}),
     });
     this.#oneShots.add(process);

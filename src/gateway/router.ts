@@ -4,6 +4,7 @@ import type { Disposition, GatewayEvent, MessageState } from "./events.js";
 import { RetryTimers } from "./retry-timers.js";
 import { type SettledMessage, Settlements, storedMessage } from "./settlements.js";
 import type { GatewayStore, MessageRecord } from "./store.js";
+import { StreamJsonEventMapper } from "./stream-json-events.js";
 import { TurnEvents } from "./turn-events.js";
 import { classifyTurnError, errorText, fallbackText, matchPendingSteers } from "./turn-failure.js";
 
@@ -53,6 +54,8 @@ interface ChannelState {
   sessionId: string | null;
   /** Messages that arrived while a finished turn was being settled. */
   backlog: MessageRecord[];
+  /** Maps what the agent says between turns; created on first use. */
+  idleMapper?: StreamJsonEventMapper;
 }
 
 /**
@@ -112,6 +115,34 @@ export class Router {
   /** Resolves when the message is answered or has failed (a deferral is not an end). */
   settled(messageId: string): Promise<SettledMessage> {
     return this.#settlements.settled(messageId);
+  }
+
+  /**
+   * What a channel's agent said between turns: a rudder agent wakes itself
+   * when a background task ends after its turn. Its lines are published like
+   * a turn's, and its result is stored as a message answering nobody.
+   */
+  acceptIdleLine(channelId: string, line: Record<string, unknown>): void {
+    if (this.#closed) return;
+    const channel = this.#channel(channelId);
+    channel.idleMapper ??= new StreamJsonEventMapper();
+    for (const event of channel.idleMapper.map(line)) this.#publish({ ...event, channelId });
+    if (line.type === "system" && line.subtype === "init" && typeof line.session_id === "string") {
+      this.#track(this.#rememberSession(channel, line.session_id));
+    }
+    if (line.type !== "result" || typeof line.result !== "string" || line.result === "") return;
+    const kind = line.is_error === true ? "error" : "reply";
+    const text = line.result;
+    this.#track(
+      this.#options.store.insertAgentMessage(channelId, text, kind).then((message) => {
+        const stored = storedMessage(message);
+        this.#publish(
+          kind === "reply"
+            ? { type: "reply", message: stored, channelId }
+            : { type: "error", message: stored, channelId },
+        );
+      }),
+    );
   }
 
   inflight(channelId: string): boolean {

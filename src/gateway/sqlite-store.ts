@@ -75,6 +75,14 @@ export class SqliteGatewayStore implements GatewayStore {
     return this.#insertMessage(channelId, "system", "error", text, null, null, "gateway");
   }
 
+  async insertAgentMessage(
+    channelId: string,
+    text: string,
+    kind: "reply" | "error",
+  ): Promise<MessageRecord> {
+    return this.#insertMessage(channelId, "assistant", kind, text, null, null, "agent");
+  }
+
   #insertMessage(
     channelId: string,
     role: MessageRecord["role"],

@@ -101,13 +101,15 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const token = loadOrCreateToken(options.dataDir);
   const store = new SqliteGatewayStore(join(options.dataDir, "gateway.db"));
   const bus = new EventBus();
+  let router: Router | undefined;
   const pool = new RegistryProcessPool({
     maxLive: options.maxLive ?? 8,
     idleMinutes: options.idleMinutes ?? 20,
     processOptions: processOptions(options.engine),
     logger: log,
+    onIdleLine: (channelId, line) => router?.acceptIdleLine(channelId, line),
   });
-  const router = new Router({
+  router = new Router({
     store,
     pool,
     bus,

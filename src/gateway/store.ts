@@ -75,6 +75,15 @@ export interface GatewayStore {
   insertUserMessage(channelId: string, text: string, source: string): Promise<MessageRecord>;
   /** A system notice (no reply to anything), e.g. a schedule pausing itself. */
   insertSystemMessage(channelId: string, text: string): Promise<MessageRecord>;
+  /**
+   * Something the agent said on its own, answering no user message: a rudder
+   * agent's turn after a background task finished.
+   */
+  insertAgentMessage(
+    channelId: string,
+    text: string,
+    kind: "reply" | "error",
+  ): Promise<MessageRecord>;
   getMessage(messageId: string): Promise<MessageRecord | null>;
   /** In order, the latest `limit` (default all): user messages and everything answered to them. */
   listMessages(channelId: string, limit?: number): Promise<MessageRecord[]>;

@@ -1,0 +1,88 @@
+/**
+ * The gateway with rudder itself as the engine (the default of `rudder
+ * serve`): a background task that outlives its turn wakes the agent, and
+ * that wake-up reaches the channel as events and as a stored reply.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, expect, it } from "vitest";
+import { echoFallback, startFakeMessagesApi } from "../fixtures/fake-messages-api.js";
+import { openEvents, startTestGateway, type TestGateway, waitFor } from "./helpers.js";
+
+const rudderBin = join(import.meta.dirname, "..", "fixtures", "rudder-bin");
+let gateway: TestGateway | undefined;
+let workspace: string | undefined;
+
+afterEach(async () => {
+  await gateway?.cleanup();
+  if (workspace) rmSync(workspace, { recursive: true, force: true });
+});
+
+it("delivers a rudder agent's wake-up after a background task as a reply", async () => {
+  const api = await startFakeMessagesApi({
+    script: [
+      {
+        toolUse: {
+          name: "bash",
+          input: { command: "sleep 0.5; printf build-ok", run_in_background: true },
+        },
+      },
+      { text: "Started the build." },
+      { text: "The build finished: build-ok." },
+    ],
+    fallback: echoFallback,
+  });
+  workspace = mkdtempSync(join(tmpdir(), "rudder-engine-"));
+  try {
+    gateway = await startTestGateway({
+      prefix: "rudder-engine",
+      engine: {
+        claudeBin: rudderBin,
+        cwd: workspace,
+        env: {
+          ANTHROPIC_BASE_URL: api.url,
+          ANTHROPIC_API_KEY: "dummy",
+          RUDDER_HOME: join(workspace, ".rudder-home"),
+        },
+      },
+    });
+    const events = openEvents(`${gateway.url}/api/channels/build/events?token=${gateway.token}`);
+    const posted = await gateway.api<{ disposition: string }>(
+      "POST",
+      "/api/channels/build/messages",
+      {
+        text: "run the build",
+      },
+    );
+    expect(posted.body.disposition).toBe("started");
+
+    const messages = await waitFor(
+      async () => {
+        const list = await gateway?.messages("build");
+        return list?.some((message) => message.text.includes("build-ok")) ? list : undefined;
+      },
+      "the wake-up reply",
+      30_000,
+    );
+    expect(messages.map((message) => [message.kind, message.text])).toEqual([
+      ["user", "run the build"],
+      ["reply", "Started the build."],
+      ["reply", "The build finished: build-ok."],
+    ]);
+    expect(messages[0]?.state).toBe("answered");
+    expect(messages[2]?.replyTo).toBeNull();
+
+    await events.waitFor(
+      (event) => event.data.type === "task_end" && JSON.stringify(event.data).includes("bg_0001"),
+      "the task_end event",
+    );
+    await events.waitFor(
+      (event) => event.data.type === "reply" && JSON.stringify(event.data).includes("build-ok"),
+      "the reply event of the wake-up",
+    );
+    await events.close();
+  } finally {
+    await api.close();
+  }
+});
