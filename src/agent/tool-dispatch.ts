@@ -13,8 +13,23 @@ export interface ConfirmRequest {
   reason: string;
 }
 
+/**
+ * A person's (or host's) answer to an `ask`: a plain yes/no, or with a
+ * message for the model on denial and a replacement input on approval.
+ */
+export type ConfirmAnswer =
+  | boolean
+  | { allowed: boolean; message?: string; updatedInput?: Record<string, unknown> };
+
 /** Asks a person whether an `ask` decision may proceed. Absent: nobody to ask, so deny. */
-export type Confirm = (request: ConfirmRequest, signal: AbortSignal) => Promise<boolean>;
+export type Confirm = (request: ConfirmRequest, signal: AbortSignal) => Promise<ConfirmAnswer>;
+
+interface Decision {
+  allowed: boolean;
+  reason: string;
+  /** The input to run instead, when the person who confirmed changed it. */
+  updatedInput?: Record<string, unknown>;
+}
 
 export interface DispatchContext {
   tools: readonly AnyTool[];
@@ -54,7 +69,7 @@ async function decide(
   hookDecision: "allow" | "ask" | "deny" | undefined,
   request: ConfirmRequest,
   context: DispatchContext,
-): Promise<{ allowed: boolean; reason: string }> {
+): Promise<Decision> {
   // The built-in deny list is never overridden: it guards the machine, not the project.
   if (verdict.decision === "deny") return { allowed: false, reason: verdict.reason };
   if (hookDecision === "deny") return { allowed: false, reason: "a PreToolUse hook denied it" };
@@ -66,8 +81,46 @@ async function decide(
       reason: `${verdict.reason} (needs confirmation, and nobody can be asked)`,
     };
   }
-  const allowed = await context.confirm(request, context.signal).catch(() => false);
-  return { allowed, reason: allowed ? "confirmed" : `${verdict.reason} (not confirmed)` };
+  const answer = await context.confirm(request, context.signal).catch(() => false);
+  const { allowed, message, updatedInput } =
+    typeof answer === "boolean"
+      ? { allowed: answer, message: undefined, updatedInput: undefined }
+      : answer;
+  if (!allowed) return { allowed, reason: message || `${verdict.reason} (not confirmed)` };
+  return { allowed, reason: "confirmed", ...(updatedInput ? { updatedInput } : {}) };
+}
+
+/** The permission verdict for an input, with the caller's home for `~/` rules. */
+function verdictFor(
+  tool: AnyTool,
+  input: Record<string, unknown>,
+  context: DispatchContext,
+): PermissionVerdict {
+  return evaluatePermission(
+    tool.name,
+    input,
+    context.rules,
+    context.workspace,
+    context.home === undefined ? {} : { home: context.home },
+  );
+}
+
+/**
+ * A replacement input from whoever confirmed: validated like the model's,
+ * and still subject to deny rules (a confirmation is not a licence to run
+ * what the deny list forbids).
+ */
+function confirmedInput(
+  tool: AnyTool,
+  updatedInput: Record<string, unknown>,
+  context: DispatchContext,
+): { ok: true; input: Record<string, unknown> } | { ok: false; reason: string } {
+  const parsed = tool.inputSchema.safeParse(updatedInput);
+  if (!parsed.success) return { ok: false, reason: "the confirmed replacement input is invalid" };
+  const input = parsed.data as Record<string, unknown>;
+  const verdict = verdictFor(tool, input, context);
+  if (verdict.decision === "deny") return { ok: false, reason: verdict.reason };
+  return { ok: true, input };
 }
 
 /**
@@ -126,29 +179,25 @@ export async function dispatchToolUse(
       .join("; ");
     return finish(validationError(tool, issues));
   }
-  const validInput = parsed.data as Record<string, unknown>;
-
-  const verdict = evaluatePermission(
-    tool.name,
-    validInput,
-    context.rules,
-    context.workspace,
-    context.home === undefined ? {} : { home: context.home },
-  );
-  const hookBlockedWithoutDecision =
-    preHook?.blocked === true && preHook.permissionDecision !== "deny";
-  if (hookBlockedWithoutDecision) {
-    const reason = preHook.reason ?? "a PreToolUse hook blocked it";
+  const verdict = verdictFor(tool, parsed.data as Record<string, unknown>, context);
+  let validInput = parsed.data as Record<string, unknown>;
+  const deny = (reason: string, prefix = "Permission denied") => {
     emit({ type: "permission_denied", toolUseId: block.id, name: tool.name, reason });
-    return finish({ content: `Blocked by hook: ${reason}`, isError: true });
+    return finish({ content: `${prefix}: ${reason}`, isError: true });
+  };
+  if (preHook?.blocked === true && preHook.permissionDecision !== "deny") {
+    return deny(preHook.reason ?? "a PreToolUse hook blocked it", "Blocked by hook");
   }
   const request = { toolName: tool.name, input: validInput, reason: verdict.reason };
   const decision = await decide(verdict, preHook?.permissionDecision, request, context);
   if (!decision.allowed) {
-    const reason =
-      preHook?.reason && preHook.permissionDecision === "deny" ? preHook.reason : decision.reason;
-    emit({ type: "permission_denied", toolUseId: block.id, name: tool.name, reason });
-    return finish({ content: `Permission denied: ${reason}`, isError: true });
+    const hookDenied = preHook?.reason && preHook.permissionDecision === "deny";
+    return deny(hookDenied ? (preHook.reason as string) : decision.reason);
+  }
+  if (decision.updatedInput !== undefined) {
+    const replacement = confirmedInput(tool, decision.updatedInput, context);
+    if (!replacement.ok) return deny(replacement.reason);
+    validInput = replacement.input;
   }
 
   if (context.background !== undefined && shouldRunBackground(tool.name, validInput)) {

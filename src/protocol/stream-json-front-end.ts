@@ -54,13 +54,6 @@ interface FrontEndTurn {
   denials: PermissionDenial[];
 }
 
-function changedInput(
-  input: Record<string, unknown>,
-  updated: Record<string, unknown> | undefined,
-): boolean {
-  return updated !== undefined && JSON.stringify(updated) !== JSON.stringify(input);
-}
-
 /**
  * A `Session` spoken to in Claude Code's stream-json dialect: input lines in
  * (`handleLine`), output lines out (`write`). A message arriving mid-turn joins the running
@@ -190,15 +183,15 @@ export class StreamJsonFrontEnd {
             );
             if (answer.interrupt)
               this.#session?.abort("interrupted by the host's permission answer");
-            if (answer.allowed && changedInput(request.input, answer.updatedInput)) {
-              // rudder's gate cannot run a changed input yet; running the original instead
-              // could undo what the host meant (a sanitised command), so it is a denial.
-              this.#options.warn?.(
-                `the host allowed ${request.toolName} with a changed input, which rudder cannot apply; denied`,
-              );
-              return false;
-            }
-            return answer.allowed;
+            // The host may allow with a changed input (a sanitised command) or deny
+            // with a message for the model; the kernel applies both.
+            return {
+              allowed: answer.allowed,
+              ...(answer.message ? { message: answer.message } : {}),
+              ...(answer.allowed && answer.updatedInput
+                ? { updatedInput: answer.updatedInput }
+                : {}),
+            };
           };
     const session = this.#options.createSession({
       confirm: confirmForMode(() => this.#mode, prompt),

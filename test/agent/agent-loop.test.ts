@@ -279,3 +279,40 @@ describe("hooks that stop the turn", () => {
     expect(model.requests).toHaveLength(1);
   });
 });
+
+describe("confirm answers with more than yes or no", () => {
+  it("runs a confirmed replacement input, but never one the deny list forbids", async () => {
+    const workspace = makeWorkspace();
+    const replacements = [{ command: "touch safe.txt" }, { command: "sudo touch root.txt" }];
+    const model = createScriptedModel([
+      toolUseReply("bash", { command: "rm -f a.txt" }),
+      toolUseReply("bash", { command: "rm -f b.txt" }),
+      textReply("done"),
+    ]);
+    const history: Message[] = [{ role: "user", content: "go" }];
+    await runAgentLoop(
+      history,
+      loopDependencies(model, {
+        workspace,
+        confirm: async () => ({ allowed: true, updatedInput: replacements.shift() ?? {} }),
+      }),
+    );
+    expect(existsSync(join(workspace, "safe.txt"))).toBe(true);
+    expect(toolResults(history[4])[0]?.content).toContain("Permission denied");
+  });
+
+  it("gives the model the denial's message", async () => {
+    const model = createScriptedModel([
+      toolUseReply("bash", { command: "rm -f a.txt" }),
+      textReply("ok"),
+    ]);
+    const history: Message[] = [{ role: "user", content: "go" }];
+    await runAgentLoop(
+      history,
+      loopDependencies(model, {
+        confirm: async () => ({ allowed: false, message: "use git rm instead" }),
+      }),
+    );
+    expect(toolResults(history[2])[0]?.content).toBe("Permission denied: use git rm instead");
+  });
+});

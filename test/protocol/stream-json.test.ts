@@ -361,42 +361,39 @@ describe("rudder speaks Claude Code's stream-json", () => {
     expect(rudder.stderr).toMatch(/ignoring options rudder has no use for: .*--mcp-config/);
   });
 
-  it("refuses an allow that changes the input, and a deny with interrupt ends the turn", async () => {
+  it("applies an allow that changes the input, a deny's message, and a deny with interrupt", async () => {
     const api = await harness.api([
       { toolUse: { name: "bash", input: { command: "touch original.txt" } } },
       { toolUse: { name: "bash", input: { command: "touch second.txt" } } },
+      { toolUse: { name: "bash", input: { command: "touch third.txt" } } },
       { text: "never reached" },
     ]);
     const sandbox = harness.sandbox(api);
     writeSettings(sandbox.workspace, { permissions: { ask: ["Bash(touch:*)"] } });
     const rudder = harness.start(sandbox, [...STREAM_ARGS, "--permission-prompt-tool=stdio"]);
     rudder.sendUser("make files");
-    const first = await rudder.waitFor((line) => line.type === "control_request");
-    rudder.send({
-      type: "control_response",
-      response: {
-        subtype: "success",
-        request_id: first.request_id,
-        response: { behavior: "allow", updatedInput: { command: "touch changed.txt" } },
-      },
-    });
-    const second = await rudder.waitFor((line) => line.type === "control_request", 2);
-    rudder.send({
-      type: "control_response",
-      response: {
-        subtype: "success",
-        request_id: second.request_id,
-        response: { behavior: "deny", message: "stop everything", interrupt: true },
-      },
-    });
+    const answers = [
+      { behavior: "allow", updatedInput: { command: "touch changed.txt" } },
+      { behavior: "deny", message: "use a better name" },
+      { behavior: "deny", message: "stop everything", interrupt: true },
+    ];
+    for (const [index, response] of answers.entries()) {
+      const request = await rudder.waitFor((line) => line.type === "control_request", index + 1);
+      rudder.send({
+        type: "control_response",
+        response: { subtype: "success", request_id: request.request_id, response },
+      });
+    }
     const result = await rudder.waitForResult();
     rudder.end();
     expect(await rudder.exited).toBe(0);
     expect(result).toMatchObject({ is_error: true, subtype: "aborted" });
     expect(existsSync(join(sandbox.workspace, "original.txt"))).toBe(false);
-    expect(existsSync(join(sandbox.workspace, "changed.txt"))).toBe(false);
-    expect(rudder.stderr).toContain("changed input");
-    expect(api.mainRequests()).toHaveLength(2);
+    expect(existsSync(join(sandbox.workspace, "changed.txt"))).toBe(true);
+    expect(existsSync(join(sandbox.workspace, "second.txt"))).toBe(false);
+    expect(existsSync(join(sandbox.workspace, "third.txt"))).toBe(false);
+    expect(JSON.stringify(api.mainRequests()[2]?.body.messages)).toContain("use a better name");
+    expect(api.mainRequests()).toHaveLength(3);
   });
 
   it("set_permission_mode changes how later asks are answered", async () => {
