@@ -100,6 +100,18 @@ export class RunnerRegistry {
     return idle.length;
   }
 
+  /**
+   * Stops one channel's process and frees its slot (its session is resumed by
+   * the channel's next process). False when the channel has none.
+   */
+  async stop(channelId: string): Promise<boolean> {
+    const runner = this.#processes.get(channelId);
+    if (runner === undefined) return false;
+    this.#processes.delete(channelId);
+    await this.#stopQuietly(channelId, runner);
+    return true;
+  }
+
   /** Stops every process and forgets them; resolves once none is alive. */
   async stopAll(): Promise<void> {
     const all = [...this.#processes];

@@ -87,8 +87,7 @@ export class RegistryProcessPool implements ProcessPool {
     const entry = this.registry.entries().find(([id]) => id === channelId);
     const process = entry?.[1];
     if (!process || !(process.inflight || process.alive())) return false;
-    await process.stop();
-    return true;
+    return this.registry.stop(channelId);
   }
 
   async stopAll(): Promise<void> {

@@ -405,4 +405,21 @@ describe("RunnerRegistry with real processes", () => {
     expect(registry.get("two")?.options.cwd).toBe("/srv/two");
     void registry.close();
   });
+
+  it("stop(channel) ends that process and frees its slot for another channel", async () => {
+    const registry = new RunnerRegistry({
+      maxLive: 1,
+      idleMinutes: 20,
+      processOptions: { claudeBin: FAKE_CLAUDE, env: { FAKE_CLAUDE_SCENARIO: "normal" } },
+    });
+    const first = registry.get("channel-a")!;
+    await first.runTurn("hello");
+    expect(registry.get("channel-b")).toBeNull();
+    expect(await registry.stop("channel-a")).toBe(true);
+    expect(first.alive()).toBe(false);
+    expect(registry.liveCount()).toBe(0);
+    expect(registry.get("channel-b")).not.toBeNull();
+    expect(await registry.stop("nobody")).toBe(false);
+    await registry.close();
+  });
 });
