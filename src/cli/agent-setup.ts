@@ -14,6 +14,7 @@ import type { Message, Model } from "../model/types.js";
 import { rulesFromToolLists, validatePermissionRules } from "../permissions/parse-rule.js";
 import type { PermissionRules } from "../permissions/types.js";
 import { createDefaultTools } from "../tools/default-tools.js";
+import { listFlag, type ParsedArgs, stringFlag } from "./args.js";
 
 export const DEMO_MODEL_NAME = "demo";
 
@@ -124,4 +125,37 @@ export async function createAgentSetup(
     ...(flags.maxTurns === undefined ? {} : { maxTurns: flags.maxTurns }),
   };
   return { ok: true, setup: { options, model, workspace, warnings } };
+}
+
+/**
+ * The setup flags every agent command shares (`run`, `run -p`, `chat`), read
+ * from parsed arguments; absent flags stay absent.
+ */
+export function setupFlagsFromArgs(args: ParsedArgs): AgentSetupFlags {
+  const flags: AgentSetupFlags = {
+    allowedTools: [...listFlag(args, "allowedTools"), ...listFlag(args, "allowed-tools")],
+    disallowedTools: [...listFlag(args, "disallowedTools"), ...listFlag(args, "disallowed-tools")],
+  };
+  const strings = {
+    model: "model",
+    settingsFile: "settings",
+    cwd: "cwd",
+    systemPrompt: "system-prompt",
+    appendSystemPrompt: "append-system-prompt",
+  } as const;
+  for (const [key, flag] of Object.entries(strings)) {
+    const value = stringFlag(args, flag);
+    if (value !== undefined) flags[key as keyof typeof strings] = value;
+  }
+  return flags;
+}
+
+/** `--max-turns`: absent, a positive whole number, or an error for the user. */
+export function maxTurnsFlag(args: ParsedArgs): number | undefined | Error {
+  const raw = stringFlag(args, "max-turns");
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  return Number.isInteger(value) && value > 0
+    ? value
+    : new Error(`--max-turns needs a positive whole number (got "${raw}")`);
 }

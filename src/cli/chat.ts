@@ -1,8 +1,8 @@
 import { Session } from "../agent/session.js";
 import type { Confirm } from "../agent/tool-dispatch.js";
 import { installSignalCleanup, killAllProcessGroups } from "../tools/process-groups.js";
-import { createAgentSetup, DEMO_MODEL_NAME } from "./agent-setup.js";
-import { type FlagSpecs, listFlag, parseArgs, stringFlag } from "./args.js";
+import { createAgentSetup, DEMO_MODEL_NAME, setupFlagsFromArgs } from "./agent-setup.js";
+import { type FlagSpecs, parseArgs } from "./args.js";
 import { ChatController } from "./chat-controller.js";
 import { ChatInput } from "./chat-input.js";
 import { ChatRenderer } from "./chat-renderer.js";
@@ -61,27 +61,7 @@ export async function chatCommandLine(argv: readonly string[], io: ChatIo): Prom
   let controller: ChatController | undefined;
   const confirm: Confirm = (request, signal) =>
     controller === undefined ? Promise.resolve(false) : controller.confirm(request, signal);
-  const model = stringFlag(args, "model");
-  const settingsFile = stringFlag(args, "settings");
-  const cwd = stringFlag(args, "cwd");
-  const systemPrompt = stringFlag(args, "system-prompt");
-  const appendSystemPrompt = stringFlag(args, "append-system-prompt");
-  const created = await createAgentSetup(
-    {
-      allowedTools: [...listFlag(args, "allowedTools"), ...listFlag(args, "allowed-tools")],
-      disallowedTools: [
-        ...listFlag(args, "disallowedTools"),
-        ...listFlag(args, "disallowed-tools"),
-      ],
-      confirm,
-      ...(model === undefined ? {} : { model }),
-      ...(settingsFile === undefined ? {} : { settingsFile }),
-      ...(cwd === undefined ? {} : { cwd }),
-      ...(systemPrompt === undefined ? {} : { systemPrompt }),
-      ...(appendSystemPrompt === undefined ? {} : { appendSystemPrompt }),
-    },
-    io.env,
-  );
+  const created = await createAgentSetup({ ...setupFlagsFromArgs(args), confirm }, io.env);
   if (!created.ok) {
     io.stderr.write(`rudder chat: ${created.error}\n`);
     return 2;

@@ -11,8 +11,8 @@ import { startupErrorResult } from "../protocol/output-lines.js";
 import { isPermissionMode, type PermissionMode } from "../protocol/permission-mode.js";
 import { StreamJsonFrontEnd } from "../protocol/stream-json-front-end.js";
 import { installSignalCleanup } from "../tools/process-groups.js";
-import { createAgentSetup } from "./agent-setup.js";
-import { booleanFlag, type FlagSpecs, listFlag, type ParsedArgs, stringFlag } from "./args.js";
+import { createAgentSetup, maxTurnsFlag, setupFlagsFromArgs } from "./agent-setup.js";
+import { booleanFlag, type FlagSpecs, type ParsedArgs, stringFlag } from "./args.js";
 import type { CommandIo } from "./run.js";
 import { readStdinText } from "./stdin.js";
 
@@ -133,14 +133,6 @@ function resolveSession(
   return { sessionId: randomUUID(), history: undefined, stored: [] };
 }
 
-function parsePositive(raw: string | undefined): number | undefined | Error {
-  if (raw === undefined) return undefined;
-  const value = Number(raw);
-  return Number.isInteger(value) && value > 0
-    ? value
-    : new Error(`--max-turns needs a positive whole number (got "${raw}")`);
-}
-
 /** Feeds stdin to the front end line by line; resolves when stdin ends. */
 function pumpInput(stdin: NodeJS.ReadableStream, frontEnd: StreamJsonFrontEnd): Promise<void> {
   const splitter = new LineSplitter();
@@ -192,7 +184,7 @@ export async function runStreamJson(args: ParsedArgs, io: CommandIo): Promise<nu
   if (args.ignored.length > 0) {
     warn(`ignoring options rudder has no use for: ${[...new Set(args.ignored)].join(", ")}`);
   }
-  const maxTurns = parsePositive(stringFlag(args, "max-turns"));
+  const maxTurns = maxTurnsFlag(args);
   if (maxTurns instanceof Error) {
     warn(maxTurns.message);
     return 2;
@@ -220,22 +212,12 @@ export async function runStreamJson(args: ParsedArgs, io: CommandIo): Promise<nu
     env.RUDDER_MAX_RETRIES = env.CLAUDE_CODE_MAX_RETRIES;
   }
   const model = modelOf(args, warn);
-  const settingsFile = stringFlag(args, "settings");
-  const systemPrompt = stringFlag(args, "system-prompt");
-  const appendSystemPrompt = stringFlag(args, "append-system-prompt");
   const created = await createAgentSetup(
     {
-      allowedTools: [...listFlag(args, "allowedTools"), ...listFlag(args, "allowed-tools")],
-      disallowedTools: [
-        ...listFlag(args, "disallowedTools"),
-        ...listFlag(args, "disallowed-tools"),
-      ],
+      ...setupFlagsFromArgs(args),
       cwd: workspace,
       sessionId: resolved.sessionId,
       ...(model === undefined ? {} : { model }),
-      ...(settingsFile === undefined ? {} : { settingsFile }),
-      ...(systemPrompt === undefined ? {} : { systemPrompt }),
-      ...(appendSystemPrompt === undefined ? {} : { appendSystemPrompt }),
       ...(maxTurns === undefined ? {} : { maxTurns }),
     },
     env,

@@ -2,8 +2,8 @@ import { combineOutcomes } from "../agent/combine-outcomes.js";
 import type { TurnOutcome } from "../agent/events.js";
 import { Session } from "../agent/session.js";
 import { installSignalCleanup } from "../tools/process-groups.js";
-import { createAgentSetup } from "./agent-setup.js";
-import { type FlagSpecs, listFlag, type ParsedArgs, parseArgs, stringFlag } from "./args.js";
+import { createAgentSetup, maxTurnsFlag, setupFlagsFromArgs } from "./agent-setup.js";
+import { type FlagSpecs, parseArgs, stringFlag } from "./args.js";
 import { runStreamJson, STREAM_JSON_FLAGS, UNKNOWN_FLAGS_WITH_VALUE } from "./run-stream-json.js";
 import { readStdinText } from "./stdin.js";
 
@@ -55,15 +55,6 @@ export function outcomeJson(outcome: TurnOutcome, sessionId: string): Record<str
   };
 }
 
-function parseMaxTurns(args: ParsedArgs): number | undefined | Error {
-  const raw = stringFlag(args, "max-turns");
-  if (raw === undefined) return undefined;
-  const value = Number(raw);
-  return Number.isInteger(value) && value > 0
-    ? value
-    : new Error(`--max-turns needs a positive whole number (got "${raw}")`);
-}
-
 /** Hosts that drive Claude Code pass flags rudder does not know; in that mode they are skipped. */
 function isHeadlessHost(argv: readonly string[]): boolean {
   return argv.some(
@@ -106,7 +97,7 @@ export async function runCommandLine(argv: readonly string[], io: CommandIo): Pr
     io.stderr.write(`rudder run: --output-format must be text or json (got "${outputFormat}")\n`);
     return 2;
   }
-  const maxTurns = parseMaxTurns(args);
+  const maxTurns = maxTurnsFlag(args);
   if (maxTurns instanceof Error) {
     io.stderr.write(`rudder run: ${maxTurns.message}\n`);
     return 2;
@@ -118,25 +109,8 @@ export async function runCommandLine(argv: readonly string[], io: CommandIo): Pr
     return 2;
   }
 
-  const model = stringFlag(args, "model");
-  const settingsFile = stringFlag(args, "settings");
-  const cwd = stringFlag(args, "cwd");
-  const systemPrompt = stringFlag(args, "system-prompt");
-  const appendSystemPrompt = stringFlag(args, "append-system-prompt");
   const created = await createAgentSetup(
-    {
-      allowedTools: [...listFlag(args, "allowedTools"), ...listFlag(args, "allowed-tools")],
-      disallowedTools: [
-        ...listFlag(args, "disallowedTools"),
-        ...listFlag(args, "disallowed-tools"),
-      ],
-      ...(model === undefined ? {} : { model }),
-      ...(settingsFile === undefined ? {} : { settingsFile }),
-      ...(cwd === undefined ? {} : { cwd }),
-      ...(systemPrompt === undefined ? {} : { systemPrompt }),
-      ...(appendSystemPrompt === undefined ? {} : { appendSystemPrompt }),
-      ...(maxTurns === undefined ? {} : { maxTurns }),
-    },
+    { ...setupFlagsFromArgs(args), ...(maxTurns === undefined ? {} : { maxTurns }) },
     io.env,
   );
   if (!created.ok) {
