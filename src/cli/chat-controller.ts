@@ -249,7 +249,9 @@ export class ChatController {
     );
     if (!finishedWaiting && !this.#inputEnded) return;
     this.#waking = true;
-    this.#session.wake(this.#stop.signal).then(
+    // A finished task wakes the agent at once, not after the slowest task
+    // (a dev server may never end); at end of input every task is waited for.
+    this.#session.wake(this.#stop.signal, { waitForRunning: this.#inputEnded }).then(
       (outcome) => {
         this.#waking = false;
         if (outcome !== undefined) this.#afterTurn();

@@ -187,6 +187,41 @@ describe("chat controller, piped input", () => {
 });
 
 describe("chat controller, terminal input", () => {
+  it("with --wake, a finished task wakes the agent while a slower one still runs", async () => {
+    const chat = startChat(
+      [
+        {
+          content: [
+            {
+              type: "tool_use",
+              id: "slow",
+              name: "bash",
+              input: { command: "until [ -e stop ]; do sleep 0.05; done", run_in_background: true },
+            },
+            {
+              type: "tool_use",
+              id: "quick",
+              name: "bash",
+              input: { command: "echo quick-done", run_in_background: true },
+            },
+          ],
+        },
+        textReply("Started both."),
+        (request) => {
+          const last = JSON.stringify(request.messages.at(-1));
+          return textReply(last.includes("quick-done") ? "The quick one is done." : "nothing yet");
+        },
+      ],
+      { terminal: true, wake: true },
+    );
+    chat.controller.line("start two tasks");
+    await chat.waitForEvent(
+      (event) => event.type === "turn_end" && event.outcome.result === "The quick one is done.",
+    );
+    expect(chat.session.background.tasks.get("bg_0001")?.status).toBe("running");
+    writeFileSync(join(chat.workspace, "stop"), "");
+  });
+
   it("a line entered during a turn steers it", async () => {
     const chat = startChat(
       [
