@@ -39,11 +39,18 @@ export interface HttpAppOptions {
 }
 
 const messageBody = z.object({ text: z.string().min(1, "text must not be empty") });
-const scheduleBody = z.object({
-  cron: z.string().min(1, "cron must not be empty"),
-  channel: z.string().regex(CHANNEL_ID_PATTERN, "channel must match [A-Za-z0-9._:-]{1,128}"),
-  prompt: z.string().min(1, "prompt must not be empty"),
-});
+/** `channelId` is accepted for `channel`, as schedules are listed with `channelId`. */
+const scheduleBody = z.preprocess(
+  (raw) =>
+    typeof raw === "object" && raw !== null && !("channel" in raw) && "channelId" in raw
+      ? { ...raw, channel: (raw as { channelId: unknown }).channelId }
+      : raw,
+  z.object({
+    cron: z.string().min(1, "cron must not be empty"),
+    channel: z.string().regex(CHANNEL_ID_PATTERN, "channel must match [A-Za-z0-9._:-]{1,128}"),
+    prompt: z.string().min(1, "prompt must not be empty"),
+  }),
+);
 
 /** A request the API refuses, with the status and the `{error}` text it answers. */
 class ApiError extends HTTPException {

@@ -52,6 +52,13 @@ describe("schedules", () => {
       id: expect.any(String),
       disposition: "started",
     });
+    const withChannelId = await gateway.api<{ schedule: { channelId: string } }>(
+      "POST",
+      "/api/schedules",
+      { cron: "0 9 * * 1-5", channelId: "weekdays", prompt: "standup" },
+    );
+    expect(withChannelId.status).toBe(201);
+    expect(withChannelId.body.schedule.channelId).toBe("weekdays");
     const wrongToken = createGatewayClient({ url: gateway.url, token: "wrong" });
     await expect(wrongToken.listSchedules()).rejects.toMatchObject({ status: 401 });
   });
