@@ -1,6 +1,6 @@
 import { combineOutcomes } from "../agent/combine-outcomes.js";
-import type { TurnOutcome } from "../agent/events.js";
 import { Session } from "../agent/session.js";
+import { resultLine } from "../protocol/output-lines.js";
 import { installSignalCleanup } from "../tools/process-groups.js";
 import { createAgentSetup, maxTurnsFlag, setupFlagsFromArgs } from "./agent-setup.js";
 import { type FlagSpecs, parseArgs, stringFlag } from "./args.js";
@@ -38,21 +38,6 @@ export interface CommandIo {
   stderr: NodeJS.WritableStream;
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
-}
-
-/** The JSON `rudder run --output-format json` prints, in Claude Code's field names. */
-export function outcomeJson(outcome: TurnOutcome, sessionId: string): Record<string, unknown> {
-  return {
-    type: "result",
-    subtype: outcome.subtype,
-    is_error: outcome.isError,
-    result: outcome.result,
-    session_id: sessionId,
-    num_turns: outcome.numTurns,
-    duration_ms: outcome.durationMs,
-    usage: outcome.usage,
-    total_cost_usd: outcome.totalCostUsd,
-  };
 }
 
 /** Hosts that drive Claude Code pass flags rudder does not know; in that mode they are skipped. */
@@ -134,7 +119,12 @@ export async function runCommandLine(argv: readonly string[], io: CommandIo): Pr
   await session.close();
 
   if (outputFormat === "json") {
-    io.stdout.write(`${JSON.stringify(outcomeJson(outcome, session.id))}\n`);
+    // The same object Claude Code prints for `--output-format json`: its result line.
+    const line = resultLine(session.id, setup.model.name, outcome, {
+      userMessageUuids: [],
+      permissionDenials: [],
+    });
+    io.stdout.write(`${JSON.stringify(line)}\n`);
   } else {
     io.stdout.write(`${outcome.result}\n`);
   }
