@@ -1,10 +1,10 @@
 import type { AgentProcess, AgentTurnResult, ProcessPool, TurnFailure } from "./agent-process.js";
 import type { EventBus } from "./event-bus.js";
 import type { Disposition, GatewayEvent, MessageState } from "./events.js";
+import { IdleOutput } from "./idle-output.js";
 import { RetryTimers } from "./retry-timers.js";
 import { type SettledMessage, Settlements, storedMessage } from "./settlements.js";
 import type { GatewayStore, MessageRecord } from "./store.js";
-import { StreamJsonEventMapper } from "./stream-json-events.js";
 import { TurnEvents } from "./turn-events.js";
 import { classifyTurnError, errorText, fallbackText, matchPendingSteers } from "./turn-failure.js";
 
@@ -54,8 +54,6 @@ interface ChannelState {
   sessionId: string | null;
   /** Messages that arrived while a finished turn was being settled. */
   backlog: MessageRecord[];
-  /** Maps what the agent says between turns; created on first use. */
-  idleMapper?: StreamJsonEventMapper;
 }
 
 /**
@@ -75,9 +73,18 @@ export class Router {
   readonly #retries = new RetryTimers((channelId) => this.#track(this.#retry(channelId)));
   #closed = false;
 
+  readonly #idleOutput: IdleOutput;
+
   constructor(options: RouterOptions) {
     this.#options = options;
     this.#settlements = new Settlements(options.store, options.bus);
+    this.#idleOutput = new IdleOutput({
+      store: options.store,
+      bus: options.bus,
+      onSession: (channelId, sessionId) =>
+        this.#track(this.#rememberSession(this.#channel(channelId), sessionId)),
+      track: (work) => this.#track(work),
+    });
   }
 
   /** Loads session ids, replays unanswered messages, re-arms deferred retries. */
@@ -117,32 +124,9 @@ export class Router {
     return this.#settlements.settled(messageId);
   }
 
-  /**
-   * What a channel's agent said between turns: a rudder agent wakes itself
-   * when a background task ends after its turn. Its lines are published like
-   * a turn's, and its result is stored as a message answering nobody.
-   */
+  /** What a channel's agent said between turns (see `IdleOutput`). */
   acceptIdleLine(channelId: string, line: Record<string, unknown>): void {
-    if (this.#closed) return;
-    const channel = this.#channel(channelId);
-    channel.idleMapper ??= new StreamJsonEventMapper();
-    for (const event of channel.idleMapper.map(line)) this.#publish({ ...event, channelId });
-    if (line.type === "system" && line.subtype === "init" && typeof line.session_id === "string") {
-      this.#track(this.#rememberSession(channel, line.session_id));
-    }
-    if (line.type !== "result" || typeof line.result !== "string" || line.result === "") return;
-    const kind = line.is_error === true ? "error" : "reply";
-    const text = line.result;
-    this.#track(
-      this.#options.store.insertAgentMessage(channelId, text, kind).then((message) => {
-        const stored = storedMessage(message);
-        this.#publish(
-          kind === "reply"
-            ? { type: "reply", message: stored, channelId }
-            : { type: "error", message: stored, channelId },
-        );
-      }),
-    );
+    if (!this.#closed) this.#idleOutput.accept(channelId, line);
   }
 
   inflight(channelId: string): boolean {
