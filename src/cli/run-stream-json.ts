@@ -3,7 +3,6 @@ import { readFileSync, realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { Session } from "../agent/session.js";
 import { sessionsDirectory, TranscriptStore } from "../agent/transcript-store.js";
-import { DEFAULT_MODEL } from "../model/model-config.js";
 import type { Message } from "../model/types.js";
 import { LineSplitter } from "../protocol/line-splitter.js";
 import type { OutputLine } from "../protocol/output-lines.js";
@@ -54,18 +53,6 @@ export const UNKNOWN_FLAGS_WITH_VALUE: ReadonlySet<string> = new Set([
 const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 
 /** Claude Code's model aliases: the ones that name rudder's default model, and the rest. */
-const DEFAULT_MODEL_ALIASES = new Set(["default", "sonnet"]);
-const OTHER_MODEL_ALIASES = new Set(["opus", "haiku", "opusplan", "sonnet[1m]", "opus[1m]"]);
-
-function modelOf(args: ParsedArgs, warn: (message: string) => void): string | undefined {
-  const model = stringFlag(args, "model");
-  if (model !== undefined && DEFAULT_MODEL_ALIASES.has(model)) return DEFAULT_MODEL;
-  if (model !== undefined && OTHER_MODEL_ALIASES.has(model)) {
-    warn(`--model ${model} is a Claude Code alias rudder does not resolve; give a full model id`);
-  }
-  return model;
-}
-
 function packageVersion(): string {
   try {
     const url = new URL("../../package.json", import.meta.url);
@@ -211,13 +198,11 @@ export async function runStreamJson(args: ParsedArgs, io: CommandIo): Promise<nu
   if (env.RUDDER_MAX_RETRIES === undefined && env.CLAUDE_CODE_MAX_RETRIES !== undefined) {
     env.RUDDER_MAX_RETRIES = env.CLAUDE_CODE_MAX_RETRIES;
   }
-  const model = modelOf(args, warn);
   const created = await createAgentSetup(
     {
       ...setupFlagsFromArgs(args),
       cwd: workspace,
       sessionId: resolved.sessionId,
-      ...(model === undefined ? {} : { model }),
       ...(maxTurns === undefined ? {} : { maxTurns }),
     },
     env,

@@ -4,6 +4,21 @@ import { DEFAULT_MAX_RETRIES, parseMaxRetries } from "./retry-policy.js";
 /** The newest Sonnet the SDK knows; `claude-sonnet-4-5` reaches end of life on 2026-11-30. */
 export const DEFAULT_MODEL = "claude-sonnet-5-5";
 
+/**
+ * Claude Code's model aliases, so `--model opus` means the same in both. A
+ * full model id passes through unchanged.
+ */
+const MODEL_ALIASES: Record<string, string> = {
+  default: DEFAULT_MODEL,
+  sonnet: DEFAULT_MODEL,
+  opus: "claude-opus-5-5",
+  haiku: "claude-haiku-5-5",
+};
+
+export function resolveModelAlias(model: string): string {
+  return MODEL_ALIASES[model] ?? model;
+}
+
 export const MISSING_CREDENTIALS_ERROR =
   "no Anthropic credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), " +
   "or try the offline demo with --model demo";
@@ -40,11 +55,12 @@ export function modelConfigFromEnv(
       error: `RUDDER_MAX_RETRIES must be a whole number of retries (0 or more), got "${retriesText}"`,
     };
   }
-  const model =
+  const model = resolveModelAlias(
     flags.model?.trim() ||
-    value(env, "RUDDER_MODEL") ||
-    value(env, "ANTHROPIC_MODEL") ||
-    DEFAULT_MODEL;
+      value(env, "RUDDER_MODEL") ||
+      value(env, "ANTHROPIC_MODEL") ||
+      DEFAULT_MODEL,
+  );
   const options: AnthropicModelOptions = { model, maxRetries };
   if (apiKey !== undefined) options.apiKey = apiKey;
   else if (authToken !== undefined) options.authToken = authToken;

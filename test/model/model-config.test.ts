@@ -45,6 +45,18 @@ describe("modelConfigFromEnv", () => {
     });
   });
 
+  it("resolves Claude Code's model aliases and leaves full ids alone", () => {
+    const env = { ANTHROPIC_API_KEY: "k" };
+    const modelOf = (model: string) => {
+      const config = modelConfigFromEnv(env, { model });
+      return config.ok ? config.options.model : config.error;
+    };
+    expect(modelOf("sonnet")).toBe(DEFAULT_MODEL);
+    expect(modelOf("opus")).toMatch(/^claude-opus-/);
+    expect(modelOf("haiku")).toMatch(/^claude-haiku-/);
+    expect(modelOf("claude-opus-4-5")).toBe("claude-opus-4-5");
+  });
+
   it("says whether credentials are present", () => {
     expect(hasModelCredentials({ ANTHROPIC_AUTH_TOKEN: "t" })).toBe(true);
     expect(hasModelCredentials({ ANTHROPIC_API_KEY: "" })).toBe(false);
