@@ -50,6 +50,26 @@ const importMetaAsEmitted = {
   },
 };
 
+/**
+ * zod's `z.locales` namespace holds every language's error messages (half of zod's bundled
+ * size). rudder uses English only, which zod installs by default, so `z.locales` in the bundle
+ * holds `en` alone. Importing `zod/locales` (or `zod/v4/locales/<lang>`) still gets them all.
+ */
+const zodEnglishOnly = {
+  name: "zod-english-only",
+  setup(context) {
+    context.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => {
+      if (!/[\\/]node_modules[\\/]zod[\\/]/.test(args.importer)) return undefined;
+      const english = join(dirname(args.importer), "..", "locales", "en.js");
+      return { path: english, namespace: "zod-english-only" };
+    });
+    context.onLoad({ filter: /.*/, namespace: "zod-english-only" }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
+
 for (const name of readdirSync(dist)) {
   if (/^cli-chunk-.*\.js(\.map)?$/.test(name)) rmSync(join(dist, name));
 }
@@ -68,7 +88,7 @@ await build({
   minifySyntax: true,
   sourcemap: true,
   external: EXTERNAL,
-  plugins: [importMetaAsEmitted],
+  plugins: [importMetaAsEmitted, zodEnglishOnly],
   // Bundled CommonJS dependencies call require() for Node's built-ins.
   banner: {
     js: 'import { createRequire as __rudderCreateRequire } from "node:module";\nconst require = __rudderCreateRequire(import.meta.url);',
