@@ -1,4 +1,4 @@
-import { createMessagesClient, type MessagesClient } from "./messages-client.js";
+import Anthropic from "@anthropic-ai/sdk";
 import { abortedFailure, classifyFailure, type ModelFailure } from "./model-failure.js";
 import { buildRequestBody } from "./request-body.js";
 import {
@@ -14,10 +14,7 @@ import type { Model, ModelOutcome, ModelRequest, ModelResponse } from "./types.j
 export interface AnthropicModelOptions {
   /** Model id sent to the API, e.g. `claude-sonnet-5-5`; also the model's `name`. */
   model: string;
-  /**
-   * Give at most one of `apiKey` and `authToken`; with neither, `ANTHROPIC_API_KEY` or else
-   * `ANTHROPIC_AUTH_TOKEN` applies (and `ANTHROPIC_BASE_URL` without `baseURL`).
-   */
+  /** Give at most one of `apiKey` and `authToken`; with neither the SDK's own lookup applies. */
   apiKey?: string;
   authToken?: string;
   baseURL?: string;
@@ -29,7 +26,7 @@ export interface AnthropicModelOptions {
   retryBaseDelayMs?: number;
   /** Longest single wait; a server asking for more is reported instead. Default 60 s. */
   maxRetryDelayMs?: number;
-  /** Per-attempt timeout until the response starts; default 10 minutes. */
+  /** Per-attempt timeout until the response starts; default the SDK's (10 minutes). */
   timeoutMs?: number;
   /** An attempt that receives nothing for this long is dropped and retried; default 5 minutes. */
   streamIdleTimeoutMs?: number;
@@ -60,13 +57,19 @@ function defaultMaxTokens(model: string): number {
   return /claude-3/.test(model) ? 8192 : 32_000;
 }
 
-function createClient(options: AnthropicModelOptions): MessagesClient {
-  return createMessagesClient({
-    ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
-    ...(options.authToken === undefined ? {} : { authToken: options.authToken }),
+function createClient(options: AnthropicModelOptions): Anthropic {
+  const credential =
+    options.apiKey !== undefined
+      ? { apiKey: options.apiKey }
+      : options.authToken !== undefined
+        ? { authToken: options.authToken }
+        : {};
+  return new Anthropic({
+    ...credential,
     ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
-    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+    maxRetries: 0,
   });
 }
 
@@ -83,7 +86,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
     ...(options.retryBaseDelayMs === undefined ? {} : { baseDelayMs: options.retryBaseDelayMs }),
     maxDelayMs: options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS,
   };
-  let client: MessagesClient | undefined;
+  let client: Anthropic | undefined;
   let clientFailure: ModelFailure | undefined;
   try {
     client = createClient(options);
@@ -106,9 +109,9 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
         options.model,
         options.maxTokens ?? defaultMaxTokens(options.model),
       );
-      const stream = await client.stream(
-        { ...body, stream: true },
-        AbortSignal.any([request.signal, idle.signal]),
+      const stream = await client.messages.create(
+        { ...body, stream: true } as Anthropic.MessageCreateParamsStreaming,
+        { signal: AbortSignal.any([request.signal, idle.signal]), maxRetries: 0 },
       );
       clearTimeout(idleTimer);
       idleTimer = undefined;

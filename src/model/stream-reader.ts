@@ -1,4 +1,4 @@
-import { ApiConnectionError } from "./api-error.js";
+import { APIConnectionError } from "@anthropic-ai/sdk";
 import type { ContentBlock, ModelResponse } from "./types.js";
 import { emptyUsage } from "./types.js";
 
@@ -82,7 +82,7 @@ export async function readMessageStream(
     }
   }
   if (!finished) {
-    throw new ApiConnectionError("stream ended before message_stop");
+    throw new APIConnectionError({ message: "stream ended before message_stop" });
   }
 
   const content: ContentBlock[] = [...blocks.entries()]
