@@ -1,5 +1,6 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { abortedFailure, classifyFailure, type ModelFailure } from "./model-failure.js";
+import { nodeHttpFetch } from "./node-http-fetch.js";
 import { buildRequestBody } from "./request-body.js";
 import {
   DEFAULT_MAX_RETRIES,
@@ -30,6 +31,7 @@ export interface AnthropicModelOptions {
   timeoutMs?: number;
   /** An attempt that receives nothing for this long is dropped and retried; default 5 minutes. */
   streamIdleTimeoutMs?: number;
+  /** The SDK's transport; default `nodeHttpFetch`, which starts faster than the global fetch. */
   fetch?: typeof globalThis.fetch;
 }
 
@@ -68,7 +70,7 @@ function createClient(options: AnthropicModelOptions): Anthropic {
     ...credential,
     ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
     ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
-    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+    fetch: options.fetch ?? nodeHttpFetch,
     maxRetries: 0,
   });
 }

@@ -37,7 +37,7 @@ const description = [
   "- When the command returns, everything it started is killed, including processes sent to the background with `&` or `nohup`.",
   "  For servers, watchers or long builds, set `run_in_background: true` instead: the call returns a task id at once,",
   "  and the output arrives as a task notification when the command ends.",
-  `- Output over ${DEFAULT_MAX_OUTPUT_CHARS.toLocaleString("en-US")} characters keeps its beginning and end with a marker saying how much was cut;`,
+  `- Output over ${DEFAULT_MAX_OUTPUT_CHARS} characters keeps its beginning and end with a marker saying how much was cut;`,
   "  filter large output with grep, head or tail.",
   "- A non-zero exit status is reported as an error together with the output.",
   "- Commands that delete or overwrite (rm, chmod -R, git reset --hard, ...) may need the user's approval,",

@@ -34,7 +34,7 @@ export type ReadFileInput = z.infer<typeof readFileInput>;
 const description = [
   "Read a UTF-8 text file from the workspace and return its content exactly as stored.",
   "",
-  `- Returns at most ${DEFAULT_READ_LINES} lines (or ${MAX_READ_CHARS.toLocaleString("en-US")} characters) per call; when there is more,`,
+  `- Returns at most ${DEFAULT_READ_LINES} lines (or ${MAX_READ_CHARS} characters) per call; when there is more,`,
   "  a final note in square brackets says which lines were shown and which `offset` continues.",
   "- Use `offset` (1-based line number) and `limit` to read part of a large file.",
   "- Paths are relative to the workspace; files outside it cannot be read. Use glob to find files.",
