@@ -34,7 +34,9 @@ async function requestBody(body: unknown): Promise<string | Uint8Array | undefin
   if (typeof body === "string" || body instanceof Uint8Array) return body;
   if (body instanceof ArrayBuffer) return new Uint8Array(body);
   // Anything else the SDK might hand over (a stream, a Blob): let Response read it.
-  return new Uint8Array(await new Response(body as ConstructorParameters<typeof Response>[0]).arrayBuffer());
+  return new Uint8Array(
+    await new Response(body as ConstructorParameters<typeof Response>[0]).arrayBuffer(),
+  );
 }
 
 export const nodeHttpFetch = (async (
