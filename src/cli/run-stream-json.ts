@@ -2,8 +2,6 @@ import { randomUUID } from "node:crypto";
 import { readFileSync, realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { Session } from "../agent/session.js";
-import { sessionsDirectory, TranscriptStore } from "../agent/transcript-store.js";
-import type { Message } from "../model/types.js";
 import { LineSplitter } from "../protocol/line-splitter.js";
 import type { OutputLine } from "../protocol/output-lines.js";
 import { startupErrorResult } from "../protocol/output-lines.js";
@@ -14,12 +12,10 @@ import { createAgentSetup, maxTurnsFlag, setupFlagsFromArgs } from "./agent-setu
 import { booleanFlag, type FlagSpecs, type ParsedArgs, stringFlag } from "./args.js";
 import type { CommandIo } from "./run.js";
 import { readStdinText } from "./stdin.js";
+import { openStoredSession } from "./stored-session.js";
 
 /** Flags of `rudder run` that only the stream-json mode (Claude Code's dialect) uses. */
 export const STREAM_JSON_FLAGS: FlagSpecs = {
-  resume: { type: "string", short: "r" },
-  "session-id": { type: "string" },
-  continue: { type: "boolean", short: "c" },
   "permission-prompt-tool": { type: "string" },
   "permission-mode": { type: "string" },
   "include-partial-messages": { type: "boolean" },
@@ -50,8 +46,6 @@ export const UNKNOWN_FLAGS_WITH_VALUE: ReadonlySet<string> = new Set([
   "--workload",
 ]);
 
-const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
-
 /** Claude Code's model aliases: the ones that name rudder's default model, and the rest. */
 function packageVersion(): string {
   try {
@@ -74,50 +68,6 @@ function permissionModeOf(args: ParsedArgs, warn: (message: string) => void): Pe
   if (isPermissionMode(mode)) return mode;
   warn(`unknown --permission-mode "${mode}"; using default`);
   return "default";
-}
-
-interface ResolvedSession {
-  sessionId: string;
-  history: Message[] | undefined;
-  /** What is already on disk, for the transcript writer. */
-  stored: Message[];
-}
-
-/** `--resume`, `--continue`, `--session-id` or a new id; an error text when impossible. */
-function resolveSession(
-  args: ParsedArgs,
-  store: TranscriptStore,
-  workspace: string,
-  warn: (message: string) => void,
-): ResolvedSession | { error: string; sessionId: string } {
-  const resume = stringFlag(args, "resume");
-  const requested = stringFlag(args, "session-id");
-  let id = resume;
-  if (id === undefined && booleanFlag(args, "continue")) {
-    id = store.latest(workspace);
-    if (id === undefined) warn("no conversation to continue in this folder; starting a new one");
-  }
-  if (id !== undefined) {
-    const loaded = store.load(id);
-    if (loaded === undefined) {
-      return { error: `No conversation found with session ID: ${id}`, sessionId: id };
-    }
-    return {
-      sessionId: id,
-      history: loaded.history,
-      stored: loaded.history.slice(0, loaded.storedLength),
-    };
-  }
-  if (requested !== undefined) {
-    if (!SESSION_ID_PATTERN.test(requested)) {
-      return { error: `Invalid session ID: ${requested}`, sessionId: requested };
-    }
-    if (store.exists(requested)) {
-      return { error: `Session ID ${requested} is already in use.`, sessionId: requested };
-    }
-    return { sessionId: requested, history: undefined, stored: [] };
-  }
-  return { sessionId: randomUUID(), history: undefined, stored: [] };
 }
 
 /** Feeds stdin to the front end line by line; resolves when stdin ends. */
@@ -189,8 +139,7 @@ export async function runStreamJson(args: ParsedArgs, io: CommandIo): Promise<nu
   } catch {
     return fail(randomUUID(), `workspace folder not found: ${cwd}`);
   }
-  const store = new TranscriptStore(sessionsDirectory(io.env));
-  const resolved = resolveSession(args, store, workspace, warn);
+  const resolved = openStoredSession(args, workspace, io.env, warn);
   if ("error" in resolved) return fail(resolved.sessionId, resolved.error);
 
   // Hosts written for Claude Code set its retry budget; rudder's own variable wins.
@@ -211,14 +160,7 @@ export async function runStreamJson(args: ParsedArgs, io: CommandIo): Promise<nu
   const { setup } = created;
   for (const note of setup.warnings) warn(note);
 
-  const transcript = store.writer(resolved.sessionId, setup.workspace, resolved.stored);
-  let storeFailed = false;
-  const persist = (history: readonly Message[]): void =>
-    transcript.write(history, (error) => {
-      if (storeFailed) return;
-      storeFailed = true;
-      warn(`cannot store the session transcript: ${String(error)}`);
-    });
+  const { persist } = resolved;
 
   const frontEnd = new StreamJsonFrontEnd({
     info: {

@@ -6,6 +6,7 @@ import { createAgentSetup, maxTurnsFlag, setupFlagsFromArgs } from "./agent-setu
 import { type FlagSpecs, parseArgs, stringFlag } from "./args.js";
 import { runStreamJson, STREAM_JSON_FLAGS, UNKNOWN_FLAGS_WITH_VALUE } from "./run-stream-json.js";
 import { readStdinText } from "./stdin.js";
+import { openStoredSession, SESSION_FLAGS } from "./stored-session.js";
 
 export const RUN_FLAGS: FlagSpecs = {
   model: { type: "string" },
@@ -25,7 +26,8 @@ export const RUN_FLAGS: FlagSpecs = {
   help: { type: "boolean", short: "h" },
 };
 
-export const RUN_USAGE = `usage: rudder run [--model M] [--settings FILE] [--cwd DIR] [--output-format text|json|stream-json] "<prompt>"
+export const RUN_USAGE = `usage: rudder run [--model M] [--settings FILE] [--cwd DIR] [--output-format text|json|stream-json]
+         [--resume ID | --continue | --session-id ID] "<prompt>"
        rudder run -p --input-format stream-json --output-format stream-json --verbose
          [--resume ID | --continue | --session-id ID] [--permission-prompt-tool stdio]
          [--permission-mode default|acceptEdits|bypassPermissions|dontAsk] [--include-partial-messages]
@@ -56,7 +58,7 @@ function isHeadlessHost(argv: readonly string[]): boolean {
 export async function runCommandLine(argv: readonly string[], io: CommandIo): Promise<number> {
   const parsed = parseArgs(
     argv,
-    { ...RUN_FLAGS, ...STREAM_JSON_FLAGS },
+    { ...RUN_FLAGS, ...SESSION_FLAGS, ...STREAM_JSON_FLAGS },
     isHeadlessHost(argv) ? { ignoreUnknown: true, unknownWithValue: UNKNOWN_FLAGS_WITH_VALUE } : {},
   );
   if (!parsed.ok) {
@@ -105,7 +107,19 @@ export async function runCommandLine(argv: readonly string[], io: CommandIo): Pr
   const { setup } = created;
   for (const warning of setup.warnings) io.stderr.write(`rudder: ${warning}\n`);
 
-  const session = new Session(setup.options);
+  const stored = openStoredSession(args, setup.workspace, io.env, (message) =>
+    io.stderr.write(`rudder: ${message}\n`),
+  );
+  if ("error" in stored) {
+    io.stderr.write(`rudder run: ${stored.error}\n`);
+    return 1;
+  }
+  const session = new Session({
+    ...setup.options,
+    sessionId: stored.sessionId,
+    onHistoryChange: stored.persist,
+    ...(stored.history === undefined ? {} : { history: stored.history }),
+  });
   installSignalCleanup();
   if (args.flags.verbose === true) {
     session.subscribe((event) => io.stderr.write(`${JSON.stringify(event)}\n`));

@@ -92,6 +92,34 @@ describe("rudder run against a fake Messages API", () => {
     expect(wake).toContain("bg-done");
   });
 
+  it("resumes a stored conversation with --resume and --continue in text mode", async () => {
+    api.push(
+      { text: "Noted: the code word is heron." },
+      { text: "It was heron." },
+      { text: "Still heron." },
+    );
+    const first = rudder(["run", "--output-format", "json", "remember the code word heron"]);
+    expect((await first.exited).code).toBe(0);
+    const sessionId = JSON.parse(first.stdout()).session_id as string;
+
+    const second = rudder(["run", "--resume", sessionId, "what was the code word?"]);
+    expect((await second.exited).code).toBe(0);
+    expect(second.stdout()).toBe("It was heron.\n");
+    const resumed = JSON.stringify(api.mainRequests()[1]?.body.messages);
+    expect(resumed).toContain("remember the code word heron");
+    expect(resumed).toContain("Noted: the code word is heron.");
+
+    const third = rudder(["run", "--continue", "and now?"]);
+    expect((await third.exited).code).toBe(0);
+    expect(JSON.stringify(api.mainRequests()[2]?.body.messages)).toContain(
+      "what was the code word?",
+    );
+
+    const unknown = rudder(["run", "--resume", "no-such-session", "hi"]);
+    expect((await unknown.exited).code).toBe(1);
+    expect(unknown.stderr()).toContain("No conversation found with session ID: no-such-session");
+  });
+
   it("exits 1 with a rate_limit subtype when the API keeps answering 429", async () => {
     api.push({ error: { status: 429, type: "rate_limit_error", message: "slow down" } });
     const run = rudder(["run", "--output-format", "json", "hi"]);

@@ -1,0 +1,89 @@
+import { randomUUID } from "node:crypto";
+import { isValidSessionId, sessionsDirectory, TranscriptStore } from "../agent/transcript-store.js";
+import type { Message } from "../model/types.js";
+import { booleanFlag, type FlagSpecs, type ParsedArgs, stringFlag } from "./args.js";
+
+/** The flags that pick a stored conversation, as Claude Code names them. */
+export const SESSION_FLAGS: FlagSpecs = {
+  resume: { type: "string", short: "r" },
+  "session-id": { type: "string" },
+  continue: { type: "boolean", short: "c" },
+};
+
+export interface StoredSession {
+  sessionId: string;
+  /** The conversation so far when resuming; undefined for a new one. */
+  history: Message[] | undefined;
+  /** Writes the history as the turn goes (give it to `Session.onHistoryChange`). */
+  persist: (history: readonly Message[]) => void;
+}
+
+/**
+ * `--resume <id>`, `--continue` (this folder's latest), `--session-id <uuid>`
+ * or a new id, with a transcript writer under `~/.rudder/sessions/` (or
+ * `$RUDDER_HOME/sessions/`). An error text, in Claude Code's words, when the
+ * conversation cannot be had. A failing transcript write is warned about
+ * once and does not stop the session.
+ */
+export function openStoredSession(
+  args: ParsedArgs,
+  workspace: string,
+  env: NodeJS.ProcessEnv,
+  warn: (message: string) => void,
+): StoredSession | { error: string; sessionId: string } {
+  const store = new TranscriptStore(sessionsDirectory(env));
+  const resolved = resolveSession(args, store, workspace, warn);
+  if ("error" in resolved) return resolved;
+  const transcript = store.writer(resolved.sessionId, workspace, resolved.stored);
+  let failed = false;
+  const persist = (history: readonly Message[]): void =>
+    transcript.write(history, (error) => {
+      if (failed) return;
+      failed = true;
+      warn(`cannot store the session transcript: ${String(error)}`);
+    });
+  return { sessionId: resolved.sessionId, history: resolved.history, persist };
+}
+
+interface ResolvedSession {
+  sessionId: string;
+  history: Message[] | undefined;
+  /** What is already on disk, for the transcript writer. */
+  stored: Message[];
+}
+
+function resolveSession(
+  args: ParsedArgs,
+  store: TranscriptStore,
+  workspace: string,
+  warn: (message: string) => void,
+): ResolvedSession | { error: string; sessionId: string } {
+  const resume = stringFlag(args, "resume");
+  const requested = stringFlag(args, "session-id");
+  let id = resume;
+  if (id === undefined && booleanFlag(args, "continue")) {
+    id = store.latest(workspace);
+    if (id === undefined) warn("no conversation to continue in this folder; starting a new one");
+  }
+  if (id !== undefined) {
+    const loaded = store.load(id);
+    if (loaded === undefined) {
+      return { error: `No conversation found with session ID: ${id}`, sessionId: id };
+    }
+    return {
+      sessionId: id,
+      history: loaded.history,
+      stored: loaded.history.slice(0, loaded.storedLength),
+    };
+  }
+  if (requested !== undefined) {
+    if (!isValidSessionId(requested)) {
+      return { error: `Invalid session ID: ${requested}`, sessionId: requested };
+    }
+    if (store.exists(requested)) {
+      return { error: `Session ID ${requested} is already in use.`, sessionId: requested };
+    }
+    return { sessionId: requested, history: undefined, stored: [] };
+  }
+  return { sessionId: randomUUID(), history: undefined, stored: [] };
+}
