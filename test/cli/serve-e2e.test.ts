@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitUntil } from "../agent/kernel-helpers.js";
-import { killRudderGroup, type RudderRun, startRudder } from "./rudder-process.js";
+import { isAlive, killRudderGroup, type RudderRun, startRudder } from "./rudder-process.js";
 
 let root: string;
 let server: RudderRun;
@@ -128,5 +128,21 @@ describe("rudder serve with no credentials", () => {
     ]);
     expect(bad.code).toBe(1);
     expect(bad.stderr.trim().split("\n")).toHaveLength(1);
+  });
+
+  it("stops on SIGTERM and leaves no agent process behind", async () => {
+    const token = readFileSync(join(root, "data", "token"), "utf8").trim();
+    const response = await fetch(`${url}/api/runners`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const { runners } = (await response.json()) as { runners: Array<{ pid: number | null }> };
+    const pids = runners.flatMap((runner) => (runner.pid === null ? [] : [runner.pid]));
+    expect(pids.length).toBeGreaterThan(0);
+    expect(pids.every(isAlive)).toBe(true);
+    server.child.kill("SIGTERM");
+    const { code } = await server.exited;
+    expect(code).toBe(0);
+    expect(server.stderr()).toContain("gateway: stopped");
+    expect(pids.filter(isAlive)).toEqual([]);
   });
 });
