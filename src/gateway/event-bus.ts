@@ -22,11 +22,14 @@ interface ChannelLog {
  * only show progress.
  */
 export class EventBus {
+  /** In order of last use, oldest first, so the oldest idle logs are dropped first. */
   readonly #channels = new Map<string, ChannelLog>();
   readonly #bufferSize: number;
+  readonly #maxChannels: number;
 
-  constructor(options: { bufferSize?: number } = {}) {
+  constructor(options: { bufferSize?: number; maxChannels?: number } = {}) {
     this.#bufferSize = options.bufferSize ?? 500;
+    this.#maxChannels = options.maxChannels ?? 256;
   }
 
   #log(channelId: string): ChannelLog {
@@ -38,8 +41,24 @@ export class EventBus {
     return log;
   }
 
+  /**
+   * Memory stays bounded however many channels there are: past `maxChannels`
+   * logs, the least recently used ones nobody listens to are dropped. A
+   * client resuming such a channel gets its ids from 1 again, which `replay`
+   * treats like an id from an earlier run: everything buffered is sent.
+   */
+  #touch(channelId: string, log: ChannelLog): void {
+    this.#channels.delete(channelId);
+    this.#channels.set(channelId, log);
+    for (const [id, candidate] of this.#channels) {
+      if (this.#channels.size <= this.#maxChannels) break;
+      if (candidate.listeners.size === 0 && id !== channelId) this.#channels.delete(id);
+    }
+  }
+
   publish(event: GatewayEvent): NumberedEvent {
     const log = this.#log(event.channelId);
+    this.#touch(event.channelId, log);
     const numbered = { id: log.nextId, event };
     log.nextId += 1;
     log.buffer.push(numbered);
@@ -74,6 +93,11 @@ export class EventBus {
     return () => {
       log.listeners.delete(listener);
     };
+  }
+
+  /** How many channels have a log in memory. */
+  channelCount(): number {
+    return this.#channels.size;
   }
 
   listenerCount(channelId: string): number {
