@@ -1,4 +1,5 @@
-import Anthropic from "@anthropic-ai/sdk";
+import type { MessageCreateParamsStreaming } from "@anthropic-ai/sdk/resources/messages/messages";
+import { MessagesClient } from "./messages-client.js";
 import { abortedFailure, classifyFailure, type ModelFailure } from "./model-failure.js";
 import { nodeHttpFetch } from "./node-http-fetch.js";
 import { buildRequestBody } from "./request-body.js";
@@ -59,14 +60,14 @@ function defaultMaxTokens(model: string): number {
   return /claude-3/.test(model) ? 8192 : 32_000;
 }
 
-function createClient(options: AnthropicModelOptions): Anthropic {
+function createClient(options: AnthropicModelOptions): MessagesClient {
   const credential =
     options.apiKey !== undefined
       ? { apiKey: options.apiKey }
       : options.authToken !== undefined
         ? { authToken: options.authToken }
         : {};
-  return new Anthropic({
+  return new MessagesClient({
     ...credential,
     ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
     ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
@@ -88,7 +89,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
     ...(options.retryBaseDelayMs === undefined ? {} : { baseDelayMs: options.retryBaseDelayMs }),
     maxDelayMs: options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS,
   };
-  let client: Anthropic | undefined;
+  let client: MessagesClient | undefined;
   let clientFailure: ModelFailure | undefined;
   try {
     client = createClient(options);
@@ -112,7 +113,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
         options.maxTokens ?? defaultMaxTokens(options.model),
       );
       const stream = await client.messages.create(
-        { ...body, stream: true } as Anthropic.MessageCreateParamsStreaming,
+        { ...body, stream: true } as MessageCreateParamsStreaming,
         { signal: AbortSignal.any([request.signal, idle.signal]), maxRetries: 0 },
       );
       clearTimeout(idleTimer);

@@ -1,4 +1,4 @@
-import { APIError } from "@anthropic-ai/sdk";
+import { APIError } from "@anthropic-ai/sdk/error";
 import { type HeaderReader, isRetryableStatus } from "./retry-policy.js";
 import type { ModelError, ModelErrorSubtype } from "./types.js";
 

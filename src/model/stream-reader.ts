@@ -1,4 +1,4 @@
-import { APIConnectionError } from "@anthropic-ai/sdk";
+import { APIConnectionError } from "@anthropic-ai/sdk/error";
 import type { ContentBlock, ModelResponse } from "./types.js";
 import { emptyUsage } from "./types.js";
 
