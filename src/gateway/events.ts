@@ -18,6 +18,23 @@ export interface StoredMessage {
   createdAt: string;
 }
 
+/** A tool call waiting for a person's decision (`GET /api/channels/:id/permissions`). */
+export interface PermissionRequestInfo {
+  id: string;
+  channelId: string;
+  /** As the agent names it, e.g. `bash` (rudder) or `Bash` (Claude Code). */
+  toolName: string;
+  input: Record<string, unknown>;
+  /** Why the agent asks (the matching rule, the blocked path), when it says. */
+  description: string | null;
+  createdAt: string;
+}
+
+export type PermissionVerdict = "allow" | "deny";
+
+/** Who settled a permission request: a person, the timeout, or the end of its turn or process. */
+export type PermissionResolver = "person" | "timeout" | "turn_end" | "shutdown";
+
 /**
  * What a channel's Server-Sent Events stream carries: the agent's own event
  * union (mapped from the child's stream-json lines), plus the gateway's
@@ -30,4 +47,13 @@ export type GatewayEvent = (
   | { type: "reply"; message: StoredMessage }
   | { type: "fallback"; message: StoredMessage; retryAt: string }
   | { type: "error"; message: StoredMessage }
+  | { type: "permission_request"; request: PermissionRequestInfo }
+  | {
+      type: "permission_resolved";
+      requestId: string;
+      decision: PermissionVerdict;
+      resolvedBy: PermissionResolver;
+      /** The denial's message, as the agent receives it. */
+      message?: string;
+    }
 ) & { channelId: string };

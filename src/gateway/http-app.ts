@@ -7,6 +7,7 @@ import { tokenMatches } from "./auth-token.js";
 import { CHANNEL_ID_PATTERN, isValidChannelId } from "./channel-source.js";
 import type { EventBus } from "./event-bus.js";
 import type { HttpChannelSource } from "./http-source.js";
+import type { PermissionRequests } from "./permission-requests.js";
 import { GatewayClosedError, type Router } from "./router.js";
 import { InvalidScheduleError, type Scheduler } from "./scheduler.js";
 import { channelEvents } from "./sse-route.js";
@@ -32,12 +33,17 @@ export interface HttpAppOptions {
   bus: EventBus;
   pool: ProcessPool;
   scheduler: Scheduler;
+  permissions: PermissionRequests;
   health: HealthInfo;
   webRoot: string;
   closing: AbortSignal;
   heartbeatMs?: number;
 }
 
+const decisionBody = z.object({
+  decision: z.enum(["allow", "deny"], { error: 'decision must be "allow" or "deny"' }),
+  message: z.string().max(4000, "message must be at most 4000 characters").optional(),
+});
 const messageBody = z.object({ text: z.string().min(1, "text must not be empty") });
 /** `channelId` is accepted for `channel`, as schedules are listed with `channelId`. */
 const scheduleBody = z.preprocess(
@@ -54,7 +60,7 @@ const scheduleBody = z.preprocess(
 
 /** A request the API refuses, with the status and the `{error}` text it answers. */
 class ApiError extends HTTPException {
-  constructor(message: string, status: 400 | 404 = 400) {
+  constructor(message: string, status: 400 | 404 | 409 = 400) {
     super(status, { message });
   }
 }
@@ -86,13 +92,17 @@ function channelParam(value: string | undefined): string {
  * The gateway's HTTP API and the page. Every `/api` route but
  * `GET /api/health` needs `Authorization: Bearer <token>` (or `?token=`, for
  * EventSource, which cannot set headers). Errors are JSON `{error}` with a
- * 4xx status (401 token, 400 bad body or id, 404 unknown, 413 body over 1 MiB,
+ * 4xx status (401 token, 400 bad body or id, 404 unknown, 409 conflict, 413 body over 1 MiB,
  * 503 not routing); an unexpected failure is a 500 `{error}` without a stack.
  *
  *   POST   /api/channels/:id/messages {text} -> 202 {id, disposition}
  *   GET    /api/channels                     -> {channels: [ChannelRecord + {inflight, live}]}
  *   GET    /api/channels/:id/messages[?limit] -> {messages: [MessageRecord]} (unknown: [])
  *   GET    /api/channels/:id/events          -> SSE of GatewayEvent (see sse-route.ts)
+ *   GET    /api/channels/:id/permissions     -> {requests: [PermissionRequestInfo]} (pending)
+ *   POST   /api/channels/:id/permissions/:requestId {decision: "allow"|"deny", message?}
+ *                                             -> {request: PermissionRequestInfo + {decision}}
+ *                                                | 404 unknown or expired | 409 already decided
  *   GET    /api/runners                      -> {runners: [RunnerInfo]}
  *   DELETE /api/runners/:channel             -> {stopped: channel} | 404
  *   GET    /api/schedules                    -> {schedules: [ScheduleRecord]}
@@ -101,7 +111,7 @@ function channelParam(value: string | undefined): string {
  *   GET    /api/health (no token)            -> {ok, version, engine, demo, hint?}
  */
 export function createHttpApp(options: HttpAppOptions): Hono {
-  const { router, store, bus, pool, scheduler } = options;
+  const { router, store, bus, pool, scheduler, permissions } = options;
   const app = new Hono();
 
   app.onError((error, context) => {
@@ -178,6 +188,25 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     }),
   );
 
+  app.get("/api/channels/:id/permissions", (context) =>
+    context.json({ requests: permissions.list(channelParam(context.req.param("id"))) }),
+  );
+
+  app.post("/api/channels/:id/permissions/:requestId", async (context) => {
+    const channelId = channelParam(context.req.param("id"));
+    const requestId = context.req.param("requestId");
+    const { decision, message } = await readJson(context.req.raw, decisionBody);
+    const outcome = permissions.decide(channelId, requestId, decision, message);
+    if (outcome.status === "unknown") {
+      throw new ApiError(`no pending permission request ${requestId} on ${channelId}`, 404);
+    }
+    if (outcome.status === "already_decided") {
+      const done = outcome.decision === "allow" ? "allowed" : "denied";
+      throw new ApiError(`permission request ${requestId} was already ${done}`, 409);
+    }
+    return context.json({ request: outcome.request });
+  });
+
   app.get("/api/runners", (context) => context.json({ runners: pool.list() }));
 
   app.delete("/api/runners/:channel", async (context) => {
@@ -185,6 +214,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     if (!(await pool.stop(channelId))) {
       throw new ApiError(`no live agent process for channel ${channelId}`, 404);
     }
+    permissions.expire(channelId, "the agent process was stopped");
     return context.json({ stopped: channelId });
   });
 

@@ -9,7 +9,15 @@ export {
   type SourceDelivery,
 } from "./channel-source.js";
 export { EventBus, type NumberedEvent } from "./event-bus.js";
-export type { Disposition, GatewayEvent, MessageState, StoredMessage } from "./events.js";
+export type {
+  Disposition,
+  GatewayEvent,
+  MessageState,
+  PermissionRequestInfo,
+  PermissionResolver,
+  PermissionVerdict,
+  StoredMessage,
+} from "./events.js";
 export {
   createGatewayClient,
   type GatewayClient,
@@ -17,6 +25,11 @@ export {
   GatewayRequestError,
 } from "./gateway-client.js";
 export { type HealthInfo, MAX_BODY_BYTES } from "./http-app.js";
+export {
+  DEFAULT_PERMISSION_TIMEOUT_MS,
+  type DecideOutcome,
+  PermissionRequests,
+} from "./permission-requests.js";
 export { type Delivery, GatewayClosedError, Router, type RouterOptions } from "./router.js";
 export { InvalidScheduleError, MAX_CONSECUTIVE_FAILURES, Scheduler } from "./scheduler.js";
 export type { SettledMessage } from "./settlements.js";

@@ -1,5 +1,6 @@
 import { performance } from "node:perf_hooks";
 import { ClaudeProcess, type ClaudeProcessOptions } from "../claude-cli/claude-process.js";
+import type { PermissionHandler, PermissionRequest } from "../claude-cli/permission-request.js";
 import { RunnerRegistry } from "../claude-cli/runner-registry.js";
 import type { AgentProcess, ProcessPool, RunnerInfo } from "./agent-process.js";
 
@@ -10,6 +11,11 @@ export interface RegistryPoolOptions {
   logger?: (line: string) => void;
   /** What a channel's process says between turns (see `ClaudeProcessOptions.onIdleLine`). */
   onIdleLine?: (channelId: string, line: Record<string, unknown>) => void;
+  /** Answers a channel's `can_use_tool` requests; without it the agent refuses what needs asking. */
+  onPermissionRequest?: (
+    channelId: string,
+    request: PermissionRequest,
+  ) => ReturnType<PermissionHandler>;
 }
 
 /** Wall-clock time of a `performance.now()` reading. */
@@ -39,10 +45,13 @@ export class RegistryProcessPool implements ProcessPool {
   readonly #oneShots = new Set<ClaudeProcess>();
 
   constructor(options: RegistryPoolOptions) {
-    const { onIdleLine } = options;
+    const { onIdleLine, onPermissionRequest } = options;
     this.#processOptions = (channelId) => ({
       ...options.processOptions,
       ...(onIdleLine ? { onIdleLine: (line) => onIdleLine(channelId, line) } : {}),
+      ...(onPermissionRequest
+        ? { onPermissionRequest: (request) => onPermissionRequest(channelId, request) }
+        : {}),
     });
     const log = options.logger ?? ((line: string) => process.stderr.write(`${line}\n`));
     this.registry = new RunnerRegistry({

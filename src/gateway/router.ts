@@ -19,6 +19,8 @@ export interface RouterOptions {
   /** A message delivered this many times without an answer is failed on start, not replayed. */
   maxAttempts?: number;
   logger?: (line: string) => void;
+  /** A turn of the channel ended: nothing it asked (a permission) can be answered any more. */
+  onTurnEnd?: (channelId: string) => void;
 }
 
 /** A message delivered while the gateway is not routing (starting, shutting down): 503. */
@@ -245,6 +247,7 @@ export class Router {
       } catch (error) {
         failure = classifyTurnError(error);
       }
+      this.#options.onTurnEnd?.(channel.id);
       turn.ended = true;
       // A steer that found the turn closing runs as its own turn; no new turn may start
       // on this process before it is done.
@@ -317,6 +320,7 @@ export class Router {
         turn.steered.push(message);
         return;
       }
+      this.#options.onTurnEnd?.(channel.id);
       const result = outcome.turn;
       if (!result || this.#closed) return;
       events.ended(result);

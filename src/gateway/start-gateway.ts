@@ -9,6 +9,7 @@ import { EventBus } from "./event-bus.js";
 import { createHttpApp } from "./http-app.js";
 import { HttpChannelSource } from "./http-source.js";
 import { packageRoot, packageVersion } from "./package-info.js";
+import { PermissionRequests } from "./permission-requests.js";
 import { RegistryProcessPool } from "./process-pool.js";
 import { Router } from "./router.js";
 import { Scheduler } from "./scheduler.js";
@@ -57,6 +58,14 @@ export interface GatewayOptions {
   heartbeatMs?: number;
   /** Inbound sources besides the HTTP API (chat adapters). */
   sources?: ChannelSource[];
+  /**
+   * Tool calls an agent would ask about (a bash `rm`, a settings `ask` rule) wait for a
+   * person's decision through the API and the page; default true. When false, the agent
+   * refuses them itself.
+   */
+  permissionPrompts?: boolean;
+  /** A permission request nobody answers is denied after this long; default 300000. */
+  permissionTimeoutMs?: number;
 }
 
 export interface RunningGateway {
@@ -102,18 +111,29 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const store = new SqliteGatewayStore(join(options.dataDir, "gateway.db"));
   const bus = new EventBus();
   let router: Router | undefined;
+  const permissions = new PermissionRequests({
+    bus,
+    ...(options.permissionTimeoutMs ? { timeoutMs: options.permissionTimeoutMs } : {}),
+  });
   const pool = new RegistryProcessPool({
     maxLive: options.maxLive ?? 8,
     idleMinutes: options.idleMinutes ?? 20,
     processOptions: processOptions(options.engine),
     logger: log,
     onIdleLine: (channelId, line) => router?.acceptIdleLine(channelId, line),
+    ...(options.permissionPrompts === false
+      ? {}
+      : {
+          onPermissionRequest: (channelId, request) => permissions.ask(channelId, request),
+        }),
   });
   router = new Router({
     store,
     pool,
     bus,
     logger: log,
+    onTurnEnd: (channelId) =>
+      permissions.expire(channelId, "the turn ended before anyone answered"),
     ...(options.turnTimeoutMs ? { turnTimeoutMs: options.turnTimeoutMs } : {}),
     ...(options.rateLimitRetryMs ? { rateLimitRetryMs: options.rateLimitRetryMs } : {}),
   });
@@ -131,6 +151,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     bus,
     pool,
     scheduler,
+    permissions,
     webRoot: options.webRoot ?? join(packageRoot(), "web", "dist"),
     closing: closing.signal,
     ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
@@ -159,6 +180,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       await scheduler.stop();
       await Promise.allSettled(sources.map((source) => source.stop()));
       await router.close();
+      permissions.close();
       await pool.stopAll();
       await router.idle();
       await new Promise<void>((resolve) => {
