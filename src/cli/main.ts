@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { packageVersion } from "./package-version.js";
 
 const USAGE = `rudder: an agent harness and channel gateway
 
@@ -11,11 +11,6 @@ usage:
   rudder --version
 
 Run "rudder <command> --help" for a command's options.`;
-
-export function packageVersion(): string {
-  const url = new URL("../../package.json", import.meta.url);
-  return (JSON.parse(readFileSync(url, "utf8")) as { version: string }).version;
-}
 
 const io = () => ({
   stdout: process.stdout,

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { readFileSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { Session } from "../agent/session.js";
 import { LineSplitter } from "../protocol/line-splitter.js";
@@ -10,6 +10,7 @@ import { StreamJsonFrontEnd } from "../protocol/stream-json-front-end.js";
 import { installSignalCleanup } from "../tools/process-groups.js";
 import { createAgentSetup, maxTurnsFlag, setupFlagsFromArgs } from "./agent-setup.js";
 import { booleanFlag, type FlagSpecs, type ParsedArgs, stringFlag } from "./args.js";
+import { packageVersion } from "./package-version.js";
 import type { CommandIo } from "./run.js";
 import { readStdinText } from "./stdin.js";
 import { openStoredSession } from "./stored-session.js";
@@ -45,16 +46,6 @@ export const UNKNOWN_FLAGS_WITH_VALUE: ReadonlySet<string> = new Set([
   "--replay-user-messages",
   "--workload",
 ]);
-
-/** Claude Code's model aliases: the ones that name rudder's default model, and the rest. */
-function packageVersion(): string {
-  try {
-    const url = new URL("../../package.json", import.meta.url);
-    return (JSON.parse(readFileSync(url, "utf8")) as { version: string }).version;
-  } catch {
-    return "unknown";
-  }
-}
 
 function apiKeySource(env: NodeJS.ProcessEnv): string {
   if (env.ANTHROPIC_API_KEY?.trim()) return "ANTHROPIC_API_KEY";
