@@ -347,3 +347,52 @@ describe("the web page's routing labels", () => {
     });
   });
 });
+
+describe("the web page's permission prompts", () => {
+  it("shows a tool call that needs permission as a card, and Allow lets the turn finish", async () => {
+    const gateway = await startGateway({
+      dataDir: join(harness.scratch, "permission-data"),
+      port: 0,
+      webRoot: harness.webRoot,
+      engine: {
+        claudeBin: fakeClaude,
+        cwd: harness.scratch,
+        env: { FAKE_CLAUDE_SCENARIO: "permission" },
+      },
+      engineName: "fake-claude",
+      heartbeatMs: 1000,
+    });
+    const tab = await harness.openTab();
+    page = tab.page;
+    try {
+      await page.goto(gateway.pageLink);
+      await page.locator('[data-testid="connection"][data-status="open"]').waitFor();
+      await page.getByTestId("composer-input").fill("make the file");
+      await page.getByTestId("composer-input").press("Enter");
+
+      const card = page.locator('[data-testid="permission-request"][data-state="pending"]');
+      await card.waitFor();
+      expect(await card.locator(".permission-text").textContent()).toBe(
+        "Bash wants to run: touch made-by-tool",
+      );
+      const allow = card.getByRole("button", { name: /^Allow Bash: touch made-by-tool$/ });
+      expect(await card.getByTestId("permission-deny").getAttribute("aria-label")).toBe(
+        "Deny Bash: touch made-by-tool",
+      );
+      await page.screenshot({ path: join(results, "page-permission.png"), fullPage: true });
+      await allow.click();
+
+      const settled = page.locator('[data-testid="permission-request"][data-state="allowed"]');
+      await settled.waitFor();
+      expect(await settled.getByTestId("permission-outcome").textContent()).toBe("Allowed.");
+      expect(await settled.getByTestId("permission-allow").count()).toBe(0);
+      const reply = page.locator('[data-testid="turn"][data-kind="reply"]');
+      await reply.filter({ hasText: "permission: allow" }).waitFor();
+      await userMessage("make the file").and(page.locator('[data-state="answered"]')).waitFor();
+      expect(tab.pageErrors).toEqual([]);
+    } finally {
+      await page.close();
+      await gateway.close();
+    }
+  });
+});

@@ -1,8 +1,15 @@
 import { AgentActivity } from "./agent-activity.js";
 import { clock } from "./dom.js";
 import { type MessageView, messageView, pendingMessage } from "./message-view.js";
+import { type DecidePermission, PermissionCards } from "./permission-card.js";
 import { TurnView } from "./turn-view.js";
-import type { Disposition, GatewayEvent, StoredMessage, TurnOutcome } from "./types.js";
+import type {
+  Disposition,
+  GatewayEvent,
+  PermissionRequestInfo,
+  StoredMessage,
+  TurnOutcome,
+} from "./types.js";
 
 /**
  * The conversation of one channel: stored messages, and the turns built from
@@ -23,11 +30,15 @@ export class Conversation {
   private readonly pending = new Map<string, string>();
   private pendingCount = 0;
   private turn: TurnView | null = null;
+  private readonly permissions: PermissionCards;
 
   constructor(
     private readonly log: HTMLElement,
     private readonly onBusy: (busy: boolean) => void,
-  ) {}
+    decide: DecidePermission,
+  ) {
+    this.permissions = new PermissionCards(decide);
+  }
 
   clear(): void {
     this.log.replaceChildren();
@@ -35,6 +46,7 @@ export class Conversation {
     this.activity.clear();
     this.replies.clear();
     this.pending.clear();
+    this.permissions.clear();
     this.turn = null;
     this.onBusy(false);
   }
@@ -68,6 +80,13 @@ export class Conversation {
     this.pending.delete(key);
   }
 
+  /** Requests still waiting for a decision (a page opened after they were asked). */
+  showPermissions(requests: PermissionRequestInfo[]): void {
+    this.keepScrolled(() => {
+      for (const request of requests) this.showPermission(request);
+    });
+  }
+
   apply(event: GatewayEvent): void {
     this.keepScrolled(() => this.applyEvent(event));
   }
@@ -99,6 +118,12 @@ export class Conversation {
           this.messages.get(event.message.id)?.note(`Retry at ${clock(event.retryAt)}.`);
         }
         return;
+      case "permission_request":
+        this.showPermission(event.request);
+        return;
+      case "permission_resolved":
+        this.permissions.resolve(event.requestId, event.decision, event.resolvedBy, event.message);
+        return;
       default:
         break;
     }
@@ -109,6 +134,14 @@ export class Conversation {
     if (event.type === "turn_end") {
       this.endTurn(event.outcome.isError ? "failed" : "done", turnSummary(event.outcome));
     }
+  }
+
+  /** In the turn that asks, or on its own between turns (a wake-up's tool call). */
+  private showPermission(request: PermissionRequestInfo): void {
+    const card = this.permissions.show(request);
+    if (!card) return;
+    if (this.turn && !this.turn.ended) this.turn.appendActivity(card);
+    else this.log.append(card);
   }
 
   /** Shows a message an event carries at the end of the log, where it happened. */

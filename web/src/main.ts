@@ -6,7 +6,14 @@ import { EventStream, type StreamStatus } from "./event-stream.js";
 import { RunnersPanel } from "./runners-panel.js";
 import { SchedulesPanel } from "./schedules-panel.js";
 import { takeToken } from "./token.js";
-import type { ChannelSummary, Disposition, GatewayEvent, Health, StoredMessage } from "./types.js";
+import type {
+  ChannelSummary,
+  Disposition,
+  GatewayEvent,
+  Health,
+  PermissionRequestInfo,
+  StoredMessage,
+} from "./types.js";
 
 const channelKey = "rudder.channel";
 const defaultChannel = "web";
@@ -33,11 +40,24 @@ const input = byTestId<HTMLTextAreaElement>("composer-input");
 const composerError = byTestId("composer-error");
 const scheduleChannel = byTestId<HTMLInputElement>("schedule-channel");
 
-const conversation = new Conversation(log, (busy) => {
-  turnStatus.textContent = busy ? "The agent is working. A message sent now steers the turn." : "";
-  composer.dataset.busy = String(busy);
-  if (!busy) void refreshChannels();
-});
+const conversation = new Conversation(
+  log,
+  (busy) => {
+    turnStatus.textContent = busy
+      ? "The agent is working. A message sent now steers the turn."
+      : "";
+    composer.dataset.busy = String(busy);
+    if (!busy) void refreshChannels();
+  },
+  async (request, decision) => {
+    const result = await api.post<{ request: PermissionRequestInfo }>(
+      `/api/channels/${encodeURIComponent(request.channelId)}/permissions/${encodeURIComponent(request.id)}`,
+      { decision },
+    );
+    if (result.ok) return null;
+    return { error: result.error, settled: result.status === 404 || result.status === 409 };
+  },
+);
 
 let channelId: string | null = null;
 let stream: EventStream | null = null;
@@ -88,8 +108,15 @@ async function openChannel(id: string, again = false): Promise<void> {
   if (current.signal.aborted) return;
   if (history.ok) conversation.showHistory(history.value.messages);
   else if (history.status !== 404) composerError.textContent = `Could not load: ${history.error}`;
+  const asking = await api.get<{ requests: PermissionRequestInfo[] }>(
+    `/api/channels/${encodeURIComponent(id)}/permissions`,
+  );
+  if (current.signal.aborted) return;
   loaded = true;
   for (const event of waiting.splice(0)) conversation.apply(event);
+  // The stream replays recent requests in place; this finds ones older than its buffer.
+  // A card for a request settled meanwhile learns so when its button gets a 404 or 409.
+  if (asking.ok) conversation.showPermissions(asking.value.requests);
 }
 
 function showConnection(status: StreamStatus): void {

@@ -7,6 +7,9 @@ export type {
   Disposition,
   GatewayEvent,
   MessageState,
+  PermissionRequestInfo,
+  PermissionResolver,
+  PermissionVerdict,
   StoredMessage,
 } from "../../src/gateway/events.js";
 
