@@ -380,7 +380,20 @@ describe("the web page's permission prompts", () => {
         "Deny Bash: touch made-by-tool",
       );
       await page.screenshot({ path: join(results, "page-permission.png"), fullPage: true });
-      await allow.click();
+
+      // A tab opened while the request waits shows it too, and sees it settled from here.
+      const later = await harness.openTab();
+      try {
+        await later.page.goto(gateway.pageLink);
+        const elsewhere = later.page.locator('[data-testid="permission-request"]');
+        await elsewhere.and(later.page.locator('[data-state="pending"]')).waitFor();
+        expect(await elsewhere.count()).toBe(1);
+        await allow.click();
+        await elsewhere.and(later.page.locator('[data-state="allowed"]')).waitFor();
+        expect(later.pageErrors).toEqual([]);
+      } finally {
+        await later.page.close();
+      }
 
       const settled = page.locator('[data-testid="permission-request"][data-state="allowed"]');
       await settled.waitFor();
