@@ -32,7 +32,10 @@ export interface PermissionRequestInfo {
 
 export type PermissionVerdict = "allow" | "deny";
 
-/** Who settled a permission request: a person, the timeout, or the end of its turn or process. */
+/**
+ * Who settled a permission request: a person, the timeout, its turn ending or its process
+ * stopping (`turn_end`), or the gateway shutting down.
+ */
 export type PermissionResolver = "person" | "timeout" | "turn_end" | "shutdown";
 
 /**

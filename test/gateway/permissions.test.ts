@@ -277,11 +277,20 @@ it("leaves asking to the agent when permission prompts are off", async () => {
 });
 
 describe("permission prompts with the fake Claude Code CLI", () => {
-  it("passes a person's decision to the CLI", async () => {
-    const gateway = await startTestGateway({ prefix: "permissions-fake", scenario: "permission" });
+  it("passes a person's decision to a one-shot process", async () => {
+    const gateway = await startTestGateway({
+      prefix: "permissions-fake",
+      scenario: "permission",
+      maxLive: 0,
+    });
     const events = openEvents(`${gateway.url}/api/channels/fake/events?token=${gateway.token}`);
     try {
-      await gateway.api("POST", "/api/channels/fake/messages", { text: "touch it" });
+      const posted = await gateway.api<{ disposition: string }>(
+        "POST",
+        "/api/channels/fake/messages",
+        { text: "touch it" },
+      );
+      expect(posted.body.disposition).toBe("one_shot");
       const asked = await events.waitFor(isRequest, "the permission_request event");
       const request = asked.data.request as PermissionRequestInfo;
       expect(request).toMatchObject({ toolName: "Bash", description: null });
