@@ -375,6 +375,9 @@ describe("the web page's permission prompts", () => {
       expect(await card.locator(".permission-text").textContent()).toBe(
         "Bash wants to run: touch made-by-tool",
       );
+      expect(await page.getByTestId("turn-status").textContent()).toContain(
+        "waiting for your decision",
+      );
       const allow = card.getByRole("button", { name: /^Allow Bash: touch made-by-tool$/ });
       expect(await card.getByTestId("permission-deny").getAttribute("aria-label")).toBe(
         "Deny Bash: touch made-by-tool",
@@ -402,6 +405,7 @@ describe("the web page's permission prompts", () => {
       const reply = page.locator('[data-testid="turn"][data-kind="reply"]');
       await reply.filter({ hasText: "permission: allow" }).waitFor();
       await userMessage("make the file").and(page.locator('[data-state="answered"]')).waitFor();
+      await expect.poll(() => page.getByTestId("turn-status").textContent()).toBe("");
       expect(tab.pageErrors).toEqual([]);
     } finally {
       await page.close();

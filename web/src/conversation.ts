@@ -36,8 +36,9 @@ export class Conversation {
     private readonly log: HTMLElement,
     private readonly onBusy: (busy: boolean) => void,
     decide: DecidePermission,
+    onAsking: (pending: number) => void,
   ) {
-    this.permissions = new PermissionCards(decide);
+    this.permissions = new PermissionCards(decide, onAsking);
   }
 
   clear(): void {

@@ -40,14 +40,25 @@ const input = byTestId<HTMLTextAreaElement>("composer-input");
 const composerError = byTestId("composer-error");
 const scheduleChannel = byTestId<HTMLInputElement>("schedule-channel");
 
+let busy = false;
+let asking = 0;
+
+function showTurnStatus(): void {
+  turnStatus.textContent =
+    asking > 0
+      ? "The agent is waiting for your decision: allow or deny its request above."
+      : busy
+        ? "The agent is working. A message sent now steers the turn."
+        : "";
+}
+
 const conversation = new Conversation(
   log,
-  (busy) => {
-    turnStatus.textContent = busy
-      ? "The agent is working. A message sent now steers the turn."
-      : "";
-    composer.dataset.busy = String(busy);
-    if (!busy) void refreshChannels();
+  (working) => {
+    busy = working;
+    showTurnStatus();
+    composer.dataset.busy = String(working);
+    if (!working) void refreshChannels();
   },
   async (request, decision) => {
     const result = await api.post<{ request: PermissionRequestInfo }>(
@@ -56,6 +67,10 @@ const conversation = new Conversation(
     );
     if (result.ok) return null;
     return { error: result.error, settled: result.status === 404 || result.status === 409 };
+  },
+  (pending) => {
+    asking = pending;
+    showTurnStatus();
   },
 );
 

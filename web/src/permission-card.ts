@@ -52,10 +52,15 @@ function outcomeText(
 export class PermissionCards {
   private readonly cards = new Map<string, Card>();
 
-  constructor(private readonly decide: DecidePermission) {}
+  constructor(
+    private readonly decide: DecidePermission,
+    /** How many requests wait for a decision, after every change. */
+    private readonly onPending: (count: number) => void,
+  ) {}
 
   clear(): void {
     this.cards.clear();
+    this.onPending(0);
   }
 
   /** A new card for the request; null when it is already shown. */
@@ -116,6 +121,7 @@ export class PermissionCards {
     this.cards.set(request.id, card);
     allow.addEventListener("click", () => void this.send(request, card, "allow"));
     deny.addEventListener("click", () => void this.send(request, card, "deny"));
+    this.changed();
     return element;
   }
 
@@ -133,6 +139,13 @@ export class PermissionCards {
     card.element.dataset.resolvedBy = resolvedBy;
     card.actions.remove();
     card.outcome.textContent = outcomeText(decision, resolvedBy, message);
+    this.changed();
+  }
+
+  private changed(): void {
+    let count = 0;
+    for (const card of this.cards.values()) if (!card.settled) count += 1;
+    this.onPending(count);
   }
 
   private async send(
@@ -153,6 +166,7 @@ export class PermissionCards {
       card.element.dataset.state = "expired";
       card.actions.remove();
       card.outcome.textContent = `Already settled: ${failure.error}`;
+      this.changed();
       return;
     }
     card.outcome.textContent = `Not sent: ${failure.error}`;
