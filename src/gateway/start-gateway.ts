@@ -101,7 +101,10 @@ function linkHost(host: string): string {
  * Starts the gateway: the store under `dataDir` (`gateway.db`, `token`), the
  * router with its process registry, the scheduler, and the HTTP server.
  * Unanswered messages of an earlier run are dispatched again and missed
- * schedules fire once. `close()` (or aborting `signal`) stops everything and
+ * schedules fire once. Unless `permissionPrompts` is false, a tool call an
+ * agent asks about waits for a person (`/api/channels/:id/permissions`, the
+ * page's cards) and is denied after `permissionTimeoutMs`, at the end of its
+ * turn, or at shutdown. `close()` (or aborting `signal`) stops everything and
  * every agent process; messages still in flight stay unanswered in the store
  * for the next start.
  */
