@@ -16,13 +16,18 @@ export const SERVE_FLAGS: FlagSpecs = {
   engine: { type: "string" },
   model: { type: "string" },
   cwd: { type: "string" },
+  "permission-timeout": { type: "string" },
+  "no-permission-prompts": { type: "boolean" },
   help: { type: "boolean", short: "h" },
 };
 
 export const SERVE_USAGE = `usage: rudder serve [--port 4317] [--host 127.0.0.1] [--data ~/.rudder] [--max-live 8]
                     [--idle-minutes 20] [--engine rudder|claude] [--model M] [--cwd DIR]
+                    [--permission-timeout 300] [--no-permission-prompts]
   Starts the gateway: the web page, the HTTP API, the scheduler. Each channel gets its own
-  long-lived agent process: rudder itself (default) or the Claude Code CLI (--engine claude).`;
+  long-lived agent process: rudder itself (default) or the Claude Code CLI (--engine claude).
+  When an agent asks for permission (an rm, an "ask" rule), the page shows the request and waits
+  --permission-timeout seconds for a person; --no-permission-prompts denies such calls at once.`;
 
 export const DEMO_HINT =
   "No model credentials, so agents run the offline demo model. To connect a real model, set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN, plus ANTHROPIC_BASE_URL for a compatible server) and restart, or use --engine claude with a logged-in Claude Code.";
@@ -69,7 +74,12 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
   const port = wholeNumber(stringFlag(args, "port"), "--port", 0);
   const maxLive = wholeNumber(stringFlag(args, "max-live"), "--max-live", 0);
   const idleMinutes = wholeNumber(stringFlag(args, "idle-minutes"), "--idle-minutes", 1);
-  for (const value of [port, maxLive, idleMinutes])
+  const permissionTimeout = wholeNumber(
+    stringFlag(args, "permission-timeout"),
+    "--permission-timeout",
+    1,
+  );
+  for (const value of [port, maxLive, idleMinutes, permissionTimeout])
     if (value instanceof Error) return fail(value.message);
   const engineName = stringFlag(args, "engine") ?? "rudder";
   if (engineName !== "rudder" && engineName !== "claude") {
@@ -107,6 +117,10 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
       ...(idleMinutes === undefined ? {} : { idleMinutes: idleMinutes as number }),
       engine,
       engineName,
+      permissionPrompts: args.flags["no-permission-prompts"] !== true,
+      ...(permissionTimeout === undefined
+        ? {}
+        : { permissionTimeoutMs: (permissionTimeout as number) * 1000 }),
       demo,
       ...(demo ? { demoHint: DEMO_HINT } : {}),
       logger: (line) => io.stderr.write(`${line}\n`),

@@ -1,0 +1,32 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { startRudder } from "./rudder-process.js";
+
+const root = mkdtempSync(join(tmpdir(), "rudder-serve-flags-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+async function serve(args: string[]) {
+  const run = startRudder(["serve", "--data", join(root, "data"), ...args], {
+    cwd: root,
+    env: { PATH: process.env.PATH, HOME: root },
+  });
+  const { code } = await run.exited;
+  return { code, stderr: run.stderr() };
+}
+
+describe("rudder serve refuses bad flags in one line", () => {
+  it.each([
+    [["--engine", "gpt"], "--engine must be rudder or claude"],
+    [["--port", "http"], "--port needs a whole number"],
+    [["--permission-timeout", "0"], "--permission-timeout needs a whole number of at least 1"],
+    [["--max-live", "-1"], "--max-live"],
+    [["--frobnicate"], "unknown option --frobnicate"],
+  ])("%j", async (args, message) => {
+    const result = await serve(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+    expect(result.stderr).not.toContain("    at ");
+  });
+});
