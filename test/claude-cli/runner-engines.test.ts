@@ -1,0 +1,535 @@
+/**
+ * The runner scenarios, parameterised over the binaries `ClaudeProcess` can drive:
+ * - `claude`: the real Claude Code CLI (@anthropic-ai/claude-code@2.1.328, installed into
+ *   .cache/ by scripts/install-claude-code.sh) against the loopback fake Messages API;
+ * - `rudder`: rudder's own built CLI (dist/cli.js, through test/fixtures/rudder-bin; run
+ *   `npm run build` first) against the same fake API;
+ * - `fake`: test/fixtures/fake-claude, which plays a named scenario instead of calling a
+ *   model, so it runs only the scenarios whose assertions hold without the API (the rest of the
+ *   fake-CLI behaviour is in seed-runner.test.ts and claude-process.test.ts).
+ * Where the engines legitimately differ, the engine table says so, field by field.
+ */
+import { execFileSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ClaudeProcess, type ClaudeProcessOptions } from "../../src/claude-cli/claude-process.js";
+import { ClaudeTimeoutError, RateLimitError } from "../../src/claude-cli/errors.js";
+import { listDescendants } from "../../src/claude-cli/process-tree.js";
+import { RunnerRegistry } from "../../src/claude-cli/runner-registry.js";
+import {
+  echoFallback,
+  type FakeMessagesApi,
+  lastToolResults,
+  lastUserText,
+  type RecordedRequest,
+  type ScriptStep,
+  startFakeMessagesApi,
+} from "../fixtures/fake-messages-api.js";
+import { RUDDER_BIN, RUDDER_CLI, writeSettings } from "../protocol/helpers.js";
+import { FAKE_CLAUDE, pidAlive, waitUntil } from "./helpers.js";
+
+const repositoryRoot = join(import.meta.dirname, "..", "..");
+const scratch = realpathSync(mkdtempSync(join(tmpdir(), "rudder-runner-engines-")));
+
+/** One test case's directories; `apiUrl` is empty for the fake CLI, which calls no API. */
+interface Sandbox {
+  root: string;
+  home: string;
+  temporary: string;
+  workspace: string;
+  apiUrl: string;
+}
+
+interface Engine {
+  name: "claude" | "rudder" | "fake";
+  /** Whether the binary calls the fake Messages API (and so plays its script). */
+  usesApi: boolean;
+  /** Installs or locates the binary; runs once before the engine's scenarios. */
+  prepare(): void;
+  /** Binary, environment and timeouts of every process of a case. */
+  options(sandbox: Sandbox): ClaudeProcessOptions;
+  /** Options under which tools run without asking. */
+  unattended: Partial<ClaudeProcessOptions>;
+  /** The shell tool's name in the model's tool list. */
+  shellTool: "Bash" | "bash";
+  /** Makes `touch` commands need a permission decision. */
+  requirePermission(sandbox: Sandbox): void;
+  /** Deletes the stored sessions, so that a `--resume` finds nothing. */
+  forgetSessions(sandbox: Sandbox): void;
+  /** Where the model reads a steer that was written while a tool ran. */
+  steerSeenBy(request: RecordedRequest): string;
+  /**
+   * How a steer written while the model streams is answered: Claude Code queues it and answers
+   * with a second result (which ClaudeProcess joins to the first); rudder folds it into the
+   * running turn, whose one result answers the steer.
+   */
+  steerWhileStreaming: "second result" | "same result";
+  /** The result subtype of an interrupted turn, where the engine pins one. */
+  interruptedSubtype: string | undefined;
+  turnTimeoutMs: number;
+}
+
+let claudeBin = "";
+
+const engines: Engine[] = [
+  {
+    name: "claude",
+    usesApi: true,
+    prepare() {
+      claudeBin = execFileSync(
+        "bash",
+        [join(repositoryRoot, "scripts", "install-claude-code.sh"), "--print-path"],
+        { encoding: "utf8" },
+      ).trim();
+    },
+    options: (sandbox) => ({
+      claudeBin,
+      model: "claude-sonnet-4-5",
+      cwd: sandbox.workspace,
+      maxRetries: 0,
+      terminateGraceMs: 3000,
+      env: {
+        ANTHROPIC_BASE_URL: sandbox.apiUrl,
+        ANTHROPIC_API_KEY: "dummy",
+        ANTHROPIC_AUTH_TOKEN: undefined,
+        DISABLE_TELEMETRY: "1",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        DISABLE_AUTOUPDATER: "1",
+        IS_SANDBOX: "1",
+        HOME: sandbox.home,
+        CLAUDE_CONFIG_DIR: join(sandbox.home, ".claude"),
+        TMPDIR: sandbox.temporary,
+        CLAUDE_CODE_TMPDIR: sandbox.temporary,
+      },
+    }),
+    unattended: { permissionMode: "bypassPermissions" },
+    shellTool: "Bash",
+    // The CLI's default permission mode asks before any Bash command that changes files.
+    requirePermission: () => {},
+    forgetSessions: (sandbox) =>
+      rmSync(join(sandbox.home, ".claude", "projects"), { recursive: true, force: true }),
+    // The CLI delivers a steer folded into a turn inside the next tool result.
+    steerSeenBy: (request) => JSON.stringify(lastToolResults(request)),
+    steerWhileStreaming: "second result",
+    // The CLI ends an interrupted turn with an error result and keeps the process.
+    interruptedSubtype: "error_during_execution",
+    turnTimeoutMs: 60_000,
+  },
+  {
+    name: "rudder",
+    usesApi: true,
+    prepare() {
+      if (!existsSync(RUDDER_CLI)) throw new Error(`${RUDDER_CLI} is missing: npm run build`);
+    },
+    options: (sandbox) => ({
+      claudeBin: RUDDER_BIN,
+      cwd: sandbox.workspace,
+      maxRetries: 0,
+      terminateGraceMs: 3000,
+      env: {
+        PATH: process.env.PATH,
+        HOME: sandbox.home,
+        RUDDER_HOME: join(sandbox.home, ".rudder"),
+        TMPDIR: sandbox.temporary,
+        ANTHROPIC_BASE_URL: sandbox.apiUrl,
+        ANTHROPIC_API_KEY: "dummy",
+        ANTHROPIC_AUTH_TOKEN: undefined,
+        // maxRetries reaches rudder as CLAUDE_CODE_MAX_RETRIES, as it reaches Claude Code.
+        RUDDER_MAX_RETRIES: undefined,
+      },
+    }),
+    // rudder's default permission mode allows bash unless a settings rule asks.
+    unattended: {},
+    shellTool: "bash",
+    requirePermission: (sandbox) =>
+      writeSettings(sandbox.workspace, { permissions: { ask: ["Bash(touch:*)"] } }),
+    forgetSessions: (sandbox) =>
+      rmSync(join(sandbox.home, ".rudder", "sessions"), { recursive: true, force: true }),
+    // rudder delivers a steer at the next model call, as user text after the tool results.
+    steerSeenBy: (request) => lastUserText(request),
+    steerWhileStreaming: "same result",
+    // rudder ends an interrupted turn with a subtype of its own ("aborted"), not Claude Code's
+    // error_during_execution; ClaudeProcess relies on is_error only, so it is not pinned here.
+    interruptedSubtype: undefined,
+    turnTimeoutMs: 30_000,
+  },
+  {
+    name: "fake",
+    usesApi: false,
+    prepare() {},
+    options: (sandbox) => ({
+      claudeBin: FAKE_CLAUDE,
+      cwd: sandbox.workspace,
+      maxRetries: 0,
+      terminateGraceMs: 1000,
+      env: { FAKE_CLAUDE_SESSION_ID: undefined },
+    }),
+    unattended: {},
+    shellTool: "Bash",
+    requirePermission: () => {
+      throw new Error("the fake CLI plays permission prompts as a scenario");
+    },
+    // The `resume_missing` scenario refuses every --resume: there is nothing to delete.
+    forgetSessions: () => {},
+    steerSeenBy: () => {
+      throw new Error("the fake CLI calls no model");
+    },
+    steerWhileStreaming: "second result",
+    interruptedSubtype: "error_during_execution",
+    turnTimeoutMs: 15_000,
+  },
+];
+
+const cleanups: (() => Promise<void> | void)[] = [];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+afterAll(() => {
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+interface Case {
+  /** The fake Messages API; undefined for the fake CLI. */
+  api: FakeMessagesApi | undefined;
+  sandbox: Sandbox;
+  options: ClaudeProcessOptions;
+  make(extra?: Partial<ClaudeProcessOptions>): ClaudeProcess;
+}
+
+let caseCount = 0;
+
+/**
+ * A fresh sandbox and a factory of processes of `engine`: the API engines get a fake Messages
+ * API playing `script`, the fake CLI plays `fakeScenario`.
+ */
+async function setup(
+  engine: Engine,
+  script: ScriptStep[],
+  fakeScenario?: string,
+  fakeEnv: Record<string, string> = {},
+): Promise<Case> {
+  caseCount += 1;
+  const root = join(scratch, `case-${caseCount}`);
+  const sandbox: Sandbox = {
+    root,
+    home: join(root, "home"),
+    temporary: join(root, "tmp"),
+    workspace: join(root, "workspace"),
+    apiUrl: "",
+  };
+  for (const directory of [sandbox.home, sandbox.temporary, sandbox.workspace]) {
+    mkdirSync(directory, { recursive: true });
+  }
+  cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+  let api: FakeMessagesApi | undefined;
+  if (engine.usesApi) {
+    const started = await startFakeMessagesApi({ script, fallback: echoFallback });
+    api = started;
+    cleanups.push(() => started.close());
+    sandbox.apiUrl = started.url;
+  }
+  const base = engine.options(sandbox);
+  const options: ClaudeProcessOptions = {
+    ...base,
+    env: {
+      ...base.env,
+      ...(fakeScenario ? { FAKE_CLAUDE_SCENARIO: fakeScenario } : {}),
+      ...fakeEnv,
+    },
+  };
+  let processCount = 0;
+  const make = (extra: Partial<ClaudeProcessOptions> = {}) => {
+    processCount += 1;
+    const proc = new ClaudeProcess(`${engine.name}-${caseCount}-${processCount}`, {
+      ...options,
+      ...extra,
+    });
+    cleanups.push(() => proc.stop());
+    return proc;
+  };
+  return { api, sandbox, options, make };
+}
+
+/** The case's API; the scenarios that call this run only on engines that use one. */
+function apiOf(testCase: Case): FakeMessagesApi {
+  if (testCase.api === undefined) throw new Error("this engine calls no API");
+  return testCase.api;
+}
+
+function mainRequest(api: FakeMessagesApi, index: number): RecordedRequest {
+  const request = api.mainRequests()[index];
+  if (request === undefined) throw new Error(`no main request ${index}`);
+  return request;
+}
+
+/** A script step in which the model runs `command` with the engine's shell tool. */
+function shellStep(engine: Engine, command: string): ScriptStep {
+  const input = engine.shellTool === "Bash" ? { command, description: "run" } : { command };
+  return { toolUse: { name: engine.shellTool, input } };
+}
+
+/** The session id of a process, from /proc/<pid>/stat. */
+function sessionOf(pid: number): string | undefined {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[3];
+}
+
+/** How many distinct input messages the binary reported queued (command_lifecycle). */
+function queuedMessages(events: Record<string, unknown>[]): number {
+  const uuids = new Set<unknown>();
+  for (const event of events) {
+    if (event.type === "command_lifecycle" && event.state === "queued") {
+      uuids.add(event.command_uuid);
+    }
+  }
+  return uuids.size;
+}
+
+const waitForGo = "while [ ! -f go ]; do sleep 0.02; done";
+const API_WAIT_MS = 30_000;
+
+describe.each(engines)("ClaudeProcess drives $name", (engine) => {
+  const TURN = { timeoutMs: engine.turnTimeoutMs };
+  const onApi = it.runIf(engine.usesApi);
+
+  beforeAll(() => engine.prepare(), 300_000);
+
+  onApi("runs a turn", async () => {
+    const testCase = await setup(engine, [{ text: "hello from the fake model" }]);
+    const proc = testCase.make(engine.unattended);
+    const texts: string[] = [];
+    const result = await proc.runTurn("say hello", { ...TURN, onText: (text) => texts.push(text) });
+    expect(result).toMatchObject({ isError: false, subtype: "success", numTurns: 1 });
+    expect(result.result).toBe("hello from the fake model");
+    expect(texts).toEqual(["hello from the fake model"]);
+    expect(result.sessionId).toBe(proc.sessionId);
+    expect(proc.buildCommand()[0]).toBe(testCase.options.claudeBin);
+    expect(lastUserText(mainRequest(apiOf(testCase), 0))).toContain(
+      "[EXTERNAL CONTENT]\nsay hello",
+    );
+    expect(proc.alive()).toBe(true);
+  });
+
+  onApi("folds a steer written during a tool run into the same turn", async () => {
+    const testCase = await setup(engine, [
+      shellStep(engine, waitForGo),
+      {
+        reply: (request) => ({
+          text: `answered: ${engine.steerSeenBy(request).includes("also mention the steer") ? "the steer too" : "the tool only"}`,
+        }),
+      },
+    ]);
+    const api = apiOf(testCase);
+    const proc = testCase.make(engine.unattended);
+    const events: Record<string, unknown>[] = [];
+    let steered: Promise<unknown> | undefined;
+    const running = proc.runTurn("start the tool", {
+      ...TURN,
+      onEvent: (event) => {
+        events.push(event);
+        if (event.type === "assistant" && JSON.stringify(event).includes('"tool_use"')) {
+          steered ??= proc.steer("also mention the steer");
+        }
+      },
+    });
+    await waitUntil(() => steered !== undefined, API_WAIT_MS);
+    expect(await steered).toEqual({ status: "steered", turn: undefined });
+    // The tool ends only once the binary has read the steer, so the steer meets the tool run.
+    await waitUntil(() => queuedMessages(events) >= 2, API_WAIT_MS);
+    writeFileSync(join(testCase.sandbox.workspace, "go"), "");
+    const result = await running;
+    expect(result.isError).toBe(false);
+    expect(result.numTurns).toBe(2);
+    expect(result.result).toContain("answered:");
+    expect(result.result).toBe("answered: the steer too");
+    expect(api.mainRequests()).toHaveLength(2);
+  });
+
+  onApi("holds a turn until a steer written while the model streams is answered", async () => {
+    const testCase = await setup(engine, [
+      { text: "a slow first answer", chunks: 6, chunkDelayMs: 250 },
+    ]);
+    const proc = testCase.make(engine.unattended);
+    const running = proc.runTurn("first question", TURN);
+    await apiOf(testCase).waitForMainRequests(1, API_WAIT_MS);
+    const outcome = await proc.steer("second question");
+    const result = await running;
+    expect(outcome.status).toBe("steered");
+    expect(result.isError).toBe(false);
+    if (engine.steerWhileStreaming === "second result") {
+      // The first answer arrives as a result of its own, joined to the steer's.
+      expect(result.result).toContain("a slow first answer");
+    }
+    expect(result.result).toContain("second question");
+    expect(result.numTurns).toBe(2);
+
+    const next = await proc.runTurn("third question", TURN);
+    expect(next.result).toContain("third question");
+    expect(next.result).not.toContain("second question");
+  });
+
+  onApi("times out, then resumes the session with its history", async () => {
+    const testCase = await setup(engine, [
+      { text: "noted: giraffe" },
+      { hangUntilAborted: true, text: "thinking" },
+    ]);
+    const proc = testCase.make(engine.unattended);
+    expect((await proc.runTurn("remember the word giraffe", TURN)).result).toBe("noted: giraffe");
+    const sessionId = proc.sessionId;
+    const hungPid = proc.pid;
+
+    await expect(proc.runTurn("this will hang", { timeoutMs: 3000 })).rejects.toBeInstanceOf(
+      ClaudeTimeoutError,
+    );
+    expect(proc.alive()).toBe(false);
+    expect(pidAlive(hungPid as number)).toBe(false);
+    expect(proc.buildCommand()).toEqual(expect.arrayContaining(["--resume", sessionId]));
+
+    const result = await proc.runTurn("what was the word?", TURN);
+    expect(result.isError).toBe(false);
+    expect(result.result).toContain("what was the word?");
+    expect(proc.sessionId).toBe(sessionId);
+    const history = JSON.stringify(apiOf(testCase).mainRequests().at(-1)?.body.messages);
+    expect(history).toContain("remember the word giraffe");
+    expect(history).toContain("noted: giraffe");
+  });
+
+  onApi("turns a 429 into RateLimitError without retries", async () => {
+    const testCase = await setup(engine, [
+      { error: { status: 429, type: "rate_limit_error", message: "slow down" } },
+    ]);
+    const proc = testCase.make(engine.unattended);
+    // A retrying binary would run into this timeout and throw ClaudeTimeoutError instead.
+    const error = await proc
+      .runTurn("hi", { timeoutMs: 20_000 })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(String(error)).toContain("429");
+  });
+
+  onApi("answers can_use_tool through onPermissionRequest: allow and deny", async () => {
+    const testCase = await setup(engine, [
+      shellStep(engine, "touch allowed-file"),
+      shellStep(engine, "touch denied-file"),
+      { text: "done" },
+    ]);
+    const api = apiOf(testCase);
+    const { workspace } = testCase.sandbox;
+    engine.requirePermission(testCase.sandbox);
+    const asked: string[] = [];
+    const proc = testCase.make({
+      onPermissionRequest: (request) => {
+        const command = String(request.input.command);
+        asked.push(`${request.toolName}: ${command}`);
+        return command.includes("allowed")
+          ? { behavior: "allow" }
+          : { behavior: "deny", message: "not in this channel" };
+      },
+    });
+    const result = await proc.runTurn("make files", TURN);
+    expect(result.result).toBe("done");
+    expect(asked).toEqual([
+      `${engine.shellTool}: touch allowed-file`,
+      `${engine.shellTool}: touch denied-file`,
+    ]);
+    expect(existsSync(join(workspace, "allowed-file"))).toBe(true);
+    expect(lastToolResults(mainRequest(api, 1))[0]?.is_error).toBeFalsy();
+    expect(existsSync(join(workspace, "denied-file"))).toBe(false);
+    const denied = lastToolResults(mainRequest(api, 2))[0];
+    expect(denied?.is_error).toBe(true);
+    expect(JSON.stringify(denied?.content)).toContain("not in this channel");
+  });
+
+  onApi("interrupts a turn in flight and keeps the process", async () => {
+    const testCase = await setup(engine, [{ hangUntilAborted: true, text: "working" }]);
+    const proc = testCase.make(engine.unattended);
+    const running = proc.runTurn("take your time", TURN);
+    await apiOf(testCase).waitForMainRequests(1, API_WAIT_MS);
+    await proc.interrupt();
+    const result = await running;
+    expect(result.isError).toBe(true);
+    if (engine.interruptedSubtype !== undefined) {
+      expect(result.subtype).toBe(engine.interruptedSubtype);
+    }
+    expect(proc.alive()).toBe(true);
+
+    const after = await proc.runTurn("still there?", TURN);
+    expect(after.result).toContain("still there?");
+  });
+
+  onApi("answers a steer queued behind an interrupted turn in the same turn", async () => {
+    const testCase = await setup(engine, [{ hangUntilAborted: true, text: "working" }]);
+    const proc = testCase.make(engine.unattended);
+    const running = proc.runTurn("take your time", TURN);
+    await apiOf(testCase).waitForMainRequests(1, API_WAIT_MS);
+    expect((await proc.steer("the queued steer")).status).toBe("steered");
+    await proc.interrupt();
+    const result = await running;
+    // The interrupted message is cancelled; the queued one still runs, within the same turn.
+    expect(result.result).toContain("the queued steer");
+    expect(proc.popPendingSteers()).toEqual([]);
+  });
+
+  // The fake CLI's `resume_missing` scenario answers the first turn and refuses every --resume.
+  it("starts a new session once when the resumed one is gone", async () => {
+    const testCase = await setup(engine, [{ text: "first answer" }], "resume_missing");
+    const proc = testCase.make(engine.unattended);
+    await proc.runTurn("first", TURN);
+    const lostSession = proc.sessionId;
+    expect(lostSession).toBeTruthy();
+    await proc.stop();
+    engine.forgetSessions(testCase.sandbox);
+
+    const result = await proc.runTurn("second", TURN);
+    expect(result.isError).toBe(false);
+    expect(result.result).toContain(`${lostSession} could not be resumed`);
+    expect(result.result).toContain("second");
+    expect(proc.sessionId).not.toBe(lostSession);
+    expect(proc.buildCommand()).toEqual(expect.arrayContaining(["--resume", proc.sessionId]));
+  });
+
+  // The fake CLI's `ignore_sigterm` scenario starts a detached `sleep` as its tool, writes its
+  // pid to FAKE_CLAUDE_PID_FILE and ignores SIGTERM itself.
+  it("stopAll leaves no process behind, shell tools included", async () => {
+    const testCase = await setup(
+      engine,
+      [shellStep(engine, "echo $$ > tool.pid; exec sleep 60")],
+      "ignore_sigterm",
+      { FAKE_CLAUDE_PID_FILE: "tool.pid" },
+    );
+    const registry = new RunnerRegistry({
+      maxLive: 2,
+      idleMinutes: 20,
+      processOptions: { ...testCase.options, ...engine.unattended },
+    });
+    cleanups.push(() => registry.close());
+    const proc = registry.get("stop-all") as ClaudeProcess;
+    const running = proc.runTurn("run a long tool", TURN);
+    const pidFile = join(testCase.sandbox.workspace, "tool.pid");
+    await waitUntil(
+      () => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "",
+      API_WAIT_MS,
+    );
+    const runnerPid = proc.pid as number;
+    const toolPid = Number(readFileSync(pidFile, "utf8"));
+    const pids = [runnerPid, toolPid, ...listDescendants(runnerPid).map((entry) => entry.pid)];
+    // The tool runs in a session of its own, out of reach of a signal to the runner's group.
+    expect(sessionOf(toolPid)).not.toBe(sessionOf(runnerPid));
+    await registry.stopAll();
+    expect((await running).subtype).toBe("process_stopped");
+    expect(registry.liveCount()).toBe(0);
+    await waitUntil(() => pids.every((pid) => !pidAlive(pid)), 10_000);
+  });
+});
