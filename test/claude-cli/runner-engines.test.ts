@@ -210,16 +210,17 @@ interface Case {
 
 let caseCount = 0;
 
+/** What the fake CLI plays in place of a script: FAKE_CLAUDE_SCENARIO and more environment. */
+interface FakePlay {
+  scenario: string;
+  env?: Record<string, string>;
+}
+
 /**
  * A fresh sandbox and a factory of processes of `engine`: the API engines get a fake Messages
- * API playing `script`, the fake CLI plays `fakeScenario`.
+ * API playing `script`, the fake CLI plays `fake`.
  */
-async function setup(
-  engine: Engine,
-  script: ScriptStep[],
-  fakeScenario?: string,
-  fakeEnv: Record<string, string> = {},
-): Promise<Case> {
+async function setup(engine: Engine, script: ScriptStep[], fake?: FakePlay): Promise<Case> {
   caseCount += 1;
   const root = join(scratch, `case-${caseCount}`);
   const sandbox: Sandbox = {
@@ -234,7 +235,11 @@ async function setup(
   }
   cleanups.push(() => rmSync(root, { recursive: true, force: true }));
   let api: FakeMessagesApi | undefined;
-  if (engine.usesApi) {
+  let played: Record<string, string> = {};
+  if (!engine.usesApi) {
+    if (fake === undefined) throw new Error("no scenario for the fake CLI");
+    played = { FAKE_CLAUDE_SCENARIO: fake.scenario, ...fake.env };
+  } else {
     const started = await startFakeMessagesApi({ script, fallback: echoFallback });
     api = started;
     cleanups.push(() => started.close());
@@ -243,11 +248,7 @@ async function setup(
   const base = engine.options(sandbox);
   const options: ClaudeProcessOptions = {
     ...base,
-    env: {
-      ...base.env,
-      ...(fakeScenario ? { FAKE_CLAUDE_SCENARIO: fakeScenario } : {}),
-      ...fakeEnv,
-    },
+    env: { ...base.env, ...played },
   };
   let processCount = 0;
   const make = (extra: Partial<ClaudeProcessOptions> = {}) => {
@@ -484,7 +485,9 @@ describe.each(engines)("ClaudeProcess drives $name", (engine) => {
 
   // The fake CLI's `resume_missing` scenario answers the first turn and refuses every --resume.
   it("starts a new session once when the resumed one is gone", async () => {
-    const testCase = await setup(engine, [{ text: "first answer" }], "resume_missing");
+    const testCase = await setup(engine, [{ text: "first answer" }], {
+      scenario: "resume_missing",
+    });
     const proc = testCase.make(engine.unattended);
     await proc.runTurn("first", TURN);
     const lostSession = proc.sessionId;
@@ -503,12 +506,10 @@ describe.each(engines)("ClaudeProcess drives $name", (engine) => {
   // The fake CLI's `ignore_sigterm` scenario starts a detached `sleep` as its tool, writes its
   // pid to FAKE_CLAUDE_PID_FILE and ignores SIGTERM itself.
   it("stopAll leaves no process behind, shell tools included", async () => {
-    const testCase = await setup(
-      engine,
-      [shellStep(engine, "echo $$ > tool.pid; exec sleep 60")],
-      "ignore_sigterm",
-      { FAKE_CLAUDE_PID_FILE: "tool.pid" },
-    );
+    const testCase = await setup(engine, [shellStep(engine, "echo $$ > tool.pid; exec sleep 60")], {
+      scenario: "ignore_sigterm",
+      env: { FAKE_CLAUDE_PID_FILE: "tool.pid" },
+    });
     const registry = new RunnerRegistry({
       maxLive: 2,
       idleMinutes: 20,
