@@ -179,6 +179,16 @@ export interface PermissionDenial {
   tool_input: Record<string, unknown>;
 }
 
+/**
+ * The result subtype as Claude Code names it where hosts branch on it: an
+ * interrupted turn is `error_during_execution`. Other failures keep rudder's
+ * own names (`rate_limit`, `api_error`, ...), which say more; hosts tell
+ * them apart from success by `is_error` and `api_error_status`.
+ */
+function claudeSubtype(subtype: string): string {
+  return subtype === "aborted" ? "error_during_execution" : subtype;
+}
+
 export function resultLine(
   sessionId: string,
   model: string,
@@ -187,7 +197,7 @@ export function resultLine(
 ): OutputLine {
   return {
     type: "result",
-    subtype: outcome.subtype,
+    subtype: claudeSubtype(outcome.subtype),
     is_error: outcome.isError,
     result: outcome.result,
     session_id: sessionId,

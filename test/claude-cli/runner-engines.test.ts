@@ -158,9 +158,8 @@ const engines: Engine[] = [
     // rudder delivers a steer at the next model call, as user text after the tool results.
     steerSeenBy: (request) => lastUserText(request),
     steerWhileStreaming: "same result",
-    // rudder ends an interrupted turn with a subtype of its own ("aborted"), not Claude Code's
-    // error_during_execution; ClaudeProcess relies on is_error only, so it is not pinned here.
-    interruptedSubtype: undefined,
+    // Internally an interrupted turn is "aborted"; on the wire it is Claude Code's name.
+    interruptedSubtype: "error_during_execution",
     turnTimeoutMs: 30_000,
   },
   {

@@ -165,7 +165,7 @@ describe("rudder speaks Claude Code's stream-json", () => {
     const interrupted = await rudder.waitForResult();
     expect(interrupted).toMatchObject({
       is_error: true,
-      subtype: "aborted",
+      subtype: "error_during_execution",
       terminal_reason: "aborted",
     });
     await waitUntil(() => !pidAlive(toolPid));
@@ -387,7 +387,7 @@ describe("rudder speaks Claude Code's stream-json", () => {
     const result = await rudder.waitForResult();
     rudder.end();
     expect(await rudder.exited).toBe(0);
-    expect(result).toMatchObject({ is_error: true, subtype: "aborted" });
+    expect(result).toMatchObject({ is_error: true, subtype: "error_during_execution" });
     expect(existsSync(join(sandbox.workspace, "original.txt"))).toBe(false);
     expect(existsSync(join(sandbox.workspace, "changed.txt"))).toBe(true);
     expect(existsSync(join(sandbox.workspace, "second.txt"))).toBe(false);
