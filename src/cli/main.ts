@@ -7,6 +7,7 @@ usage:
   rudder run [--model M] [--settings FILE] [--cwd DIR] [--output-format text|json|stream-json] "<prompt>"
   rudder chat [--model M] [--settings FILE] [--cwd DIR] [--wake]
   rudder send <channel> "<text>"
+  rudder permissions list <channel> | allow <channel> <id> | deny <channel> <id> ["message"]
   rudder schedule add "<cron>" --channel C "<prompt>" | list | rm <id>
   rudder --version
 
@@ -47,6 +48,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (command === "chat") return (await import("./chat.js")).chatCommandLine(rest, io());
   if (command === "serve") return (await import("./serve.js")).serveCommandLine(rest, io());
   if (command === "send") return (await import("./send.js")).sendCommandLine(rest, io());
+  if (command === "permissions") {
+    return (await import("./permissions.js")).permissionsCommandLine(rest, io());
+  }
   if (command === "schedule") {
     return (await import("./schedule.js")).scheduleCommandLine(rest, io());
   }

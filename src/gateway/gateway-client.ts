@@ -1,4 +1,4 @@
-import type { Disposition } from "./events.js";
+import type { Disposition, PermissionRequestInfo, PermissionVerdict } from "./events.js";
 import type { ScheduleRecord } from "./store.js";
 
 export interface GatewayClientOptions {
@@ -26,6 +26,15 @@ export interface GatewayClient {
   addSchedule(schedule: { cron: string; channel: string; prompt: string }): Promise<ScheduleRecord>;
   /** False when there was no such schedule. */
   removeSchedule(scheduleId: string): Promise<boolean>;
+  /** Permission requests of a channel's agent waiting for a person. */
+  listPermissionRequests(channelId: string): Promise<PermissionRequestInfo[]>;
+  /** Answers one; throws `GatewayRequestError` 404 (unknown, expired) or 409 (decided). */
+  decidePermission(
+    channelId: string,
+    requestId: string,
+    decision: PermissionVerdict,
+    message?: string,
+  ): Promise<void>;
 }
 
 /** The small API client `rudder send` and `rudder schedule` use. Throws `GatewayRequestError`. */
@@ -64,6 +73,20 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       (await call<{ schedules: ScheduleRecord[] }>("GET", "/api/schedules")).schedules,
     addSchedule: async (schedule) =>
       (await call<{ schedule: ScheduleRecord }>("POST", "/api/schedules", schedule)).schedule,
+    listPermissionRequests: async (channelId) =>
+      (
+        await call<{ requests: PermissionRequestInfo[] }>(
+          "GET",
+          `/api/channels/${encodeURIComponent(channelId)}/permissions`,
+        )
+      ).requests,
+    decidePermission: async (channelId, requestId, decision, message) => {
+      await call(
+        "POST",
+        `/api/channels/${encodeURIComponent(channelId)}/permissions/${encodeURIComponent(requestId)}`,
+        { decision, ...(message === undefined ? {} : { message }) },
+      );
+    },
     removeSchedule: async (scheduleId) => {
       try {
         await call("DELETE", `/api/schedules/${encodeURIComponent(scheduleId)}`);
