@@ -6,6 +6,7 @@ import type { CommandIo } from "./run.js";
 export const SCHEDULE_USAGE = `usage: rudder schedule add "<cron>" --channel C "<prompt>"
        rudder schedule list
        rudder schedule rm <id>
+       rudder schedule resume <id>      (a schedule that paused itself after failures)
   (all take --url URL and --data DIR to find the running gateway)
   Cron has 5 fields, or 6 with seconds first: "0 9 * * 1-5" is 09:00 on weekdays.`;
 
@@ -27,8 +28,8 @@ export async function scheduleCommandLine(argv: readonly string[], io: CommandIo
     return 0;
   }
   const [action, ...rest] = args.positionals;
-  if (action !== "add" && action !== "list" && action !== "rm") {
-    return fail(`needs add, list or rm\n${SCHEDULE_USAGE}`);
+  if (action !== "add" && action !== "list" && action !== "rm" && action !== "resume") {
+    return fail(`needs add, list, rm or resume\n${SCHEDULE_USAGE}`);
   }
   const channel = stringFlag(args, "channel");
   const [cron, ...promptWords] = rest;
@@ -38,7 +39,9 @@ export async function scheduleCommandLine(argv: readonly string[], io: CommandIo
   ) {
     return fail(`add needs a cron expression, --channel and a prompt\n${SCHEDULE_USAGE}`);
   }
-  if (action === "rm" && rest.length !== 1) return fail(`rm needs exactly one schedule id`);
+  if ((action === "rm" || action === "resume") && rest.length !== 1) {
+    return fail(`${action} needs exactly one schedule id`);
+  }
 
   const connection = connectToGateway(args, io.env);
   if (!connection.ok) return fail(connection.error);
@@ -62,6 +65,9 @@ export async function scheduleCommandLine(argv: readonly string[], io: CommandIo
           `${schedule.id}\t${schedule.cron}\t${schedule.channelId}\t${state}\t${schedule.prompt}\n`,
         );
       }
+    } else if (action === "resume") {
+      const resumed = await client.resumeSchedule(rest[0] as string);
+      io.stdout.write(`${resumed.id} active (next ${resumed.nextRunAt ?? "never"})\n`);
     } else if (!(await client.removeSchedule(rest[0] as string))) {
       return fail(`no schedule with id ${rest[0]}`, 1);
     }

@@ -26,6 +26,8 @@ export interface GatewayClient {
   addSchedule(schedule: { cron: string; channel: string; prompt: string }): Promise<ScheduleRecord>;
   /** False when there was no such schedule. */
   removeSchedule(scheduleId: string): Promise<boolean>;
+  /** Runs a paused schedule again; throws `GatewayRequestError` 404 when there is none. */
+  resumeSchedule(scheduleId: string): Promise<ScheduleRecord>;
   /** Permission requests of a channel's agent waiting for a person. */
   listPermissionRequests(channelId: string): Promise<PermissionRequestInfo[]>;
   /** Answers one; throws `GatewayRequestError` 404 (unknown, expired) or 409 (decided). */
@@ -87,6 +89,13 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
         { decision, ...(message === undefined ? {} : { message }) },
       );
     },
+    resumeSchedule: async (scheduleId) =>
+      (
+        await call<{ schedule: ScheduleRecord }>(
+          "POST",
+          `/api/schedules/${encodeURIComponent(scheduleId)}/resume`,
+        )
+      ).schedule,
     removeSchedule: async (scheduleId) => {
       try {
         await call("DELETE", `/api/schedules/${encodeURIComponent(scheduleId)}`);

@@ -235,6 +235,13 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     }
   });
 
+  app.post("/api/schedules/:id/resume", async (context) => {
+    const scheduleId = context.req.param("id");
+    const schedule = await scheduler.resume(scheduleId);
+    if (!schedule) throw new ApiError(`no schedule with id ${scheduleId}`, 404);
+    return context.json({ schedule });
+  });
+
   app.delete("/api/schedules/:id", async (context) => {
     const scheduleId = context.req.param("id");
     if (!(await scheduler.remove(scheduleId))) {

@@ -70,6 +70,25 @@ export class Scheduler {
     return record;
   }
 
+  /**
+   * Runs a paused schedule again, its failure count cleared. Null when there
+   * is no such schedule; a schedule that is not paused is left as it is.
+   */
+  async resume(scheduleId: string): Promise<ScheduleRecord | null> {
+    const schedule = await this.#options.store.getSchedule(scheduleId);
+    if (!schedule?.paused) return schedule;
+    const probe = new Cron(schedule.cron, { paused: true });
+    const nextRun = probe.nextRun();
+    probe.stop();
+    const resumed = await this.#options.store.updateSchedule(scheduleId, {
+      paused: false,
+      consecutiveFailures: 0,
+      nextRunAt: nextRun ? nextRun.toISOString() : null,
+    });
+    if (resumed) this.#arm(resumed);
+    return resumed;
+  }
+
   /** False when there is no such schedule. */
   async remove(scheduleId: string): Promise<boolean> {
     this.#jobs.get(scheduleId)?.stop();

@@ -106,11 +106,16 @@ describe("rudder serve with no credentials", () => {
     const listed = await runToEnd(["schedule", "list", "--url", url, "--data", data]);
     expect(listed.stdout).toContain(id);
     expect(listed.stdout).toContain("daily summary");
+    const resumed = await runToEnd(["schedule", "resume", id, "--url", url, "--data", data]);
+    expect(resumed.stdout).toContain(`${id} active`);
     const removed = await runToEnd(["schedule", "rm", id, "--url", url, "--data", data]);
     expect(removed.code).toBe(0);
     const again = await runToEnd(["schedule", "rm", id, "--url", url, "--data", data]);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain(`no schedule with id ${id}`);
+    const resumeGone = await runToEnd(["schedule", "resume", id, "--url", url, "--data", data]);
+    expect(resumeGone.code).toBe(1);
+    expect(resumeGone.stderr).toContain(`no schedule with id ${id}`);
   });
 
   it("rejects a bad cron expression with a one-line error", async () => {

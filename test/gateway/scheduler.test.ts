@@ -86,6 +86,17 @@ describe("schedules", () => {
       "failed",
       "failed",
     ]);
+    // The channel's kept process was started failing; the next one answers.
+    gateway.setScenario("normal");
+    await gateway.api("DELETE", "/api/runners/failing");
+    const resumed = await client.resumeSchedule(schedule.id);
+    expect(resumed).toMatchObject({ paused: false, consecutiveFailures: 0 });
+    await waitFor(async () => {
+      const all = await gateway.messages("failing");
+      return all.some((message) => message.kind === "reply") ? all : undefined;
+    }, "a reply once the resumed schedule fires");
+    await client.removeSchedule(schedule.id);
+    await expect(client.resumeSchedule(schedule.id)).rejects.toMatchObject({ status: 404 });
   });
 
   it("fire once on start for runs missed while the gateway was down", async () => {

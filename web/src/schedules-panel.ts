@@ -76,6 +76,25 @@ export class SchedulesPanel {
       if (!result.ok) this.errorLine.textContent = `Could not remove: ${result.error}`;
       await this.refresh();
     });
+    const resume = schedule.paused
+      ? h(
+          "button",
+          {
+            type: "button",
+            class: "small",
+            "data-testid": "schedule-resume",
+            "aria-label": `Resume the paused schedule "${schedule.cron}" of channel ${schedule.channelId}`,
+          },
+          "Resume",
+        )
+      : null;
+    resume?.addEventListener("click", async () => {
+      resume.disabled = true;
+      const path = `/api/schedules/${encodeURIComponent(schedule.id)}/resume`;
+      const result = await this.api.post(path, {});
+      if (!result.ok) this.errorLine.textContent = `Could not resume: ${result.error}`;
+      await this.refresh();
+    });
     const next = schedule.paused ? "paused" : `next ${dateTime(schedule.nextRunAt) || "?"}`;
     return h(
       "li",
@@ -99,6 +118,7 @@ export class SchedulesPanel {
             )
           : null,
       ),
+      resume,
       remove,
     );
   }
