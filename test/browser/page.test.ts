@@ -14,6 +14,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningGateway, startGateway } from "../../src/gateway/index.js";
@@ -162,6 +163,17 @@ describe("the web page, with the fake Claude Code CLI as the agents", () => {
     await schedule.waitFor();
     expect(await schedule.textContent()).toContain(channel);
     expect(await page.getByTestId("schedules-error").textContent()).toBe("");
+
+    // A schedule that paused itself (three failures) offers Resume.
+    const database = new Database(join(harness.scratch, "fake-cli-data", "gateway.db"));
+    database.prepare("UPDATE schedules SET paused = 1, consecutive_failures = 3").run();
+    database.close();
+    await page.reload();
+    await schedule.and(page.locator('[data-paused="true"]')).waitFor();
+    await schedule.getByTestId("schedule-resume").click();
+    await schedule.and(page.locator('[data-paused="false"]')).waitFor();
+    expect(await schedule.getByTestId("schedule-resume").count()).toBe(0);
+
     await schedule.getByTestId("schedule-remove").click();
     await schedule.waitFor({ state: "detached" });
 

@@ -102,7 +102,7 @@ export class SchedulesPanel {
         class: "schedule",
         "data-testid": "schedule",
         "data-schedule-id": schedule.id,
-        "data-paused": schedule.paused,
+        "data-paused": String(schedule.paused),
       },
       h(
         "div",
