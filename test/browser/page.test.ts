@@ -424,4 +424,41 @@ describe("the web page's permission prompts", () => {
       await gateway.close();
     }
   });
+  it("Deny sends the note typed on the card, and the agent gets it", async () => {
+    const gateway = await startGateway({
+      dataDir: join(harness.scratch, "permission-deny-data"),
+      port: 0,
+      webRoot: harness.webRoot,
+      engine: {
+        claudeBin: fakeClaude,
+        cwd: harness.scratch,
+        env: { FAKE_CLAUDE_SCENARIO: "permission" },
+      },
+      engineName: "fake-claude",
+      heartbeatMs: 1000,
+    });
+    const tab = await harness.openTab();
+    page = tab.page;
+    try {
+      await page.goto(gateway.pageLink);
+      await page.locator('[data-testid="connection"][data-status="open"]').waitFor();
+      await page.getByTestId("composer-input").fill("make another file");
+      await page.getByTestId("composer-input").press("Enter");
+      const card = page.locator('[data-testid="permission-request"][data-state="pending"]');
+      await card.waitFor();
+      await card.getByTestId("permission-note").fill("not in this folder");
+      await card.getByTestId("permission-deny").click();
+      const denied = page.locator('[data-testid="permission-request"][data-state="denied"]');
+      await denied.waitFor();
+      expect(await denied.getByTestId("permission-outcome").textContent()).toBe(
+        "Denied: not in this folder",
+      );
+      const reply = page.locator('[data-testid="turn"][data-kind="reply"]');
+      await reply.filter({ hasText: "permission: deny not in this folder" }).waitFor();
+      expect(tab.pageErrors).toEqual([]);
+    } finally {
+      await page.close();
+      await gateway.close();
+    }
+  });
 });

@@ -60,10 +60,10 @@ const conversation = new Conversation(
     composer.dataset.busy = String(working);
     if (!working) void refreshChannels();
   },
-  async (request, decision) => {
+  async (request, decision, message) => {
     const result = await api.post<{ request: PermissionRequestInfo }>(
       `/api/channels/${encodeURIComponent(request.channelId)}/permissions/${encodeURIComponent(request.id)}`,
-      { decision },
+      { decision, ...(message === undefined ? {} : { message }) },
     );
     if (result.ok) return null;
     return { error: result.error, settled: result.status === 404 || result.status === 409 };

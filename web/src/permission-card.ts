@@ -9,10 +9,13 @@ import type { PermissionRequestInfo, PermissionResolver, PermissionVerdict } fro
 export type DecidePermission = (
   request: PermissionRequestInfo,
   decision: PermissionVerdict,
+  /** With a denial: what the agent is told instead of the default text. */
+  message: string | undefined,
 ) => Promise<{ error: string; settled: boolean } | null>;
 
 interface Card {
   element: HTMLElement;
+  note: HTMLInputElement;
   actions: HTMLElement;
   outcome: HTMLElement;
   buttons: HTMLButtonElement[];
@@ -88,7 +91,15 @@ export class PermissionCards {
       },
       "Deny",
     );
-    const actions = h("div", { class: "permission-actions" }, allow, deny);
+    const note = h("input", {
+      type: "text",
+      class: "permission-note",
+      "data-testid": "permission-note",
+      placeholder: "Why not? (optional, told to the agent on Deny)",
+      "aria-label": `What to tell the agent when denying ${request.toolName}`,
+      maxlength: "4000",
+    });
+    const actions = h("div", { class: "permission-actions" }, allow, deny, note);
     const outcome = h("p", {
       class: "permission-outcome",
       "data-testid": "permission-outcome",
@@ -117,7 +128,14 @@ export class PermissionCards {
       actions,
       outcome,
     );
-    const card: Card = { element, actions, outcome, buttons: [allow, deny], settled: false };
+    const card: Card = {
+      element,
+      note,
+      actions,
+      outcome,
+      buttons: [allow, deny],
+      settled: false,
+    };
     this.cards.set(request.id, card);
     allow.addEventListener("click", () => void this.send(request, card, "allow"));
     deny.addEventListener("click", () => void this.send(request, card, "deny"));
@@ -155,9 +173,11 @@ export class PermissionCards {
   ): Promise<void> {
     for (const button of card.buttons) button.disabled = true;
     card.outcome.textContent = "";
-    const failure = await this.decide(request, decision);
+    const note = card.note.value.trim();
+    const message = decision === "deny" && note !== "" ? note : undefined;
+    const failure = await this.decide(request, decision, message);
     if (failure === null) {
-      this.resolve(request.id, decision, "person");
+      this.resolve(request.id, decision, "person", message);
       return;
     }
     if (card.settled) return;
