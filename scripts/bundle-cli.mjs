@@ -17,7 +17,7 @@ const dist = join(root, "dist");
  * Packages left to Node's own resolution: native addons and what ships binaries or reads its
  * own files relative to itself. They are loaded lazily (the gateway's store, the browser tests).
  */
-const EXTERNAL = ["better-sqlite3", "playwright-core", "@anthropic-ai/claude-agent-sdk"];
+const EXTERNAL = ["better-sqlite3", "playwright-core"];
 
 /**
  * Bundled code runs from dist/cli.js or a chunk beside it, not from the file tsc would have

@@ -3,7 +3,8 @@
 # `npm ci && npm test` works on a fresh Debian machine:
 #   - Debian packages: ripgrep (glob bench reference), tmux (terminal test),
 #     chromium (browser test);
-#   - the pinned Claude Code CLI, into .cache/ (never a package dependency).
+#   - the pinned Claude Code CLI and the Claude Agent SDK, into .cache/ (never package
+#     dependencies: each would pull a ~380 MB native binary into every install).
 # Idempotent: does nothing when everything is already present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +22,5 @@ if [ "${#missing[@]}" -gt 0 ]; then
     "${missing[@]}" >/dev/null
 fi
 
-if [ -x scripts/install-claude-code.sh ]; then
-  bash scripts/install-claude-code.sh
-fi
+bash scripts/install-claude-code.sh
+bash scripts/install-agent-sdk.sh

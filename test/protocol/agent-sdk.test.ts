@@ -1,13 +1,10 @@
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import {
-  type Options,
-  query,
-  type SDKMessage,
-  type SDKUserMessage,
-} from "@anthropic-ai/claude-agent-sdk";
-import { afterEach, describe, expect, it } from "vitest";
+import { pathToFileURL } from "node:url";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { FakeMessagesApi, ScriptStep } from "../fixtures/fake-messages-api.js";
+import type { Options, QueryFunction, SDKMessage, SDKUserMessage } from "./agent-sdk-types.js";
 import { protocolHarness, RUDDER_CLI, type Sandbox, writeSettings } from "./helpers.js";
 
 /**
@@ -17,6 +14,14 @@ import { protocolHarness, RUDDER_CLI, type Sandbox, writeSettings } from "./help
  */
 const harness = protocolHarness();
 afterEach(() => harness.cleanup());
+
+let query: QueryFunction;
+
+beforeAll(async () => {
+  const installer = join(import.meta.dirname, "..", "..", "scripts", "install-agent-sdk.sh");
+  const entry = execFileSync("bash", [installer, "--print-path"], { encoding: "utf8" }).trim();
+  query = ((await import(pathToFileURL(entry).href)) as { query: QueryFunction }).query;
+}, 300_000);
 
 async function setup(script: ScriptStep[]): Promise<{ api: FakeMessagesApi; sandbox: Sandbox }> {
   const api = await harness.api(script);
@@ -105,7 +110,7 @@ describe("the Claude Agent SDK drives rudder", () => {
     const results: string[] = [];
     for await (const message of query({ prompt: input.messages(), options: options(sandbox) })) {
       if (message.type !== "result") continue;
-      results.push(message.subtype === "success" ? message.result : message.subtype);
+      results.push(message.subtype === "success" ? (message.result ?? "") : message.subtype);
       if (results.length === 1) input.push("second question");
       else input.close();
     }
@@ -130,7 +135,7 @@ describe("the Claude Agent SDK drives rudder", () => {
       if (message.type !== "result") continue;
       results.push({
         isError: message.is_error,
-        text: message.subtype === "success" ? message.result : "",
+        text: message.subtype === "success" ? (message.result ?? "") : "",
       });
       if (results.length === 1) input.push("and now?");
       else input.close();

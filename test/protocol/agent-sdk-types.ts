@@ -1,0 +1,45 @@
+/**
+ * The part of the Claude Agent SDK's API the test uses. The SDK is installed
+ * into .cache/ by scripts/install-agent-sdk.sh (it is not a dependency of the
+ * package), after the typecheck has run, so its own declarations are not
+ * there to import; these mirror them.
+ */
+export interface SDKUserMessage {
+  type: "user";
+  message: { role: "user"; content: string };
+  parent_tool_use_id: null;
+  session_id: string;
+}
+
+export type SDKMessage =
+  | { type: "system"; subtype: string; cwd?: string }
+  | { type: "assistant"; message: unknown }
+  | { type: "user"; message: unknown }
+  | { type: "stream_event"; event: unknown }
+  | { type: "result"; subtype: string; is_error: boolean; result?: string };
+
+export type PermissionResult =
+  | { behavior: "allow"; updatedInput: Record<string, unknown> }
+  | { behavior: "deny"; message: string };
+
+export interface Options {
+  pathToClaudeCodeExecutable?: string;
+  cwd?: string;
+  env?: Record<string, string | undefined>;
+  systemPrompt?: string;
+  model?: string;
+  canUseTool?: (
+    toolName: string,
+    input: Record<string, unknown>,
+    context: { toolUseID: string; signal: AbortSignal },
+  ) => Promise<PermissionResult>;
+}
+
+export interface Query extends AsyncGenerator<SDKMessage, void> {
+  interrupt(): Promise<void>;
+}
+
+export type QueryFunction = (parameters: {
+  prompt: string | AsyncIterable<SDKUserMessage>;
+  options?: Options;
+}) => Query;
