@@ -40,8 +40,9 @@ export class ChannelList {
 
   private render(): void {
     const ids = new Set(this.known.map((channel) => channel.id));
-    const rows: ChannelSummary[] = [
-      ...[...this.local].filter((id) => !ids.has(id)).map((id) => ({ id, sessionId: null })),
+    // Channels opened here but not yet written to are not stored, so they have only an id.
+    const rows: Array<Pick<ChannelSummary, "id"> & Partial<ChannelSummary>> = [
+      ...[...this.local].filter((id) => !ids.has(id)).map((id) => ({ id })),
       ...this.known,
     ];
     if (rows.length === 0) {
@@ -63,7 +64,7 @@ export class ChannelList {
           h("span", { class: "channel-name" }, channel.id),
           channel.inflight
             ? h("span", { class: "channel-working", "data-testid": "channel-working" }, "working")
-            : h("span", { class: "channel-time" }, clock(lastActivity(channel))),
+            : h("span", { class: "channel-time" }, clock(channel.lastActivityAt)),
         );
         button.addEventListener("click", () => this.select(channel.id));
         return h("li", {}, button);
@@ -72,12 +73,7 @@ export class ChannelList {
   }
 }
 
-function lastActivity(channel: ChannelSummary): string | number | null {
-  return channel.lastActivity ?? channel.lastActivityAt ?? null;
-}
-
 function activity(channel: ChannelSummary): number {
-  const value = lastActivity(channel);
-  const time = value === null ? 0 : new Date(value).getTime();
+  const time = new Date(channel.lastActivityAt).getTime();
   return Number.isNaN(time) ? 0 : time;
 }

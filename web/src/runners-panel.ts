@@ -29,7 +29,7 @@ export class RunnersPanel {
   }
 
   private row(runner: Runner): HTMLElement {
-    const working = typeof runner.inflight === "number" ? runner.inflight > 0 : runner.inflight;
+    const working = runner.inflight;
     const stop = h(
       "button",
       {
@@ -46,11 +46,7 @@ export class RunnersPanel {
       if (!result.ok) this.errorLine.textContent = `Could not stop: ${result.error}`;
       await this.refresh();
     });
-    const state = working
-      ? typeof runner.inflight === "number" && runner.inflight > 1
-        ? `working (${runner.inflight})`
-        : "working"
-      : `idle since ${clock(runner.idleSince) || "start"}`;
+    const state = working ? "working" : `idle since ${clock(runner.idleSince) || "start"}`;
     return h(
       "li",
       {

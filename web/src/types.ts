@@ -13,6 +13,9 @@ export type {
   StoredMessage,
 } from "../../src/gateway/events.js";
 
+import type { RunnerInfo } from "../../src/gateway/agent-process.js";
+import type { ChannelRecord, ScheduleRecord } from "../../src/gateway/store.js";
+
 export interface Health {
   ok: boolean;
   version: string;
@@ -21,37 +24,11 @@ export interface Health {
   hint?: string;
 }
 
-export interface ChannelSummary {
-  id: string;
-  sessionId: string | null;
-  /** The brief calls it `lastActivity`; the store's record says `lastActivityAt`. */
-  lastActivity?: string | number | null;
-  lastActivityAt?: string | number | null;
-  /** A turn is running on the channel. */
-  inflight?: boolean;
-  /** The channel has a live agent process. */
-  live?: boolean;
-}
+/** `GET /api/channels`: the stored channel, with whether a turn runs and a process lives. */
+export type ChannelSummary = ChannelRecord & { inflight: boolean; live: boolean };
 
-export interface Runner {
-  channelId: string;
-  pid: number | null;
-  /** Turns in flight: a count or a flag, depending on the registry. */
-  inflight: number | boolean;
-  idleSince: string | number | null;
-  sessionId: string | null;
-  /** Started for one turn because every kept process was busy. */
-  oneShot?: boolean;
-}
+/** `GET /api/runners` */
+export type Runner = RunnerInfo;
 
-export interface Schedule {
-  id: string | number;
-  cron: string;
-  channelId: string;
-  prompt: string;
-  paused: boolean;
-  lastRunAt: string | number | null;
-  nextRunAt: string | number | null;
-  lastError: string | null;
-  consecutiveFailures?: number;
-}
+/** `GET /api/schedules` */
+export type Schedule = ScheduleRecord;
