@@ -361,9 +361,10 @@ describe("the web page's routing labels", () => {
 });
 
 describe("the web page's permission prompts", () => {
-  it("shows a tool call that needs permission as a card, and Allow lets the turn finish", async () => {
-    const gateway = await startGateway({
-      dataDir: join(harness.scratch, "permission-data"),
+  /** A gateway whose fake CLI asks permission for `touch made-by-tool` on every turn. */
+  const permissionGateway = (dataFolder: string) =>
+    startGateway({
+      dataDir: join(harness.scratch, dataFolder),
       port: 0,
       webRoot: harness.webRoot,
       engine: {
@@ -374,6 +375,9 @@ describe("the web page's permission prompts", () => {
       engineName: "fake-claude",
       heartbeatMs: 1000,
     });
+
+  it("shows a tool call that needs permission as a card, and Allow lets the turn finish", async () => {
+    const gateway = await permissionGateway("permission-data");
     const tab = await harness.openTab();
     page = tab.page;
     try {
@@ -425,18 +429,7 @@ describe("the web page's permission prompts", () => {
     }
   });
   it("Deny sends the note typed on the card, and the agent gets it", async () => {
-    const gateway = await startGateway({
-      dataDir: join(harness.scratch, "permission-deny-data"),
-      port: 0,
-      webRoot: harness.webRoot,
-      engine: {
-        claudeBin: fakeClaude,
-        cwd: harness.scratch,
-        env: { FAKE_CLAUDE_SCENARIO: "permission" },
-      },
-      engineName: "fake-claude",
-      heartbeatMs: 1000,
-    });
+    const gateway = await permissionGateway("permission-deny-data");
     const tab = await harness.openTab();
     page = tab.page;
     try {
