@@ -45,20 +45,19 @@ export interface AgentLoopDependencies {
 
 /**
  * Moves everything waiting (steering texts, finished background tasks) into
- * the conversation as the user's. Returns whether anything was added.
+ * the conversation as the user's.
  */
-function deliverInbox(history: Message[], dependencies: AgentLoopDependencies): boolean {
+function deliverInbox(history: Message[], dependencies: AgentLoopDependencies): void {
   const texts = dependencies.inbox?.drain() ?? [];
   const finished = dependencies.background?.collectFinished() ?? [];
   for (const text of texts) appendUserText(history, text);
   if (finished.length > 0) appendUserText(history, formatNotifications(finished));
-  if (texts.length === 0 && finished.length === 0) return false;
+  if (texts.length === 0 && finished.length === 0) return;
   dependencies.emit({
     type: "inbox_delivered",
     texts,
     taskIds: finished.map((task) => task.id),
   });
-  return true;
 }
 
 /** Every tool_use needs a tool_result, even when the turn was cut short. */

@@ -6,11 +6,9 @@
  */
 export class Inbox {
   #texts: string[] = [];
-  #listeners = new Set<() => void>();
 
   push(text: string): void {
     this.#texts.push(text);
-    for (const listener of this.#listeners) listener();
   }
 
   /** Everything queued, oldest first; the inbox is empty afterwards. */
@@ -22,11 +20,5 @@ export class Inbox {
 
   get size(): number {
     return this.#texts.length;
-  }
-
-  /** Called whenever something is pushed (used to wake an idle session). */
-  onPush(listener: () => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
   }
 }
