@@ -1,3 +1,4 @@
+import * as v from "valibot";
 import type { BackgroundManager } from "../background/background-manager.js";
 import { shouldRunBackground } from "../background/background-manager.js";
 import type { HookRunner } from "../hooks/types.js";
@@ -115,9 +116,9 @@ function confirmedInput(
   updatedInput: Record<string, unknown>,
   context: DispatchContext,
 ): { ok: true; input: Record<string, unknown> } | { ok: false; reason: string } {
-  const parsed = tool.inputSchema.safeParse(updatedInput);
+  const parsed = v.safeParse(tool.inputSchema, updatedInput);
   if (!parsed.success) return { ok: false, reason: "the confirmed replacement input is invalid" };
-  const input = parsed.data as Record<string, unknown>;
+  const input = parsed.output as Record<string, unknown>;
   const verdict = verdictFor(tool, input, context);
   if (verdict.decision === "deny") return { ok: false, reason: verdict.reason };
   return { ok: true, input };
@@ -172,15 +173,15 @@ export async function dispatchToolUse(
   if (preHook?.halt !== undefined) context.onHalt?.(preHook.halt.reason);
   if (preHook?.updatedInput !== undefined) input = preHook.updatedInput;
 
-  const parsed = tool.inputSchema.safeParse(input);
+  const parsed = v.safeParse(tool.inputSchema, input);
   if (!parsed.success) {
-    const issues = parsed.error.issues
-      .map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`)
+    const issues = parsed.issues
+      .map((issue) => `${v.getDotPath(issue) ?? "input"}: ${issue.message}`)
       .join("; ");
     return finish(validationError(tool, issues));
   }
-  const verdict = verdictFor(tool, parsed.data as Record<string, unknown>, context);
-  let validInput = parsed.data as Record<string, unknown>;
+  let validInput = parsed.output as Record<string, unknown>;
+  const verdict = verdictFor(tool, validInput, context);
   const deny = (reason: string, prefix = "Permission denied") => {
     emit({ type: "permission_denied", toolUseId: block.id, name: tool.name, reason });
     return finish({ content: `${prefix}: ${reason}`, isError: true });

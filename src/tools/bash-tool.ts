@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as v from "valibot";
 import { toolJsonSchema } from "./json-schema.js";
 import { DEFAULT_MAX_OUTPUT_CHARS, runCommand } from "./run-command.js";
 import type { Tool, ToolResult } from "./types.js";
@@ -6,27 +6,35 @@ import type { Tool, ToolResult } from "./types.js";
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
 export const MAX_BASH_TIMEOUT_MS = 600_000;
 
-const bashInput = z.object({
-  command: z.string().min(1).describe("The shell command to run, as one bash command line."),
-  run_in_background: z
-    .boolean()
-    .optional()
-    .describe(
-      "Set to true to start the command in the background and continue at once; " +
-        "you are notified with its output when it finishes.",
+const bashInput = v.object({
+  command: v.pipe(
+    v.string(),
+    v.minLength(1),
+    v.description("The shell command to run, as one bash command line."),
+  ),
+  run_in_background: v.optional(
+    v.pipe(
+      v.boolean(),
+      v.description(
+        "Set to true to start the command in the background and continue at once; " +
+          "you are notified with its output when it finishes.",
+      ),
     ),
-  timeout: z
-    .number()
-    .int()
-    .positive()
-    .max(MAX_BASH_TIMEOUT_MS)
-    .optional()
-    .describe(
-      `Timeout in milliseconds (default ${DEFAULT_BASH_TIMEOUT_MS}, at most ${MAX_BASH_TIMEOUT_MS}).`,
+  ),
+  timeout: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer(),
+      v.gtValue(0),
+      v.maxValue(MAX_BASH_TIMEOUT_MS),
+      v.description(
+        `Timeout in milliseconds (default ${DEFAULT_BASH_TIMEOUT_MS}, at most ${MAX_BASH_TIMEOUT_MS}).`,
+      ),
     ),
+  ),
 });
 
-export type BashInput = z.infer<typeof bashInput>;
+export type BashInput = v.InferOutput<typeof bashInput>;
 
 const description = [
   "Run a bash command in the workspace directory and return its combined stdout and stderr.",

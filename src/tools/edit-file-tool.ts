@@ -1,21 +1,23 @@
 import { readFile, writeFile } from "node:fs/promises";
-import { z } from "zod";
+import * as v from "valibot";
 import { toolJsonSchema } from "./json-schema.js";
 import type { Tool, ToolResult } from "./types.js";
 import { resolveInWorkspace } from "./workspace-path.js";
 
-const editFileInput = z.object({
-  path: z
-    .string()
-    .min(1)
-    .describe("Path of the file, relative to the workspace (or absolute inside it)."),
-  old_text: z
-    .string()
-    .describe("The exact text to replace; it must occur exactly once in the file."),
-  new_text: z.string().describe("The text to put in its place."),
+const editFileInput = v.object({
+  path: v.pipe(
+    v.string(),
+    v.minLength(1),
+    v.description("Path of the file, relative to the workspace (or absolute inside it)."),
+  ),
+  old_text: v.pipe(
+    v.string(),
+    v.description("The exact text to replace; it must occur exactly once in the file."),
+  ),
+  new_text: v.pipe(v.string(), v.description("The text to put in its place.")),
 });
 
-export type EditFileInput = z.infer<typeof editFileInput>;
+export type EditFileInput = v.InferOutput<typeof editFileInput>;
 
 const description = [
   "Replace one exact piece of text in an existing file of the workspace.",

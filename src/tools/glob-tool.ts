@@ -1,5 +1,5 @@
 import { isAbsolute, relative, resolve } from "node:path";
-import { z } from "zod";
+import * as v from "valibot";
 import { type CompiledGlob, compileGlob, expandCrossSegmentBraces } from "./glob-pattern.js";
 import { walkGlob } from "./glob-walk.js";
 import { toolJsonSchema } from "./json-schema.js";
@@ -8,14 +8,15 @@ import { resolveInWorkspace } from "./workspace-path.js";
 
 export const MAX_GLOB_LINES = 200;
 
-const globInput = z.object({
-  pattern: z
-    .string()
-    .min(1)
-    .describe('Glob pattern relative to the workspace, e.g. "src/**/*.ts" or "*.{json,md}".'),
+const globInput = v.object({
+  pattern: v.pipe(
+    v.string(),
+    v.minLength(1),
+    v.description('Glob pattern relative to the workspace, e.g. "src/**/*.ts" or "*.{json,md}".'),
+  ),
 });
 
-export type GlobInput = z.infer<typeof globInput>;
+export type GlobInput = v.InferOutput<typeof globInput>;
 
 const description = [
   "Find files in the workspace by name pattern. Returns matching file paths relative to the workspace, sorted, one per line.",

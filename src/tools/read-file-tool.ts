@@ -1,5 +1,5 @@
 import { readFile, stat } from "node:fs/promises";
-import { z } from "zod";
+import * as v from "valibot";
 import { toolJsonSchema } from "./json-schema.js";
 import type { Tool, ToolResult } from "./types.js";
 import { resolveInWorkspace } from "./workspace-path.js";
@@ -10,26 +10,31 @@ export const MAX_READ_CHARS = 100_000;
 /** Files above this size are refused; read a slice of them with bash instead. */
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
-const readFileInput = z.object({
-  path: z
-    .string()
-    .min(1)
-    .describe("Path of the file, relative to the workspace (or absolute inside it)."),
-  offset: z
-    .number()
-    .int()
-    .positive()
-    .optional()
-    .describe("1-based line to start from (default 1)."),
-  limit: z
-    .number()
-    .int()
-    .positive()
-    .optional()
-    .describe(`Number of lines to read (default ${DEFAULT_READ_LINES}).`),
+const readFileInput = v.object({
+  path: v.pipe(
+    v.string(),
+    v.minLength(1),
+    v.description("Path of the file, relative to the workspace (or absolute inside it)."),
+  ),
+  offset: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer(),
+      v.gtValue(0),
+      v.description("1-based line to start from (default 1)."),
+    ),
+  ),
+  limit: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer(),
+      v.gtValue(0),
+      v.description(`Number of lines to read (default ${DEFAULT_READ_LINES}).`),
+    ),
+  ),
 });
 
-export type ReadFileInput = z.infer<typeof readFileInput>;
+export type ReadFileInput = v.InferOutput<typeof readFileInput>;
 
 const description = [
   "Read a UTF-8 text file from the workspace and return its content exactly as stored.",

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type { GenericSchema } from "valibot";
 
 export interface ToolContext {
   /** Absolute, real path of the workspace the tools are confined to. */
@@ -14,14 +14,14 @@ export interface ToolResult {
 }
 
 /**
- * A tool is a plain object built by a factory. `inputSchema` validates (and
- * strips unknown fields from) the model's input once, in the loop;
- * `jsonSchema` is what the model is shown. `execute` never rejects.
+ * A tool is a plain object built by a factory. `inputSchema`, a valibot
+ * schema, validates (and strips unknown fields from) the model's input once,
+ * in the loop; `jsonSchema` is what the model is shown. `execute` never rejects.
  */
 export interface Tool<Input = Record<string, unknown>> {
   name: string;
   description: string;
-  inputSchema: z.ZodType<Input>;
+  inputSchema: GenericSchema<unknown, Input>;
   jsonSchema: Record<string, unknown>;
   execute(input: Input, context: ToolContext): Promise<ToolResult>;
 }

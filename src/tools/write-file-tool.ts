@@ -1,19 +1,20 @@
 import { mkdir, stat, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { z } from "zod";
+import * as v from "valibot";
 import { toolJsonSchema } from "./json-schema.js";
 import type { Tool, ToolResult } from "./types.js";
 import { resolveInWorkspace } from "./workspace-path.js";
 
-const writeFileInput = z.object({
-  path: z
-    .string()
-    .min(1)
-    .describe("Path of the file, relative to the workspace (or absolute inside it)."),
-  content: z.string().describe("The complete new content of the file."),
+const writeFileInput = v.object({
+  path: v.pipe(
+    v.string(),
+    v.minLength(1),
+    v.description("Path of the file, relative to the workspace (or absolute inside it)."),
+  ),
+  content: v.pipe(v.string(), v.description("The complete new content of the file.")),
 });
 
-export type WriteFileInput = z.infer<typeof writeFileInput>;
+export type WriteFileInput = v.InferOutput<typeof writeFileInput>;
 
 const description = [
   "Write a UTF-8 text file in the workspace, replacing it entirely if it exists.",

@@ -1,3 +1,4 @@
+import * as v from "valibot";
 import { afterAll, describe, expect, it } from "vitest";
 import { createBashTool } from "../../src/tools/bash-tool.js";
 import { contextFor, makeWorkspace } from "./temp-workspace.js";
@@ -6,7 +7,7 @@ const { workspace, remove } = makeWorkspace("bash-tool");
 afterAll(remove);
 const bash = createBashTool();
 const run = (input: Record<string, unknown>) =>
-  bash.execute(bash.inputSchema.parse(input), contextFor(workspace));
+  bash.execute(v.parse(bash.inputSchema, input), contextFor(workspace));
 
 describe("bash tool", () => {
   it("shows run_in_background and timeout in its schema and ignores unknown fields", () => {
@@ -14,10 +15,10 @@ describe("bash tool", () => {
     expect(Object.keys(properties)).toEqual(["command", "run_in_background", "timeout"]);
     expect(bash.jsonSchema.required).toEqual(["command"]);
     expect(bash.description).toContain("run_in_background");
-    expect(bash.inputSchema.parse({ command: "ls", description: "list files" })).toEqual({
+    expect(v.parse(bash.inputSchema, { command: "ls", description: "list files" })).toEqual({
       command: "ls",
     });
-    expect(bash.inputSchema.safeParse({ command: "ls", timeout: 600_001 }).success).toBe(false);
+    expect(v.safeParse(bash.inputSchema, { command: "ls", timeout: 600_001 }).success).toBe(false);
   });
 
   it("returns the output of a successful command", async () => {
