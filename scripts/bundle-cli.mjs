@@ -89,6 +89,8 @@ await build({
   sourcemap: true,
   external: EXTERNAL,
   plugins: [importMetaAsEmitted, zodEnglishOnly],
+  // `Headers` without loading Node's fetch stack: see src/model/light-headers.ts.
+  inject: [join(source, "model", "bundled-globals.ts")],
   // Bundled CommonJS dependencies call require() for Node's built-ins.
   banner: {
     js: 'import { createRequire as __rudderCreateRequire } from "node:module";\nconst require = __rudderCreateRequire(import.meta.url);',

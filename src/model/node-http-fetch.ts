@@ -1,6 +1,13 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
-import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import {
+  type Agent,
+  Agent as HttpAgent,
+  request as httpRequest,
+  type IncomingMessage,
+  type RequestOptions,
+} from "node:http";
 import { Readable } from "node:stream";
+import { LightHeaders } from "./light-headers.js";
+import { NodeHttpResponse } from "./node-http-response.js";
 
 /**
  * A `fetch` for the Anthropic SDK over `node:http`. Node's global fetch
@@ -10,9 +17,27 @@ import { Readable } from "node:stream";
  * the SDK uses: method, headers, a string or byte body, an AbortSignal, and a
  * streamed response body. Connection failures reject with a `TypeError` whose
  * `cause` is the socket error, as fetch does, so the SDK reports them alike.
+ * It never touches the global `Request`, `Response` or `Headers`, whose first
+ * use loads the fetch implementation after all (see `light-headers.ts`).
  */
 const httpAgent = new HttpAgent({ keepAlive: true });
-const httpsAgent = new HttpsAgent({ keepAlive: true });
+
+interface Transport {
+  agent: Agent;
+  send: (url: URL, options: RequestOptions) => ReturnType<typeof httpRequest>;
+}
+
+let httpsTransport: Transport | undefined;
+
+/** `node:https` loads TLS and OpenSSL's bindings (~3 MB), so only an https URL loads it. */
+async function transportFor(url: URL): Promise<Transport> {
+  if (url.protocol !== "https:") return { agent: httpAgent, send: httpRequest };
+  if (httpsTransport === undefined) {
+    const https = await import("node:https");
+    httpsTransport = { agent: new https.Agent({ keepAlive: true }), send: https.request };
+  }
+  return httpsTransport;
+}
 
 function abortError(signal: AbortSignal): Error {
   const reason: unknown = signal.reason;
@@ -20,8 +45,8 @@ function abortError(signal: AbortSignal): Error {
   return new DOMException("This operation was aborted", "AbortError");
 }
 
-function responseHeaders(message: IncomingMessage): Headers {
-  const headers = new Headers();
+function responseHeaders(message: IncomingMessage): LightHeaders {
+  const headers = new LightHeaders();
   for (const [name, value] of Object.entries(message.headers)) {
     if (value === undefined) continue;
     for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
@@ -43,20 +68,17 @@ export const nodeHttpFetch = (async (
   input: string | URL | Request,
   init: RequestInit = {},
 ): Promise<Response> => {
-  const url = new URL(input instanceof Request ? input.url : input);
+  const url = new URL(typeof input === "string" || input instanceof URL ? input : input.url);
   const signal = init.signal ?? undefined;
   if (signal?.aborted) throw abortError(signal);
   const body = await requestBody(init.body);
-  const headers = Object.fromEntries(new Headers(init.headers).entries());
-  const secure = url.protocol === "https:";
-  const send = secure ? httpsRequest : httpRequest;
+  const headers = Object.fromEntries(
+    new LightHeaders(init.headers as ConstructorParameters<typeof LightHeaders>[0]).entries(),
+  );
+  const { agent, send } = await transportFor(url);
 
   return new Promise<Response>((resolve, reject) => {
-    const outgoing = send(url, {
-      method: init.method ?? "GET",
-      headers,
-      agent: secure ? httpsAgent : httpAgent,
-    });
+    const outgoing = send(url, { method: init.method ?? "GET", headers, agent });
     let received: IncomingMessage | undefined;
     // Once the response has begun, its body stream carries the abort to the reader.
     const onAbort = () => (received ?? outgoing).destroy(abortError(signal as AbortSignal));
@@ -71,11 +93,15 @@ export const nodeHttpFetch = (async (
       const status = incoming.statusCode ?? 0;
       const empty = status === 204 || status === 304 || init.method === "HEAD";
       resolve(
-        new Response(empty ? null : (Readable.toWeb(incoming) as ReadableStream<Uint8Array>), {
-          status,
-          statusText: incoming.statusMessage ?? "",
-          headers: responseHeaders(incoming),
-        }),
+        new NodeHttpResponse(
+          empty ? null : (Readable.toWeb(incoming) as ReadableStream<Uint8Array>),
+          {
+            status,
+            statusText: incoming.statusMessage ?? "",
+            headers: responseHeaders(incoming),
+            url: url.href,
+          },
+        ),
       );
     });
     outgoing.end(body);

@@ -50,6 +50,10 @@ describe("nodeHttpFetch, the SDK's transport", () => {
     const failure = await nodeHttpFetch(refused).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(TypeError);
     expect(((failure as TypeError).cause as NodeJS.ErrnoException).code).toBe("ECONNREFUSED");
+    const overTls = await nodeHttpFetch(refused.replace("http:", "https:")).catch(
+      (error: unknown) => error,
+    );
+    expect(((overTls as TypeError).cause as NodeJS.ErrnoException).code).toBe("ECONNREFUSED");
   });
 
   it("aborts a request in flight with an AbortError", async () => {
@@ -68,5 +72,38 @@ describe("nodeHttpFetch, the SDK's transport", () => {
     await expect(nodeHttpFetch(url, { signal: before.signal })).rejects.toMatchObject({
       name: "AbortError",
     });
+  });
+
+  it("answers as a Response: ok, url, json, one read only, clone", async () => {
+    const url = await serve((_request, response) => {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end('{"hello":"w\u00f6rld"}');
+    });
+    const response = await nodeHttpFetch(`${url}/v1/models`);
+    expect(response.ok).toBe(true);
+    expect(response.url).toBe(`${url}/v1/models`);
+    const copy = response.clone();
+    expect(response.bodyUsed).toBe(false);
+    expect(await response.json()).toEqual({ hello: "w\u00f6rld" });
+    expect(response.bodyUsed).toBe(true);
+    await expect(response.text()).rejects.toThrow(TypeError);
+    expect(() => response.clone()).toThrow(TypeError);
+    expect(new TextDecoder().decode(await copy.arrayBuffer())).toBe('{"hello":"w\u00f6rld"}');
+    expect(copy.headers.get("Content-Type")).toBe("application/json");
+  });
+
+  it("gives a 204 no body, and a failed status ok false", async () => {
+    const url = await serve((request, response) => {
+      response.writeHead(request.url === "/empty" ? 204 : 503, "Busy");
+      response.end(request.url === "/empty" ? undefined : "later");
+    });
+    const empty = await nodeHttpFetch(`${url}/empty`);
+    expect(empty.status).toBe(204);
+    expect(empty.body).toBeNull();
+    expect(await empty.text()).toBe("");
+    const failed = await nodeHttpFetch(`${url}/busy`);
+    expect(failed.ok).toBe(false);
+    expect(failed.statusText).toBe("Busy");
+    expect(await failed.text()).toBe("later");
   });
 });

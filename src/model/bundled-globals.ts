@@ -1,0 +1,23 @@
+/**
+ * Globals the bundled CLI (dist/cli.js) takes from rudder instead of Node. Node defines its fetch
+ * classes (`Headers`, `FormData`, `Response` ...) as lazy globals: the first touch of any of them
+ * loads undici, which costs a fresh process about 30 ms and 9 MB, a fifth of a one-shot
+ * `rudder run`. The Anthropic SDK touches `Headers` and `FormData` on every request, and
+ * `nodeHttpFetch` needs nothing else of undici. esbuild's `inject` (scripts/bundle-cli.mjs) makes
+ * each free reference to these names in the bundle, the SDK's included, refer to the exports
+ * here. The library build (tsc) and the tests use Node's own globals.
+ */
+export { LightHeaders as Headers } from "./light-headers.js";
+
+/**
+ * The SDK asks `body instanceof FormData` of every request body. A FormData names itself in its
+ * `Symbol.toStringTag`, so the answer needs no class; constructing one gets Node's own.
+ */
+function FormDataOnDemand(): FormData {
+  return new globalThis.FormData();
+}
+Object.defineProperty(FormDataOnDemand, Symbol.hasInstance, {
+  value: (value: unknown): boolean => Object.prototype.toString.call(value) === "[object FormData]",
+});
+
+export { FormDataOnDemand as FormData };
