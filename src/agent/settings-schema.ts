@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as v from "valibot";
 import {
   type CommandHookConfig,
   HOOK_EVENTS,
@@ -16,41 +16,67 @@ export interface SettingsFragment {
   model?: string;
 }
 
-const ruleListSchema = z.array(z.string()).optional();
+/**
+ * `schema` (an object or record schema) behind a check that the value is not
+ * an array: valibot's `object` and `record` take arrays too, and an array
+ * where a settings file wants an object is a mistake to report, not an empty
+ * object (or one keyed "0", "1", ...).
+ */
+function jsonObject<const Schema extends v.GenericSchema<Record<string, unknown>, unknown>>(
+  schema: Schema,
+) {
+  return v.pipe(
+    v.custom<Record<string, unknown>>(
+      (value) => typeof value === "object" && value !== null && !Array.isArray(value),
+      (issue) => `Invalid type: Expected Object but received ${issue.received}`,
+    ),
+    schema,
+  );
+}
+
+const ruleListSchema = v.optional(v.array(v.string()));
 
 /**
  * The parts of a settings file rudder reads, in Claude Code's shape. Unknown
  * keys (Claude Code's `statusLine`, `permissions.defaultMode`, ...) are ignored.
  */
-const settingsFileSchema = z.object({
-  permissions: z
-    .object({ allow: ruleListSchema, ask: ruleListSchema, deny: ruleListSchema })
-    .optional(),
-  hooks: z
-    .record(
-      z.string(),
-      z.array(
-        z.object({
-          matcher: z.string().optional(),
-          hooks: z.array(z.object({ type: z.string() }).loose()),
-        }),
+const settingsFileSchema = jsonObject(
+  v.object({
+    permissions: v.optional(
+      jsonObject(v.object({ allow: ruleListSchema, ask: ruleListSchema, deny: ruleListSchema })),
+    ),
+    hooks: v.optional(
+      jsonObject(
+        v.record(
+          v.string(),
+          v.array(
+            v.object({
+              matcher: v.optional(v.string()),
+              hooks: v.array(v.looseObject({ type: v.string() })),
+            }),
+          ),
+        ),
       ),
-    )
-    .optional(),
-  env: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
-  model: z.string().optional(),
-});
+    ),
+    env: v.optional(
+      jsonObject(v.record(v.string(), v.union([v.string(), v.number(), v.boolean()]))),
+    ),
+    model: v.optional(v.string()),
+  }),
+);
 
-const commandHookSchema = z
-  .object({
-    type: z.literal("command"),
-    command: z.string().optional(),
-    args: z.array(z.string()).min(1).optional(),
-    timeout: z.number().positive().optional(),
-  })
-  .refine((hook) => (hook.command ?? "").trim() !== "" || hook.args !== undefined, {
-    message: 'a command hook needs a non-empty "command" or "args"',
-  });
+const commandHookSchema = v.pipe(
+  v.object({
+    type: v.literal("command"),
+    command: v.optional(v.string()),
+    args: v.optional(v.pipe(v.array(v.string()), v.minLength(1))),
+    timeout: v.optional(v.pipe(v.number(), v.gtValue(0))),
+  }),
+  v.check(
+    (hook) => (hook.command ?? "").trim() !== "" || hook.args !== undefined,
+    'a command hook needs a non-empty "command" or "args"',
+  ),
+);
 
 export type FragmentResult =
   | { ok: true; fragment: SettingsFragment; warnings: string[] }
@@ -62,9 +88,9 @@ export type FragmentResult =
  * events, non-command hook types) are warnings and are left out.
  */
 export function parseSettingsFragment(json: unknown): FragmentResult {
-  const parsed = settingsFileSchema.safeParse(json);
-  if (!parsed.success) return { ok: false, problem: describeIssue(parsed.error) };
-  const data = parsed.data;
+  const parsed = v.safeParse(settingsFileSchema, json);
+  if (!parsed.success) return { ok: false, problem: describeIssue(parsed.issues[0]) };
+  const data = parsed.output;
   const warnings: string[] = [];
   const hooks: HooksConfig = {};
   for (const [event, groups] of Object.entries(data.hooks ?? {})) {
@@ -80,12 +106,12 @@ export function parseSettingsFragment(json: unknown): FragmentResult {
           warnings.push(`${event} hook of type "${hook.type}" is not supported and is ignored`);
           continue;
         }
-        const command = commandHookSchema.safeParse(hook);
+        const command = v.safeParse(commandHookSchema, hook);
         if (!command.success) {
           const where = `hooks.${event}.${groupIndex}.hooks.${hookIndex}`;
-          return { ok: false, problem: describeIssue(command.error, where) };
+          return { ok: false, problem: describeIssue(command.issues[0], where) };
         }
-        commands.push(command.data);
+        commands.push(command.output);
       }
       if (commands.length === 0) continue;
       kept.push(
@@ -115,9 +141,12 @@ function isHookEvent(name: string): name is HookEventName {
   return (HOOK_EVENTS as readonly string[]).includes(name);
 }
 
-function describeIssue(error: z.ZodError, prefix?: string): string {
-  const issue = error.issues[0];
-  if (issue === undefined) return "invalid settings";
-  const path = [...(prefix === undefined ? [] : [prefix]), ...issue.path.map(String)].join(".");
-  return path === "" ? issue.message : `${path}: ${issue.message}`;
+/**
+ * One line: `path: message`. valibot quotes a received string as it is, so
+ * line breaks in it are escaped.
+ */
+function describeIssue(issue: v.BaseIssue<unknown>, prefix?: string): string {
+  const path = [prefix, v.getDotPath(issue)].filter((part) => part != null).join(".");
+  const message = issue.message.replaceAll("\r", "\\r").replaceAll("\n", "\\n");
+  return path === "" ? message : `${path}: ${message}`;
 }

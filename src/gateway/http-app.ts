@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
-import { z } from "zod";
+import * as v from "valibot";
 import type { ProcessPool } from "./agent-process.js";
 import { tokenMatches } from "./auth-token.js";
 import { CHANNEL_ID_PATTERN, isValidChannelId } from "./channel-source.js";
@@ -40,21 +40,30 @@ export interface HttpAppOptions {
   heartbeatMs?: number;
 }
 
-const decisionBody = z.object({
-  decision: z.enum(["allow", "deny"], { error: 'decision must be "allow" or "deny"' }),
-  message: z.string().max(4000, "message must be at most 4000 characters").optional(),
+const decisionBody = v.object({
+  decision: v.picklist(["allow", "deny"], 'decision must be "allow" or "deny"'),
+  message: v.optional(
+    v.pipe(v.string(), v.maxLength(4000, "message must be at most 4000 characters")),
+  ),
 });
-const messageBody = z.object({ text: z.string().min(1, "text must not be empty") });
+const messageBody = v.object({
+  text: v.pipe(v.string(), v.minLength(1, "text must not be empty")),
+});
 /** `channelId` is accepted for `channel`, as schedules are listed with `channelId`. */
-const scheduleBody = z.preprocess(
-  (raw) =>
+const scheduleBody = v.pipe(
+  v.unknown(),
+  v.transform((raw) =>
     typeof raw === "object" && raw !== null && !("channel" in raw) && "channelId" in raw
       ? { ...raw, channel: (raw as { channelId: unknown }).channelId }
       : raw,
-  z.object({
-    cron: z.string().min(1, "cron must not be empty"),
-    channel: z.string().regex(CHANNEL_ID_PATTERN, "channel must match [A-Za-z0-9._:-]{1,128}"),
-    prompt: z.string().min(1, "prompt must not be empty"),
+  ),
+  v.object({
+    cron: v.pipe(v.string(), v.minLength(1, "cron must not be empty")),
+    channel: v.pipe(
+      v.string(),
+      v.regex(CHANNEL_ID_PATTERN, "channel must match [A-Za-z0-9._:-]{1,128}"),
+    ),
+    prompt: v.pipe(v.string(), v.minLength(1, "prompt must not be empty")),
   }),
 );
 
@@ -65,20 +74,20 @@ class ApiError extends HTTPException {
   }
 }
 
-async function readJson<T>(request: Request, schema: z.ZodType<T>): Promise<T> {
+async function readJson<T>(request: Request, schema: v.GenericSchema<unknown, T>): Promise<T> {
   let body: unknown;
   try {
     body = await request.json();
   } catch {
     throw new ApiError("the body must be valid JSON");
   }
-  const parsed = schema.safeParse(body);
+  const parsed = v.safeParse(schema, body);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue && issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
-    throw new ApiError(`${where}${issue?.message ?? "invalid body"}`);
+    const [issue] = parsed.issues;
+    const path = v.getDotPath(issue);
+    throw new ApiError(path === null ? issue.message : `${path}: ${issue.message}`);
   }
-  return parsed.data;
+  return parsed.output;
 }
 
 function channelParam(value: string | undefined): string {

@@ -1,27 +1,27 @@
-import { z } from "zod";
+import * as v from "valibot";
 import type { HookProcessResult } from "./hook-process.js";
 import type { HookEventName, HookOutcome } from "./types.js";
 
 /** Claude Code's JSON answer on stdout; unknown fields are ignored. */
-const hookJsonOutputSchema = z.object({
-  continue: z.boolean().optional(),
-  stopReason: z.string().optional(),
-  suppressOutput: z.boolean().optional(),
-  systemMessage: z.string().optional(),
-  decision: z.enum(["approve", "block"]).optional(),
-  reason: z.string().optional(),
-  hookSpecificOutput: z
-    .object({
-      hookEventName: z.string().optional(),
-      permissionDecision: z.enum(["allow", "deny", "ask"]).optional(),
-      permissionDecisionReason: z.string().optional(),
-      updatedInput: z.record(z.string(), z.unknown()).optional(),
-      additionalContext: z.string().optional(),
-    })
-    .optional(),
+const hookJsonOutputSchema = v.object({
+  continue: v.optional(v.boolean()),
+  stopReason: v.optional(v.string()),
+  suppressOutput: v.optional(v.boolean()),
+  systemMessage: v.optional(v.string()),
+  decision: v.optional(v.picklist(["approve", "block"])),
+  reason: v.optional(v.string()),
+  hookSpecificOutput: v.optional(
+    v.object({
+      hookEventName: v.optional(v.string()),
+      permissionDecision: v.optional(v.picklist(["allow", "deny", "ask"])),
+      permissionDecisionReason: v.optional(v.string()),
+      updatedInput: v.optional(v.record(v.string(), v.unknown())),
+      additionalContext: v.optional(v.string()),
+    }),
+  ),
 });
 
-type HookJsonOutput = z.infer<typeof hookJsonOutputSchema>;
+type HookJsonOutput = v.InferOutput<typeof hookJsonOutputSchema>;
 
 /** The last characters of stderr worth showing in a warning. */
 const WARNING_TAIL_CHARS = 500;
@@ -67,15 +67,13 @@ export function interpretHookResult(
     const detail = result.stdoutTruncated ? "output too large" : (error as Error).message;
     return { warnings: [`${name} printed invalid JSON on stdout (${detail})`] };
   }
-  const parsed = hookJsonOutputSchema.safeParse(json);
+  const parsed = v.safeParse(hookJsonOutputSchema, json);
   if (!parsed.success) {
-    const problem = parsed.error.issues[0];
-    const where = problem === undefined ? "" : `${problem.path.join(".") || "output"}: `;
-    return {
-      warnings: [`${name} printed JSON of the wrong shape (${where}${problem?.message ?? ""})`],
-    };
+    const [problem] = parsed.issues;
+    const where = v.getDotPath(problem) ?? "output";
+    return { warnings: [`${name} printed JSON of the wrong shape (${where}: ${problem.message})`] };
   }
-  return fromJsonOutput(event, name, parsed.data);
+  return fromJsonOutput(event, name, parsed.output);
 }
 
 function fromJsonOutput(
