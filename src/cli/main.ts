@@ -16,7 +16,11 @@ Run "rudder <command> --help" for a command's options.`;
 const io = () => ({
   stdout: process.stdout,
   stderr: process.stderr,
-  stdin: process.stdin,
+  // A getter: the first touch of process.stdin sets up the stream (~3 ms), and a one-shot
+  // `rudder run "<prompt>"` never reads it.
+  get stdin() {
+    return process.stdin;
+  },
   env: process.env,
 });
 
