@@ -35,7 +35,7 @@ export function isValidSessionId(id: string): boolean {
   return SESSION_ID_PATTERN.test(id);
 }
 
-interface TranscriptHeader {
+export interface TranscriptHeader {
   type: "session";
   session_id: string;
   cwd: string;
@@ -43,7 +43,7 @@ interface TranscriptHeader {
 }
 
 /** The history a transcript file records, later lines winning; throws when unreadable. */
-function readTranscript(path: string): { header?: TranscriptHeader; history: Message[] } {
+export function readTranscript(path: string): { header?: TranscriptHeader; history: Message[] } {
   const byIndex = new Map<number, Message>();
   let header: TranscriptHeader | undefined;
   for (const line of readFileSync(path, "utf8").split("\n")) {
@@ -115,6 +115,13 @@ function endsWithNewline(path: string): boolean {
   }
 }
 
+export interface TranscriptFile {
+  /** The file name without `.jsonl`; not necessarily a valid session id. */
+  id: string;
+  path: string;
+  mtimeMs: number;
+}
+
 /** Reads and writes the transcripts of one sessions folder. */
 export class TranscriptStore {
   readonly directory: string;
@@ -146,26 +153,37 @@ export class TranscriptStore {
     }
   }
 
-  /** The most recently written session started in `cwd`, if any. */
-  latest(cwd: string): string | undefined {
+  /**
+   * The `.jsonl` files of the folder with their modification times, newest first (ties by
+   * name); empty when the folder cannot be read. A file that vanishes meanwhile is left out.
+   */
+  files(): TranscriptFile[] {
     let names: string[];
     try {
       names = readdirSync(this.directory).filter((name) => name.endsWith(".jsonl"));
     } catch {
-      return undefined;
+      return [];
     }
-    const candidates = names
+    return names
       .map((name) => {
         const path = join(this.directory, name);
         try {
-          return { id: name.slice(0, -".jsonl".length), path, mtime: statSync(path).mtimeMs };
+          return { id: name.slice(0, -".jsonl".length), path, mtimeMs: statSync(path).mtimeMs };
         } catch {
           return undefined;
         }
       })
       .filter((entry) => entry !== undefined)
-      .sort((first, second) => second.mtime - first.mtime);
-    for (const candidate of candidates) {
+      .sort(
+        (first, second) =>
+          second.mtimeMs - first.mtimeMs ||
+          (first.id < second.id ? -1 : first.id > second.id ? 1 : 0),
+      );
+  }
+
+  /** The most recently written session started in `cwd`, if any. */
+  latest(cwd: string): string | undefined {
+    for (const candidate of this.files()) {
       try {
         if (readTranscript(candidate.path).header?.cwd === cwd) return candidate.id;
       } catch {
