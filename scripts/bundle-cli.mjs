@@ -1,6 +1,6 @@
 // Bundles the `rudder` executable (src/cli.ts) into dist/cli.js plus lazily loaded chunks, after
-// tsc has emitted dist/. Loading one bundled file instead of a few hundred ES modules (ours, the
-// Anthropic SDK's, zod's) is most of what `rudder run` costs before its first model request.
+// tsc has emitted dist/. Loading one bundled file instead of a few hundred ES modules (ours and the
+// Anthropic SDK's) is most of what `rudder run` costs before its first model request.
 // Only dist/cli.js and dist/cli-chunk-*.js are written; the library entries (dist/index.js,
 // dist/agent, dist/gateway) stay as tsc emitted them.
 // Run: node scripts/bundle-cli.mjs (part of `npm run build`).
@@ -50,26 +50,6 @@ const importMetaAsEmitted = {
   },
 };
 
-/**
- * zod's `z.locales` namespace holds every language's error messages (half of zod's bundled
- * size). rudder uses English only, which zod installs by default, so `z.locales` in the bundle
- * holds `en` alone. Importing `zod/locales` (or `zod/v4/locales/<lang>`) still gets them all.
- */
-const zodEnglishOnly = {
-  name: "zod-english-only",
-  setup(context) {
-    context.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => {
-      if (!/[\\/]node_modules[\\/]zod[\\/]/.test(args.importer)) return undefined;
-      const english = join(dirname(args.importer), "..", "locales", "en.js");
-      return { path: english, namespace: "zod-english-only" };
-    });
-    context.onLoad({ filter: /.*/, namespace: "zod-english-only" }, (args) => ({
-      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
-      resolveDir: dirname(args.path),
-    }));
-  },
-};
-
 for (const name of readdirSync(dist)) {
   if (/^cli-chunk-.*\.js(\.map)?$/.test(name)) rmSync(join(dist, name));
 }
@@ -88,7 +68,7 @@ await build({
   minifySyntax: true,
   sourcemap: true,
   external: EXTERNAL,
-  plugins: [importMetaAsEmitted, zodEnglishOnly],
+  plugins: [importMetaAsEmitted],
   // `Headers` without loading Node's fetch stack: see src/model/light-headers.ts.
   inject: [join(source, "model", "bundled-globals.ts")],
   // Bundled CommonJS dependencies call require() for Node's built-ins.
