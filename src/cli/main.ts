@@ -9,6 +9,7 @@ usage:
   rudder send <channel> "<text>"
   rudder permissions list <channel> | allow <channel> <id> | deny <channel> <id> ["message"]
   rudder schedule add "<cron>" --channel C "<prompt>" | list | rm <id>
+  rudder sessions [list [--all]] | show <id> | rm <id>... | prune --older-than 30d
   rudder --version
 
 Run "rudder <command> --help" for a command's options.`;
@@ -57,6 +58,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   if (command === "schedule") {
     return (await import("./schedule.js")).scheduleCommandLine(rest, io());
+  }
+  if (command === "sessions") {
+    return (await import("./sessions.js")).sessionsCommandLine(rest, io());
   }
   if (looksLikeHeadlessRun(argv)) return (await import("./run.js")).runCommandLine(argv, io());
   process.stderr.write(`rudder: unknown command "${command}"\n\n${USAGE}\n`);

@@ -1,0 +1,256 @@
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { sessionsDirectory, TranscriptStore } from "../../src/agent/transcript-store.js";
+import { parseDuration, sessionsCommandLine } from "../../src/cli/sessions.js";
+import type { Message } from "../../src/model/types.js";
+
+let root: string;
+let home: string;
+let folderA: string;
+let folderB: string;
+let store: TranscriptStore;
+
+beforeEach(() => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), "rudder-sessions-cli-")));
+  home = join(root, "rudder-home");
+  folderA = join(root, "a");
+  folderB = join(root, "b");
+  mkdirSync(folderA);
+  mkdirSync(folderB);
+  store = new TranscriptStore(sessionsDirectory({ RUDDER_HOME: home }));
+});
+
+afterEach(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** A stdout/stderr stand-in that keeps what is written, synchronously. */
+function collector() {
+  let text = "";
+  const stream = {
+    write(chunk: string | Uint8Array): boolean {
+      text += typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
+      return true;
+    },
+  } as NodeJS.WritableStream;
+  return { stream, text: () => text };
+}
+
+function sessions(...argv: string[]) {
+  const stdout = collector();
+  const stderr = collector();
+  const code = sessionsCommandLine(argv, {
+    stdout: stdout.stream,
+    stderr: stderr.stream,
+    stdin: new PassThrough(),
+    env: { RUDDER_HOME: home, HOME: root },
+  });
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+function storeSession(id: string, cwd: string, history: Message[], modified: string): void {
+  store.writer(id, cwd).write(history);
+  utimesSync(store.pathOf(id), new Date(modified), new Date(modified));
+}
+
+const TOOL_CONVERSATION: Message[] = [
+  { role: "user", content: "  list the\n files   here please " },
+  {
+    role: "assistant",
+    content: [
+      { type: "text", text: "Let me look." },
+      { type: "tool_use", id: "t1", name: "bash", input: { command: "ls -la" } },
+      { type: "tool_use", id: "t2", name: "read_file", input: { path: "a.txt", limit: 3 } },
+      { type: "tool_use", id: "t3", name: "todo", input: { items: [1, 2] } },
+    ],
+  },
+  {
+    role: "user",
+    content: [
+      { type: "tool_result", tool_use_id: "t1", content: "a.txt\nb.txt\nc.txt\n" },
+      { type: "tool_result", tool_use_id: "t2", content: "no such file", is_error: true },
+      { type: "tool_result", tool_use_id: "t3", content: "" },
+    ],
+  },
+  { role: "assistant", content: [{ type: "text", text: "Three files:\na, b and c." }] },
+];
+
+function seed(): void {
+  storeSession("s-old", folderA, TOOL_CONVERSATION, "2026-01-02T03:04:05Z");
+  storeSession(
+    "s-new",
+    folderA,
+    [{ role: "user", content: `a long prompt ${"x".repeat(100)}` }],
+    "2026-01-03T00:00:00Z",
+  );
+  storeSession("s-b", folderB, [{ role: "user", content: "in b" }], "2026-01-04T00:00:00Z");
+}
+
+describe("rudder sessions (in process)", () => {
+  it("lists a folder's sessions newest first, one line each", () => {
+    seed();
+    const listed = sessions("list", "--cwd", folderA);
+    expect(listed).toMatchObject({ code: 0, stderr: "" });
+    expect(listed.stdout).toBe(
+      [
+        `s-new  2026-01-03T00:00:00Z  1 message   a long prompt ${"x".repeat(43)}...`,
+        "s-old  2026-01-02T03:04:05Z  4 messages  list the files here please",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("lists every folder with --all, as JSON for scripts, and says when there is nothing", () => {
+    seed();
+    const all = sessions("--all");
+    expect(all.code).toBe(0);
+    expect(all.stdout.split("\n")[0]).toBe("s-b    2026-01-04T00:00:00Z  1 message   ~/b  in b");
+    expect(all.stdout.trim().split("\n")).toHaveLength(3);
+
+    const json = sessions("list", "--all", "--json", "--limit", "2");
+    const parsed = JSON.parse(json.stdout);
+    expect(parsed.map((entry: { id: string }) => entry.id)).toEqual(["s-b", "s-new"]);
+    expect(parsed[0]).toEqual({
+      id: "s-b",
+      cwd: folderB,
+      createdAt: expect.stringMatching(/^\d{4}-/),
+      updatedAt: "2026-01-04T00:00:00.000Z",
+      messages: 1,
+      firstPrompt: "in b",
+    });
+
+    const empty = sessions("list", "--cwd", root);
+    expect(empty).toMatchObject({ code: 0, stderr: "" });
+    expect(empty.stdout).toBe("no sessions started in ~ (--all lists every folder's)\n");
+  });
+
+  it("notes a corrupt transcript on stderr and lists the rest", () => {
+    seed();
+    writeFileSync(store.pathOf("broken"), "not json at all");
+    const listed = sessions("--all", "--json");
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout)).toHaveLength(3);
+    expect(listed.stderr).toBe(
+      "rudder sessions: skipped broken: not a rudder transcript (no session header)\n",
+    );
+  });
+
+  it("shows a conversation for a person, or its messages as JSON", () => {
+    seed();
+    const shown = sessions("show", "s-old");
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/^session s-old \(4 messages\)\nfolder {2}\S+\/a\nstarted /);
+    expect(shown.stdout.split("\n").slice(3).join("\n")).toBe(
+      [
+        "",
+        ">   list the",
+        ">  files   here please",
+        "",
+        "Let me look.",
+        "",
+        "  * bash(ls -la)",
+        "  * read_file(a.txt)",
+        '  * todo({"items":[1,2]})',
+        "    -> a.txt (+2 lines)",
+        "    -> error: no such file",
+        "    -> (empty)",
+        "",
+        "Three files:\na, b and c.",
+        "",
+      ].join("\n"),
+    );
+    const json = sessions("show", "s-old", "--json");
+    expect(JSON.parse(json.stdout)).toEqual(TOOL_CONVERSATION);
+
+    const missing = sessions("show", "nope");
+    expect(missing).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "rudder sessions show: No conversation found with session ID: nope\n",
+    });
+  });
+
+  it("removes what exists, reports what does not, and refuses paths", () => {
+    seed();
+    const outside = join(home, "keep.jsonl");
+    writeFileSync(outside, "x");
+    const removed = sessions("rm", "s-old", "nope", "../keep", "s-b");
+    expect(removed.code).toBe(1);
+    expect(removed.stdout).toBe("removed s-old\nremoved s-b\n");
+    expect(removed.stderr).toBe(
+      "rudder sessions rm: No conversation found with session ID: nope\n" +
+        "rudder sessions rm: Invalid session ID: ../keep\n",
+    );
+    expect(existsSync(outside)).toBe(true);
+    expect(sessions("rm", "s-new")).toMatchObject({ code: 0, stdout: "removed s-new\n" });
+  });
+
+  it("prunes by age with a dry run, and rejects bad durations", () => {
+    seed();
+    const dry = sessions("prune", "--older-than", "1d", "--dry-run");
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toBe(
+      [
+        "would remove s-old  2026-01-02T03:04:05Z  ~/a",
+        "would remove s-new  2026-01-03T00:00:00Z  ~/a",
+        "would remove s-b  2026-01-04T00:00:00Z  ~/b",
+        "",
+      ].join("\n"),
+    );
+    expect(existsSync(store.pathOf("s-old"))).toBe(true);
+    expect(sessions("prune", "--older-than=1d").stdout).toContain("removed s-b");
+    expect(existsSync(store.pathOf("s-b"))).toBe(false);
+    expect(sessions("prune", "--older-than", "1d").stdout).toBe("no sessions older than 1d\n");
+
+    for (const bad of ["30", "0d", "1.5h", "-3d", "ten days"]) {
+      const answer = sessions("prune", `--older-than=${bad}`);
+      expect(answer.code).toBe(2);
+      expect(answer.stderr.split("\n")[0]).toMatch(/^rudder sessions: (--older-than takes|option)/);
+    }
+    expect(sessions("prune").stderr.split("\n")[0]).toBe(
+      "rudder sessions: prune needs --older-than <duration>, e.g. 30d",
+    );
+  });
+
+  it("answers bad use with one line and the usage, exit 2", () => {
+    const cases: Array<[string[], string]> = [
+      [["frobnicate"], 'unknown subcommand "frobnicate"'],
+      [["list", "--frobnicate"], "unknown option --frobnicate"],
+      [["rm", "--all", "x"], "option --all does not apply to rm"],
+      [["show"], "show needs exactly one session id"],
+      [["rm"], "rm needs at least one session id"],
+      [["list", "--limit", "0"], '--limit must be a positive whole number (got "0")'],
+      [["list", "--all", "--cwd", "/"], "--all and --cwd do not go together"],
+      [["list", "--cwd", join(root, "missing")], `no such folder: ${join(root, "missing")}`],
+    ];
+    for (const [argv, error] of cases) {
+      const answer = sessions(...argv);
+      expect(answer.code, argv.join(" ")).toBe(2);
+      expect(answer.stderr.split("\n")[0]).toBe(`rudder sessions: ${error}`);
+      expect(answer.stderr).toContain("usage: rudder sessions");
+    }
+    expect(sessions("--help")).toMatchObject({ code: 0, stderr: "" });
+  });
+
+  it("parses durations", () => {
+    expect(parseDuration("90m")).toBe(90 * 60_000);
+    expect(parseDuration("12h")).toBe(12 * 3_600_000);
+    expect(parseDuration("30d")).toBe(30 * 86_400_000);
+    expect(parseDuration("2w")).toBe(14 * 86_400_000);
+    expect(parseDuration("45s")).toBe(45_000);
+    expect(parseDuration("0m")).toBeUndefined();
+    expect(parseDuration("30")).toBeUndefined();
+    expect(parseDuration("99999999999999999d")).toBeUndefined();
+  });
+});
