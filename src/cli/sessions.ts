@@ -58,10 +58,11 @@ function printable(text: string): string {
   return out;
 }
 
-/** One line, at most `width` characters. */
+/** One line, at most `width` characters (code points, so no pair is cut in half). */
 function oneLine(text: string, width: number): string {
-  const line = printable(text).replace(/\s+/g, " ").trim();
-  return line.length <= width ? line : `${line.slice(0, width - 3)}...`;
+  const characters = [...printable(text).replace(/\s+/g, " ").trim()];
+  if (characters.length <= width) return characters.join("");
+  return `${characters.slice(0, width - 3).join("")}...`;
 }
 
 function tildePath(path: string, env: NodeJS.ProcessEnv): string {

@@ -243,6 +243,17 @@ describe("rudder sessions (in process)", () => {
     expect(sessions("--help")).toMatchObject({ code: 0, stderr: "" });
   });
 
+  it("cuts a long first prompt between characters, not inside one", () => {
+    storeSession(
+      "emoji",
+      folderA,
+      [{ role: "user", content: "\u{1F600}".repeat(80) }],
+      "2026-01-01T00:00:00Z",
+    );
+    const line = sessions("--cwd", folderA).stdout;
+    expect(line).toBe(`emoji  2026-01-01T00:00:00Z  1 message  ${"\u{1F600}".repeat(57)}...\n`);
+  });
+
   it("parses durations", () => {
     expect(parseDuration("90m")).toBe(90 * 60_000);
     expect(parseDuration("12h")).toBe(12 * 3_600_000);
