@@ -164,9 +164,9 @@ export function sessionsCommandLine(argv: readonly string[], io: CommandIo): num
     "dry-run": { type: "boolean" },
     help: { type: "boolean", short: "h" },
   });
-  const fail = (message: string, code = 2) => {
-    io.stderr.write(`rudder sessions: ${message}\n${code === 2 ? `${SESSIONS_USAGE}\n` : ""}`);
-    return code;
+  const fail = (message: string): number => {
+    io.stderr.write(`rudder sessions: ${message}\n${SESSIONS_USAGE}\n`);
+    return 2;
   };
   if (!parsed.ok) return fail(parsed.error);
   const { args } = parsed;
