@@ -82,12 +82,16 @@ async function readJson<T>(request: Request, schema: v.GenericSchema<unknown, T>
     throw new ApiError("the body must be valid JSON");
   }
   const parsed = v.safeParse(schema, body);
-  if (!parsed.success) {
-    const [issue] = parsed.issues;
-    const path = v.getDotPath(issue);
-    throw new ApiError(path === null ? issue.message : `${path}: ${issue.message}`);
-  }
+  if (!parsed.success) throw new ApiError(issueText(parsed.issues[0]));
   return parsed.output;
+}
+
+/** One line naming the field: "text is required", "cron: <what is wrong with it>". */
+function issueText(issue: v.BaseIssue<unknown>): string {
+  const path = v.getDotPath(issue);
+  if (path === null) return issue.message;
+  const missing = issue.kind === "schema" && issue.type === "object" && issue.input === undefined;
+  return missing ? `${path} is required` : `${path}: ${issue.message}`;
 }
 
 function channelParam(value: string | undefined): string {

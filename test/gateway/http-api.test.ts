@@ -83,13 +83,13 @@ describe("the gateway's HTTP API", () => {
       });
     const cases: Array<[string, string, string]> = [
       ["/api/channels/a/messages", "{not json", "valid JSON"],
-      ["/api/channels/a/messages", "{}", "text"],
+      ["/api/channels/a/messages", "{}", "text is required"],
       ["/api/channels/a/messages", JSON.stringify({ text: 42 }), "text"],
       ["/api/channels/a/messages", JSON.stringify({ text: "" }), "empty"],
       ["/api/channels/a/messages", "[]", ""],
       ["/api/channels/bad%20id/messages", JSON.stringify({ text: "hi" }), "channel ids"],
       ["/api/schedules", JSON.stringify({ cron: "not a cron", channel: "c", prompt: "p" }), "cron"],
-      ["/api/schedules", JSON.stringify({ cron: "* * * * *", channel: "c" }), "prompt"],
+      ["/api/schedules", JSON.stringify({ cron: "* * * * *", channel: "c" }), "prompt is required"],
     ];
     for (const [path, body, mention] of cases) {
       const response = await post(path, body);

@@ -141,7 +141,10 @@ describe("permission prompts with rudder as the engine", () => {
       expect(wrongChannel.status).toBe(404);
       const badBody = await gateway.api<{ error: string }>("POST", path, { decision: "maybe" });
       expect(badBody.status).toBe(400);
-      expect(badBody.body.error).toContain("decision");
+      expect(badBody.body.error).toContain('decision must be "allow" or "deny"');
+      const noDecision = await gateway.api<{ error: string }>("POST", path, {});
+      expect(noDecision.status).toBe(400);
+      expect(noDecision.body.error).toBe("decision is required");
 
       const allowed = await gateway.api<{ request: PermissionRequestInfo & { decision: string } }>(
         "POST",
