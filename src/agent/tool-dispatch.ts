@@ -57,6 +57,12 @@ function resultBlock(toolUseId: string, result: ToolResult): ToolResultBlock {
   };
 }
 
+/** "path: what is wrong" for the model; a missing field reads "path: required". */
+function describeIssue(issue: v.BaseIssue<unknown>): string {
+  const missing = issue.kind === "schema" && issue.type === "object" && issue.input === undefined;
+  return `${v.getDotPath(issue) ?? "input"}: ${missing ? "required" : issue.message}`;
+}
+
 function validationError(tool: AnyTool, issues: string): ToolResult {
   return {
     content: `Error: invalid input for ${tool.name}: ${issues}. Expected input schema: ${JSON.stringify(tool.jsonSchema)}`,
@@ -175,9 +181,7 @@ export async function dispatchToolUse(
 
   const parsed = v.safeParse(tool.inputSchema, input);
   if (!parsed.success) {
-    const issues = parsed.issues
-      .map((issue) => `${v.getDotPath(issue) ?? "input"}: ${issue.message}`)
-      .join("; ");
+    const issues = parsed.issues.map(describeIssue).join("; ");
     return finish(validationError(tool, issues));
   }
   let validInput = parsed.output as Record<string, unknown>;

@@ -58,7 +58,8 @@ describe("agent loop", () => {
     const [missing, unknown, invalid] = [2, 4, 6].map((index) => toolResults(history[index])[0]);
     expect(missing?.is_error).toBe(true);
     expect(unknown?.content).toContain('unknown tool "teleport"');
-    expect(invalid?.content).toContain("invalid input for write_file");
+    expect(invalid?.content).toContain("invalid input for write_file: path: Invalid type");
+    expect(invalid?.content).toContain("content: required.");
   });
 
   it("reports a background exit 7 as failed with status 7", async () => {
