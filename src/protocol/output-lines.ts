@@ -179,14 +179,29 @@ export interface PermissionDenial {
   tool_input: Record<string, unknown>;
 }
 
+/** The loop's subtypes for a model call that failed (see `ModelErrorSubtype`). */
+const MODEL_FAILURES = new Set([
+  "rate_limit",
+  "overloaded",
+  "api_error",
+  "authentication_failed",
+  "invalid_request",
+  "network_error",
+]);
+
 /**
- * The result subtype as Claude Code names it where hosts branch on it: an
- * interrupted turn is `error_during_execution`. Other failures keep rudder's
- * own names (`rate_limit`, `api_error`, ...), which say more; hosts tell
- * them apart from success by `is_error` and `api_error_status`.
+ * The result's `subtype` and `terminal_reason` as Claude Code 2.1 reports them, because hosts
+ * branch on them (the Agent SDK types `subtype` as a closed union): an interrupted turn is
+ * `error_during_execution`; a failed API call is `success` with `is_error`, terminal reason
+ * `api_error` and the HTTP status in `api_error_status` (Claude Code's naming, odd as it reads;
+ * recorded in test/protocol). What kind of failure it was stays in `result` and `errors`.
  */
-function claudeSubtype(subtype: string): string {
-  return subtype === "aborted" ? "error_during_execution" : subtype;
+function claudeEnding(outcome: TurnOutcome): { subtype: string; terminalReason: string } {
+  if (outcome.subtype === "aborted") {
+    return { subtype: "error_during_execution", terminalReason: outcome.terminalReason };
+  }
+  if (MODEL_FAILURES.has(outcome.subtype)) return { subtype: "success", terminalReason: "api_error" };
+  return { subtype: outcome.subtype, terminalReason: outcome.terminalReason };
 }
 
 export function resultLine(
@@ -195,9 +210,10 @@ export function resultLine(
   outcome: TurnOutcome,
   details: { userMessageUuids: readonly string[]; permissionDenials: readonly PermissionDenial[] },
 ): OutputLine {
+  const ending = claudeEnding(outcome);
   return {
     type: "result",
-    subtype: claudeSubtype(outcome.subtype),
+    subtype: ending.subtype,
     is_error: outcome.isError,
     result: outcome.result,
     session_id: sessionId,
@@ -208,7 +224,7 @@ export function resultLine(
     usage: outcome.usage,
     modelUsage: modelUsage(model, outcome.usage, outcome.totalCostUsd),
     total_cost_usd: outcome.totalCostUsd,
-    terminal_reason: outcome.terminalReason,
+    terminal_reason: ending.terminalReason,
     api_error_status: outcome.apiErrorStatus ?? null,
     permission_denials: [...details.permissionDenials],
     ...(outcome.isError ? { errors: [outcome.result] } : {}),

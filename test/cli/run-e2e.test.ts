@@ -120,12 +120,17 @@ describe("rudder run against a fake Messages API", () => {
     expect(unknown.stderr()).toContain("No conversation found with session ID: no-such-session");
   });
 
-  it("exits 1 with a rate_limit subtype when the API keeps answering 429", async () => {
+  it("exits 1 with Claude Code's api_error result when the API keeps answering 429", async () => {
     api.push({ error: { status: 429, type: "rate_limit_error", message: "slow down" } });
     const run = rudder(["run", "--output-format", "json", "hi"]);
     const { code } = await run.exited;
     expect(code).toBe(1);
-    expect(JSON.parse(run.stdout())).toMatchObject({ is_error: true, subtype: "rate_limit" });
+    expect(JSON.parse(run.stdout())).toMatchObject({
+      is_error: true,
+      subtype: "success",
+      api_error_status: 429,
+      terminal_reason: "api_error",
+    });
   });
 
   it("answers bad flags with one line and exit 2", async () => {

@@ -342,6 +342,31 @@ describe("rudder speaks Claude Code's stream-json", () => {
     });
   });
 
+  it("reports a failed API call as Claude Code does: success, is_error, api_error", async () => {
+    // Claude Code 2.1.328 against the same 429 / 500 answers (RUDDER_MAX_RETRIES=0 there too):
+    // {"subtype":"success","is_error":true,"api_error_status":429,"terminal_reason":"api_error"}
+    // and exit 1.
+    for (const status of [429, 500]) {
+      const api = await harness.api([{ error: { status, message: `failed with ${status}` } }]);
+      const rudder = harness.start(harness.sandbox(api), [
+        "run",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "hi",
+      ]);
+      expect(await rudder.exited).toBe(1);
+      const [result] = rudder.ofType("result");
+      expect(result).toMatchObject({
+        subtype: "success",
+        is_error: true,
+        api_error_status: status,
+        terminal_reason: "api_error",
+      });
+      expect(String(result?.result)).toContain(`failed with ${status}`);
+    }
+  });
+
   it("accepts --flag=value and ignores flags it has no use for, with a note", async () => {
     const api = await harness.api([{ text: "fine" }]);
     const rudder = harness.start(harness.sandbox(api), [
