@@ -230,6 +230,7 @@ export class TranscriptWriter {
    */
   write(history: readonly Message[], onError?: (error: unknown) => void): void {
     try {
+      if (this.#ready && !existsSync(this.#path)) this.#startOver();
       const lines: string[] = [];
       for (let index = Math.max(0, this.#written.length - 1); index < history.length; index++) {
         const json = JSON.stringify(history[index]);
@@ -251,5 +252,15 @@ export class TranscriptWriter {
     } catch (error) {
       onError?.(error);
     }
+  }
+
+  /**
+   * The file was removed under a running session (`rudder sessions rm` or `prune`): the next
+   * write stores the whole conversation again, header first, rather than a headless tail.
+   */
+  #startOver(): void {
+    this.#written.length = 0;
+    this.#ready = false;
+    this.#tailChecked = false;
   }
 }

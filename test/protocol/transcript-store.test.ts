@@ -68,6 +68,22 @@ describe("TranscriptStore", () => {
     expect(transcripts.load("s2")?.history).toEqual(resumed);
   });
 
+  it("writes the whole conversation again, header first, when its file is removed mid-session", () => {
+    const transcripts = store();
+    const writer = transcripts.writer("s3", "/work");
+    const history: Message[] = [
+      { role: "user", content: "one" },
+      { role: "assistant", content: "two" },
+    ];
+    writer.write(history);
+    rmSync(transcripts.pathOf("s3"));
+    history.push({ role: "user", content: "three" });
+    writer.write(history);
+    const lines = readFileSync(transcripts.pathOf("s3"), "utf8").trim().split("\n");
+    expect(JSON.parse(lines[0] ?? "")).toMatchObject({ type: "session", session_id: "s3" });
+    expect(transcripts.load("s3")?.history).toEqual(history);
+  });
+
   it("repairs a trailing tool_use without results", () => {
     const history: Message[] = [
       { role: "user", content: "go" },
