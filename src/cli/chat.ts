@@ -8,6 +8,7 @@ import { ChatInput } from "./chat-input.js";
 import { ChatRenderer } from "./chat-renderer.js";
 import { ChatScreen } from "./chat-screen.js";
 import type { CommandIo } from "./run.js";
+import { openStoredSession, SESSION_FLAGS } from "./stored-session.js";
 
 export const CHAT_FLAGS: FlagSpecs = {
   model: { type: "string" },
@@ -21,11 +22,15 @@ export const CHAT_FLAGS: FlagSpecs = {
   "system-prompt": { type: "string" },
   "append-system-prompt": { type: "string" },
   help: { type: "boolean", short: "h" },
+  ...SESSION_FLAGS,
 };
 
 export const CHAT_USAGE = `usage: rudder chat [--model M] [--settings FILE] [--cwd DIR] [--wake]
+                   [--resume ID | --continue | --session-id UUID]
   The interactive agent in a terminal. Text typed while the agent works joins
-  the running turn. --wake starts a turn as soon as a background task ends
+  the running turn. The conversation is stored as it goes (rudder sessions
+  lists them): --resume ID picks one up again, --continue the latest of this
+  folder. --wake starts a turn as soon as a background task ends
   while the agent is idle (otherwise its result joins your next message).
   --model demo runs the offline demo model. Type /help inside for commands.
   Ctrl-C aborts the running turn; at an empty prompt, Ctrl-C twice in a row
@@ -78,14 +83,29 @@ export async function chatCommandLine(argv: readonly string[], io: ChatIo): Prom
   };
   process.on("SIGHUP", onHangup);
 
-  const session = new Session(setup.options);
+  const stored = openStoredSession(args, setup.workspace, io.env, (message) =>
+    io.stderr.write(`rudder: ${message}\n`),
+  );
+  if ("error" in stored) {
+    io.stderr.write(`rudder chat: ${stored.error}\n`);
+    return 1;
+  }
+  const session = new Session({
+    ...setup.options,
+    sessionId: stored.sessionId,
+    onHistoryChange: stored.persist,
+    ...(stored.history === undefined ? {} : { history: stored.history }),
+  });
   const terminal = isInteractive(io);
   const modelName =
     setup.model.name === DEMO_MODEL_NAME
       ? `${DEMO_MODEL_NAME} (offline and scripted, not a real model)`
       : setup.model.name;
+  const resumed =
+    stored.history === undefined ? "" : `  resumed (${stored.history.length} messages)`;
   io.stdout.write(
     `rudder chat  model ${modelName}  workspace ${setup.workspace}\n` +
+      `session ${session.id}${resumed}\n` +
       `/help for commands, /quit or Ctrl-D to leave\n`,
   );
   const handlers = {
@@ -106,5 +126,8 @@ export async function chatCommandLine(argv: readonly string[], io: ChatIo): Prom
   });
   const code = await controller.finished;
   process.off("SIGHUP", onHangup);
+  if (session.history.length > 0) {
+    io.stdout.write(`resume this conversation with: rudder chat --resume ${session.id}\n`);
+  }
   return code;
 }

@@ -12,7 +12,7 @@ export const SESSIONS_USAGE = `usage: rudder sessions [list] [--all | --cwd DIR]
        rudder sessions prune --older-than <duration> [--dry-run]
   Stored conversations, in $RUDDER_HOME/sessions (default ~/.rudder/sessions).
   list: this folder's sessions (or --cwd DIR's, or --all folders'), newest first.
-  Carry one on with: rudder run --resume <id> "<prompt>".
+  Carry one on with: rudder chat --resume <id>, or rudder run --resume <id> "<prompt>".
   prune: removes the transcripts of every folder not modified for <duration> (30d, 12h, 90m).`;
 
 const FLAGS_OF = {
