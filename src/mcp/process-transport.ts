@@ -1,0 +1,150 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { registerProcessGroup, terminateProcessGroup } from "../tools/process-groups.js";
+
+/** How much of a server's stderr is kept for messages. */
+const STDERR_TAIL_CHARS = 4000;
+
+export interface ProcessTransportOptions {
+  command: string;
+  args: readonly string[];
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+/**
+ * An MCP stdio client transport over a child that rudder owns: spawned
+ * detached (its own process group, registered so rudder's exit and SIGTERM
+ * kill it), stderr drained into a bounded tail, and the whole group killed on
+ * `close()` or when the server exits (a grandchild it left is not kept).
+ * The SDK's StdioClientTransport cannot spawn detached, hence this one.
+ */
+export class ProcessTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  readonly #options: ProcessTransportOptions;
+  readonly #readBuffer = new ReadBuffer();
+  #child: ChildProcess | undefined;
+  #stderrTail = "";
+  #exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  #exited: Promise<void> = Promise.resolve();
+  #closed = false;
+
+  constructor(options: ProcessTransportOptions) {
+    this.#options = options;
+  }
+
+  /** The server's pid (and process group id), once started. */
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
+  /** The last few thousand characters the server wrote to stderr. */
+  get stderrTail(): string {
+    return this.#stderrTail;
+  }
+
+  /** How the server ended ("exited with status 3", "killed by SIGKILL"), or undefined while it runs. */
+  get exitDescription(): string | undefined {
+    if (this.#exit === undefined) return undefined;
+    return this.#exit.signal === null
+      ? `exited with status ${this.#exit.code}`
+      : `killed by ${this.#exit.signal}`;
+  }
+
+  start(): Promise<void> {
+    if (this.#child !== undefined) return Promise.reject(new Error("already started"));
+    const child = spawn(this.#options.command, [...this.#options.args], {
+      cwd: this.#options.cwd,
+      env: this.#options.env,
+      detached: true,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    this.#child = child;
+    this.#exited = new Promise((resolveExit) => {
+      child.once("exit", (code, signal) => {
+        this.#exit = { code, signal };
+        if (child.pid !== undefined) terminateProcessGroup(child.pid);
+        resolveExit();
+        this.#finish();
+      });
+    });
+    child.stderr?.setEncoding("utf8");
+    child.stderr?.on("data", (chunk: string) => {
+      this.#stderrTail = (this.#stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
+    });
+    child.stdout?.on("data", (chunk: Buffer) => this.#receive(chunk));
+    for (const stream of [child.stdin, child.stdout, child.stderr]) {
+      stream?.on("error", (error) => this.onerror?.(error));
+    }
+    return new Promise((resolveStart, rejectStart) => {
+      child.once("spawn", () => {
+        if (child.pid !== undefined) registerProcessGroup(child.pid);
+        resolveStart();
+      });
+      child.once("error", (error) => {
+        // A failed spawn emits no "exit": the transport is over.
+        rejectStart(error);
+        this.onerror?.(error);
+        this.#finish();
+      });
+    });
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.#child?.stdin;
+    if (this.#closed || this.#exit !== undefined || stdin == null || !stdin.writable) {
+      return Promise.reject(
+        new Error(`not connected (the server ${this.exitDescription ?? "is closed"})`),
+      );
+    }
+    return new Promise((resolveSend, rejectSend) => {
+      stdin.write(serializeMessage(message), (error) =>
+        error == null ? resolveSend() : rejectSend(error),
+      );
+    });
+  }
+
+  /** Kills the server's process group (SIGTERM, grace, SIGKILL) and waits for it to exit. */
+  async close(): Promise<void> {
+    const child = this.#child;
+    if (child !== undefined && this.#exit === undefined && child.pid !== undefined) {
+      child.stdin?.end();
+      terminateProcessGroup(child.pid);
+      await this.#exited;
+    }
+    this.#finish();
+  }
+
+  #receive(chunk: Buffer): void {
+    try {
+      this.#readBuffer.append(chunk);
+    } catch (error) {
+      this.onerror?.(error as Error);
+      void this.close();
+      return;
+    }
+    for (;;) {
+      let message: JSONRPCMessage | null;
+      try {
+        message = this.#readBuffer.readMessage();
+      } catch (error) {
+        this.onerror?.(error as Error);
+        continue;
+      }
+      if (message === null) return;
+      this.onmessage?.(message);
+    }
+  }
+
+  #finish(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#readBuffer.clear();
+    this.onclose?.();
+  }
+}

@@ -1,0 +1,52 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { McpServerConfig } from "../../src/mcp/server-config.js";
+
+export const FAKE_MCP_SERVER = join(import.meta.dirname, "..", "fixtures", "fake-mcp-server.mjs");
+
+/** A stdio server entry that runs the fake MCP server with `args`. */
+export function fakeServer(name: string, args: string[] = []): McpServerConfig {
+  return {
+    name,
+    command: process.execPath,
+    args: [FAKE_MCP_SERVER, ...args],
+    env: {},
+    source: "test",
+  };
+}
+
+/** Whether a process exists and is not a zombie waiting to be reaped. */
+export function isRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    return state !== "Z" && state !== "X";
+  } catch {
+    return false;
+  }
+}
+
+/** Resolves once `condition` holds; rejects when it still does not after `timeoutMs`. */
+export async function waitFor(
+  condition: () => boolean,
+  what: string,
+  timeoutMs = 5000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** The pids the fake server wrote to its pid file (itself, then its grandchild). */
+export function readPids(file: string): number[] {
+  try {
+    return readFileSync(file, "utf8")
+      .split("\n")
+      .filter((line) => line.trim() !== "")
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
