@@ -1,6 +1,7 @@
 import { posix } from "node:path";
 import { bashRuleMatches } from "./bash-rule.js";
 import { builtinDenyReason, destructiveReason, forkBombReason } from "./builtin-rules.js";
+import { isMcpToolName, mcpRuleCovers } from "./mcp-rule.js";
 import { type PermissionRule, parseRuleList } from "./parse-rule.js";
 import { pathRuleMatches } from "./path-pattern.js";
 import { CommandTooComplexError, type SimpleCommand, splitCommand } from "./split-command.js";
@@ -9,7 +10,10 @@ import type { PermissionDecision, PermissionRules, PermissionVerdict } from "./t
 export interface EvaluateOptions {
   /** The user's home directory, for `~/` path rules; without it they match nothing. */
   home?: string;
-  /** The decision when no rule has a say (default `allow`, rudder's default mode). */
+  /**
+   * The decision when no rule has a say: by default `allow` (rudder's default
+   * mode), but `ask` for MCP tools (`mcp__...`), as in Claude Code.
+   */
   defaultDecision?: PermissionDecision;
 }
 
@@ -22,8 +26,9 @@ const FILE_TOOLS = new Set(["read_file", "write_file", "edit_file", "glob"]);
  * commands: it is denied if any part is denied, asked about if any part is,
  * and allowed by allow rules only when every part is. File tools are denied
  * for paths that lexically leave the workspace (the tools also resolve
- * symlinks themselves). Malformed rules are skipped; report them with
- * `validatePermissionRules`.
+ * symlinks themselves). MCP tools are matched by `mcp__server`,
+ * `mcp__server__*` and `mcp__server__tool` rules. Malformed rules are
+ * skipped; report them with `validatePermissionRules`.
  */
 export function evaluatePermission(
   toolName: string,
@@ -36,7 +41,7 @@ export function evaluatePermission(
   const ask = rulesFor(parseRuleList(rules.ask), toolName);
   const allow = rulesFor(parseRuleList(rules.allow), toolName);
   const fallback: PermissionVerdict = {
-    decision: options.defaultDecision ?? "allow",
+    decision: options.defaultDecision ?? (isMcpToolName(toolName) ? "ask" : "allow"),
     reason: `no permission rule matched this ${toolName} call`,
   };
 
@@ -108,11 +113,21 @@ export function evaluatePermission(
     return fallback;
   }
 
+  const denied = deny[0];
+  if (denied) return verdict("deny", `matches the deny rule ${denied.text}`);
+  const asked = ask[0];
+  if (asked) return verdict("ask", `matches the ask rule ${asked.text}`);
+  const allowed = allow[0];
+  if (allowed) return verdict("allow", `matches the allow rule ${allowed.text}`);
   return fallback;
 }
 
 function rulesFor(rules: PermissionRule[], toolName: string): PermissionRule[] {
-  return rules.filter((rule) => (rule.tools as string[]).includes(toolName));
+  return rules.filter((rule) =>
+    rule.mcp === undefined
+      ? (rule.tools as string[]).includes(toolName)
+      : mcpRuleCovers(rule.mcp, toolName),
+  );
 }
 
 function leavesWorkspace(

@@ -1,3 +1,4 @@
+import { type McpRuleTarget, parseMcpName } from "./mcp-rule.js";
 import type { PermissionRules } from "./types.js";
 
 /** rudder's tool names, which rules resolve to. */
@@ -10,6 +11,8 @@ export interface PermissionRule {
   tools: RuleTool[];
   /** Inside the parentheses; undefined for a bare tool name (or `Tool(*)`): every call. */
   specifier: string | undefined;
+  /** For `mcp__server`, `mcp__server__*` and `mcp__server__tool`: what they cover. */
+  mcp?: McpRuleTarget;
 }
 
 export type ParsedRule = { ok: true; rule: PermissionRule } | { ok: false; error: string };
@@ -33,7 +36,8 @@ const TOOL_ALIASES: Record<string, RuleTool[]> = {
   glob: ["glob"],
 };
 
-const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+/** A tool name, or Claude Code's wildcard for every tool of an MCP server (`mcp__server__*`). */
+const TOOL_NAME = /^(?:[A-Za-z_][A-Za-z0-9_-]*|mcp__[A-Za-z0-9_-]+__\*)$/;
 
 /**
  * Parses one rule in Claude Code's syntax: `Tool` or `Tool(specifier)`, e.g.
@@ -52,6 +56,13 @@ export function parsePermissionRule(text: string): ParsedRule {
     };
   }
   const tools = TOOL_ALIASES[name] ?? [];
+  const mcp = parseMcpName(name);
+  if (mcp !== undefined) {
+    if (open !== -1 && rule !== `${name}(*)`) {
+      return { ok: false, error: `"${text}": MCP rules take no specifier; write ${name} alone.` };
+    }
+    return { ok: true, rule: { text: rule, tools, specifier: undefined, mcp } };
+  }
   if (open === -1) return { ok: true, rule: { text: rule, tools, specifier: undefined } };
   if (!rule.endsWith(")")) {
     return { ok: false, error: `"${text}" lacks its closing parenthesis (or has text after it).` };
