@@ -14,6 +14,8 @@ export interface SettingsFragment {
   hooks: HooksConfig;
   env: Record<string, string>;
   model?: string;
+  /** Claude Code's `mcpServers`, entries unchecked here (src/mcp reads them); absent when unset. */
+  mcpServers?: Record<string, unknown>;
 }
 
 /**
@@ -62,6 +64,7 @@ const settingsFileSchema = jsonObject(
       jsonObject(v.record(v.string(), v.union([v.string(), v.number(), v.boolean()]))),
     ),
     model: v.optional(v.string()),
+    mcpServers: v.optional(jsonObject(v.record(v.string(), v.unknown()))),
   }),
 );
 
@@ -133,6 +136,7 @@ export function parseSettingsFragment(json: unknown): FragmentResult {
       Object.entries(data.env ?? {}).map(([name, value]) => [name, String(value)]),
     ),
     ...(data.model === undefined ? {} : { model: data.model }),
+    ...(data.mcpServers === undefined ? {} : { mcpServers: data.mcpServers }),
   };
   return { ok: true, fragment, warnings };
 }

@@ -10,6 +10,8 @@ export interface RudderSettings {
   hooks: HooksConfig;
   env: Record<string, string>;
   model?: string;
+  /** Claude Code's `mcpServers` (stdio servers by name); absent when no file sets it. */
+  mcpServers?: Record<string, unknown>;
 }
 
 export interface LoadSettingsOptions {
@@ -41,8 +43,8 @@ export interface LoadedSettings {
  * Reads and merges, in order, `~/.rudder/settings.json`,
  * `<cwd>/.rudder/settings.json`, `<cwd>/.rudder/settings.local.json` and
  * the `--settings` file. Permission rules and hooks accumulate (rules
- * deduplicated); `env` entries and `model` are taken from the last file that
- * sets them. A missing optional file is skipped silently, a broken one with a
+ * deduplicated); `env` entries, `mcpServers` entries (by name) and `model`
+ * are taken from the last file that sets them. A missing optional file is skipped silently, a broken one with a
  * warning. Never rejects.
  */
 export async function loadSettings(options: LoadSettingsOptions): Promise<LoadedSettings> {
@@ -139,6 +141,9 @@ function apply(
   }
   Object.assign(settings.env, fragment.env);
   if (fragment.model !== undefined) settings.model = fragment.model;
+  if (fragment.mcpServers !== undefined) {
+    settings.mcpServers = { ...settings.mcpServers, ...fragment.mcpServers };
+  }
   result.sources.push(source);
   for (const warning of warnings) result.warnings.push(`${source}: ${warning}`);
 }

@@ -6,7 +6,10 @@ import type { SessionOptions } from "../agent/session.js";
 import { loadSettings } from "../agent/settings.js";
 import { defaultSystemPrompt } from "../agent/system-prompt.js";
 import type { Confirm } from "../agent/tool-dispatch.js";
+import { packageVersion } from "../gateway/package-info.js";
 import { createHookRunner } from "../hooks/hook-registry.js";
+import { loadMcpConfig } from "../mcp/load-mcp-config.js";
+import type { McpServerStatus } from "../mcp/mcp-servers.js";
 import { createAnthropicModel } from "../model/anthropic-model.js";
 import { createDemoModel } from "../model/demo-model.js";
 import { modelConfigFromEnv } from "../model/model-config.js";
@@ -14,9 +17,19 @@ import type { Message, Model } from "../model/types.js";
 import { rulesFromToolLists, validatePermissionRules } from "../permissions/parse-rule.js";
 import type { PermissionRules } from "../permissions/types.js";
 import { createDefaultTools } from "../tools/default-tools.js";
-import { listFlag, type ParsedArgs, stringFlag } from "./args.js";
+import { booleanFlag, type FlagSpecs, listFlag, type ParsedArgs, stringFlag } from "./args.js";
 
 export const DEMO_MODEL_NAME = "demo";
+
+/** Claude Code's MCP flags, which every agent command takes. */
+export const MCP_FLAGS: FlagSpecs = {
+  "mcp-config": { type: "list" },
+  "strict-mcp-config": { type: "boolean" },
+};
+
+/** Claude Code's defaults: 10 s to start a server (`MCP_TIMEOUT`); rudder's for a call. */
+const MCP_STARTUP_TIMEOUT_MS = 10_000;
+const MCP_TOOL_TIMEOUT_MS = 600_000;
 
 export interface AgentSetupFlags {
   model?: string;
@@ -30,6 +43,10 @@ export interface AgentSetupFlags {
   sessionId?: string;
   history?: Message[];
   confirm?: Confirm;
+  /** `--mcp-config` values: files (relative to where rudder was started) or inline JSON. */
+  mcpConfig?: string[];
+  /** `--strict-mcp-config`: no MCP servers but those of `--mcp-config`. */
+  strictMcpConfig?: boolean;
 }
 
 export interface AgentSetup {
@@ -37,6 +54,10 @@ export interface AgentSetup {
   model: Model;
   workspace: string;
   warnings: string[];
+  /** The configured MCP servers and whether each started, for `system/init`. */
+  mcpServers: McpServerStatus[];
+  /** Stops what the setup started (the MCP servers). Call it when the session ends. */
+  close(): Promise<void>;
 }
 
 export type AgentSetupResult = { ok: true; setup: AgentSetup } | { ok: false; error: string };
@@ -54,10 +75,17 @@ function settingsArgument(value: string): string {
   return value.trimStart().startsWith("{") ? value : resolve(value);
 }
 
+/** A positive number of milliseconds from the environment, or the default. */
+function millisecondsFrom(value: string | undefined, fallback: number): number {
+  const parsed = Number(value);
+  return value !== undefined && Number.isFinite(parsed) && parsed > 0 ? parsed : fallback;
+}
+
 /**
  * Everything a session needs, from flags, the environment and the settings
- * files: the workspace, the model, the tools, the permission rules and the
- * hooks. Failures are one-line errors for the user.
+ * files: the workspace, the model, the tools (MCP servers' included: they are
+ * started here, and the MCP SDK is loaded only when one is configured), the
+ * permission rules and the hooks. Failures are one-line errors for the user.
  */
 export async function createAgentSetup(
   flags: AgentSetupFlags,
@@ -98,6 +126,17 @@ export async function createAgentSetup(
   const rules = mergeRules(settings.permissions, toolRules);
   for (const problem of validatePermissionRules(rules)) warnings.push(problem);
 
+  const mcpConfig = await loadMcpConfig({
+    workspace,
+    env: settingsEnv,
+    configArgs: flags.mcpConfig ?? [],
+    baseDir: process.cwd(),
+    strict: flags.strictMcpConfig === true,
+    settingsServers: settings.mcpServers ?? {},
+  });
+  if (mcpConfig.errors.length > 0) return { ok: false, error: mcpConfig.errors.join("; ") };
+  warnings.push(...mcpConfig.warnings);
+
   const sessionId = flags.sessionId ?? randomUUID();
   const hooks = createHookRunner({
     commandHooks: settings.hooks,
@@ -111,9 +150,27 @@ export async function createAgentSetup(
     .filter((part) => part !== undefined && part !== "")
     .join("\n\n");
 
+  const tools = createDefaultTools();
+  let mcpServers: McpServerStatus[] = [];
+  let close = async (): Promise<void> => {};
+  if (mcpConfig.servers.length > 0) {
+    const { connectMcpServers } = await import("../mcp/mcp-servers.js");
+    const connected = await connectMcpServers(mcpConfig.servers, {
+      cwd: workspace,
+      env: settingsEnv,
+      startupTimeoutMs: millisecondsFrom(settingsEnv.MCP_TIMEOUT, MCP_STARTUP_TIMEOUT_MS),
+      toolTimeoutMs: millisecondsFrom(settingsEnv.MCP_TOOL_TIMEOUT, MCP_TOOL_TIMEOUT_MS),
+      clientVersion: packageVersion(),
+    });
+    tools.push(...connected.tools);
+    warnings.push(...connected.warnings);
+    mcpServers = connected.statuses;
+    close = connected.close;
+  }
+
   const options: SessionOptions = {
     model,
-    tools: createDefaultTools(),
+    tools,
     rules,
     workspace,
     home: env.HOME ?? homedir(),
@@ -124,7 +181,7 @@ export async function createAgentSetup(
     ...(flags.confirm === undefined ? {} : { confirm: flags.confirm }),
     ...(flags.maxTurns === undefined ? {} : { maxTurns: flags.maxTurns }),
   };
-  return { ok: true, setup: { options, model, workspace, warnings } };
+  return { ok: true, setup: { options, model, workspace, warnings, mcpServers, close } };
 }
 
 /**
@@ -135,6 +192,8 @@ export function setupFlagsFromArgs(args: ParsedArgs): AgentSetupFlags {
   const flags: AgentSetupFlags = {
     allowedTools: [...listFlag(args, "allowedTools"), ...listFlag(args, "allowed-tools")],
     disallowedTools: [...listFlag(args, "disallowedTools"), ...listFlag(args, "disallowed-tools")],
+    mcpConfig: listFlag(args, "mcp-config"),
+    strictMcpConfig: booleanFlag(args, "strict-mcp-config"),
   };
   const strings = {
     model: "model",

@@ -1,7 +1,7 @@
 import { Session } from "../agent/session.js";
 import type { Confirm } from "../agent/tool-dispatch.js";
 import { installSignalCleanup, killAllProcessGroups } from "../tools/process-groups.js";
-import { createAgentSetup, DEMO_MODEL_NAME, setupFlagsFromArgs } from "./agent-setup.js";
+import { createAgentSetup, DEMO_MODEL_NAME, MCP_FLAGS, setupFlagsFromArgs } from "./agent-setup.js";
 import { type FlagSpecs, parseArgs } from "./args.js";
 import { ChatController } from "./chat-controller.js";
 import { ChatInput } from "./chat-input.js";
@@ -23,10 +23,12 @@ export const CHAT_FLAGS: FlagSpecs = {
   "append-system-prompt": { type: "string" },
   help: { type: "boolean", short: "h" },
   ...SESSION_FLAGS,
+  ...MCP_FLAGS,
 };
 
 export const CHAT_USAGE = `usage: rudder chat [--model M] [--settings FILE] [--cwd DIR] [--wake]
                    [--resume ID | --continue | --session-id UUID]
+                   [--mcp-config FILE|JSON]... [--strict-mcp-config]
   The interactive agent in a terminal. Text typed while the agent works joins
   the running turn. The conversation is stored as it goes (rudder sessions
   lists them): --resume ID picks one up again, --continue the latest of this
@@ -88,6 +90,7 @@ export async function chatCommandLine(argv: readonly string[], io: ChatIo): Prom
   );
   if ("error" in stored) {
     io.stderr.write(`rudder chat: ${stored.error}\n`);
+    await setup.close();
     return 1;
   }
   const session = new Session({
@@ -126,6 +129,7 @@ export async function chatCommandLine(argv: readonly string[], io: ChatIo): Prom
   });
   const code = await controller.finished;
   process.off("SIGHUP", onHangup);
+  await setup.close();
   if (session.history.length > 0) {
     io.stdout.write(`resume this conversation with: rudder chat --resume ${session.id}\n`);
   }

@@ -28,7 +28,6 @@ export const STREAM_JSON_FLAGS: FlagSpecs = {
  * `--flag value` skips the value too when unknown flags are ignored.
  */
 export const UNKNOWN_FLAGS_WITH_VALUE: ReadonlySet<string> = new Set([
-  "--mcp-config",
   "--setting-sources",
   "--max-thinking-tokens",
   "--fallback-model",
@@ -159,6 +158,7 @@ export async function runStreamJson(args: ParsedArgs, io: CommandIo): Promise<nu
       cwd: setup.workspace,
       model: setup.model.name,
       tools: setup.options.tools.map((tool) => tool.name),
+      mcpServers: setup.mcpServers,
       version: packageVersion(),
       apiKeySource: apiKeySource(io.env),
     },
@@ -189,15 +189,18 @@ export async function runStreamJson(args: ParsedArgs, io: CommandIo): Promise<nu
       warn("a prompt argument is ignored with --input-format stream-json");
     await pumpInput(io.stdin, frontEnd);
     await frontEnd.endInput();
+    await setup.close();
     return 0;
   }
   let prompt = args.positionals.join(" ");
   if (prompt.trim() === "" && !io.stdin.isTTY) prompt = await readStdinText(io.stdin);
   if (prompt.trim() === "") {
     warn("no prompt given");
+    await setup.close();
     return 2;
   }
   frontEnd.sendUserMessage(prompt);
   await frontEnd.endInput();
+  await setup.close();
   return lastResultFailed ? 1 : 0;
 }

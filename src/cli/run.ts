@@ -2,7 +2,7 @@ import { combineOutcomes } from "../agent/combine-outcomes.js";
 import { Session } from "../agent/session.js";
 import { resultLine } from "../protocol/output-lines.js";
 import { installSignalCleanup } from "../tools/process-groups.js";
-import { createAgentSetup, maxTurnsFlag, setupFlagsFromArgs } from "./agent-setup.js";
+import { createAgentSetup, MCP_FLAGS, maxTurnsFlag, setupFlagsFromArgs } from "./agent-setup.js";
 import { type FlagSpecs, parseArgs, stringFlag } from "./args.js";
 import { runStreamJson, STREAM_JSON_FLAGS, UNKNOWN_FLAGS_WITH_VALUE } from "./run-stream-json.js";
 import { readStdinText } from "./stdin.js";
@@ -23,17 +23,20 @@ export const RUN_FLAGS: FlagSpecs = {
   "system-prompt": { type: "string" },
   "append-system-prompt": { type: "string" },
   "max-turns": { type: "string" },
+  ...MCP_FLAGS,
   help: { type: "boolean", short: "h" },
 };
 
 export const RUN_USAGE = `usage: rudder run [--model M] [--settings FILE] [--cwd DIR] [--output-format text|json|stream-json]
-         [--resume ID | --continue | --session-id ID] "<prompt>"
+         [--resume ID | --continue | --session-id ID] [--mcp-config FILE|JSON]... [--strict-mcp-config]
+         "<prompt>"
        rudder run -p --input-format stream-json --output-format stream-json --verbose
          [--resume ID | --continue | --session-id ID] [--permission-prompt-tool stdio]
          [--permission-mode default|acceptEdits|bypassPermissions|dontAsk] [--include-partial-messages]
   Runs one task in the workspace and exits 0, or 1 when the turn ended in error.
   The prompt may also come on stdin. --model demo runs the offline demo model.
-  With --input-format stream-json, rudder speaks Claude Code's stream-json on stdin/stdout.`;
+  With --input-format stream-json, rudder speaks Claude Code's stream-json on stdin/stdout.
+  MCP servers (stdio) come from .mcp.json, the settings files' mcpServers and --mcp-config.`;
 
 export interface CommandIo {
   stdout: NodeJS.WritableStream;
@@ -112,6 +115,7 @@ export async function runCommandLine(argv: readonly string[], io: CommandIo): Pr
   );
   if ("error" in stored) {
     io.stderr.write(`rudder run: ${stored.error}\n`);
+    await setup.close();
     return 1;
   }
   const session = new Session({
@@ -131,6 +135,7 @@ export async function runCommandLine(argv: readonly string[], io: CommandIo): Pr
     outcome = combineOutcomes(outcome, woken);
   }
   await session.close();
+  await setup.close();
 
   if (outputFormat === "json") {
     // The same object Claude Code prints for `--output-format json`: its result line.

@@ -78,8 +78,13 @@ export class ProcessTransport implements Transport {
       this.#stderrTail = (this.#stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
     });
     child.stdout?.on("data", (chunk: Buffer) => this.#receive(chunk));
+    // An idle server does not keep rudder alive (a request in flight does, by
+    // its timeout timer): a front end that forgot close() still exits, and
+    // the exit handler kills the group.
+    child.unref();
     for (const stream of [child.stdin, child.stdout, child.stderr]) {
       stream?.on("error", (error) => this.onerror?.(error));
+      (stream as { unref?: () => void } | null)?.unref?.();
     }
     return new Promise((resolveStart, rejectStart) => {
       child.once("spawn", () => {
@@ -113,6 +118,7 @@ export class ProcessTransport implements Transport {
   async close(): Promise<void> {
     const child = this.#child;
     if (child !== undefined && this.#exit === undefined && child.pid !== undefined) {
+      child.ref();
       child.stdin?.end();
       terminateProcessGroup(child.pid);
       await this.#exited;

@@ -14,6 +14,8 @@ export interface SessionInfo {
   cwd: string;
   model: string;
   tools: readonly string[];
+  /** MCP servers and whether each started (`connected` / `failed`), as Claude Code lists them. */
+  mcpServers?: readonly { name: string; status: string }[];
   permissionMode: string;
   version: string;
   apiKeySource: string;
@@ -26,7 +28,7 @@ export function initLine(info: SessionInfo): OutputLine {
     cwd: info.cwd,
     session_id: info.sessionId,
     tools: [...info.tools],
-    mcp_servers: [],
+    mcp_servers: (info.mcpServers ?? []).map(({ name, status }) => ({ name, status })),
     model: info.model,
     permissionMode: info.permissionMode,
     slash_commands: [],

@@ -383,7 +383,10 @@ describe("rudder speaks Claude Code's stream-json", () => {
     await rudder.waitForResult();
     rudder.end();
     expect(await rudder.exited).toBe(0);
-    expect(rudder.stderr).toMatch(/ignoring options rudder has no use for: .*--mcp-config/);
+    expect(rudder.stderr).toMatch(
+      /ignoring options rudder has no use for: .*--max-thinking-tokens/,
+    );
+    expect(rudder.stderr).not.toContain("--mcp-config");
   });
 
   it("applies an allow that changes the input, a deny's message, and a deny with interrupt", async () => {
