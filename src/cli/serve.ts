@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type GatewayEngine, startGateway } from "../gateway/index.js";
+import { type GatewayEngine, startGateway, telegramConfig } from "../gateway/index.js";
 import { hasModelCredentials } from "../model/model-config.js";
 import { type FlagSpecs, parseArgs, stringFlag } from "./args.js";
 import type { CommandIo } from "./run.js";
@@ -18,16 +18,22 @@ export const SERVE_FLAGS: FlagSpecs = {
   cwd: { type: "string" },
   "permission-timeout": { type: "string" },
   "no-permission-prompts": { type: "boolean" },
+  "telegram-token-file": { type: "string" },
+  "telegram-allow": { type: "string" },
   help: { type: "boolean", short: "h" },
 };
 
 export const SERVE_USAGE = `usage: rudder serve [--port 4317] [--host 127.0.0.1] [--data ~/.rudder] [--max-live 8]
                     [--idle-minutes 20] [--engine rudder|claude] [--model M] [--cwd DIR]
                     [--permission-timeout 300] [--no-permission-prompts]
+                    [--telegram-token-file FILE --telegram-allow ID,ID]
   Starts the gateway: the web page, the HTTP API, the scheduler. Each channel gets its own
   long-lived agent process: rudder itself (default) or the Claude Code CLI (--engine claude).
   When an agent asks for permission (an rm, an "ask" rule), the page shows the request and waits
-  --permission-timeout seconds for a person; --no-permission-prompts denies such calls at once.`;
+  --permission-timeout seconds for a person; --no-permission-prompts denies such calls at once.
+  With a Telegram bot token (--telegram-token-file, or RUDDER_TELEGRAM_TOKEN), each Telegram chat
+  with the bot is the channel telegram:<chat id>; only the user or chat ids of --telegram-allow
+  (or RUDDER_TELEGRAM_ALLOW) reach an agent.`;
 
 export const DEMO_HINT =
   "No model credentials, so agents run the offline demo model. To connect a real model, set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN, plus ANTHROPIC_BASE_URL for a compatible server) and restart, or use --engine claude with a logged-in Claude Code.";
@@ -86,6 +92,13 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
     return fail(`--engine must be rudder or claude (got "${engineName}")`);
   }
 
+  const telegram = telegramConfig({
+    tokenFile: stringFlag(args, "telegram-token-file"),
+    allow: stringFlag(args, "telegram-allow"),
+    env: io.env,
+  });
+  if (telegram instanceof Error) return fail(telegram.message);
+
   const model = stringFlag(args, "model");
   const demo = engineName === "rudder" && model === undefined && !hasModelCredentials(io.env);
   const cwd = resolve(stringFlag(args, "cwd") ?? process.cwd());
@@ -123,6 +136,7 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
         : { permissionTimeoutMs: (permissionTimeout as number) * 1000 }),
       demo,
       ...(demo ? { demoHint: DEMO_HINT } : {}),
+      ...(telegram ? { telegram } : {}),
       logger: (line) => io.stderr.write(`${line}\n`),
       signal: shutdown.signal,
     });

@@ -1,3 +1,6 @@
+import type { GatewayEvent } from "./events.js";
+import type { PermissionRequests } from "./permission-requests.js";
+
 /** Extra facts an inbound source attaches to a message (sender, thread, platform ids). */
 export type DeliveryMeta = Record<string, unknown>;
 
@@ -5,6 +8,21 @@ export type DeliveryMeta = Record<string, unknown>;
 export interface SourceDelivery {
   id: string;
   disposition: "started" | "steered" | "one_shot" | "deferred";
+}
+
+/**
+ * What the gateway lends a source besides `deliver`, so a chat adapter can
+ * answer on its platform.
+ */
+export interface SourceContext {
+  /** A channel's events from now on (nothing buffered is replayed). Returns the unsubscribe. */
+  subscribe(channelId: string, listener: (event: GatewayEvent) => void): () => void;
+  /** Every channel id the store knows, e.g. to answer a platform's chats again after a restart. */
+  channelIds(): Promise<string[]>;
+  /** The permission requests agents wait on, as the API and the page answer them. */
+  permissions: Pick<PermissionRequests, "list" | "decide">;
+  /** Aborted when the gateway shuts down (before `stop()` is called). */
+  signal: AbortSignal;
 }
 
 /**
@@ -16,14 +34,14 @@ export interface SourceDelivery {
  * calls `deliver(channelId, text, meta)` with a channel id it derives from the
  * platform (e.g. `telegram:<chat id>`; ids match `[A-Za-z0-9._:-]{1,128}`).
  * `deliver` resolves once the message is stored and routed. To answer on the
- * platform the adapter subscribes to the channel's events (the gateway's
- * `bus.subscribe(channelId, ...)`) and posts `reply`, `fallback` and `error`
- * messages back. `stop()` disconnects; the gateway calls it on shutdown.
+ * platform the adapter subscribes to the channel's events through `context`
+ * and posts `reply`, `fallback` and `error` messages back. `stop()` disconnects; the gateway calls it on shutdown.
  */
 export interface ChannelSource {
   readonly name: string;
   start(
     deliver: (channelId: string, text: string, meta?: DeliveryMeta) => Promise<SourceDelivery>,
+    context?: SourceContext,
   ): Promise<void>;
   stop(): Promise<void>;
 }

@@ -6,6 +6,7 @@ export {
   type ChannelSource,
   type DeliveryMeta,
   isValidChannelId,
+  type SourceContext,
   type SourceDelivery,
 } from "./channel-source.js";
 export { EventBus, type NumberedEvent } from "./event-bus.js";
@@ -47,3 +48,10 @@ export type {
   ScheduleRecord,
   TurnRecord,
 } from "./store.js";
+export { DEFAULT_TELEGRAM_API_URL, TelegramApi, TelegramApiError } from "./telegram-api.js";
+export { type TelegramConfig, telegramConfig } from "./telegram-config.js";
+export {
+  TELEGRAM_CHANNEL_PREFIX,
+  TelegramChannelSource,
+  type TelegramSourceOptions,
+} from "./telegram-source.js";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { serve } from "@hono/node-server";
 import type { ClaudeProcessOptions } from "../claude-cli/claude-process.js";
 import { loadOrCreateToken } from "./auth-token.js";
-import type { ChannelSource } from "./channel-source.js";
+import type { ChannelSource, SourceContext } from "./channel-source.js";
 import { EventBus } from "./event-bus.js";
 import { createHttpApp } from "./http-app.js";
 import { HttpChannelSource } from "./http-source.js";
@@ -14,6 +14,7 @@ import { RegistryProcessPool } from "./process-pool.js";
 import { Router } from "./router.js";
 import { Scheduler } from "./scheduler.js";
 import { SqliteGatewayStore } from "./sqlite-store.js";
+import { TelegramChannelSource, type TelegramSourceOptions } from "./telegram-source.js";
 
 /** The agent every channel talks to: a stream-json CLI (`rudder run ...` or `claude`). */
 export interface GatewayEngine {
@@ -58,6 +59,8 @@ export interface GatewayOptions {
   heartbeatMs?: number;
   /** Inbound sources besides the HTTP API (chat adapters). */
   sources?: ChannelSource[];
+  /** Telegram as a source (`telegram:<chat id>` channels); its log lines go to `logger`. */
+  telegram?: Omit<TelegramSourceOptions, "logger">;
   /**
    * Tool calls an agent would ask about (a bash `rm`, a settings `ask` rule) wait for a
    * person's decision through the API and the page; default true. When false, the agent
@@ -142,7 +145,11 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   });
   const scheduler = new Scheduler({ store, router, bus, logger: log });
   const httpSource = new HttpChannelSource();
-  const sources: ChannelSource[] = [httpSource, ...(options.sources ?? [])];
+  const sources: ChannelSource[] = [
+    httpSource,
+    ...(options.sources ?? []),
+    ...(options.telegram ? [new TelegramChannelSource({ ...options.telegram, logger: log })] : []),
+  ];
   const closing = new AbortController();
   // Every open event stream listens for shutdown on this one signal.
   setMaxListeners(0, closing.signal);
@@ -196,14 +203,25 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     return closed;
   };
 
+  const sourceContext: SourceContext = {
+    subscribe: (channelId, listener) => {
+      const newest = bus.replay(channelId).at(-1)?.id ?? 0;
+      return bus.subscribe(channelId, (numbered) => listener(numbered.event), newest);
+    },
+    channelIds: async () => (await store.listChannels()).map((channel) => channel.id),
+    permissions,
+    signal: closing.signal,
+  };
   try {
     for (const source of sources) {
-      await source.start((channelId, text, meta) =>
-        router.deliver(
-          channelId,
-          text,
-          typeof meta?.source === "string" ? meta.source : source.name,
-        ),
+      await source.start(
+        (channelId, text, meta) =>
+          router.deliver(
+            channelId,
+            text,
+            typeof meta?.source === "string" ? meta.source : source.name,
+          ),
+        sourceContext,
       );
     }
     await router.start();

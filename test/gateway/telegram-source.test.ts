@@ -1,0 +1,330 @@
+/**
+ * The Telegram source against the fake Bot API (a real HTTP server on
+ * 127.0.0.1), with the gateway's real event bus and permission requests and a
+ * recording `deliver` in place of the router.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { PermissionDecision } from "../../src/claude-cli/permission-request.js";
+import { EventBus } from "../../src/gateway/event-bus.js";
+import type { GatewayEvent } from "../../src/gateway/events.js";
+import { PermissionRequests } from "../../src/gateway/permission-requests.js";
+import { GatewayClosedError } from "../../src/gateway/router.js";
+import {
+  TelegramChannelSource,
+  type TelegramSourceOptions,
+} from "../../src/gateway/telegram-source.js";
+import { type FakeTelegramApi, startFakeTelegramApi } from "../fixtures/fake-telegram-api.js";
+import { waitFor } from "./helpers.js";
+
+interface Delivered {
+  channelId: string;
+  text: string;
+  meta: Record<string, unknown> | undefined;
+}
+
+let api: FakeTelegramApi;
+const harnesses: Array<{ stop(): Promise<void> }> = [];
+
+beforeEach(async () => {
+  api = await startFakeTelegramApi();
+});
+
+afterEach(async () => {
+  for (const harness of harnesses.splice(0)) await harness.stop();
+  await api.close();
+});
+
+async function startSource(
+  options: Partial<TelegramSourceOptions> & {
+    knownChannels?: string[];
+    deliverError?: () => Error | undefined;
+  } = {},
+) {
+  const { knownChannels = [], deliverError, ...rest } = options;
+  const bus = new EventBus();
+  const permissions = new PermissionRequests({ bus });
+  const closing = new AbortController();
+  const delivered: Delivered[] = [];
+  const logs: string[] = [];
+  const source = new TelegramChannelSource({
+    token: api.token,
+    allow: ["111"],
+    apiUrl: api.url,
+    pollTimeoutSeconds: 5,
+    backoff: { initialMs: 20, maxMs: 200 },
+    logger: (line) => logs.push(line),
+    ...rest,
+  });
+  await source.start(
+    async (channelId, text, meta) => {
+      const error = deliverError?.();
+      if (error) throw error;
+      delivered.push({ channelId, text, meta });
+      return { id: `message-${delivered.length}`, disposition: "started" };
+    },
+    {
+      subscribe: (channelId, listener) =>
+        bus.subscribe(
+          channelId,
+          (numbered) => listener(numbered.event),
+          bus.replay(channelId).at(-1)?.id ?? 0,
+        ),
+      channelIds: async () => knownChannels,
+      permissions,
+      signal: closing.signal,
+    },
+  );
+  const harness = {
+    source,
+    bus,
+    permissions,
+    closing,
+    delivered,
+    logs,
+    reply: (channelId: string, text: string, type: "reply" | "error" = "reply") =>
+      bus.publish({
+        type,
+        channelId,
+        message: {
+          id: `reply-${Math.random()}`,
+          channelId,
+          role: "assistant",
+          text,
+          state: null,
+          replyTo: null,
+          kind: type,
+          createdAt: new Date().toISOString(),
+        },
+      } as GatewayEvent),
+    stop: async () => {
+      await source.stop();
+      permissions.close();
+    },
+  };
+  harnesses.push(harness);
+  return harness;
+}
+
+const sentTo = (chatId: string) => api.sent.filter((message) => message.chatId === chatId);
+
+function waitForSent(chatId: string, pattern: RegExp | string) {
+  return waitFor(
+    () =>
+      sentTo(chatId).find((message) =>
+        typeof pattern === "string" ? message.text.includes(pattern) : pattern.test(message.text),
+      ),
+    `a message to chat ${chatId} matching ${pattern}`,
+  );
+}
+
+const updateCalls = () => api.calls.filter((call) => call.method === "getUpdates");
+
+describe("the Telegram source", () => {
+  it("delivers an allowed user's text once to telegram:<chat id>, confirming it by offset", async () => {
+    const harness = await startSource();
+    const update = api.pushMessage({ userId: 111, text: "hello agent" });
+    await waitFor(() => harness.delivered.length === 1, "the delivery");
+    expect(harness.delivered[0]).toMatchObject({
+      channelId: "telegram:111",
+      text: "hello agent",
+      meta: { source: "telegram", chatId: "111", userId: "111" },
+    });
+    const confirming = await waitFor(
+      () => updateCalls().find((call) => call.body.offset === update.update_id + 1),
+      "a poll confirming the update",
+    );
+    expect(confirming.body).toMatchObject({ timeout: 5, allowed_updates: ["message"] });
+    api.pushMessage({ userId: 111, text: "second" });
+    await waitFor(() => harness.delivered.length === 2, "the second delivery");
+    expect(harness.delivered.map((item) => item.text)).toEqual(["hello agent", "second"]);
+  });
+
+  it("sends the channel's replies and errors back as plain text", async () => {
+    const harness = await startSource();
+    api.pushMessage({ userId: 111, text: "hi" });
+    await waitFor(() => harness.delivered.length === 1, "the delivery");
+    harness.reply("telegram:111", "*not bold* <b>nor this</b>");
+    harness.reply("telegram:111", "The agent process crashed.", "error");
+    await waitForSent("111", "The agent process crashed.");
+    expect(sentTo("111").map((message) => message.text)).toEqual([
+      "*not bold* <b>nor this</b>",
+      "The agent process crashed.",
+    ]);
+    expect(sentTo("111").every((message) => message.parseMode === undefined)).toBe(true);
+  });
+
+  it("splits a reply over 4096 characters on line boundaries, in order", async () => {
+    const harness = await startSource();
+    api.pushMessage({ userId: 111, text: "long please" });
+    await waitFor(() => harness.delivered.length === 1, "the delivery");
+    const lines = Array.from({ length: 300 }, (_, index) => `line ${index} ${"x".repeat(40)}`);
+    harness.reply("telegram:111", lines.join("\n"));
+    await waitForSent("111", "line 299 ");
+    const parts = sentTo("111").map((message) => message.text);
+    expect(parts.length).toBeGreaterThan(3);
+    expect(parts.every((part) => part.length <= 4096)).toBe(true);
+    expect(parts.join("\n")).toBe(lines.join("\n"));
+  });
+
+  it("answers replies for channels it knew before a restart", async () => {
+    const harness = await startSource({ knownChannels: ["telegram:111", "web", "telegram:-5"] });
+    harness.reply("telegram:-5", "answer after restart");
+    harness.reply("web", "not for telegram");
+    await waitForSent("-5", "answer after restart");
+    expect(api.sent.map((message) => message.chatId)).toEqual(["-5"]);
+  });
+
+  it("refuses a stranger once with their id and never delivers their text", async () => {
+    const harness = await startSource();
+    api.pushMessage({ userId: 666, text: "let me in" });
+    api.pushMessage({ userId: 666, text: "please" });
+    const last = api.pushMessage({ userId: 111, text: "owner here" });
+    await waitFor(() => harness.delivered.length === 1, "the owner's delivery");
+    await waitFor(
+      () => updateCalls().some((call) => call.body.offset === last.update_id + 1),
+      "all updates processed",
+    );
+    const refusals = sentTo("666");
+    expect(refusals).toHaveLength(1);
+    expect(refusals[0]?.text).toMatch(/not allowed/i);
+    expect(refusals[0]?.text).toContain("666");
+    expect(harness.delivered.map((item) => item.channelId)).toEqual(["telegram:111"]);
+    expect(harness.logs.filter((line) => line.includes("666"))).toHaveLength(1);
+  });
+
+  it("lets a whole chat in by its id, and refuses a stranger in an allowed user's group", async () => {
+    const harness = await startSource({ allow: ["111", "-100200"] });
+    api.pushMessage({ userId: 777, chatId: -100200, text: "in the allowed group" });
+    api.pushMessage({ userId: 888, chatId: -300, text: "a group of strangers" });
+    api.pushMessage({ userId: 111, chatId: -300, text: "owner in that group" });
+    await waitFor(() => harness.delivered.length === 2, "two deliveries");
+    expect(harness.delivered.map((item) => item.channelId)).toEqual([
+      "telegram:-100200",
+      "telegram:-300",
+    ]);
+    await waitForSent("-300", "888");
+  });
+
+  it("answers /start, /help and unknown commands without bothering the agent", async () => {
+    const harness = await startSource();
+    api.pushMessage({ userId: 111, text: "/start" });
+    api.pushMessage({ userId: 111, text: "/help@rudder_test_bot" });
+    api.pushMessage({ userId: 111, text: "/frobnicate now" });
+    api.pushMessage({ userId: 111, text: "/help@some_other_bot" });
+    api.pushMessage({ userId: 111, text: "/tmp/build is full" });
+    await waitFor(() => harness.delivered.length === 1, "the path message delivered");
+    await waitForSent("111", "Unknown command /frobnicate");
+    expect(harness.delivered[0]?.text).toBe("/tmp/build is full");
+    const texts = sentTo("111").map((message) => message.text);
+    expect(texts.filter((text) => text.includes("/allow <id>"))).toHaveLength(3);
+  });
+
+  it("asks in the chat and takes /allow and /deny with a note", async () => {
+    const harness = await startSource();
+    api.pushMessage({ userId: 111, text: "clean up" });
+    await waitFor(() => harness.delivered.length === 1, "the delivery");
+    const ask = (command: string): Promise<PermissionDecision> =>
+      harness.permissions.ask("telegram:111", {
+        requestId: "r",
+        toolName: "bash",
+        input: { command },
+        toolUseId: undefined,
+        raw: {},
+      });
+
+    const first = ask("rm old.log");
+    const announced = await waitForSent("111", "rm old.log");
+    const id = /\/allow (\S+)/.exec(announced.text)?.[1] ?? "";
+    expect(announced.text).toContain(`/deny ${id}`);
+    api.pushMessage({ userId: 111, text: `/allow ${id}` });
+    expect(await first).toEqual({ behavior: "allow" });
+    await waitForSent("111", `${id}: allowed`);
+
+    const second = ask("rm keep.txt");
+    const secondId = /\/allow (\S+)/.exec((await waitForSent("111", "rm keep.txt")).text)?.[1];
+    api.pushMessage({ userId: 111, text: `/deny ${secondId} use the trash instead` });
+    expect(await second).toEqual({ behavior: "deny", message: "use the trash instead" });
+
+    const third = ask("rm third.txt");
+    await waitForSent("111", "rm third.txt");
+    api.pushMessage({ userId: 111, text: "/deny not this one" });
+    expect(await third).toEqual({ behavior: "deny", message: "not this one" });
+
+    api.pushMessage({ userId: 111, text: `/allow ${id}` });
+    await waitForSent("111", `No permission request ${id} is waiting`);
+    expect(harness.delivered).toHaveLength(1);
+  });
+
+  it("honours a 429's retry_after and backs off after 500s, losing no update", async () => {
+    const harness = await startSource();
+    await waitFor(() => api.waitingPolls() === 1, "the first long poll");
+    api.failNext("getUpdates", { status: 500, description: "Internal Server Error" }, 2);
+    api.failNext("getUpdates", {
+      status: 429,
+      description: "Too Many Requests",
+      retryAfterSeconds: 1,
+    });
+    api.pushMessage({ userId: 111, text: "before the storm" });
+    await waitFor(
+      () => updateCalls().length >= 5 && api.waitingPolls() === 1,
+      "polling again after two 500s and a 429",
+    );
+    api.pushMessage({ userId: 111, text: "after the storm" });
+    await waitFor(() => harness.delivered.length === 2, "the second delivery");
+    const calls = updateCalls();
+    // The poll after the 429 waited for its retry_after (1 s), not the 20 ms backoff.
+    expect((calls[4]?.at ?? 0) - (calls[3]?.at ?? 0)).toBeGreaterThanOrEqual(950);
+    expect(harness.logs.some((line) => line.includes("500 Internal Server Error"))).toBe(true);
+    expect(harness.delivered.map((item) => item.text)).toEqual([
+      "before the storm",
+      "after the storm",
+    ]);
+  });
+
+  it("retries a reply the API rate-limits and sends it once", async () => {
+    const harness = await startSource();
+    api.pushMessage({ userId: 111, text: "hi" });
+    await waitFor(() => harness.delivered.length === 1, "the delivery");
+    api.failNext("sendMessage", { status: 429, retryAfterSeconds: 1 });
+    api.failNext("sendMessage", { status: 502 });
+    harness.reply("telegram:111", "worth the wait");
+    await waitForSent("111", "worth the wait");
+    expect(sentTo("111")).toHaveLength(1);
+    expect(api.calls.filter((call) => call.method === "sendMessage")).toHaveLength(3);
+  });
+
+  it("stops on a rejected token with one log line that does not show the token", async () => {
+    const secret = "999:the-secret-token";
+    const harness = await startSource({ token: secret });
+    await harness.source.finished();
+    expect(harness.logs).toHaveLength(1);
+    expect(harness.logs[0]).toMatch(/rejected the bot token \(401\).*stopped/);
+    expect(harness.logs.join("\n")).not.toContain("the-secret-token");
+    const callsAtStop = api.calls.length;
+    api.pushMessage({ userId: 111, text: "anyone?" });
+    await harness.stop();
+    expect(api.calls.length).toBe(callsAtStop);
+    expect(harness.delivered).toEqual([]);
+  });
+
+  it("aborts the in-flight long poll when the gateway shuts down", async () => {
+    const harness = await startSource({ pollTimeoutSeconds: 50 });
+    await waitFor(() => api.waitingPolls() === 1, "a long poll waiting");
+    harness.closing.abort();
+    await harness.source.finished();
+    await waitFor(() => api.abandonedPolls() === 1, "the poll abandoned");
+    await harness.stop();
+  });
+
+  it("leaves an update unconfirmed when the gateway closes under it", async () => {
+    let closed = false;
+    const harness = await startSource({
+      deliverError: () => (closed ? new GatewayClosedError() : undefined),
+    });
+    closed = true;
+    const update = api.pushMessage({ userId: 111, text: "arrives while closing" });
+    await harness.source.finished();
+    expect(updateCalls().some((call) => (call.body.offset ?? 0) > update.update_id)).toBe(false);
+    expect(harness.delivered).toEqual([]);
+  });
+});
