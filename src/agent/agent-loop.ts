@@ -17,6 +17,11 @@ import type { AnyTool } from "../tools/types.js";
 import { appendUserText, awaitsUser, messageText } from "./conversation.js";
 import type { AgentEventSink, TurnOutcome } from "./events.js";
 import type { Inbox } from "./inbox.js";
+import {
+  type InterruptedWhile,
+  interruptedBetweenSteps,
+  recordInterruption,
+} from "./interruption.js";
 import { type Confirm, dispatchToolUse } from "./tool-dispatch.js";
 
 /** A Stop hook may push the loop on, but only this many times in a row. */
@@ -103,14 +108,30 @@ export async function runAgentLoop(
     return result;
   };
 
+  /** Ends the turn as interrupted, leaving the history as Claude Code leaves it. */
+  const interrupted = (whileDoing: InterruptedWhile, partialText = "", messageId = "") => {
+    const { partial, marker } = recordInterruption(history, whileDoing, partialText);
+    if (partial !== undefined) {
+      emit({
+        type: "model_end",
+        message: partial,
+        messageId: messageId || `msg_interrupted_${numTurns}`,
+        usage: emptyUsage(),
+      });
+      lastText = partialText;
+    }
+    emit({ type: "interrupted", marker });
+    return outcome({
+      subtype: "aborted",
+      isError: true,
+      terminalReason: whileDoing,
+      result: "Interrupted.",
+    });
+  };
+
   for (;;) {
     if (signal.aborted) {
-      return outcome({
-        subtype: "aborted",
-        isError: true,
-        terminalReason: "aborted",
-        result: "Interrupted.",
-      });
+      return interrupted(interruptedBetweenSteps(history));
     }
     deliverInbox(history, dependencies);
     if (awaitsUser(history)) return outcome({ subtype: "success" });
@@ -120,6 +141,7 @@ export async function runAgentLoop(
 
     numTurns += 1;
     emit({ type: "model_start", call: numTurns });
+    let streamed = { text: "", messageId: "" };
     const reply = await model.complete({
       ...(dependencies.systemPrompt === undefined ? {} : { system: dependencies.systemPrompt }),
       messages: history,
@@ -130,24 +152,34 @@ export async function runAgentLoop(
       })),
       ...(dependencies.maxTokens === undefined ? {} : { maxTokens: dependencies.maxTokens }),
       signal,
-      onTextDelta: (text) => emit({ type: "text_delta", text }),
-      onRetry: (retry) =>
+      onMessageStart: (messageId) => {
+        streamed = { text: "", messageId };
+      },
+      onTextDelta: (text) => {
+        streamed.text += text;
+        emit({ type: "text_delta", text });
+      },
+      onRetry: (retry) => {
+        streamed = { text: "", messageId: "" };
         emit({
           type: "model_retry",
           attempt: retry.attempt,
           delayMs: retry.delayMs,
           ...(retry.status === undefined ? {} : { status: retry.status }),
           message: retry.message,
-        }),
+        });
+      },
     });
     if (!reply.ok) {
       const { error } = reply;
-      const aborted = error.subtype === "aborted";
+      if (error.subtype === "aborted") {
+        return interrupted("aborted_streaming", streamed.text, streamed.messageId);
+      }
       return outcome({
         subtype: error.subtype,
         isError: true,
-        result: aborted ? "Interrupted." : error.message,
-        terminalReason: aborted ? "aborted" : "model_error",
+        result: error.message,
+        terminalReason: "model_error",
         ...(error.status === undefined ? {} : { apiErrorStatus: error.status }),
         ...(error.resetAt === undefined ? {} : { resetAt: error.resetAt }),
       });

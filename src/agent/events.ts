@@ -11,7 +11,10 @@ export interface TurnOutcome {
   durationMs: number;
   usage: Usage;
   totalCostUsd: number;
-  /** Why the loop stopped: `completed`, `aborted`, `model_error`, `max_turns`. */
+  /**
+   * Why the loop stopped: `completed`, `aborted_streaming` / `aborted_tools` (interrupted while
+   * the model answered / while tools ran), `model_error`, `max_turns`, `hook_stopped`.
+   */
   terminalReason: string;
   /** HTTP status of the failing model call, when there was one. */
   apiErrorStatus?: number;
@@ -51,6 +54,8 @@ export type AgentEvent =
     }
   | { type: "inbox_delivered"; texts: string[]; taskIds: string[] }
   | { type: "hook_warning"; event: string; message: string }
+  /** The turn was interrupted; `marker` is the user text that records it in the history. */
+  | { type: "interrupted"; marker: string }
   | { type: "turn_end"; outcome: TurnOutcome };
 
 export type AgentEventSink = (event: AgentEvent) => void;

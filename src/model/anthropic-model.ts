@@ -119,7 +119,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
       clearTimeout(idleTimer);
       idleTimer = undefined;
       const watched = watchIdle(stream, idleMs, () => idle.abort());
-      return await readMessageStream(watched, request.onTextDelta);
+      return await readMessageStream(watched, request.onTextDelta, request.onMessageStart);
     } catch (error) {
       if (idle.signal.aborted && !request.signal.aborted) {
         const seconds = Math.round(idleMs / 100) / 10;

@@ -29,6 +29,7 @@ function tokens(value: unknown): number | undefined {
 export async function readMessageStream(
   stream: AsyncIterable<unknown>,
   onTextDelta: ((text: string) => void) | undefined,
+  onMessageStart?: (messageId: string) => void,
 ): Promise<ModelResponse> {
   const blocks = new Map<number, PartialBlock>();
   const usage = emptyUsage();
@@ -51,6 +52,7 @@ export async function readMessageStream(
     const index = event.index ?? 0;
     if (event.type === "message_start") {
       id = event.message?.id ?? id;
+      onMessageStart?.(id);
       applyUsage(event.message?.usage);
     } else if (event.type === "content_block_start") {
       const start = event.content_block;

@@ -52,6 +52,8 @@ export interface ModelRequest {
   signal: AbortSignal;
   /** Called with each piece of assistant text as it streams in. */
   onTextDelta?: (text: string) => void;
+  /** The id of the reply being streamed, as soon as it is known (before its first delta). */
+  onMessageStart?: (messageId: string) => void;
   /** Called before a retry of a failed request (429, 529, 5xx). */
   onRetry?: (retry: ModelRetry) => void;
 }

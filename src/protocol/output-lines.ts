@@ -83,28 +83,37 @@ export function assistantLines(
   }));
 }
 
-export function toolResultLine(
-  sessionId: string,
-  event: Extract<AgentEvent, { type: "tool_end" }>,
-): OutputLine {
+function userLine(sessionId: string, content: unknown[]): OutputLine {
   return {
     type: "user",
-    message: {
-      role: "user",
-      content: [
-        {
-          tool_use_id: event.toolUseId,
-          type: "tool_result",
-          content: event.content,
-          is_error: event.isError,
-        },
-      ],
-    },
+    message: { role: "user", content },
     parent_tool_use_id: null,
     session_id: sessionId,
     uuid: randomUUID(),
     timestamp: new Date().toISOString(),
   };
+}
+
+export function toolResultLine(
+  sessionId: string,
+  event: Extract<AgentEvent, { type: "tool_end" }>,
+): OutputLine {
+  return userLine(sessionId, [
+    {
+      tool_use_id: event.toolUseId,
+      type: "tool_result",
+      content: event.content,
+      is_error: event.isError,
+    },
+  ]);
+}
+
+/** The interrupt marker the kernel put into the conversation, as Claude Code prints it. */
+export function interruptedLine(
+  sessionId: string,
+  event: Extract<AgentEvent, { type: "interrupted" }>,
+): OutputLine {
+  return userLine(sessionId, [{ type: "text", text: event.marker }]);
 }
 
 export function taskStartedLine(
@@ -202,7 +211,8 @@ function claudeEnding(outcome: TurnOutcome): { subtype: string; terminalReason: 
   if (outcome.subtype === "aborted") {
     return { subtype: "error_during_execution", terminalReason: outcome.terminalReason };
   }
-  if (MODEL_FAILURES.has(outcome.subtype)) return { subtype: "success", terminalReason: "api_error" };
+  if (MODEL_FAILURES.has(outcome.subtype))
+    return { subtype: "success", terminalReason: "api_error" };
   return { subtype: outcome.subtype, terminalReason: outcome.terminalReason };
 }
 

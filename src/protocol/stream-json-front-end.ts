@@ -13,6 +13,7 @@ import {
   assistantLines,
   initLine,
   inputErrorLine,
+  interruptedLine,
   lifecycleLine,
   type OutputLine,
   type PermissionDenial,
@@ -298,6 +299,9 @@ export class StreamJsonFrontEnd {
         return;
       case "hook_warning":
         this.#options.warn?.(`${event.event} hook: ${event.message}`);
+        return;
+      case "interrupted":
+        this.#write(interruptedLine(sessionId, event));
         return;
       case "turn_end":
         this.#endTurn(event.outcome);

@@ -63,8 +63,26 @@ describe("Session", () => {
     const turn = session.send("hang");
     await waitUntil(() => events.some((event) => event.type === "text_delta"));
     session.abort();
-    expect(await turn).toMatchObject({ isError: true, subtype: "aborted" });
+    expect(await turn).toMatchObject({
+      isError: true,
+      subtype: "aborted",
+      terminalReason: "aborted_streaming",
+    });
+    expect(events).toContainEqual({ type: "interrupted", marker: "[Request interrupted by user]" });
     expect((await session.send("again")).result).toBe("fresh");
+    // The cut-off reply stays as it was shown, and the model is told the request was interrupted,
+    // so "again" is not read as more of "hang".
+    expect(model.requests[1]?.messages).toEqual([
+      { role: "user", content: "hang" },
+      { role: "assistant", content: [{ type: "text", text: "thinking" }] },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "[Request interrupted by user]" },
+          { type: "text", text: "again" },
+        ],
+      },
+    ]);
     await session.close();
   });
 

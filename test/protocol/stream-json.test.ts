@@ -166,7 +166,11 @@ describe("rudder speaks Claude Code's stream-json", () => {
     expect(interrupted).toMatchObject({
       is_error: true,
       subtype: "error_during_execution",
-      terminal_reason: "aborted",
+      terminal_reason: "aborted_tools",
+    });
+    expect(rudder.ofType("user").at(-1)?.message).toEqual({
+      role: "user",
+      content: [{ type: "text", text: "[Request interrupted by user for tool use]" }],
     });
     await waitUntil(() => !pidAlive(toolPid));
     await rudder.waitFor((line) => line.command_uuid === FIRST && line.state === "cancelled");
@@ -176,6 +180,62 @@ describe("rudder speaks Claude Code's stream-json", () => {
     rudder.end();
     expect(await rudder.exited).toBe(0);
     expect(next).toMatchObject({ is_error: false, result: "after the interrupt" });
+    // As Claude Code sends it: the cancelled tool's result, the marker, then the new prompt.
+    const last = api.mainRequests()[1]?.body.messages.at(-1);
+    expect(
+      last.content.map((block: { type: string; text?: string }) => block.text ?? block.type),
+    ).toEqual(["tool_result", "[Request interrupted by user for tool use]", "carry on"]);
+  });
+
+  it("an interrupt while the model streams keeps what it said, then the marker", async () => {
+    const api = await harness.api([
+      { hangUntilAborted: true, text: "partial answer" },
+      { text: "second answer" },
+    ]);
+    const rudder = harness.start(harness.sandbox(api), [
+      ...STREAM_ARGS,
+      "--include-partial-messages",
+    ]);
+    rudder.sendUser("first question", FIRST);
+    // Interrupt once the partial text has been streamed (the fake API then holds the response).
+    const streamedText = () =>
+      rudder
+        .ofType("stream_event")
+        .map((line) => line.event?.delta?.text ?? "")
+        .join("");
+    await waitUntil(() => streamedText() === "partial answer");
+    rudder.send({
+      type: "control_request",
+      request_id: "stop-2",
+      request: { subtype: "interrupt" },
+    });
+    const interrupted = await rudder.waitForResult();
+    expect(interrupted).toMatchObject({
+      subtype: "error_during_execution",
+      terminal_reason: "aborted_streaming",
+    });
+    const [partial] = rudder.ofType("assistant");
+    expect(partial?.message.content).toEqual([{ type: "text", text: "partial answer" }]);
+    expect(rudder.ofType("user").at(-1)?.message.content).toEqual([
+      { type: "text", text: "[Request interrupted by user]" },
+    ]);
+
+    rudder.sendUser("second question", SECOND);
+    expect(await rudder.waitForResult(2)).toMatchObject({ result: "second answer" });
+    rudder.end();
+    expect(await rudder.exited).toBe(0);
+    const messages = api.mainRequests()[1]?.body.messages;
+    expect(messages).toEqual([
+      { role: "user", content: "first question" },
+      { role: "assistant", content: [{ type: "text", text: "partial answer" }] },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "[Request interrupted by user]" },
+          expect.objectContaining({ type: "text", text: "second question" }),
+        ],
+      },
+    ]);
   });
 
   it("asks the host with can_use_tool and follows its allow and deny", async () => {
