@@ -1,4 +1,11 @@
+import { BoundedOutput } from "../tools/bounded-output.js";
 import type { ToolResult } from "../tools/types.js";
+
+/**
+ * The most of a result the model is shown: Claude Code's default of 25,000
+ * tokens, at about four characters a token. Head and tail are kept.
+ */
+export const MAX_RESULT_CHARS = 100_000;
 
 /** The parts of an MCP `tools/call` result rudder reads (the SDK's CallToolResult). */
 export interface McpCallResult {
@@ -33,15 +40,17 @@ function describeBlock(block: unknown): string {
 /**
  * A tool result for the model: the text blocks joined by newlines, each
  * non-text block summarised in one line, the structured content as JSON when
- * there is nothing else, `(no output)` when empty. `isError` as the server said.
+ * there is nothing else, `(no output)` when empty, head and tail of what is
+ * longer than MAX_RESULT_CHARS. `isError` as the server said.
  */
 export function formatCallResult(result: McpCallResult): ToolResult {
   const parts = (result.content ?? []).map(describeBlock).filter((part) => part !== "");
   if (parts.length === 0 && result.structuredContent !== undefined) {
     parts.push(JSON.stringify(result.structuredContent));
   }
-  return {
-    content: parts.length === 0 ? "(no output)" : parts.join("\n"),
-    isError: result.isError === true,
-  };
+  const isError = result.isError === true;
+  if (parts.length === 0) return { content: "(no output)", isError };
+  const output = new BoundedOutput(MAX_RESULT_CHARS / 2, MAX_RESULT_CHARS / 2);
+  output.append(parts.join("\n"));
+  return { content: output.toString(), isError };
 }
