@@ -26,6 +26,11 @@ export class EventBus {
   readonly #channels = new Map<string, ChannelLog>();
   readonly #bufferSize: number;
   readonly #maxChannels: number;
+  /**
+   * Names this run of the gateway in SSE ids (`<run>-<n>`), so that an id a client kept from
+   * an earlier run is recognised as such rather than taken as a position in this run's stream.
+   */
+  readonly runId = Date.now().toString(36);
 
   constructor(options: { bufferSize?: number; maxChannels?: number } = {}) {
     this.#bufferSize = options.bufferSize ?? 500;

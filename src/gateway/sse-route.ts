@@ -10,15 +10,21 @@ export interface SseOptions {
   heartbeatMs: number;
 }
 
-function parseEventId(value: string | undefined | null): number | undefined {
-  if (value === undefined || value === null || value.trim() === "") return undefined;
-  const id = Number(value);
-  return Number.isSafeInteger(id) && id >= 0 ? id : undefined;
+/**
+ * The position to resume after, from a `Last-Event-ID` of the form `<run>-<n>`: undefined (so
+ * everything buffered is replayed) when it is missing, malformed or from another run of the
+ * gateway, whose numbering means nothing in this one.
+ */
+function parseEventId(value: string | undefined | null, runId: string): number | undefined {
+  const match = /^([0-9a-z]+)-(\d+)$/.exec(value?.trim() ?? "");
+  if (match === null || match[1] !== runId) return undefined;
+  const position = Number(match[2]);
+  return Number.isSafeInteger(position) ? position : undefined;
 }
 
 /**
  * A channel's events as Server-Sent Events: each event one `data:` line of
- * JSON (a `GatewayEvent`) with its per-channel `id:`, no `event:` field (so a
+ * JSON (a `GatewayEvent`) with its per-channel `id:` (`<run>-<n>`), no `event:` field (so a
  * page reads them all with `onmessage`). `Last-Event-ID` (header, or the
  * `lastEventId` query parameter) resumes after that id from the bus's ring
  * buffer; without it the buffered events are replayed first. A comment line
@@ -27,13 +33,17 @@ function parseEventId(value: string | undefined | null): number | undefined {
 export function channelEvents(context: Context, options: SseOptions): Response {
   const lastEventId = parseEventId(
     context.req.header("last-event-id") ?? context.req.query("lastEventId"),
+    options.bus.runId,
   );
   return streamSSE(context, async (stream) => {
     let chain = Promise.resolve();
     const send = (numbered: NumberedEvent) => {
       chain = chain
         .then(() =>
-          stream.writeSSE({ id: String(numbered.id), data: JSON.stringify(numbered.event) }),
+          stream.writeSSE({
+            id: `${options.bus.runId}-${numbered.id}`,
+            data: JSON.stringify(numbered.event),
+          }),
         )
         .catch(() => undefined);
     };

@@ -168,7 +168,8 @@ describe("permission prompts with rudder as the engine", () => {
         resolvedBy: "person",
         channelId: "allow",
       });
-      expect(Number(resolved.id)).toBeGreaterThan(Number(asked.id));
+      const position = (id: string | undefined) => Number(id?.split("-")[1]);
+      expect(position(resolved.id)).toBeGreaterThan(position(asked.id));
       expect(await replyOf(gateway, "allow")).toContain("tool said:");
       expect(existsSync(file)).toBe(false);
       const after = await gateway.api<{ requests: unknown[] }>(

@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openEvents, startTestGateway, type TestGateway, waitFor } from "./helpers.js";
 
+/** The per-channel position in an SSE id `<run>-<n>`. */
+function position(id: string | undefined): number {
+  return Number(id?.split("-")[1]);
+}
+
 describe("a channel's Server-Sent Events", () => {
   let gateway: TestGateway;
 
@@ -32,7 +37,9 @@ describe("a channel's Server-Sent Events", () => {
     expect(types.indexOf("message_received")).toBeLessThan(types.indexOf("turn_start"));
     const received = stream.events.filter((event) => event.data.type === "message_received");
     expect(received.map((event) => event.data.disposition)).toEqual(["started", "steered"]);
-    const ids = stream.events.map((event) => Number(event.id));
+    const run = stream.events[0]?.id?.split("-")[0];
+    expect(stream.events.every((event) => event.id?.startsWith(`${run}-`))).toBe(true);
+    const ids = stream.events.map((event) => position(event.id));
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
     expect(new Set(ids).size).toBe(ids.length);
     expect(stream.events.every((event) => event.data.channelId === "live")).toBe(true);
@@ -53,7 +60,17 @@ describe("a channel's Server-Sent Events", () => {
     const byQuery = openEvents(`${url}?token=${gateway.token}&lastEventId=${last.id}`);
     await gateway.api("POST", "/api/channels/live/messages", { text: "third" });
     const next = await byQuery.waitFor((event) => event.data.type === "message_received", "new");
-    expect(Number(next.id)).toBe(Number(last.id) + 1);
+    expect(position(next.id)).toBe(position(last.id) + 1);
     await byQuery.close();
+
+    // An id kept from an earlier run of the gateway means nothing in this one: all is replayed.
+    for (const stale of [`${run}x-${position(last.id) + 50}`, "12"]) {
+      const fromEarlierRun = openEvents(`${url}?token=${gateway.token}`, {
+        "last-event-id": stale,
+      });
+      await fromEarlierRun.waitFor((event) => event.id === next.id, "the whole replay");
+      expect(fromEarlierRun.events[0]?.id).toBe(stream.events[0]?.id);
+      await fromEarlierRun.close();
+    }
   });
 });
