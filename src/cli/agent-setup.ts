@@ -17,6 +17,7 @@ import type { Message, Model } from "../model/types.js";
 import { rulesFromToolLists, validatePermissionRules } from "../permissions/parse-rule.js";
 import type { PermissionRules } from "../permissions/types.js";
 import { createDefaultTools } from "../tools/default-tools.js";
+import { installSignalCleanup } from "../tools/process-groups.js";
 import { booleanFlag, type FlagSpecs, listFlag, type ParsedArgs, stringFlag } from "./args.js";
 
 export const DEMO_MODEL_NAME = "demo";
@@ -154,6 +155,8 @@ export async function createAgentSetup(
   let mcpServers: McpServerStatus[] = [];
   let close = async (): Promise<void> => {};
   if (mcpConfig.servers.length > 0) {
+    // A SIGTERM while servers start must take them down too.
+    installSignalCleanup();
     const { connectMcpServers } = await import("../mcp/mcp-servers.js");
     const connected = await connectMcpServers(mcpConfig.servers, {
       cwd: workspace,

@@ -193,6 +193,17 @@ describe("rudder run with MCP servers", () => {
     await waitFor(() => !pids.some(isRunning), "the MCP server and its grandchild to be gone");
   });
 
+  it("kills a server that is still starting when rudder gets SIGTERM", async () => {
+    const config = { mcpServers: { slow: fakeEntry("slow.pids", ["--mode", "silent"]) } };
+    const run = rudder(["run", "--mcp-config", JSON.stringify(config), "never sent"]);
+    await waitFor(() => serverPids("slow.pids").length === 2, "the server to start");
+    const pids = serverPids("slow.pids");
+    run.child.kill("SIGTERM");
+    expect((await run.exited).code).toBe(143);
+    expect(api.mainRequests()).toEqual([]);
+    await waitFor(() => !pids.some(isRunning), "the MCP server and its grandchild to be gone");
+  });
+
   it("kills the MCP servers' process groups when rudder gets SIGTERM mid-call", async () => {
     const callLog = join(workspace, "calls.log");
     const config = {
