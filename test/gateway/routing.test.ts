@@ -161,7 +161,11 @@ describe("routing messages to agent processes", () => {
         gateway.api<{ disposition: string }>("POST", "/api/channels/burst/messages", { text }),
       ),
     );
-    expect(posted.filter((response) => response.body.disposition === "started")).toHaveLength(1);
+    // How many start a turn and how many steer one depends on how fast turns end on a loaded
+    // machine; what must hold is that none is lost or answered twice.
+    const dispositions = posted.map((response) => response.body.disposition);
+    expect(dispositions.every((value) => value === "started" || value === "steered")).toBe(true);
+    expect(dispositions).toContain("started");
     const messages = await answered(gateway, "burst", texts.length);
     expect(messages.filter((message) => message.kind === "error")).toEqual([]);
     const replies = messages.filter((message) => message.kind === "reply");
