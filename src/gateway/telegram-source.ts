@@ -5,7 +5,6 @@ import type {
   SourceContext,
   SourceDelivery,
 } from "./channel-source.js";
-import type { GatewayEvent } from "./events.js";
 import { GatewayClosedError } from "./router.js";
 import {
   TelegramApi,
@@ -17,12 +16,12 @@ import { type Backoff, DEFAULT_BACKOFF, retryDelayMs, TelegramOutbox } from "./t
 import { answerPermissionCommand } from "./telegram-permissions.js";
 import {
   HELP_TEXT,
+  outboundText,
   parseCommand,
-  permissionRequestText,
-  permissionResolvedText,
   refusalText,
   unknownCommandText,
 } from "./telegram-text.js";
+import { TypingIndicator } from "./telegram-typing.js";
 
 type Deliver = (channelId: string, text: string, meta?: DeliveryMeta) => Promise<SourceDelivery>;
 
@@ -94,7 +93,8 @@ export class TelegramChannelSource implements ChannelSource {
       logger: this.#log,
       onBadToken: (error) => this.#rejectToken(error),
     });
-    const session: Session = { deliver, context, outbox, signal };
+    const typing = new TypingIndicator(this.#api, signal);
+    const session: Session = { deliver, context, outbox, typing, signal };
     for (const channelId of await context.channelIds()) {
       if (channelId.startsWith(TELEGRAM_CHANNEL_PREFIX)) this.#watch(session, channelId);
     }
@@ -236,12 +236,13 @@ export class TelegramChannelSource implements ChannelSource {
       return;
     }
     this.#watch(session, channelId);
-    await session.deliver(channelId, text, {
+    const delivery = await session.deliver(channelId, text, {
       source: "telegram",
       chatId,
       ...(userId === undefined ? {} : { userId }),
       messageId: message.message_id,
     });
+    if (delivery.disposition !== "deferred") session.typing.start(chatId);
   }
 
   #refuse(session: Session, chatId: string, userId: string | undefined): void {
@@ -260,7 +261,13 @@ export class TelegramChannelSource implements ChannelSource {
     const chatId = channelId.slice(TELEGRAM_CHANNEL_PREFIX.length);
     const unsubscribe = session.context.subscribe(channelId, (event) => {
       const text = outboundText(event);
-      if (text !== null) void session.outbox.send(chatId, text);
+      if (text === null) return;
+      if (event.type === "permission_resolved" && event.decision === "allow") {
+        session.typing.start(chatId);
+      } else {
+        session.typing.stop(chatId);
+      }
+      void session.outbox.send(chatId, text);
     });
     this.#watched.set(channelId, unsubscribe);
   }
@@ -270,23 +277,8 @@ interface Session {
   deliver: Deliver;
   context: SourceContext;
   outbox: TelegramOutbox;
+  typing: TypingIndicator;
   signal: AbortSignal;
-}
-
-/** What a channel event says in the chat, or null for events the chat does not show. */
-function outboundText(event: GatewayEvent): string | null {
-  switch (event.type) {
-    case "reply":
-    case "fallback":
-    case "error":
-      return event.message.text;
-    case "permission_request":
-      return permissionRequestText(event.request);
-    case "permission_resolved":
-      return permissionResolvedText(event.requestId, event.decision, event.message);
-    default:
-      return null;
-  }
 }
 
 function describe(error: unknown): string {

@@ -1,4 +1,4 @@
-import type { PermissionRequestInfo, PermissionVerdict } from "./events.js";
+import type { GatewayEvent, PermissionRequestInfo, PermissionVerdict } from "./events.js";
 
 /** What one `sendMessage` may carry, in UTF-16 code units (Telegram counts them so). */
 export const TELEGRAM_MESSAGE_LIMIT = 4096;
@@ -116,4 +116,20 @@ export function permissionResolvedText(
   const id = shortId(requestId);
   if (decision === "allow") return `Permission request ${id}: allowed.`;
   return `Permission request ${id}: ${message ?? "denied."}`;
+}
+
+/** What a channel event says in the chat, or null for events the chat does not show. */
+export function outboundText(event: GatewayEvent): string | null {
+  switch (event.type) {
+    case "reply":
+    case "fallback":
+    case "error":
+      return event.message.text;
+    case "permission_request":
+      return permissionRequestText(event.request);
+    case "permission_resolved":
+      return permissionResolvedText(event.requestId, event.decision, event.message);
+    default:
+      return null;
+  }
 }

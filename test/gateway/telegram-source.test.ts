@@ -139,6 +139,29 @@ describe("the Telegram source", () => {
     expect(harness.delivered.map((item) => item.text)).toEqual(["hello agent", "second"]);
   });
 
+  it("processes an update once across a restart of the source", async () => {
+    const first = await startSource();
+    api.pushMessage({ userId: 111, text: "before the restart" });
+    await waitFor(() => first.delivered.length === 1, "the first source's delivery");
+    await first.stop();
+    const second = await startSource();
+    api.pushMessage({ userId: 111, text: "after the restart" });
+    await waitFor(() => second.delivered.length === 1, "the second source's delivery");
+    expect(second.delivered.map((item) => item.text)).toEqual(["after the restart"]);
+  });
+
+  it("shows typing while the agent works", async () => {
+    const harness = await startSource();
+    api.pushMessage({ userId: 111, text: "think hard" });
+    const action = await waitFor(
+      () => api.calls.find((call) => call.method === "sendChatAction"),
+      "a chat action",
+    );
+    expect(action.body).toEqual({ chat_id: "111", action: "typing" });
+    harness.reply("telegram:111", "done thinking");
+    await waitForSent("111", "done thinking");
+  });
+
   it("sends the channel's replies and errors back as plain text", async () => {
     const harness = await startSource();
     api.pushMessage({ userId: 111, text: "hi" });
