@@ -98,10 +98,12 @@ export class TelegramChannelSource implements ChannelSource {
     for (const channelId of await context.channelIds()) {
       if (channelId.startsWith(TELEGRAM_CHANNEL_PREFIX)) this.#watch(session, channelId);
     }
-    this.#loop = this.#poll(session).finally(() => {
-      for (const unsubscribe of this.#watched.values()) unsubscribe();
-      this.#watched.clear();
-    });
+    this.#loop = this.#poll(session)
+      .catch((error: unknown) => this.#log(`telegram: polling ended: ${describe(error)}`))
+      .finally(() => {
+        for (const unsubscribe of this.#watched.values()) unsubscribe();
+        this.#watched.clear();
+      });
   }
 
   async stop(): Promise<void> {
@@ -136,17 +138,8 @@ export class TelegramChannelSource implements ChannelSource {
           this.#botName = me.username ?? "";
           this.#log(`telegram: polling as @${this.#botName}`);
         }
-        // A silent connection must not hang the loop: give up a while after the poll's timeout.
-        const pollSignal = AbortSignal.any([signal, AbortSignal.timeout((timeout + 15) * 1000)]);
         confirmed = offset;
-        const updates = await this.#api.getUpdates(
-          {
-            ...(offset === undefined ? {} : { offset }),
-            timeout,
-            allowed_updates: ["message"],
-          },
-          pollSignal,
-        );
+        const updates = await this.#longPoll(offset, timeout, signal);
         if (failures > 0) this.#log("telegram: the Bot API answers again");
         failures = 0;
         for (const update of updates) {
@@ -170,6 +163,34 @@ export class TelegramChannelSource implements ChannelSource {
     }
     if (offset !== undefined && offset !== confirmed) await this.#confirm(offset);
     await session.outbox.idle();
+  }
+
+  /**
+   * One `getUpdates`, aborted by `signal` or a while after its own timeout, so a
+   * silent connection cannot hang the loop. (Not `AbortSignal.any`: on Node 20
+   * each composite stays referenced by the long-lived signal.)
+   */
+  async #longPoll(
+    offset: number | undefined,
+    timeout: number,
+    signal: AbortSignal,
+  ): Promise<TelegramUpdate[]> {
+    const poll = new AbortController();
+    const abort = () => poll.abort(signal.reason);
+    signal.addEventListener("abort", abort, { once: true });
+    const timer = setTimeout(
+      () => poll.abort(new Error(`getUpdates: no answer within ${timeout + 15} s`)),
+      (timeout + 15) * 1000,
+    );
+    try {
+      return await this.#api.getUpdates(
+        { ...(offset === undefined ? {} : { offset }), timeout, allowed_updates: ["message"] },
+        poll.signal,
+      );
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", abort);
+    }
   }
 
   /** Tells Telegram the last updates were processed, so a restart does not get them again. */
