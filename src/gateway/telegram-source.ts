@@ -138,8 +138,10 @@ export class TelegramChannelSource implements ChannelSource {
           this.#botName = me.username ?? "";
           this.#log(`telegram: polling as @${this.#botName}`);
         }
-        confirmed = offset;
+        const requested = offset;
         const updates = await this.#longPoll(offset, timeout, signal);
+        // Only an answer proves Telegram saw the offset; an aborted poll may never have left.
+        confirmed = requested;
         if (failures > 0) this.#log("telegram: the Bot API answers again");
         failures = 0;
         for (const update of updates) {

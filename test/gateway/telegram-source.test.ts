@@ -207,6 +207,7 @@ describe("the Telegram source", () => {
       () => updateCalls().some((call) => call.body.offset === last.update_id + 1),
       "all updates processed",
     );
+    await waitForSent("666", "Not allowed");
     const refusals = sentTo("666");
     expect(refusals).toHaveLength(1);
     expect(refusals[0]?.text).toMatch(/not allowed/i);
