@@ -148,7 +148,15 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const sources: ChannelSource[] = [
     httpSource,
     ...(options.sources ?? []),
-    ...(options.telegram ? [new TelegramChannelSource({ ...options.telegram, logger: log })] : []),
+    ...(options.telegram
+      ? [
+          new TelegramChannelSource({
+            stateDir: options.dataDir,
+            ...options.telegram,
+            logger: log,
+          }),
+        ]
+      : []),
   ];
   const closing = new AbortController();
   // Every open event stream listens for shutdown on this one signal.

@@ -1,5 +1,27 @@
 import type { SourceContext } from "./channel-source.js";
-import { shortId } from "./telegram-text.js";
+import { type ChatCommand, HELP_TEXT, shortId, unknownCommandText } from "./telegram-text.js";
+
+/**
+ * What to answer a command in a chat: help for `/start` and `/help`, a
+ * permission decision for `/allow` and `/deny`, a pointer to `/help` for
+ * anything else. Null when nothing is to be said: a command addressed to
+ * another bot in a group, or a request settled (its resolution is announced).
+ */
+export function answerCommand(
+  command: ChatCommand,
+  botName: string | undefined,
+  permissions: SourceContext["permissions"],
+  channelId: string,
+): string | null {
+  if (command.bot !== undefined && botName && command.bot.toLowerCase() !== botName.toLowerCase()) {
+    return null;
+  }
+  if (command.name === "allow" || command.name === "deny") {
+    return answerPermissionCommand(permissions, channelId, command.name, command.args);
+  }
+  if (command.name === "start" || command.name === "help") return HELP_TEXT;
+  return unknownCommandText(command.name);
+}
 
 /**
  * Carries out `/allow <id>` or `/deny <id> [note]` in a chat. The id is a

@@ -12,15 +12,10 @@ import {
   type TelegramMessage,
   type TelegramUpdate,
 } from "./telegram-api.js";
+import { answerCommand } from "./telegram-commands.js";
+import { OffsetFile } from "./telegram-offset.js";
 import { type Backoff, DEFAULT_BACKOFF, retryDelayMs, TelegramOutbox } from "./telegram-outbox.js";
-import { answerPermissionCommand } from "./telegram-permissions.js";
-import {
-  HELP_TEXT,
-  outboundText,
-  parseCommand,
-  refusalText,
-  unknownCommandText,
-} from "./telegram-text.js";
+import { outboundText, parseCommand, refusalText } from "./telegram-text.js";
 import { TypingIndicator } from "./telegram-typing.js";
 
 type Deliver = (channelId: string, text: string, meta?: DeliveryMeta) => Promise<SourceDelivery>;
@@ -34,6 +29,8 @@ export interface TelegramSourceOptions {
   apiUrl?: string;
   /** `getUpdates`' long-poll timeout; default 30 seconds. */
   pollTimeoutSeconds?: number;
+  /** Where the next update offset is kept per bot, so a crash does not take an update twice. */
+  stateDir?: string;
   /** After a failed call; default 1 s doubling up to 60 s. */
   backoff?: Backoff;
   logger?: (line: string) => void;
@@ -66,7 +63,7 @@ export class TelegramChannelSource implements ChannelSource {
   readonly #stopping = new AbortController();
   readonly #watched = new Map<string, () => void>();
   readonly #strangers = new Set<string>();
-  #log: (line: string) => void;
+  readonly #log: (line: string) => void;
   #botName: string | undefined;
   #loop: Promise<void> = Promise.resolve();
 
@@ -130,6 +127,8 @@ export class TelegramChannelSource implements ChannelSource {
     const timeout = this.#options.pollTimeoutSeconds ?? 30;
     let offset: number | undefined;
     let confirmed: number | undefined;
+    let offsetFile: OffsetFile | undefined;
+    let offsetFailed = false;
     let failures = 0;
     while (!signal.aborted) {
       try {
@@ -137,6 +136,10 @@ export class TelegramChannelSource implements ChannelSource {
           const me = await this.#api.getMe(signal);
           this.#botName = me.username ?? "";
           this.#log(`telegram: polling as @${this.#botName}`);
+          if (this.#options.stateDir !== undefined) {
+            offsetFile = new OffsetFile(this.#options.stateDir, me.id);
+            offset = offsetFile.read();
+          }
         }
         const requested = offset;
         const updates = await this.#longPoll(offset, timeout, signal);
@@ -148,6 +151,11 @@ export class TelegramChannelSource implements ChannelSource {
           if (offset !== undefined && update.update_id < offset) continue;
           await this.#handle(session, update);
           offset = update.update_id + 1;
+          const failed = offsetFile?.write(offset);
+          if (failed && !offsetFailed) {
+            this.#log(`telegram: cannot keep the update offset: ${failed.message}`);
+          }
+          offsetFailed = failed !== undefined;
         }
       } catch (error) {
         if (signal.aborted || error instanceof GatewayClosedError) break;
@@ -236,26 +244,8 @@ export class TelegramChannelSource implements ChannelSource {
     }
     const command = parseCommand(text);
     if (command) {
-      if (
-        command.bot !== undefined &&
-        this.#botName &&
-        command.bot.toLowerCase() !== this.#botName.toLowerCase()
-      ) {
-        return;
-      }
-      if (command.name === "allow" || command.name === "deny") {
-        const answer = answerPermissionCommand(
-          session.context.permissions,
-          channelId,
-          command.name,
-          command.args,
-        );
-        if (answer !== null) void outbox.send(chatId, answer);
-      } else if (command.name === "start" || command.name === "help") {
-        void outbox.send(chatId, HELP_TEXT);
-      } else {
-        void outbox.send(chatId, unknownCommandText(command.name));
-      }
+      const answer = answerCommand(command, this.#botName, session.context.permissions, channelId);
+      if (answer !== null) void outbox.send(chatId, answer);
       return;
     }
     this.#watch(session, channelId);

@@ -124,6 +124,7 @@ describe("rudder serve with Telegram", () => {
       "/api/channels/telegram:111/messages",
     );
     expect(messages.map((message) => message.kind)).toEqual(["user", "reply"]);
+    expect(existsSync(join(root, "data", "telegram-4242.offset"))).toBe(true);
   });
 
   it("refuses a stranger with their id, and nothing reaches an agent", async () => {

@@ -3,6 +3,9 @@
  * 127.0.0.1), with the gateway's real event bus and permission requests and a
  * recording `deliver` in place of the router.
  */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { PermissionDecision } from "../../src/claude-cli/permission-request.js";
 import { EventBus } from "../../src/gateway/event-bus.js";
@@ -148,6 +151,24 @@ describe("the Telegram source", () => {
     api.pushMessage({ userId: 111, text: "after the restart" });
     await waitFor(() => second.delivered.length === 1, "the second source's delivery");
     expect(second.delivered.map((item) => item.text)).toEqual(["after the restart"]);
+  });
+
+  it("keeps the offset in its state folder, so an update stored before a crash is not taken again", async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), "rudder-telegram-state-"));
+    try {
+      const stored = api.pushMessage({ userId: 111, text: "stored before the crash" });
+      // As a source killed after storing that message, before any poll confirmed it, leaves it.
+      writeFileSync(join(stateDir, "telegram-4242.offset"), `${stored.update_id + 1}\n`);
+      const harness = await startSource({ stateDir });
+      const next = api.pushMessage({ userId: 111, text: "after the crash" });
+      await waitFor(() => harness.delivered.length === 1, "the delivery");
+      expect(harness.delivered.map((item) => item.text)).toEqual(["after the crash"]);
+      expect(readFileSync(join(stateDir, "telegram-4242.offset"), "utf8")).toBe(
+        `${next.update_id + 1}\n`,
+      );
+    } finally {
+      rmSync(stateDir, { recursive: true, force: true });
+    }
   });
 
   it("shows typing while the agent works", async () => {
