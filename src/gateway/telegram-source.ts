@@ -51,8 +51,9 @@ const REMEMBERED_STRANGERS = 10_000;
  * `/help` and unknown commands get a short text. Anyone else is told once
  * that they are not allowed, with their id, and never reaches an agent.
  *
- * An update counts as processed once its text is delivered (or answered),
- * and the next poll's `offset` confirms it to Telegram. Failed calls back off;
+ * An update counts as processed once its text is delivered (or answered):
+ * its offset goes to `stateDir` at once and to Telegram with the next poll
+ * (or a last one at stop), so it is not taken twice. Failed calls back off;
  * a rejected token stops the source with one log line, and the gateway runs on.
  */
 export class TelegramChannelSource implements ChannelSource {
