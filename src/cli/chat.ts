@@ -1,4 +1,3 @@
-import { Session } from "../agent/session.js";
 import type { Confirm } from "../agent/tool-dispatch.js";
 import { installSignalCleanup, killAllProcessGroups } from "../tools/process-groups.js";
 import { createAgentSetup, DEMO_MODEL_NAME, MCP_FLAGS, setupFlagsFromArgs } from "./agent-setup.js";
@@ -8,7 +7,7 @@ import { ChatInput } from "./chat-input.js";
 import { ChatRenderer } from "./chat-renderer.js";
 import { ChatScreen } from "./chat-screen.js";
 import type { CommandIo } from "./run.js";
-import { openStoredSession, SESSION_FLAGS } from "./stored-session.js";
+import { SESSION_FLAGS, storedSessionFromFlags } from "./stored-session.js";
 
 export const CHAT_FLAGS: FlagSpecs = {
   model: { type: "string" },
@@ -85,27 +84,15 @@ export async function chatCommandLine(argv: readonly string[], io: ChatIo): Prom
   };
   process.on("SIGHUP", onHangup);
 
-  const stored = openStoredSession(args, setup.workspace, io.env, (message) =>
-    io.stderr.write(`rudder: ${message}\n`),
-  );
-  if ("error" in stored) {
-    io.stderr.write(`rudder chat: ${stored.error}\n`);
-    await setup.close();
-    return 1;
-  }
-  const session = new Session({
-    ...setup.options,
-    sessionId: stored.sessionId,
-    onHistoryChange: stored.persist,
-    ...(stored.history === undefined ? {} : { history: stored.history }),
-  });
+  const session = await storedSessionFromFlags("chat", args, setup, io);
+  if (session === undefined) return 1;
   const terminal = isInteractive(io);
   const modelName =
     setup.model.name === DEMO_MODEL_NAME
       ? `${DEMO_MODEL_NAME} (offline and scripted, not a real model)`
       : setup.model.name;
   const resumed =
-    stored.history === undefined ? "" : `  resumed (${stored.history.length} messages)`;
+    session.history.length === 0 ? "" : `  resumed (${session.history.length} messages)`;
   io.stdout.write(
     `rudder chat  model ${modelName}  workspace ${setup.workspace}\n` +
       `session ${session.id}${resumed}\n` +

@@ -1,12 +1,11 @@
 import { combineOutcomes } from "../agent/combine-outcomes.js";
-import { Session } from "../agent/session.js";
 import { resultLine } from "../protocol/output-lines.js";
 import { installSignalCleanup } from "../tools/process-groups.js";
 import { createAgentSetup, MCP_FLAGS, maxTurnsFlag, setupFlagsFromArgs } from "./agent-setup.js";
 import { type FlagSpecs, parseArgs, stringFlag } from "./args.js";
 import { runStreamJson, STREAM_JSON_FLAGS, UNKNOWN_FLAGS_WITH_VALUE } from "./run-stream-json.js";
 import { readStdinText } from "./stdin.js";
-import { openStoredSession, SESSION_FLAGS } from "./stored-session.js";
+import { SESSION_FLAGS, storedSessionFromFlags } from "./stored-session.js";
 
 export const RUN_FLAGS: FlagSpecs = {
   model: { type: "string" },
@@ -110,20 +109,8 @@ export async function runCommandLine(argv: readonly string[], io: CommandIo): Pr
   const { setup } = created;
   for (const warning of setup.warnings) io.stderr.write(`rudder: ${warning}\n`);
 
-  const stored = openStoredSession(args, setup.workspace, io.env, (message) =>
-    io.stderr.write(`rudder: ${message}\n`),
-  );
-  if ("error" in stored) {
-    io.stderr.write(`rudder run: ${stored.error}\n`);
-    await setup.close();
-    return 1;
-  }
-  const session = new Session({
-    ...setup.options,
-    sessionId: stored.sessionId,
-    onHistoryChange: stored.persist,
-    ...(stored.history === undefined ? {} : { history: stored.history }),
-  });
+  const session = await storedSessionFromFlags("run", args, setup, io);
+  if (session === undefined) return 1;
   installSignalCleanup();
   if (args.flags.verbose === true) {
     session.subscribe((event) => io.stderr.write(`${JSON.stringify(event)}\n`));

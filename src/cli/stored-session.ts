@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
+import { Session } from "../agent/session.js";
 import { isValidSessionId, sessionsDirectory, TranscriptStore } from "../agent/transcript-store.js";
 import type { Message } from "../model/types.js";
+import type { AgentSetup } from "./agent-setup.js";
 import { booleanFlag, type FlagSpecs, type ParsedArgs, stringFlag } from "./args.js";
 
 /** The flags that pick a stored conversation, as Claude Code names them. */
@@ -86,4 +88,31 @@ function resolveSession(
     return { sessionId: requested, history: undefined, stored: [] };
   }
   return { sessionId: randomUUID(), history: undefined, stored: [] };
+}
+
+/**
+ * The `Session` of `rudder run` and `rudder chat`: the stored conversation the flags pick (or a
+ * new one), persisted as it goes. When there is none to be had, says so in one line, closes the
+ * setup and gives undefined (the command exits 1).
+ */
+export async function storedSessionFromFlags(
+  command: string,
+  args: ParsedArgs,
+  setup: AgentSetup,
+  io: { stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv },
+): Promise<Session | undefined> {
+  const stored = openStoredSession(args, setup.workspace, io.env, (message) =>
+    io.stderr.write(`rudder: ${message}\n`),
+  );
+  if ("error" in stored) {
+    io.stderr.write(`rudder ${command}: ${stored.error}\n`);
+    await setup.close();
+    return undefined;
+  }
+  return new Session({
+    ...setup.options,
+    sessionId: stored.sessionId,
+    onHistoryChange: stored.persist,
+    ...(stored.history === undefined ? {} : { history: stored.history }),
+  });
 }
