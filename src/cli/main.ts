@@ -4,8 +4,10 @@ const USAGE = `rudder: an agent harness and channel gateway
 
 usage:
   rudder serve [--port N] [--host H] [--data DIR] [--max-live N] [--engine rudder|claude]
-  rudder run [--model M] [--settings FILE] [--cwd DIR] [--output-format text|json|stream-json] "<prompt>"
-  rudder chat [--model M] [--settings FILE] [--cwd DIR] [--wake]
+               [--telegram-token-file FILE --telegram-allow ID,ID]
+  rudder run [--model M] [--settings FILE] [--cwd DIR] [--output-format text|json|stream-json]
+             [--resume ID | --continue] [--mcp-config FILE] "<prompt>"
+  rudder chat [--model M] [--settings FILE] [--cwd DIR] [--wake] [--resume ID | --continue]
   rudder send <channel> "<text>"
   rudder permissions list <channel> | allow <channel> <id> | deny <channel> <id> ["message"]
   rudder schedule add "<cron>" --channel C "<prompt>" | list | rm <id>

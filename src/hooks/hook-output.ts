@@ -2,6 +2,19 @@ import * as v from "valibot";
 import type { HookProcessResult } from "./hook-process.js";
 import type { HookEventName, HookOutcome } from "./types.js";
 
+/** A JSON object, not an array: valibot's `object` and `record` accept arrays too. */
+function jsonObject<const Schema extends v.GenericSchema<Record<string, unknown>, unknown>>(
+  schema: Schema,
+) {
+  return v.pipe(
+    v.custom<Record<string, unknown>>(
+      (value) => typeof value === "object" && value !== null && !Array.isArray(value),
+      (issue) => `Invalid type: Expected Object but received ${issue.received}`,
+    ),
+    schema,
+  );
+}
+
 /** Claude Code's JSON answer on stdout; unknown fields are ignored. */
 const hookJsonOutputSchema = v.object({
   continue: v.optional(v.boolean()),
@@ -11,13 +24,15 @@ const hookJsonOutputSchema = v.object({
   decision: v.optional(v.picklist(["approve", "block"])),
   reason: v.optional(v.string()),
   hookSpecificOutput: v.optional(
-    v.object({
-      hookEventName: v.optional(v.string()),
-      permissionDecision: v.optional(v.picklist(["allow", "deny", "ask"])),
-      permissionDecisionReason: v.optional(v.string()),
-      updatedInput: v.optional(v.record(v.string(), v.unknown())),
-      additionalContext: v.optional(v.string()),
-    }),
+    jsonObject(
+      v.object({
+        hookEventName: v.optional(v.string()),
+        permissionDecision: v.optional(v.picklist(["allow", "deny", "ask"])),
+        permissionDecisionReason: v.optional(v.string()),
+        updatedInput: v.optional(jsonObject(v.record(v.string(), v.unknown()))),
+        additionalContext: v.optional(v.string()),
+      }),
+    ),
   ),
 });
 

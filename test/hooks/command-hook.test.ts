@@ -146,6 +146,19 @@ describe("runCommandHook JSON answers", () => {
       preToolUse(temp.path, "bash", { command: "ls" }),
     );
     expect(shape.warnings).toEqual([expect.stringContaining("wrong shape (decision:")]);
+    for (const [output, path] of [
+      [{ hookSpecificOutput: [] }, "hookSpecificOutput"],
+      [{ hookSpecificOutput: { updatedInput: ["rm", "-rf"] } }, "hookSpecificOutput.updatedInput"],
+    ] as const) {
+      const array = await run(
+        command(printJson(output)),
+        preToolUse(temp.path, "bash", { command: "ls" }),
+      );
+      expect(array.updatedInput).toBeUndefined();
+      expect(array.warnings).toEqual([
+        expect.stringContaining(`wrong shape (${path}: Invalid type: Expected Object`),
+      ]);
+    }
   });
 
   it("lets a Stop hook block with a reason and a hook halt with continue:false", async () => {
