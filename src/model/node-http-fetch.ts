@@ -76,6 +76,8 @@ export const nodeHttpFetch = (async (
     new LightHeaders(init.headers as ConstructorParameters<typeof LightHeaders>[0]).entries(),
   );
   const { agent, send } = await transportFor(url);
+  // An abort during the awaits above fired no listener, and a listener added now never fires.
+  if (signal?.aborted) throw abortError(signal);
 
   return new Promise<Response>((resolve, reject) => {
     const outgoing = send(url, { method: init.method ?? "GET", headers, agent });

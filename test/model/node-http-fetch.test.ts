@@ -74,6 +74,19 @@ describe("nodeHttpFetch, the SDK's transport", () => {
     });
   });
 
+  it("rejects with an AbortError when aborted while the request is being prepared", async () => {
+    let requests = 0;
+    const url = await serve(() => {
+      requests += 1;
+    });
+    const controller = new AbortController();
+    // The call runs up to its first await (reading the body) and returns; the abort lands there.
+    const pending = nodeHttpFetch(url, { method: "POST", body: "x", signal: controller.signal });
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ name: "AbortError" });
+    expect(requests).toBe(0);
+  }, 5000);
+
   it("answers as a Response: ok, url, json, one read only, clone", async () => {
     const url = await serve((_request, response) => {
       response.writeHead(200, { "content-type": "application/json" });
