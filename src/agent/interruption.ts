@@ -33,7 +33,8 @@ export function recordInterruption(
   partialText: string,
 ): { partial: Message | undefined; marker: string } {
   let partial: Message | undefined;
-  if (partialText !== "" && whileDoing === "aborted_streaming") {
+  // The API refuses a text block of whitespace only, so such a start of a reply is not kept.
+  if (partialText.trim() !== "" && whileDoing === "aborted_streaming") {
     partial = { role: "assistant", content: [{ type: "text", text: partialText }] };
     history.push(partial);
   }

@@ -86,6 +86,30 @@ describe("Session", () => {
     await session.close();
   });
 
+  it("keeps no whitespace-only reply from an interrupt (the API refuses such text blocks)", async () => {
+    const model = createScriptedModel([
+      { hangUntilAborted: true, text: "\n\n" },
+      textReply("fresh"),
+    ]);
+    const { session, events } = makeSession(model);
+    const turn = session.send("hang");
+    await waitUntil(() => events.some((event) => event.type === "text_delta"));
+    session.abort();
+    expect(await turn).toMatchObject({ terminalReason: "aborted_streaming" });
+    expect((await session.send("again")).result).toBe("fresh");
+    expect(model.requests[1]?.messages).toEqual([
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "hang" },
+          { type: "text", text: "[Request interrupted by user]" },
+          { type: "text", text: "again" },
+        ],
+      },
+    ]);
+    await session.close();
+  });
+
   it("lets a UserPromptSubmit hook block a prompt or add context", async () => {
     const workspace = makeWorkspace();
     const hooks = createHookRunner({ cwd: workspace });
