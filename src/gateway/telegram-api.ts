@@ -121,6 +121,8 @@ export class TelegramApi {
     const body = JSON.stringify(parameters);
     const send =
       url.protocol === "https:" ? (await import("node:https")).request : (httpRequest as Send);
+    // An abort while node:https loaded fired no listener, and one added now never fires.
+    signal?.throwIfAborted();
     const { status, text } = await exchange(send, url, body, signal).catch((error: unknown) => {
       if (signal?.aborted) throw signal.reason;
       throw new TelegramApiError(method, 0, this.#redact(describe(error)), { cause: error });
