@@ -47,12 +47,16 @@ function formatTime(date: Date): string {
   return Number.isNaN(date.getTime()) ? "?" : date.toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
-/** Control characters (terminal escapes among them) become spaces; newlines and tabs stay. */
+/**
+ * Control characters (terminal escapes among them, the C1 ones such as the 8-bit CSI too)
+ * become spaces; newlines and tabs stay.
+ */
 function printable(text: string): string {
   let out = "";
   for (const character of text) {
     const code = character.charCodeAt(0);
-    const control = (code < 0x20 && character !== "\n" && character !== "\t") || code === 0x7f;
+    const control =
+      (code < 0x20 && character !== "\n" && character !== "\t") || (code >= 0x7f && code <= 0x9f);
     out += control ? " " : character;
   }
   return out;

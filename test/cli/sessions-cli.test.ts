@@ -254,6 +254,31 @@ describe("rudder sessions (in process)", () => {
     expect(line).toBe(`emoji  2026-01-01T00:00:00Z  1 message  ${"\u{1F600}".repeat(57)}...\n`);
   });
 
+  it("prints no terminal control characters from a transcript, C1 ones (8-bit CSI) included", () => {
+    storeSession(
+      "escapes",
+      folderA,
+      [
+        { role: "user", content: "red \u001b[31mtext\u009b2J and \u0085more" },
+        { role: "assistant", content: [{ type: "text", text: "ok\u009b0m done" }] },
+      ],
+      "2026-01-01T00:00:00Z",
+    );
+    const controls = (text: string): string[] =>
+      [...text].filter((character) => {
+        const code = character.charCodeAt(0);
+        return (
+          (code < 0x20 && character !== "\n" && character !== "\t") ||
+          (code >= 0x7f && code <= 0x9f)
+        );
+      });
+    const shown = sessions("show", "escapes");
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain("red  [31mtext 2J and  more");
+    expect(controls(shown.stdout)).toEqual([]);
+    expect(controls(sessions("--cwd", folderA).stdout)).toEqual([]);
+  });
+
   it("parses durations", () => {
     expect(parseDuration("90m")).toBe(90 * 60_000);
     expect(parseDuration("12h")).toBe(12 * 3_600_000);
