@@ -82,13 +82,28 @@ export function interpretHookResult(
     const detail = result.stdoutTruncated ? "output too large" : (error as Error).message;
     return { warnings: [`${name} printed invalid JSON on stdout (${detail})`] };
   }
+  const read = interpretHookJson(event, name, json);
+  return read.ok
+    ? read.outcome
+    : { warnings: [`${name} printed JSON of the wrong shape (${read.problem})`] };
+}
+
+/**
+ * A hook's JSON answer (a command hook's stdout, or what an Agent SDK host's
+ * hook callback returned) as its part of the outcome, with tool input in the
+ * spelling the hook used; `problem` says where the shape is wrong.
+ */
+export function interpretHookJson(
+  event: HookEventName,
+  name: string,
+  json: unknown,
+): { ok: true; outcome: Partial<HookOutcome> } | { ok: false; problem: string } {
   const parsed = v.safeParse(hookJsonOutputSchema, json);
   if (!parsed.success) {
     const [problem] = parsed.issues;
-    const where = v.getDotPath(problem) ?? "output";
-    return { warnings: [`${name} printed JSON of the wrong shape (${where}: ${problem.message})`] };
+    return { ok: false, problem: `${v.getDotPath(problem) ?? "output"}: ${problem.message}` };
   }
-  return fromJsonOutput(event, name, parsed.output);
+  return { ok: true, outcome: fromJsonOutput(event, name, parsed.output) };
 }
 
 function fromJsonOutput(

@@ -23,10 +23,16 @@ export type HookCallback = (
 export interface HookRegistry extends HookRunner {
   /**
    * Adds an in-process hook for `event`; `matcher` is a tool-name pattern
-   * as in settings (ignored for UserPromptSubmit and Stop). Returns a
-   * function that removes it.
+   * as in settings (ignored for UserPromptSubmit and Stop); `timeoutSeconds`
+   * replaces the runner's default for this callback. Returns a function that
+   * removes it.
    */
-  on(event: HookEventName, callback: HookCallback, matcher?: string): () => void;
+  on(
+    event: HookEventName,
+    callback: HookCallback,
+    matcher?: string,
+    options?: { timeoutSeconds?: number },
+  ): () => void;
 }
 
 export interface HookRunnerOptions {
@@ -44,7 +50,12 @@ export interface HookRunnerOptions {
 
 type Entry =
   | { kind: "command"; matcher: string | undefined; hook: CommandHookConfig }
-  | { kind: "callback"; matcher: string | undefined; callback: HookCallback };
+  | {
+      kind: "callback";
+      matcher: string | undefined;
+      callback: HookCallback;
+      timeoutSeconds: number | undefined;
+    };
 
 /**
  * Creates the runner the agent loop calls at each of the four events. All
@@ -90,12 +101,26 @@ export function createHookRunner(options: HookRunnerOptions): HookRegistry {
         ...(options.env === undefined ? {} : { env: options.env }),
       });
     }
-    return runCallback(entry.callback, input, signal, defaultTimeoutSeconds);
+    return runCallback(
+      entry.callback,
+      input,
+      signal,
+      entry.timeoutSeconds ?? defaultTimeoutSeconds,
+    );
   };
 
   return {
-    on(event, callback, matcher) {
-      const entry: Entry = { kind: "callback", matcher, callback };
+    on(event, callback, matcher, callbackOptions) {
+      const timeoutSeconds = callbackOptions?.timeoutSeconds;
+      const entry: Entry = {
+        kind: "callback",
+        matcher,
+        callback,
+        timeoutSeconds:
+          timeoutSeconds !== undefined && Number.isFinite(timeoutSeconds) && timeoutSeconds > 0
+            ? timeoutSeconds
+            : undefined,
+      };
       const list = callbacks.get(event) ?? [];
       list.push(entry);
       callbacks.set(event, list);
