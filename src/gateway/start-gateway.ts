@@ -79,8 +79,15 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
+/**
+ * Secrets of the gateway itself that its agents have no use for: an agent's bash could print
+ * them into the conversation. (`undefined` removes a variable from the child's environment.)
+ */
+const GATEWAY_SECRETS = ["RUDDER_TELEGRAM_TOKEN"];
+
 function processOptions(engine: GatewayEngine | undefined): ClaudeProcessOptions {
   const env: Record<string, string | undefined> = { ...engine?.env };
+  for (const name of GATEWAY_SECRETS) env[name] = undefined;
   const retries = env.RUDDER_MAX_RETRIES ?? process.env.RUDDER_MAX_RETRIES;
   if (retries !== undefined) env.RUDDER_MAX_RETRIES = retries;
   const maxRetries = retries !== undefined && /^\d+$/.test(retries) ? Number(retries) : undefined;

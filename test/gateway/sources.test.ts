@@ -52,9 +52,11 @@ describe("inbound channel sources", () => {
     await expect(source.deliver!("chat:42", "too late")).rejects.toThrow(/shutting down/);
   });
 
-  it("agent processes inherit RUDDER_MAX_RETRIES from the gateway's environment", async () => {
+  it("agent processes inherit RUDDER_MAX_RETRIES, but not the Telegram bot token", async () => {
     const previous = process.env.RUDDER_MAX_RETRIES;
+    const previousToken = process.env.RUDDER_TELEGRAM_TOKEN;
     process.env.RUDDER_MAX_RETRIES = "2";
+    process.env.RUDDER_TELEGRAM_TOKEN = "4242:not-for-agents";
     const folders = testFolders("retries");
     const envFile = join(folders.dataDir, "..", "env");
     try {
@@ -71,11 +73,15 @@ describe("inbound channel sources", () => {
           return undefined;
         }
       }, "the env report");
-      expect(line).toBe("RUDDER_MAX_RETRIES=2 CLAUDE_CODE_MAX_RETRIES=2");
+      expect(line).toBe(
+        "RUDDER_MAX_RETRIES=2 CLAUDE_CODE_MAX_RETRIES=2 RUDDER_TELEGRAM_TOKEN=unset",
+      );
     } finally {
       folders.remove();
       if (previous === undefined) delete process.env.RUDDER_MAX_RETRIES;
       else process.env.RUDDER_MAX_RETRIES = previous;
+      if (previousToken === undefined) delete process.env.RUDDER_TELEGRAM_TOKEN;
+      else process.env.RUDDER_TELEGRAM_TOKEN = previousToken;
     }
   });
 });
