@@ -19,17 +19,23 @@ export interface ParsedServers {
   warnings: string[];
 }
 
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
 const stdioEntrySchema = v.object({
   type: v.optional(v.literal("stdio")),
   command: v.pipe(v.string(), v.trim(), v.nonEmpty("a non-empty command is required")),
   args: v.optional(v.array(v.string())),
-  env: v.optional(v.record(v.string(), v.union([v.string(), v.number(), v.boolean()]))),
+  // valibot's record takes an array too (["A=1"] would set a variable named "0").
+  env: v.optional(
+    v.pipe(
+      v.custom<Record<string, unknown>>(isObject, 'an object of NAME: "value" is required'),
+      v.record(v.string(), v.union([v.string(), v.number(), v.boolean()])),
+    ),
+  ),
   timeout: v.optional(v.number()),
 });
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /**
  * Claude Code's `${VAR}` and `${VAR:-default}` in a configured string, from

@@ -74,6 +74,7 @@ describe("parseMcpServers", () => {
         events: { type: "sse", url: "https://example.invalid/sse" },
         empty: { command: "  " },
         listy: ["not", "an", "object"],
+        envList: { command: "server", env: ["A=1"] },
         unset: { command: "server", args: ["${NOPE}"] },
       },
       "here",
@@ -85,6 +86,7 @@ describe("parseMcpServers", () => {
       'here: MCP server "events" has type "sse", which rudder does not support (only stdio); skipped',
       'here: MCP server "empty" is invalid (command: a non-empty command is required); skipped',
       'here: MCP server "listy" is not an object; skipped',
+      'here: MCP server "envList" is invalid (env: an object of NAME: "value" is required); skipped',
       'here: MCP server "unset" uses unset environment variables: NOPE; skipped',
     ]);
   });
