@@ -76,9 +76,13 @@ export function readTranscript(path: string): { header?: TranscriptHeader; histo
 function isMessage(value: unknown): value is Message {
   if (typeof value !== "object" || value === null) return false;
   const { role, content } = value as { role?: unknown; content?: unknown };
+  const isBlock = (block: unknown) =>
+    typeof block === "object" &&
+    block !== null &&
+    typeof (block as { type?: unknown }).type === "string";
   return (
     (role === "user" || role === "assistant") &&
-    (typeof content === "string" || Array.isArray(content))
+    (typeof content === "string" || (Array.isArray(content) && content.every(isBlock)))
   );
 }
 

@@ -95,6 +95,20 @@ describe("SessionCatalog", () => {
     expect(summary).toMatchObject({ messages: 1, firstPrompt: "final\nprompt" });
   });
 
+  it("skips a hand-edited line whose content holds a block that is not an object", () => {
+    storeSession("edited", "/work/a", conversation("before the edit"), daysAgo(1));
+    appendFileSync(
+      store.pathOf("edited"),
+      '{"index":0,"message":{"role":"user","content":[null,{"type":"text","text":"x"}]}}\n',
+    );
+    const listing = catalog.list({ cwd: "/work/a" });
+    expect(listing.sessions.map((session) => [session.id, session.firstPrompt])).toEqual([
+      ["edited", "before the edit"],
+    ]);
+    const read = catalog.read("edited");
+    expect(read.ok && read.transcript.history).toHaveLength(4);
+  });
+
   it("skips a torn last line and reports a file that is not a transcript", () => {
     storeSession("torn", "/work/a", conversation("kept"), daysAgo(1));
     appendFileSync(store.pathOf("torn"), '{"index":4,"message":{"role":"user","con');
