@@ -7,9 +7,10 @@ import { loadSettings } from "../agent/settings.js";
 import { defaultSystemPrompt } from "../agent/system-prompt.js";
 import type { Confirm } from "../agent/tool-dispatch.js";
 import { packageVersion } from "../gateway/package-info.js";
-import { createHookRunner } from "../hooks/hook-registry.js";
+import { createHookRunner, type HookRegistry } from "../hooks/hook-registry.js";
 import { loadMcpConfig } from "../mcp/load-mcp-config.js";
 import type { McpServerStatus } from "../mcp/mcp-servers.js";
+import { mergeServers, parseMcpServers } from "../mcp/server-config.js";
 import { createAnthropicModel } from "../model/anthropic-model.js";
 import { createDemoModel } from "../model/demo-model.js";
 import { modelConfigFromEnv } from "../model/model-config.js";
@@ -48,6 +49,11 @@ export interface AgentSetupFlags {
   mcpConfig?: string[];
   /** `--strict-mcp-config`: no MCP servers but those of `--mcp-config`. */
   strictMcpConfig?: boolean;
+  /**
+   * Leave the MCP servers to `startMcpServers` (stream-json: a host may add servers in its
+   * `initialize` request, which is read after the setup).
+   */
+  deferMcpStart?: boolean;
 }
 
 export interface AgentSetup {
@@ -57,6 +63,14 @@ export interface AgentSetup {
   warnings: string[];
   /** The configured MCP servers and whether each started, for `system/init`. */
   mcpServers: McpServerStatus[];
+  /** The session's hooks, to which a host may add callbacks. */
+  hooks: HookRegistry;
+  /**
+   * With `deferMcpStart`: starts the configured MCP servers and `extraServers` (an
+   * `mcpServers` object, merged last, as one more `--mcp-config`), adding their tools to
+   * `options.tools` and their statuses to `mcpServers`. Once only. Resolves with warnings.
+   */
+  startMcpServers(extraServers: unknown, source: string): Promise<string[]>;
   /** Stops what the setup started (the MCP servers). Call it when the session ends. */
   close(): Promise<void>;
 }
@@ -152,13 +166,20 @@ export async function createAgentSetup(
     .join("\n\n");
 
   const tools = createDefaultTools();
-  let mcpServers: McpServerStatus[] = [];
+  const mcpServers: McpServerStatus[] = [];
   let close = async (): Promise<void> => {};
-  if (mcpConfig.servers.length > 0) {
+  let mcpStarted = false;
+  const startMcpServers = async (extraServers: unknown, source: string): Promise<string[]> => {
+    if (mcpStarted) return [`${source}: MCP servers are already started; these are ignored`];
+    mcpStarted = true;
+    const extra = parseMcpServers(extraServers, source, settingsEnv);
+    const notes = [...extra.warnings];
+    const servers = mergeServers(mcpConfig.servers, extra.servers);
+    if (servers.length === 0) return notes;
     // A SIGTERM while servers start must take them down too.
     installSignalCleanup();
     const { connectMcpServers } = await import("../mcp/mcp-servers.js");
-    const connected = await connectMcpServers(mcpConfig.servers, {
+    const connected = await connectMcpServers(servers, {
       cwd: workspace,
       env: settingsEnv,
       startupTimeoutMs: millisecondsFrom(settingsEnv.MCP_TIMEOUT, MCP_STARTUP_TIMEOUT_MS),
@@ -166,10 +187,11 @@ export async function createAgentSetup(
       clientVersion: packageVersion(),
     });
     tools.push(...connected.tools);
-    warnings.push(...connected.warnings);
-    mcpServers = connected.statuses;
+    mcpServers.push(...connected.statuses);
     close = connected.close;
-  }
+    return [...notes, ...connected.warnings];
+  };
+  if (flags.deferMcpStart !== true) warnings.push(...(await startMcpServers(undefined, "")));
 
   const options: SessionOptions = {
     model,
@@ -184,7 +206,19 @@ export async function createAgentSetup(
     ...(flags.confirm === undefined ? {} : { confirm: flags.confirm }),
     ...(flags.maxTurns === undefined ? {} : { maxTurns: flags.maxTurns }),
   };
-  return { ok: true, setup: { options, model, workspace, warnings, mcpServers, close } };
+  return {
+    ok: true,
+    setup: {
+      options,
+      model,
+      workspace,
+      warnings,
+      mcpServers,
+      hooks,
+      startMcpServers,
+      close: () => close(),
+    },
+  };
 }
 
 /**

@@ -3,6 +3,8 @@ import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { Session } from "../agent/session.js";
 import { packageVersion } from "../gateway/package-info.js";
+import { jsonHookCallback } from "../hooks/json-hook-callback.js";
+import { HOOK_EVENTS } from "../hooks/types.js";
 import { LineSplitter } from "../protocol/line-splitter.js";
 import type { OutputLine } from "../protocol/output-lines.js";
 import { startupErrorResult } from "../protocol/output-lines.js";
@@ -21,6 +23,7 @@ export const STREAM_JSON_FLAGS: FlagSpecs = {
   "permission-mode": { type: "string" },
   "include-partial-messages": { type: "boolean" },
   "dangerously-skip-permissions": { type: "boolean" },
+  "await-initialize": { type: "boolean" },
 };
 
 /**
@@ -142,6 +145,7 @@ export async function runStreamJson(args: ParsedArgs, io: CommandIo): Promise<nu
       ...setupFlagsFromArgs(args),
       cwd: workspace,
       sessionId: resolved.sessionId,
+      deferMcpStart: true,
       ...(maxTurns === undefined ? {} : { maxTurns }),
     },
     env,
@@ -166,8 +170,28 @@ export async function runStreamJson(args: ParsedArgs, io: CommandIo): Promise<nu
     permissionMode,
     permissionPrompt: promptTool === "stdio",
     includePartialMessages: booleanFlag(args, "include-partial-messages"),
+    awaitInitialize: booleanFlag(args, "await-initialize"),
     persist,
     warn,
+    prepare: async (initializeServers) => {
+      const notes = await setup.startMcpServers(initializeServers, "initialize (mcpServers)");
+      for (const note of notes) warn(note);
+      return {
+        tools: setup.options.tools.map((tool) => tool.name),
+        mcpServers: setup.mcpServers,
+      };
+    },
+    addHookCallback: (callback, call) => {
+      const event = HOOK_EVENTS.find((name) => name === callback.event);
+      if (event === undefined) return false;
+      setup.hooks.on(
+        event,
+        jsonHookCallback(callback.name, call),
+        callback.matcher,
+        callback.timeoutSeconds === undefined ? {} : { timeoutSeconds: callback.timeoutSeconds },
+      );
+      return true;
+    },
     createSession: (overrides) => {
       const base = overrides.systemPrompt ?? setup.options.systemPrompt;
       const prompt = [base, overrides.appendSystemPrompt]

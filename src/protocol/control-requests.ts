@@ -17,11 +17,22 @@ export interface ControlTarget {
   interrupt(): string[];
   /** Called for `initialize` with what it asks for; false once the session exists. */
   setPromptOverrides(overrides: PromptOverrides): boolean;
+  /** Registers the host's hook callbacks (`initialize`'s `hooks`). */
+  registerHooks(hooks: unknown): void;
+  /**
+   * Starts what the first turn needs (MCP servers), with the `mcpServers` an
+   * `initialize` sent; resolves once they run, true when those were taken.
+   */
+  prepare(mcpServers: Record<string, unknown> | undefined): Promise<boolean>;
   warn(message: string): void;
 }
 
 /** `initialize` fields of Agent SDK features rudder does not offer, named in a warning. */
-const UNSUPPORTED_INITIALIZE_FIELDS = ["hooks", "sdkMcpServers", "agents", "jsonSchema"];
+const UNSUPPORTED_INITIALIZE_FIELDS = ["agents", "jsonSchema"];
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
 
 function joinPrompt(value: unknown): string | undefined {
   const text = Array.isArray(value)
@@ -32,10 +43,15 @@ function joinPrompt(value: unknown): string | undefined {
   return text === undefined || text.trim() === "" ? undefined : text;
 }
 
+/**
+ * Answers `initialize`. MCP servers sent in it (the Agent SDK's
+ * `mcpServersDelivery: "initialize"`) are started before the answer, which
+ * says so in `mcp_servers_applied`, as the SDK checks.
+ */
 function initialize(
   request: Record<string, unknown>,
   target: ControlTarget,
-): Record<string, unknown> {
+): Record<string, unknown> | Promise<Record<string, unknown>> {
   const systemPrompt = joinPrompt(request.systemPrompt);
   const appendSystemPrompt = joinPrompt(request.appendSystemPrompt);
   const applied = target.setPromptOverrides({
@@ -58,6 +74,20 @@ function initialize(
       `initialize asked for what rudder does not offer, ignored: ${unsupported.join(", ")}`,
     );
   }
+  const sdkServers = request.sdkMcpServers;
+  if (Array.isArray(sdkServers) && sdkServers.length > 0) {
+    target.warn(
+      `in-process MCP servers (type "sdk") are not supported, ignored: ${sdkServers.join(", ")}`,
+    );
+  }
+  target.registerHooks(request.hooks);
+  const servers = isObject(request.mcpServers) ? request.mcpServers : undefined;
+  const ready = target.prepare(servers);
+  if (servers === undefined) return initializeAnswer(target);
+  return ready.then((applied) => ({ ...initializeAnswer(target), mcp_servers_applied: applied }));
+}
+
+function initializeAnswer(target: ControlTarget): Record<string, unknown> {
   const { info } = target;
   return {
     commands: [],
@@ -77,16 +107,21 @@ function initialize(
 /**
  * Answers one `control_request` from the host, in Claude Code's shapes: `initialize`,
  * `interrupt` and `set_permission_mode` are served; any other subtype gets Claude Code's
- * `unsupported_request` error.
+ * `unsupported_request` error. Only an `initialize` carrying MCP servers is answered
+ * later (a promise that never rejects).
  */
 export function answerControlRequest(
   requestId: string,
   request: Record<string, unknown> & { subtype: string },
   target: ControlTarget,
-): OutputLine {
+): OutputLine | Promise<OutputLine> {
   switch (request.subtype) {
-    case "initialize":
-      return controlSuccess(requestId, initialize(request, target));
+    case "initialize": {
+      const answer = initialize(request, target);
+      return answer instanceof Promise
+        ? answer.then((response) => controlSuccess(requestId, response))
+        : controlSuccess(requestId, answer);
+    }
     case "interrupt":
       return controlSuccess(requestId, { still_queued: target.interrupt() });
     case "set_permission_mode": {

@@ -7,6 +7,7 @@ import {
   type ControlTarget,
   type PromptOverrides,
 } from "./control-requests.js";
+import { HostRequests } from "./host-requests.js";
 import { parseInputLine } from "./input-line.js";
 import {
   apiRetryLine,
@@ -26,12 +27,19 @@ import {
 import { PartialMessages } from "./partial-messages.js";
 import { confirmForMode, type PermissionMode } from "./permission-mode.js";
 import { PermissionPrompt } from "./permission-prompt.js";
+import { type AddHookCallback, registerSdkHooks } from "./sdk-hooks.js";
 
 /** What a host may change before the session's first turn (the `initialize` request). */
 export interface SessionOverrides {
   confirm: Confirm;
   systemPrompt?: string;
   appendSystemPrompt?: string;
+}
+
+/** What `system/init` lists once the session is ready. */
+export interface PreparedSession {
+  tools: string[];
+  mcpServers: { name: string; status: string }[];
 }
 
 export interface StreamJsonFrontEndOptions {
@@ -48,6 +56,19 @@ export interface StreamJsonFrontEndOptions {
   persist?: (history: readonly Message[]) => void;
   /** Notes for people (stderr). */
   warn?: (message: string) => void;
+  /**
+   * Gets the session ready before its first turn (starts the MCP servers), adding the
+   * `mcpServers` an `initialize` request sent. Called once: at `initialize`, or at the
+   * first message when none came before it; messages wait until it resolves.
+   */
+  prepare?: (initializeMcpServers: Record<string, unknown> | undefined) => Promise<PreparedSession>;
+  /**
+   * `--await-initialize`: messages wait for the host's `initialize` (which may bring MCP
+   * servers) rather than getting the session ready without it.
+   */
+  awaitInitialize?: boolean;
+  /** Registers a host's hook callback (from `initialize`) with the session's hooks. */
+  addHookCallback?: AddHookCallback;
 }
 
 interface FrontEndTurn {
@@ -65,6 +86,14 @@ export class StreamJsonFrontEnd {
   readonly #options: StreamJsonFrontEndOptions;
   readonly #prompt: PermissionPrompt | undefined;
   readonly #partial: PartialMessages | undefined;
+  readonly #hostRequests: HostRequests;
+  readonly #hookCallbackIds = new Set<string>();
+  #info: Omit<SessionInfo, "permissionMode">;
+  /** Set once `prepare` was called; resolves when the messages that waited are sent. */
+  #ready: Promise<void> | undefined;
+  #isReady: boolean;
+  /** Messages that came before the session was ready. */
+  readonly #waiting: { text: string; uuid: string | undefined }[] = [];
   readonly #changeWaiters = new Set<() => void>();
   /** Uuids of texts pushed into the inbox, in order (undefined for a text without one). */
   readonly #steers: Array<string | undefined> = [];
@@ -81,6 +110,9 @@ export class StreamJsonFrontEnd {
   constructor(options: StreamJsonFrontEndOptions) {
     this.#options = options;
     this.#mode = options.permissionMode;
+    this.#info = options.info;
+    this.#isReady = options.prepare === undefined;
+    this.#hostRequests = new HostRequests(options.write);
     this.#prompt = options.permissionPrompt ? new PermissionPrompt(options.write) : undefined;
     this.#partial = options.includePartialMessages
       ? new PartialMessages(options.info.sessionId, options.info.model, options.write)
@@ -103,11 +135,15 @@ export class StreamJsonFrontEnd {
         for (const warning of line.warnings) this.#options.warn?.(warning);
         this.sendUserMessage(line.text, line.uuid);
         return;
-      case "control_request":
-        this.#write(answerControlRequest(line.requestId, line.request, this.#controlTarget()));
+      case "control_request": {
+        const answer = answerControlRequest(line.requestId, line.request, this.#controlTarget());
+        if (answer instanceof Promise) void answer.then((output) => this.#write(output));
+        else this.#write(answer);
         return;
+      }
       case "control_response":
-        this.#prompt?.answer(line.requestId, line.subtype, line.response, line.error);
+        if (this.#prompt?.answer(line.requestId, line.subtype, line.response, line.error)) return;
+        this.#hostRequests.answer(line.requestId, line.subtype, line.response, line.error);
         return;
       default:
         return;
@@ -122,6 +158,15 @@ export class StreamJsonFrontEnd {
 
   sendUserMessage(text: string, uuid?: string): void {
     if (uuid !== undefined) this.#write(lifecycleLine(this.sessionId, uuid, "queued"));
+    if (!this.#isReady) {
+      this.#waiting.push({ text, uuid });
+      if (this.#options.awaitInitialize !== true) void this.#prepare(undefined);
+      return;
+    }
+    this.#deliver(text, uuid);
+  }
+
+  #deliver(text: string, uuid: string | undefined): void {
     const session = this.#ensureSession();
     if (session.running) {
       this.#steers.push(uuid);
@@ -136,7 +181,9 @@ export class StreamJsonFrontEnd {
    * every background task (waking the model for their results), then closes the session.
    */
   async endInput(): Promise<void> {
+    await (this.#waiting.length > 0 ? this.#prepare(undefined) : this.#ready);
     this.#prompt?.close();
+    this.#hostRequests.close();
     const session = this.#session;
     if (session === undefined) return;
     while (session.running || session.background.hasPendingWork()) {
@@ -149,9 +196,43 @@ export class StreamJsonFrontEnd {
     this.#options.write(line);
   }
 
+  /**
+   * Starts `prepare` once; resolves when the session is ready, true when it took
+   * `servers` (an `initialize` after that point is too late for them).
+   */
+  #prepare(servers: Record<string, unknown> | undefined): Promise<boolean> {
+    const prepare = this.#options.prepare;
+    if (this.#ready !== undefined || prepare === undefined) {
+      if (servers !== undefined) {
+        this.#options.warn?.(
+          "MCP servers sent in initialize after the session started are not started",
+        );
+      }
+      return (this.#ready ?? Promise.resolve()).then(() => false);
+    }
+    this.#ready = prepare(servers).then(
+      (prepared) => {
+        this.#info = { ...this.#info, tools: prepared.tools, mcpServers: prepared.mcpServers };
+        this.#becomeReady();
+      },
+      (error: unknown) => {
+        this.#options.warn?.(
+          `getting the session ready failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
+        this.#becomeReady();
+      },
+    );
+    return this.#ready.then(() => servers !== undefined);
+  }
+
+  #becomeReady(): void {
+    this.#isReady = true;
+    for (const message of this.#waiting.splice(0)) this.#deliver(message.text, message.uuid);
+  }
+
   #controlTarget(): ControlTarget {
     return {
-      info: this.#options.info,
+      info: this.#info,
       mode: () => this.#mode,
       setMode: (mode) => {
         this.#mode = mode;
@@ -159,13 +240,23 @@ export class StreamJsonFrontEnd {
       running: () => this.#session?.running === true,
       interrupt: () => {
         this.#session?.abort("interrupted");
-        return this.#steers.filter((uuid) => uuid !== undefined);
+        return [...this.#steers, ...this.#waiting.map((message) => message.uuid)].filter(
+          (uuid) => uuid !== undefined,
+        );
       },
       setPromptOverrides: (overrides) => {
         if (this.#session !== undefined) return false;
         this.#overrides = overrides;
         return true;
       },
+      registerHooks: (hooks) =>
+        registerSdkHooks(hooks, {
+          add: this.#options.addHookCallback,
+          send: (request, signal) => this.#hostRequests.send(request, signal),
+          registered: this.#hookCallbackIds,
+          warn: (message) => this.#options.warn?.(message),
+        }),
+      prepare: (servers) => this.#prepare(servers),
       warn: (message) => this.#options.warn?.(message),
     };
   }
@@ -207,7 +298,7 @@ export class StreamJsonFrontEnd {
   #startTurn(uuids: string[], start: () => Promise<TurnOutcome | undefined>): void {
     this.#turn = { uuids, denials: [] };
     for (const uuid of uuids) this.#write(lifecycleLine(this.sessionId, uuid, "started"));
-    this.#write(initLine({ ...this.#options.info, permissionMode: this.#mode }));
+    this.#write(initLine({ ...this.#info, permissionMode: this.#mode }));
     start().then(
       (outcome) => {
         // A wake-up that found nothing to do ran no turn, so no `turn_end` cleared it.
