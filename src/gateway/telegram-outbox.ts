@@ -19,13 +19,25 @@ export function retryDelayMs(error: unknown, failures: number, backoff: Backoff)
   return Math.min(backoff.maxMs, backoff.initialMs * 2 ** exponent);
 }
 
-/** A part that keeps failing is dropped after this many tries; the reply stays in the store. */
-const MAX_ATTEMPTS = 6;
+/**
+ * A part that keeps failing is dropped after this many tries (with the default backoff, about
+ * six minutes of a Bot API that cannot be reached); the reply stays in the store.
+ */
+const MAX_ATTEMPTS = 12;
+
+/**
+ * One `sendMessage` that has had no answer for this long is given up and tried again: a stuck
+ * connection would otherwise hold every later reply to that chat. (A message the API did take
+ * but could not confirm is then sent twice; better than never.)
+ */
+export const DEFAULT_SEND_TIMEOUT_MS = 30_000;
 
 export interface TelegramOutboxOptions {
   api: TelegramApi;
   signal: AbortSignal;
   backoff: Backoff;
+  /** Default `DEFAULT_SEND_TIMEOUT_MS`. */
+  sendTimeoutMs?: number;
   logger: (line: string) => void;
   /** The Bot API rejected the token while sending. */
   onBadToken: (error: TelegramApiError) => void;
@@ -69,10 +81,10 @@ export class TelegramOutbox {
   }
 
   async #sendPart(chatId: string, text: string): Promise<boolean> {
-    const { api, signal, backoff, logger } = this.#options;
+    const { signal, backoff, logger } = this.#options;
     for (let attempt = 1; !signal.aborted; attempt++) {
       try {
-        await api.sendMessage(chatId, text, signal);
+        await this.#sendOnce(chatId, text);
         return true;
       } catch (error) {
         if (signal.aborted) return false;
@@ -91,6 +103,27 @@ export class TelegramOutbox {
       }
     }
     return false;
+  }
+
+  /** One try, abandoned after the send timeout (an Error "no answer within ..."). */
+  async #sendOnce(chatId: string, text: string): Promise<void> {
+    const { api, signal } = this.#options;
+    const timeoutMs = this.#options.sendTimeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
+    // Its own controller per try, rather than AbortSignal.any, whose composites pile up on
+    // Node 20 while the long-lived outer signal lives.
+    const attempt = new AbortController();
+    const timer = setTimeout(
+      () => attempt.abort(new Error(`no answer within ${timeoutMs / 1000} s`)),
+      timeoutMs,
+    );
+    const onStop = () => attempt.abort(signal.reason);
+    signal.addEventListener("abort", onStop, { once: true });
+    try {
+      await api.sendMessage(chatId, text, attempt.signal);
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onStop);
+    }
   }
 }
 

@@ -33,6 +33,8 @@ export interface TelegramSourceOptions {
   stateDir?: string;
   /** After a failed call; default 1 s doubling up to 60 s. */
   backoff?: Backoff;
+  /** A reply's `sendMessage` without an answer this long is tried again; default 30 s. */
+  sendTimeoutMs?: number;
   logger?: (line: string) => void;
 }
 
@@ -88,6 +90,9 @@ export class TelegramChannelSource implements ChannelSource {
       api: this.#api,
       signal,
       backoff: this.#options.backoff ?? DEFAULT_BACKOFF,
+      ...(this.#options.sendTimeoutMs === undefined
+        ? {}
+        : { sendTimeoutMs: this.#options.sendTimeoutMs }),
       logger: this.#log,
       onBadToken: (error) => this.#rejectToken(error),
     });

@@ -338,6 +338,21 @@ describe("the Telegram source", () => {
     expect(api.calls.filter((call) => call.method === "sendMessage")).toHaveLength(3);
   });
 
+  it("gives up on a sendMessage that never answers and sends the reply again", async () => {
+    const harness = await startSource({ sendTimeoutMs: 300 });
+    api.pushMessage({ userId: 111, text: "hi" });
+    await waitFor(() => harness.delivered.length === 1, "the delivery");
+    api.failNext("sendMessage", { status: 0, hang: true });
+    harness.reply("telegram:111", "after a stuck connection");
+    harness.reply("telegram:111", "and the next one");
+    await waitForSent("111", "and the next one");
+    expect(sentTo("111").map((message) => message.text)).toEqual([
+      "after a stuck connection",
+      "and the next one",
+    ]);
+    expect(harness.logs.filter((line) => line.includes("dropped"))).toEqual([]);
+  });
+
   it("stops on a rejected token with one log line that does not show the token", async () => {
     const secret = "999:the-secret-token";
     const harness = await startSource({ token: secret });
