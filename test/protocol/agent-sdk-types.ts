@@ -33,6 +33,30 @@ export interface Options {
     input: Record<string, unknown>,
     context: { toolUseID: string; signal: AbortSignal },
   ) => Promise<PermissionResult>;
+  hooks?: Partial<Record<string, HookCallbackMatcher[]>>;
+  mcpServers?: Record<string, unknown>;
+  /** "argv": `--mcp-config` (the default of 0.3.x); "initialize": in the initialize request. */
+  mcpServersDelivery?: "argv" | "initialize";
+  allowedTools?: string[];
+}
+
+/** A hook's input as Claude Code sends it (`tool_name` in Claude Code's spelling). */
+export type HookInput = Record<string, unknown> & { hook_event_name: string };
+
+/** What a hook answers: the JSON a command hook would print. */
+export type HookJSONOutput = Record<string, unknown>;
+
+export interface HookCallbackMatcher {
+  matcher?: string;
+  hooks: Array<
+    (
+      input: HookInput,
+      toolUseID: string | undefined,
+      options: { signal: AbortSignal },
+    ) => Promise<HookJSONOutput>
+  >;
+  /** Seconds. */
+  timeout?: number;
 }
 
 export interface Query extends AsyncGenerator<SDKMessage, void> {
