@@ -28,18 +28,13 @@ import { PartialMessages } from "./partial-messages.js";
 import { confirmForMode, type PermissionMode } from "./permission-mode.js";
 import { PermissionPrompt } from "./permission-prompt.js";
 import { type AddHookCallback, registerSdkHooks } from "./sdk-hooks.js";
+import { type PrepareSession, SessionPreparation } from "./session-preparation.js";
 
 /** What a host may change before the session's first turn (the `initialize` request). */
 export interface SessionOverrides {
   confirm: Confirm;
   systemPrompt?: string;
   appendSystemPrompt?: string;
-}
-
-/** What `system/init` lists once the session is ready. */
-export interface PreparedSession {
-  tools: string[];
-  mcpServers: { name: string; status: string }[];
 }
 
 export interface StreamJsonFrontEndOptions {
@@ -61,7 +56,7 @@ export interface StreamJsonFrontEndOptions {
    * `mcpServers` an `initialize` request sent. Called once: at `initialize`, or at the
    * first message when none came before it; messages wait until it resolves.
    */
-  prepare?: (initializeMcpServers: Record<string, unknown> | undefined) => Promise<PreparedSession>;
+  prepare?: PrepareSession;
   /**
    * `--await-initialize`: messages wait for the host's `initialize` (which may bring MCP
    * servers) rather than getting the session ready without it.
@@ -89,11 +84,7 @@ export class StreamJsonFrontEnd {
   readonly #hostRequests: HostRequests;
   readonly #hookCallbackIds = new Set<string>();
   #info: Omit<SessionInfo, "permissionMode">;
-  /** Set once `prepare` was called; resolves when the messages that waited are sent. */
-  #ready: Promise<void> | undefined;
-  #isReady: boolean;
-  /** Messages that came before the session was ready. */
-  readonly #waiting: { text: string; uuid: string | undefined }[] = [];
+  readonly #preparation: SessionPreparation;
   readonly #changeWaiters = new Set<() => void>();
   /** Uuids of texts pushed into the inbox, in order (undefined for a text without one). */
   readonly #steers: Array<string | undefined> = [];
@@ -111,7 +102,14 @@ export class StreamJsonFrontEnd {
     this.#options = options;
     this.#mode = options.permissionMode;
     this.#info = options.info;
-    this.#isReady = options.prepare === undefined;
+    this.#preparation = new SessionPreparation({
+      prepare: options.prepare,
+      deliver: (text, uuid) => this.#deliver(text, uuid),
+      onPrepared: (prepared) => {
+        this.#info = { ...this.#info, tools: prepared.tools, mcpServers: prepared.mcpServers };
+      },
+      warn: (message) => this.#options.warn?.(message),
+    });
     this.#hostRequests = new HostRequests(options.write);
     this.#prompt = options.permissionPrompt ? new PermissionPrompt(options.write) : undefined;
     this.#partial = options.includePartialMessages
@@ -158,9 +156,8 @@ export class StreamJsonFrontEnd {
 
   sendUserMessage(text: string, uuid?: string): void {
     if (uuid !== undefined) this.#write(lifecycleLine(this.sessionId, uuid, "queued"));
-    if (!this.#isReady) {
-      this.#waiting.push({ text, uuid });
-      if (this.#options.awaitInitialize !== true) void this.#prepare(undefined);
+    if (!this.#preparation.ready) {
+      this.#preparation.hold(text, uuid, this.#options.awaitInitialize !== true);
       return;
     }
     this.#deliver(text, uuid);
@@ -181,7 +178,7 @@ export class StreamJsonFrontEnd {
    * every background task (waking the model for their results), then closes the session.
    */
   async endInput(): Promise<void> {
-    await (this.#waiting.length > 0 ? this.#prepare(undefined) : this.#ready);
+    await this.#preparation.settle();
     this.#prompt?.close();
     this.#hostRequests.close();
     const session = this.#session;
@@ -196,40 +193,6 @@ export class StreamJsonFrontEnd {
     this.#options.write(line);
   }
 
-  /**
-   * Starts `prepare` once; resolves when the session is ready, true when it took
-   * `servers` (an `initialize` after that point is too late for them).
-   */
-  #prepare(servers: Record<string, unknown> | undefined): Promise<boolean> {
-    const prepare = this.#options.prepare;
-    if (this.#ready !== undefined || prepare === undefined) {
-      if (servers !== undefined) {
-        this.#options.warn?.(
-          "MCP servers sent in initialize after the session started are not started",
-        );
-      }
-      return (this.#ready ?? Promise.resolve()).then(() => false);
-    }
-    this.#ready = prepare(servers).then(
-      (prepared) => {
-        this.#info = { ...this.#info, tools: prepared.tools, mcpServers: prepared.mcpServers };
-        this.#becomeReady();
-      },
-      (error: unknown) => {
-        this.#options.warn?.(
-          `getting the session ready failed: ${error instanceof Error ? error.message : String(error)}`,
-        );
-        this.#becomeReady();
-      },
-    );
-    return this.#ready.then(() => servers !== undefined);
-  }
-
-  #becomeReady(): void {
-    this.#isReady = true;
-    for (const message of this.#waiting.splice(0)) this.#deliver(message.text, message.uuid);
-  }
-
   #controlTarget(): ControlTarget {
     return {
       info: this.#info,
@@ -240,9 +203,8 @@ export class StreamJsonFrontEnd {
       running: () => this.#session?.running === true,
       interrupt: () => {
         this.#session?.abort("interrupted");
-        return [...this.#steers, ...this.#waiting.map((message) => message.uuid)].filter(
-          (uuid) => uuid !== undefined,
-        );
+        const queued = this.#steers.filter((uuid) => uuid !== undefined);
+        return [...queued, ...this.#preparation.heldUuids()];
       },
       setPromptOverrides: (overrides) => {
         if (this.#session !== undefined) return false;
@@ -256,7 +218,7 @@ export class StreamJsonFrontEnd {
           registered: this.#hookCallbackIds,
           warn: (message) => this.#options.warn?.(message),
         }),
-      prepare: (servers) => this.#prepare(servers),
+      prepare: (servers) => this.#preparation.start(servers),
       warn: (message) => this.#options.warn?.(message),
     };
   }
