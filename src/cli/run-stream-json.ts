@@ -186,7 +186,7 @@ export async function runStreamJson(args: ParsedArgs, io: CommandIo): Promise<nu
       if (event === undefined) return false;
       setup.hooks.on(
         event,
-        jsonHookCallback(callback.name, call),
+        jsonHookCallback(callback.name, call, { blockOnFailure: callback.blockOnFailure }),
         callback.matcher,
         callback.timeoutSeconds === undefined ? {} : { timeoutSeconds: callback.timeoutSeconds },
       );

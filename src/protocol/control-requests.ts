@@ -101,6 +101,8 @@ function initializeAnswer(target: ControlTarget): Record<string, unknown> {
     session_state: target.running() ? "running" : "idle",
     rudder_version: info.version,
     capabilities: [],
+    // Hook callbacks' `onFailure: "block"` is honoured (the Agent SDK refuses to start without this).
+    hook_on_failure_supported: true,
   };
 }
 

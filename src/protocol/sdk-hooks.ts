@@ -11,6 +11,8 @@ export interface SdkHookCallback {
   callbackId: string;
   /** The matcher's `timeout`, in seconds. */
   timeoutSeconds: number | undefined;
+  /** `onFailure: "block"`: a callback that fails blocks instead of warning. */
+  blockOnFailure: boolean;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -48,7 +50,13 @@ export function parseSdkHooks(value: unknown): {
           : undefined;
       for (const callbackId of ids) {
         if (typeof callbackId !== "string") continue;
-        callbacks.push({ event, matcher, callbackId, timeoutSeconds });
+        callbacks.push({
+          event,
+          matcher,
+          callbackId,
+          timeoutSeconds,
+          blockOnFailure: entry.onFailure === "block",
+        });
       }
     }
   }

@@ -85,8 +85,39 @@ describe("jsonHookCallback", () => {
     expect(outcome.halt).toEqual({ reason: "quota" });
     expect(outcome.warnings).toEqual([
       expect.stringContaining("hook callback shape answered JSON of the wrong shape (decision:"),
-      "hook for UserPromptSubmit failed: the host answered with an error",
+      "hook callback broken failed: the host answered with an error",
     ]);
+    expect(outcome.blocked).toBe(false);
+  });
+
+  it("with blockOnFailure, a failed call or a wrong shape blocks (but never a Stop)", async () => {
+    const hooks = createHookRunner({ cwd });
+    const broken = jsonHookCallback(
+      "hook callback strict",
+      async () => {
+        throw new Error("the host is gone");
+      },
+      { blockOnFailure: true },
+    );
+    hooks.on("PreToolUse", broken);
+    hooks.on("Stop", broken);
+    hooks.on(
+      "UserPromptSubmit",
+      jsonHookCallback("hook callback odd", async () => ({ continue: "yes" }), {
+        blockOnFailure: true,
+      }),
+    );
+    const pre = await hooks.run(preToolUse(cwd, "bash", { command: "ls" }), signal);
+    expect(pre).toMatchObject({
+      blocked: true,
+      permissionDecision: "deny",
+      reason: "hook callback strict failed: the host is gone",
+    });
+    const prompt = await hooks.run(hookInput(cwd, "UserPromptSubmit", { prompt: "hi" }), signal);
+    expect(prompt.blocked).toBe(true);
+    const stop = await hooks.run(hookInput(cwd, "Stop"), signal);
+    expect(stop.blocked).toBe(false);
+    expect(stop.warnings).toEqual(["hook callback strict failed: the host is gone"]);
   });
 
   it("a callback's own timeout replaces the default, as a warning, and aborts its call", async () => {

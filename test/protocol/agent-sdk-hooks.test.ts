@@ -54,6 +54,8 @@ it("the SDK's hooks block a Bash call and add context to the prompt", async () =
         PreToolUse: [
           {
             matcher: "Bash",
+            // The SDK sends the prompt only once rudder's initialize answer says it honours this.
+            onFailure: "block",
             hooks: [
               async (input, toolUseID) => {
                 seenInputs.push({ ...input, seen_tool_use_id: toolUseID });

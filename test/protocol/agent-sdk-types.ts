@@ -57,6 +57,8 @@ export interface HookCallbackMatcher {
   >;
   /** Seconds. */
   timeout?: number;
+  /** "block": a failing hook blocks; the SDK checks that the CLI honours it. */
+  onFailure?: "continue" | "block";
 }
 
 export interface Query extends AsyncGenerator<SDKMessage, void> {
