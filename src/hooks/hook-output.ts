@@ -27,7 +27,8 @@ const hookJsonOutputSchema = v.object({
     jsonObject(
       v.object({
         hookEventName: v.optional(v.string()),
-        permissionDecision: v.optional(v.picklist(["allow", "deny", "ask"])),
+        // "defer" (Agent SDK hooks): no decision, the permission rules decide.
+        permissionDecision: v.optional(v.picklist(["allow", "deny", "ask", "defer"])),
         permissionDecisionReason: v.optional(v.string()),
         updatedInput: v.optional(jsonObject(v.record(v.string(), v.unknown()))),
         additionalContext: v.optional(v.string()),
@@ -124,8 +125,10 @@ function fromJsonOutput(
   if (event !== "PreToolUse") return outcome;
 
   if (specific?.updatedInput !== undefined) outcome.updatedInput = specific.updatedInput;
+  const stated = specific?.permissionDecision;
+  if (stated === "defer") return outcome;
   const decision =
-    specific?.permissionDecision ??
+    stated ??
     (output.decision === "approve" ? "allow" : output.decision === "block" ? "deny" : undefined);
   if (decision === undefined) return outcome;
   const decisionReason = specific?.permissionDecisionReason ?? output.reason;

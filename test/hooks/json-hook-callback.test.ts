@@ -62,6 +62,18 @@ describe("jsonHookCallback", () => {
     expect(outcome.updatedInput).toEqual({ path: "/work/project/other.txt" });
   });
 
+  it("a permissionDecision of defer leaves the decision to the rules", async () => {
+    const hooks = createHookRunner({ cwd });
+    hooks.on(
+      "PreToolUse",
+      jsonHookCallback("hook callback defer", async () => ({
+        hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "defer" },
+      })),
+    );
+    const outcome = await hooks.run(preToolUse(cwd, "bash", { command: "ls" }), signal);
+    expect(outcome).toEqual({ blocked: false, additionalContext: [], warnings: [] });
+  });
+
   it("halts on continue: false and warns about a wrong shape or a failed call", async () => {
     const hooks = createHookRunner({ cwd });
     hooks.on(
