@@ -4,10 +4,13 @@ import type { OutputLine } from "./output-lines.js";
 /** The host's answer to a control request rudder sent, or why none came. */
 export type HostAnswer =
   | { ok: true; response: Record<string, unknown> }
-  | { ok: false; error: string };
+  | { ok: false; reason: "error" | "cancelled" | "closed"; error: string };
+
+const CLOSED: HostAnswer = { ok: false, reason: "closed", error: "the host's input has ended" };
+const CANCELLED: HostAnswer = { ok: false, reason: "cancelled", error: "cancelled" };
 
 /**
- * Control requests rudder sends to the host (`hook_callback`), matched with
+ * Control requests rudder sends to the host (`can_use_tool`, `hook_callback`), matched with
  * the host's `control_response` by request id. An abort sends
  * `control_cancel_request` (the Agent SDK then aborts its callback) and
  * settles the request; so does the end of input. Never rejects.
@@ -25,14 +28,14 @@ export class HostRequests {
     request: Record<string, unknown> & { subtype: string },
     signal: AbortSignal,
   ): Promise<HostAnswer> {
-    if (this.#closed) return Promise.resolve({ ok: false, error: "the host's input has ended" });
-    if (signal.aborted) return Promise.resolve({ ok: false, error: "cancelled" });
+    if (this.#closed) return Promise.resolve(CLOSED);
+    if (signal.aborted) return Promise.resolve(CANCELLED);
     const requestId = randomUUID();
     return new Promise<HostAnswer>((resolve) => {
       const onAbort = (): void => {
         if (!this.#pending.delete(requestId)) return;
         this.#write({ type: "control_cancel_request", request_id: requestId });
-        resolve({ ok: false, error: "cancelled" });
+        resolve(CANCELLED);
       };
       this.#pending.set(requestId, (answer) => {
         signal.removeEventListener("abort", onAbort);
@@ -56,7 +59,7 @@ export class HostRequests {
     settle(
       subtype === "success"
         ? { ok: true, response }
-        : { ok: false, error: error ?? "the host answered with an error" },
+        : { ok: false, reason: "error", error: error ?? "the host answered with an error" },
     );
     return true;
   }
@@ -64,9 +67,7 @@ export class HostRequests {
   /** Nobody can answer any more (stdin ended): settle what waits and what comes. */
   close(): void {
     this.#closed = true;
-    for (const settle of this.#pending.values()) {
-      settle({ ok: false, error: "the host's input has ended" });
-    }
+    for (const settle of this.#pending.values()) settle(CLOSED);
     this.#pending.clear();
   }
 }

@@ -111,7 +111,7 @@ export class StreamJsonFrontEnd {
       warn: (message) => this.#options.warn?.(message),
     });
     this.#hostRequests = new HostRequests(options.write);
-    this.#prompt = options.permissionPrompt ? new PermissionPrompt(options.write) : undefined;
+    this.#prompt = options.permissionPrompt ? new PermissionPrompt(this.#hostRequests) : undefined;
     this.#partial = options.includePartialMessages
       ? new PartialMessages(options.info.sessionId, options.info.model, options.write)
       : undefined;
@@ -140,7 +140,6 @@ export class StreamJsonFrontEnd {
         return;
       }
       case "control_response":
-        if (this.#prompt?.answer(line.requestId, line.subtype, line.response, line.error)) return;
         this.#hostRequests.answer(line.requestId, line.subtype, line.response, line.error);
         return;
       default:
@@ -179,7 +178,6 @@ export class StreamJsonFrontEnd {
    */
   async endInput(): Promise<void> {
     await this.#preparation.settle();
-    this.#prompt?.close();
     this.#hostRequests.close();
     const session = this.#session;
     if (session === undefined) return;
