@@ -1,8 +1,7 @@
-import { execFileSync } from "node:child_process";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { afterEach, beforeAll, expect, it } from "vitest";
 import { lastToolResults } from "../fixtures/fake-messages-api.js";
+import { loadAgentSdkQuery } from "../protocol/agent-sdk-loader.js";
 import type { Options, QueryFunction, SDKMessage } from "../protocol/agent-sdk-types.js";
 import { protocolHarness, RUDDER_CLI } from "../protocol/helpers.js";
 import { FAKE_MCP_SERVER, isRunning, readPids, waitFor } from "./mcp-helpers.js";
@@ -19,9 +18,7 @@ afterEach(() => harness.cleanup());
 let query: QueryFunction;
 
 beforeAll(async () => {
-  const installer = join(import.meta.dirname, "..", "..", "scripts", "install-agent-sdk.sh");
-  const entry = execFileSync("bash", [installer, "--print-path"], { encoding: "utf8" }).trim();
-  query = ((await import(pathToFileURL(entry).href)) as { query: QueryFunction }).query;
+  query = await loadAgentSdkQuery();
 }, 300_000);
 
 it.each(["argv", "initialize"] as const)(

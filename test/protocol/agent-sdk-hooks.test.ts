@@ -1,9 +1,8 @@
-import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { afterEach, beforeAll, expect, it } from "vitest";
 import { lastToolResults } from "../fixtures/fake-messages-api.js";
+import { loadAgentSdkQuery } from "./agent-sdk-loader.js";
 import type { HookInput, QueryFunction, SDKMessage } from "./agent-sdk-types.js";
 import { protocolHarness, RUDDER_CLI } from "./helpers.js";
 
@@ -16,9 +15,7 @@ afterEach(() => harness.cleanup());
 let query: QueryFunction;
 
 beforeAll(async () => {
-  const installer = join(import.meta.dirname, "..", "..", "scripts", "install-agent-sdk.sh");
-  const entry = execFileSync("bash", [installer, "--print-path"], { encoding: "utf8" }).trim();
-  query = ((await import(pathToFileURL(entry).href)) as { query: QueryFunction }).query;
+  query = await loadAgentSdkQuery();
 }, 300_000);
 
 it("the SDK's hooks block a Bash call and add context to the prompt", async () => {

@@ -1,9 +1,8 @@
-import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { FakeMessagesApi, ScriptStep } from "../fixtures/fake-messages-api.js";
+import { loadAgentSdkQuery } from "./agent-sdk-loader.js";
 import type { Options, QueryFunction, SDKMessage, SDKUserMessage } from "./agent-sdk-types.js";
 import { protocolHarness, RUDDER_CLI, type Sandbox, writeSettings } from "./helpers.js";
 
@@ -18,9 +17,7 @@ afterEach(() => harness.cleanup());
 let query: QueryFunction;
 
 beforeAll(async () => {
-  const installer = join(import.meta.dirname, "..", "..", "scripts", "install-agent-sdk.sh");
-  const entry = execFileSync("bash", [installer, "--print-path"], { encoding: "utf8" }).trim();
-  query = ((await import(pathToFileURL(entry).href)) as { query: QueryFunction }).query;
+  query = await loadAgentSdkQuery();
 }, 300_000);
 
 async function setup(script: ScriptStep[]): Promise<{ api: FakeMessagesApi; sandbox: Sandbox }> {
