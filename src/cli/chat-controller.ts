@@ -10,6 +10,8 @@ export interface ChatLineSource {
   readonly terminal: boolean;
   readonly line: string;
   clearLine(): void;
+  /** Puts text into the line being edited, as if typed. */
+  prefill(text: string): void;
   close(): void;
 }
 
@@ -230,9 +232,27 @@ export class ChatController {
 
   #startTurn(text: string): void {
     this.#session.send(text, this.#stop.signal).then(
-      () => this.#afterTurn(),
+      (outcome) => {
+        if (outcome.subtype === "aborted") this.#giveBackUnread();
+        this.#afterTurn();
+      },
       (error: unknown) => this.#internalError(error),
     );
+  }
+
+  /**
+   * Text typed to steer a turn that Ctrl-C ended before its next model call never reached the
+   * model: it goes back to the prompt, to send again or edit, rather than joining whatever is
+   * typed next.
+   */
+  #giveBackUnread(): void {
+    const unread = this.#session.inbox.drain();
+    if (unread.length === 0 || this.#closing !== undefined) return;
+    this.#renderer.notice(
+      "  (what you typed during the turn was not sent; it is back at the prompt)",
+    );
+    this.#screen.beforeKey();
+    this.#input.prefill(unread.join(" "));
   }
 
   /** Runs after the turn has fully ended, so a new `send` starts a new turn. */

@@ -84,6 +84,12 @@ export class ChatInput {
     this.#readline.prompt(true);
   }
 
+  /** Puts `text` into the line being edited, as if typed (to send again or edit). */
+  prefill(text: string): void {
+    if (this.#closed || !this.terminal) return;
+    this.#readline.write(text);
+  }
+
   /** Forgets the typed text (Ctrl-C at an idle prompt). */
   clearLine(): void {
     if (this.#closed || !this.terminal) return;

@@ -16,6 +16,7 @@ import {
 } from "../../src/model/scripted-model.js";
 import { emptyRules } from "../../src/permissions/types.js";
 import { createDefaultTools } from "../../src/tools/default-tools.js";
+import { waitUntil } from "../agent/kernel-helpers.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];
 
@@ -65,13 +66,17 @@ function startChat(steps: ScriptedStep[], options: { terminal: boolean; wake?: b
   const output = new Transcript();
   const screen = new ChatScreen({ output });
   const renderer = new ChatRenderer(screen);
-  const input: ChatLineSource & { closed: boolean; cleared: number } = {
+  const input: ChatLineSource & { closed: boolean; cleared: number; prefilled: string[] } = {
     terminal: options.terminal,
     line: "",
     closed: false,
     cleared: 0,
+    prefilled: [],
     clearLine() {
       this.cleared += 1;
+    },
+    prefill(text: string) {
+      this.prefilled.push(text);
     },
     close() {
       this.closed = true;
@@ -252,6 +257,31 @@ describe("chat controller, terminal input", () => {
     expect(end.type === "turn_end" && end.outcome.subtype).toBe("aborted");
     expect(chat.output.text).toContain("partial\n  (interrupted)\n");
     expect(chat.input.closed).toBe(false);
+  });
+
+  it("Ctrl-C gives back what was typed to steer the turn but never reached the model", async () => {
+    const chat = startChat(
+      [
+        toolUseReply("bash", { command: "sleep 30" }),
+        (request) => textReply(`saw: ${JSON.stringify(request.messages.at(-1))}`),
+      ],
+      { terminal: true },
+    );
+    chat.controller.line("first");
+    await chat.waitForEvent((event) => event.type === "tool_start");
+    chat.controller.line("actually, stop that");
+    chat.controller.interrupt();
+    const end = await chat.waitForEvent((event) => event.type === "turn_end");
+    expect(end.type === "turn_end" && end.outcome.subtype).toBe("aborted");
+    await waitUntil(() => chat.input.prefilled.length > 0);
+    expect(chat.input.prefilled).toEqual(["actually, stop that"]);
+    expect(chat.output.text).toContain("was not sent; it is back at the prompt");
+
+    chat.controller.line("something else");
+    await chat.waitForEvent((event) => event.type === "turn_end");
+    const sent = JSON.stringify(chat.model.requests[1]?.messages.at(-1));
+    expect(sent).toContain("something else");
+    expect(sent).not.toContain("actually, stop that");
   });
 
   it("Ctrl-C at an idle prompt clears typed text; twice in a row on an empty one leaves", async () => {

@@ -195,6 +195,33 @@ describe("rudder chat in a terminal", () => {
     expect(await tmux.exitStatus()).toBeUndefined();
   });
 
+  it("Ctrl-C puts unsent steering text back at the prompt, to edit or send", async () => {
+    api.push(
+      { toolUse: { name: "bash", input: { command: "sleep 300" } } },
+      { reply: (request) => ({ text: `Got: ${lastUserText(request)}` }) },
+    );
+    await tmux.type("sleep for a while");
+    await tmux.waitFor("the spinner", (screen) => /running bash \d+\.\ds/.test(screen));
+    await tmux.type("never mind");
+    await tmux.waitForText("> never mind  (steering the running turn)");
+    await tmux.key("C-c");
+    await tmux.waitFor(
+      "the text back at the prompt",
+      (text) =>
+        text.includes("it is back at the prompt") && screenLines(text).at(-1) === "> never mind",
+    );
+    await tmux.type(", and say hi");
+    await tmux.waitFor(
+      "the reply to the edited line",
+      (text) => text.includes("Got: ") && atIdlePrompt(text),
+    );
+    // The model reads the interrupt, then the edited line, once.
+    const last = api.mainRequests().at(-1);
+    expect(last && lastUserText(last)).toBe(
+      "[Request interrupted by user for tool use]\nnever mind, and say hi",
+    );
+  });
+
   it("/quit leaves with status 0 and no process left behind", async () => {
     remember();
     await tmux.type("/quit");
