@@ -148,7 +148,6 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
     return fail(error instanceof Error ? error.message : String(error));
   }
 
-  io.stdout.write(`rudder gateway listening on ${gateway.url}\n`);
   io.stdout.write(`open the page (one-time link): ${gateway.pageLink}\n`);
   if (demo) io.stdout.write(`demo mode: ${DEMO_HINT}\n`);
 
