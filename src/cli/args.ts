@@ -113,3 +113,28 @@ export function listFlag(args: ParsedArgs, name: string): string[] {
   const value = args.flags[name];
   return Array.isArray(value) ? value : [];
 }
+
+/**
+ * A command's flags, or the exit code the command ends with: a bad flag prints
+ * `rudder <command>: <error>` and the usage on stderr (2); `--help` prints the usage on
+ * stdout (0). Every command takes `--help` (`-h`), so it need not be in `specs`.
+ */
+export function commandArgs(
+  command: string,
+  argv: readonly string[],
+  specs: FlagSpecs,
+  usage: string,
+  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
+  options?: ParseOptions,
+): ParsedArgs | number {
+  const parsed = parseArgs(argv, { help: { type: "boolean", short: "h" }, ...specs }, options);
+  if (!parsed.ok) {
+    io.stderr.write(`rudder ${command}: ${parsed.error}\n${usage}\n`);
+    return 2;
+  }
+  if (parsed.args.flags.help === true) {
+    io.stdout.write(`${usage}\n`);
+    return 0;
+  }
+  return parsed.args;
+}

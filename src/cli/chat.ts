@@ -1,7 +1,7 @@
 import type { Confirm } from "../agent/tool-dispatch.js";
 import { installSignalCleanup, killAllProcessGroups } from "../tools/process-groups.js";
 import { createAgentSetup, DEMO_MODEL_NAME, MCP_FLAGS, setupFlagsFromArgs } from "./agent-setup.js";
-import { type FlagSpecs, parseArgs } from "./args.js";
+import { commandArgs, type FlagSpecs } from "./args.js";
 import { ChatController } from "./chat-controller.js";
 import { ChatInput } from "./chat-input.js";
 import { ChatRenderer } from "./chat-renderer.js";
@@ -20,7 +20,6 @@ export const CHAT_FLAGS: FlagSpecs = {
   "disallowed-tools": { type: "list" },
   "system-prompt": { type: "string" },
   "append-system-prompt": { type: "string" },
-  help: { type: "boolean", short: "h" },
   ...SESSION_FLAGS,
   ...MCP_FLAGS,
 };
@@ -49,16 +48,8 @@ function isInteractive(io: ChatIo): boolean {
 
 /** `rudder chat`: the interactive agent. Resolves to the process exit code. */
 export async function chatCommandLine(argv: readonly string[], io: ChatIo): Promise<number> {
-  const parsed = parseArgs(argv, CHAT_FLAGS);
-  if (!parsed.ok) {
-    io.stderr.write(`rudder chat: ${parsed.error}\n${CHAT_USAGE}\n`);
-    return 2;
-  }
-  const { args } = parsed;
-  if (args.flags.help === true) {
-    io.stdout.write(`${CHAT_USAGE}\n`);
-    return 0;
-  }
+  const args = commandArgs("chat", argv, CHAT_FLAGS, CHAT_USAGE, io);
+  if (typeof args === "number") return args;
   if (args.positionals.length > 0) {
     io.stderr.write(`rudder chat: takes no prompt argument (use rudder run "<prompt>")\n`);
     return 2;

@@ -1,5 +1,5 @@
 import { GatewayRequestError } from "../gateway/index.js";
-import { parseArgs } from "./args.js";
+import { commandArgs } from "./args.js";
 import { CONNECTION_FLAGS, connectToGateway } from "./gateway-connection.js";
 import type { CommandIo } from "./run.js";
 
@@ -27,24 +27,20 @@ export async function permissionsCommandLine(
   argv: readonly string[],
   io: CommandIo,
 ): Promise<number> {
-  const parsed = parseArgs(argv, { ...CONNECTION_FLAGS, help: { type: "boolean", short: "h" } });
+  const args = commandArgs("permissions", argv, CONNECTION_FLAGS, PERMISSIONS_USAGE, io);
+  if (typeof args === "number") return args;
   const fail = (message: string, code = 2) => {
     io.stderr.write(`rudder permissions: ${message}\n`);
     return code;
   };
-  if (!parsed.ok) return fail(`${parsed.error}\n${PERMISSIONS_USAGE}`);
-  if (parsed.args.flags.help === true) {
-    io.stdout.write(`${PERMISSIONS_USAGE}\n`);
-    return 0;
-  }
-  const [action, channel, requestId, ...words] = parsed.args.positionals;
+  const [action, channel, requestId, ...words] = args.positionals;
   if (action !== "list" && action !== "allow" && action !== "deny") {
     return fail(`needs list, allow or deny\n${PERMISSIONS_USAGE}`);
   }
   if (channel === undefined) return fail(`${action} needs a channel`);
   if (action !== "list" && requestId === undefined) return fail(`${action} needs a request id`);
 
-  const connection = connectToGateway(parsed.args, io.env);
+  const connection = connectToGateway(args, io.env);
   if (!connection.ok) return fail(connection.error);
   const { client } = connection;
   try {

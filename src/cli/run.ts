@@ -2,7 +2,7 @@ import { combineOutcomes } from "../agent/combine-outcomes.js";
 import { resultLine } from "../protocol/output-lines.js";
 import { installSignalCleanup } from "../tools/process-groups.js";
 import { createAgentSetup, MCP_FLAGS, maxTurnsFlag, setupFlagsFromArgs } from "./agent-setup.js";
-import { type FlagSpecs, parseArgs, stringFlag } from "./args.js";
+import { commandArgs, type FlagSpecs, stringFlag } from "./args.js";
 import { runStreamJson, STREAM_JSON_FLAGS, UNKNOWN_FLAGS_WITH_VALUE } from "./run-stream-json.js";
 import { readStdinText } from "./stdin.js";
 import { SESSION_FLAGS, storedSessionFromFlags } from "./stored-session.js";
@@ -23,7 +23,6 @@ export const RUN_FLAGS: FlagSpecs = {
   "append-system-prompt": { type: "string" },
   "max-turns": { type: "string" },
   ...MCP_FLAGS,
-  help: { type: "boolean", short: "h" },
 };
 
 export const RUN_USAGE = `usage: rudder run [--model M] [--settings FILE] [--cwd DIR] [--output-format text|json|stream-json]
@@ -58,20 +57,15 @@ function isHeadlessHost(argv: readonly string[]): boolean {
 
 /** `rudder run`: one headless task. Resolves to the process exit code. */
 export async function runCommandLine(argv: readonly string[], io: CommandIo): Promise<number> {
-  const parsed = parseArgs(
+  const args = commandArgs(
+    "run",
     argv,
     { ...RUN_FLAGS, ...SESSION_FLAGS, ...STREAM_JSON_FLAGS },
+    RUN_USAGE,
+    io,
     isHeadlessHost(argv) ? { ignoreUnknown: true, unknownWithValue: UNKNOWN_FLAGS_WITH_VALUE } : {},
   );
-  if (!parsed.ok) {
-    io.stderr.write(`rudder run: ${parsed.error}\n${RUN_USAGE}\n`);
-    return 2;
-  }
-  const { args } = parsed;
-  if (args.flags.help === true) {
-    io.stdout.write(`${RUN_USAGE}\n`);
-    return 0;
-  }
+  if (typeof args === "number") return args;
   const outputFormat = stringFlag(args, "output-format") ?? "text";
   if (outputFormat === "stream-json" || stringFlag(args, "input-format") === "stream-json") {
     return runStreamJson(args, io);

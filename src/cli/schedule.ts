@@ -1,5 +1,5 @@
 import { GatewayRequestError } from "../gateway/index.js";
-import { parseArgs, stringFlag } from "./args.js";
+import { commandArgs, stringFlag } from "./args.js";
 import { CONNECTION_FLAGS, connectToGateway } from "./gateway-connection.js";
 import type { CommandIo } from "./run.js";
 
@@ -12,21 +12,18 @@ export const SCHEDULE_USAGE = `usage: rudder schedule add "<cron>" --channel C "
 
 /** `rudder schedule add|list|rm`: a small client of the gateway's HTTP API. */
 export async function scheduleCommandLine(argv: readonly string[], io: CommandIo): Promise<number> {
-  const parsed = parseArgs(argv, {
-    ...CONNECTION_FLAGS,
-    channel: { type: "string" },
-    help: { type: "boolean", short: "h" },
-  });
+  const args = commandArgs(
+    "schedule",
+    argv,
+    { ...CONNECTION_FLAGS, channel: { type: "string" } },
+    SCHEDULE_USAGE,
+    io,
+  );
+  if (typeof args === "number") return args;
   const fail = (message: string, code = 2) => {
     io.stderr.write(`rudder schedule: ${message}\n`);
     return code;
   };
-  if (!parsed.ok) return fail(`${parsed.error}\n${SCHEDULE_USAGE}`);
-  const { args } = parsed;
-  if (args.flags.help === true) {
-    io.stdout.write(`${SCHEDULE_USAGE}\n`);
-    return 0;
-  }
   const [action, ...rest] = args.positionals;
   if (action !== "add" && action !== "list" && action !== "rm" && action !== "resume") {
     return fail(`needs add, list, rm or resume\n${SCHEDULE_USAGE}`);

@@ -1,5 +1,5 @@
 import { GatewayRequestError } from "../gateway/index.js";
-import { parseArgs } from "./args.js";
+import { commandArgs } from "./args.js";
 import { CONNECTION_FLAGS, connectToGateway } from "./gateway-connection.js";
 import type { CommandIo } from "./run.js";
 
@@ -8,22 +8,15 @@ export const SEND_USAGE = `usage: rudder send [--url URL] [--data DIR] <channel>
 
 /** `rudder send`: a small client of the gateway's HTTP API. */
 export async function sendCommandLine(argv: readonly string[], io: CommandIo): Promise<number> {
-  const parsed = parseArgs(argv, { ...CONNECTION_FLAGS, help: { type: "boolean", short: "h" } });
-  if (!parsed.ok) {
-    io.stderr.write(`rudder send: ${parsed.error}\n${SEND_USAGE}\n`);
-    return 2;
-  }
-  if (parsed.args.flags.help === true) {
-    io.stdout.write(`${SEND_USAGE}\n`);
-    return 0;
-  }
-  const [channel, ...words] = parsed.args.positionals;
+  const args = commandArgs("send", argv, CONNECTION_FLAGS, SEND_USAGE, io);
+  if (typeof args === "number") return args;
+  const [channel, ...words] = args.positionals;
   const text = words.join(" ");
   if (channel === undefined || text.trim() === "") {
     io.stderr.write(`rudder send: needs a channel and a text\n${SEND_USAGE}\n`);
     return 2;
   }
-  const connection = connectToGateway(parsed.args, io.env);
+  const connection = connectToGateway(args, io.env);
   if (!connection.ok) {
     io.stderr.write(`rudder send: ${connection.error}\n`);
     return 2;

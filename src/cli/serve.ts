@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type GatewayEngine, startGateway, telegramConfig } from "../gateway/index.js";
 import { hasModelCredentials } from "../model/model-config.js";
-import { type FlagSpecs, parseArgs, stringFlag } from "./args.js";
+import { commandArgs, type FlagSpecs, stringFlag } from "./args.js";
 import type { CommandIo } from "./run.js";
 
 export const SERVE_FLAGS: FlagSpecs = {
@@ -20,7 +20,6 @@ export const SERVE_FLAGS: FlagSpecs = {
   "no-permission-prompts": { type: "boolean" },
   "telegram-token-file": { type: "string" },
   "telegram-allow": { type: "string" },
-  help: { type: "boolean", short: "h" },
 };
 
 export const SERVE_USAGE = `usage: rudder serve [--port 4317] [--host 127.0.0.1] [--data ~/.rudder] [--max-live 8]
@@ -65,17 +64,12 @@ export function dataDirectory(raw: string | undefined, env: NodeJS.ProcessEnv): 
 
 /** `rudder serve`: runs until SIGINT or SIGTERM. Resolves to the exit code. */
 export async function serveCommandLine(argv: readonly string[], io: CommandIo): Promise<number> {
-  const parsed = parseArgs(argv, SERVE_FLAGS);
+  const args = commandArgs("serve", argv, SERVE_FLAGS, SERVE_USAGE, io);
+  if (typeof args === "number") return args;
   const fail = (message: string) => {
     io.stderr.write(`rudder serve: ${message}\n`);
     return 2;
   };
-  if (!parsed.ok) return fail(`${parsed.error}\n${SERVE_USAGE}`);
-  const { args } = parsed;
-  if (args.flags.help === true) {
-    io.stdout.write(`${SERVE_USAGE}\n`);
-    return 0;
-  }
   if (args.positionals.length > 0) return fail(`unexpected argument "${args.positionals[0]}"`);
   const port = wholeNumber(stringFlag(args, "port"), "--port", 0);
   const maxLive = wholeNumber(stringFlag(args, "max-live"), "--max-live", 0);

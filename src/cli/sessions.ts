@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { SessionCatalog, type SessionSummary } from "../agent/session-catalog.js";
 import { sessionsDirectory, TranscriptStore } from "../agent/transcript-store.js";
 import type { ContentBlock, Message } from "../model/types.js";
-import { booleanFlag, type ParsedArgs, parseArgs, stringFlag } from "./args.js";
+import { booleanFlag, commandArgs, type ParsedArgs, stringFlag } from "./args.js";
 import type { CommandIo } from "./run.js";
 
 export const SESSIONS_USAGE = `usage: rudder sessions [list] [--all | --cwd DIR] [--limit N] [--json]
@@ -159,25 +159,25 @@ export function formatTranscript(summary: SessionSummary, history: readonly Mess
 
 /** `rudder sessions [list|show|rm|prune]`: the stored conversations of this machine. */
 export function sessionsCommandLine(argv: readonly string[], io: CommandIo): number {
-  const parsed = parseArgs(argv, {
-    all: { type: "boolean" },
-    cwd: { type: "string" },
-    json: { type: "boolean" },
-    limit: { type: "string" },
-    "older-than": { type: "string" },
-    "dry-run": { type: "boolean" },
-    help: { type: "boolean", short: "h" },
-  });
+  const args = commandArgs(
+    "sessions",
+    argv,
+    {
+      all: { type: "boolean" },
+      cwd: { type: "string" },
+      json: { type: "boolean" },
+      limit: { type: "string" },
+      "older-than": { type: "string" },
+      "dry-run": { type: "boolean" },
+    },
+    SESSIONS_USAGE,
+    io,
+  );
+  if (typeof args === "number") return args;
   const fail = (message: string): number => {
     io.stderr.write(`rudder sessions: ${message}\n${SESSIONS_USAGE}\n`);
     return 2;
   };
-  if (!parsed.ok) return fail(parsed.error);
-  const { args } = parsed;
-  if (args.flags.help === true) {
-    io.stdout.write(`${SESSIONS_USAGE}\n`);
-    return 0;
-  }
   const [first, ...ids] = args.positionals;
   const action = first ?? "list";
   if (!Object.hasOwn(FLAGS_OF, action)) return fail(`unknown subcommand "${action}"`);
