@@ -2,14 +2,10 @@ import { readFile, writeFile } from "node:fs/promises";
 import * as v from "valibot";
 import { toolJsonSchema } from "./json-schema.js";
 import type { Tool, ToolResult } from "./types.js";
-import { resolveInWorkspace } from "./workspace-path.js";
+import { filePathInput, resolveInWorkspace } from "./workspace-path.js";
 
 const editFileInput = v.object({
-  path: v.pipe(
-    v.string(),
-    v.minLength(1),
-    v.description("Path of the file, relative to the workspace (or absolute inside it)."),
-  ),
+  path: filePathInput,
   old_text: v.pipe(
     v.string(),
     v.description("The exact text to replace; it must occur exactly once in the file."),

@@ -2,7 +2,7 @@ import { readFile, stat } from "node:fs/promises";
 import * as v from "valibot";
 import { toolJsonSchema } from "./json-schema.js";
 import type { Tool, ToolResult } from "./types.js";
-import { resolveInWorkspace } from "./workspace-path.js";
+import { filePathInput, resolveInWorkspace } from "./workspace-path.js";
 
 export const DEFAULT_READ_LINES = 2000;
 /** Most characters one read returns, so one huge line cannot flood the context. */
@@ -11,11 +11,7 @@ export const MAX_READ_CHARS = 100_000;
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
 const readFileInput = v.object({
-  path: v.pipe(
-    v.string(),
-    v.minLength(1),
-    v.description("Path of the file, relative to the workspace (or absolute inside it)."),
-  ),
+  path: filePathInput,
   offset: v.optional(
     v.pipe(
       v.number(),

@@ -1,5 +1,13 @@
 import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import * as v from "valibot";
+
+/** The `path` input of the file tools, as the model is shown it. */
+export const filePathInput = v.pipe(
+  v.string(),
+  v.minLength(1),
+  v.description("Path of the file, relative to the workspace (or absolute inside it)."),
+);
 
 export type WorkspacePath = { ok: true; path: string } | { ok: false; error: string };
 

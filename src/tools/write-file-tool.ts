@@ -3,14 +3,10 @@ import { dirname } from "node:path";
 import * as v from "valibot";
 import { toolJsonSchema } from "./json-schema.js";
 import type { Tool, ToolResult } from "./types.js";
-import { resolveInWorkspace } from "./workspace-path.js";
+import { filePathInput, resolveInWorkspace } from "./workspace-path.js";
 
 const writeFileInput = v.object({
-  path: v.pipe(
-    v.string(),
-    v.minLength(1),
-    v.description("Path of the file, relative to the workspace (or absolute inside it)."),
-  ),
+  path: filePathInput,
   content: v.pipe(v.string(), v.description("The complete new content of the file.")),
 });
 
