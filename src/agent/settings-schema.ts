@@ -16,6 +16,8 @@ export interface SettingsFragment {
   model?: string;
   /** Claude Code's `mcpServers`, entries unchecked here (src/mcp reads them); absent when unset. */
   mcpServers?: Record<string, unknown>;
+  /** rudder's `projectInstructions`: `false` leaves CLAUDE.md / AGENTS.md out. */
+  projectInstructions?: boolean;
 }
 
 /**
@@ -65,6 +67,7 @@ const settingsFileSchema = jsonObject(
     ),
     model: v.optional(v.string()),
     mcpServers: v.optional(jsonObject(v.record(v.string(), v.unknown()))),
+    projectInstructions: v.optional(v.boolean()),
   }),
 );
 
@@ -137,6 +140,9 @@ export function parseSettingsFragment(json: unknown): FragmentResult {
     ),
     ...(data.model === undefined ? {} : { model: data.model }),
     ...(data.mcpServers === undefined ? {} : { mcpServers: data.mcpServers }),
+    ...(data.projectInstructions === undefined
+      ? {}
+      : { projectInstructions: data.projectInstructions }),
   };
   return { ok: true, fragment, warnings };
 }

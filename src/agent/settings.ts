@@ -12,6 +12,8 @@ export interface RudderSettings {
   model?: string;
   /** Claude Code's `mcpServers` (stdio servers by name); absent when no file sets it. */
   mcpServers?: Record<string, unknown>;
+  /** `false`: no CLAUDE.md / AGENTS.md in the system prompt; absent when no file sets it. */
+  projectInstructions?: boolean;
 }
 
 export interface LoadSettingsOptions {
@@ -141,6 +143,9 @@ function apply(
   }
   Object.assign(settings.env, fragment.env);
   if (fragment.model !== undefined) settings.model = fragment.model;
+  if (fragment.projectInstructions !== undefined) {
+    settings.projectInstructions = fragment.projectInstructions;
+  }
   if (fragment.mcpServers !== undefined) {
     settings.mcpServers = { ...settings.mcpServers, ...fragment.mcpServers };
   }

@@ -13,3 +13,41 @@ export function defaultSystemPrompt(workspace: string, now = new Date()): string
     "Be concise: report what you did and what you found.",
   ].join("\n");
 }
+
+const SCOPE_LABELS = {
+  user: "user's private global instructions for all projects",
+  project: "project instructions, checked into the codebase",
+  local: "user's private project instructions, not checked in",
+} as const;
+
+/**
+ * The project instruction files as one system prompt section, each under Claude Code's
+ * heading for it ("Contents of <path> (<whose>):"); empty when there are none.
+ */
+export function projectInstructionsSection(
+  files: ReadonlyArray<{ path: string; scope: keyof typeof SCOPE_LABELS; text: string }>,
+): string {
+  if (files.length === 0) return "";
+  return [
+    "# Project instructions",
+    "Codebase and user instructions are shown below. Be sure to adhere to them: they override the defaults above.",
+    ...files.map(
+      (file) => `Contents of ${file.path} (${SCOPE_LABELS[file.scope]}):\n\n${file.text.trimEnd()}`,
+    ),
+  ].join("\n\n");
+}
+
+/**
+ * The system prompt a session sends: `base` (the default prompt, or what `--system-prompt`
+ * or a host put in its place), then the project instructions, which a replaced prompt
+ * keeps as Claude Code does, then `append` (`--append-system-prompt`). Empty parts drop out.
+ */
+export function composeSystemPrompt(parts: {
+  base: string;
+  instructions?: string;
+  append?: string | undefined;
+}): string {
+  return [parts.base, parts.instructions, parts.append]
+    .filter((part) => part !== undefined && part !== "")
+    .join("\n\n");
+}

@@ -2,9 +2,14 @@ import { randomUUID } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
+import { loadProjectInstructions } from "../agent/project-instructions.js";
 import type { SessionOptions } from "../agent/session.js";
 import { loadSettings } from "../agent/settings.js";
-import { defaultSystemPrompt } from "../agent/system-prompt.js";
+import {
+  composeSystemPrompt,
+  defaultSystemPrompt,
+  projectInstructionsSection,
+} from "../agent/system-prompt.js";
 import type { Confirm } from "../agent/tool-dispatch.js";
 import { packageVersion } from "../gateway/package-info.js";
 import { createHookRunner, type HookRegistry } from "../hooks/hook-registry.js";
@@ -29,6 +34,11 @@ export const MCP_FLAGS: FlagSpecs = {
   "strict-mcp-config": { type: "boolean" },
 };
 
+/** `--no-project-instructions`, which every agent command takes. */
+export const PROJECT_INSTRUCTIONS_FLAGS: FlagSpecs = {
+  "no-project-instructions": { type: "boolean" },
+};
+
 /** Claude Code's defaults: 10 s to start a server (`MCP_TIMEOUT`); rudder's for a call. */
 const MCP_STARTUP_TIMEOUT_MS = 10_000;
 const MCP_TOOL_TIMEOUT_MS = 600_000;
@@ -49,6 +59,8 @@ export interface AgentSetupFlags {
   mcpConfig?: string[];
   /** `--strict-mcp-config`: no MCP servers but those of `--mcp-config`. */
   strictMcpConfig?: boolean;
+  /** `--no-project-instructions`: no CLAUDE.md / AGENTS.md in the system prompt. */
+  noProjectInstructions?: boolean;
   /**
    * Leave the MCP servers to `startMcpServers` (stream-json: a host may add servers in its
    * `initialize` request, which is read after the setup).
@@ -65,6 +77,13 @@ export interface AgentSetup {
   mcpServers: McpServerStatus[];
   /** The session's hooks, to which a host may add callbacks. */
   hooks: HookRegistry;
+  /** The project instruction files in the system prompt, in load order (`system/init`). */
+  instructionFiles: string[];
+  /**
+   * The system prompt for `base` and `append` as a host gives them (stream-json
+   * `initialize`): the project instructions stay between them.
+   */
+  systemPromptWith(base: string | undefined, append: string | undefined): string;
   /**
    * With `deferMcpStart`: starts the configured MCP servers and `extraServers` (an
    * `mcpServers` object, merged last, as one more `--mcp-config`), adding their tools to
@@ -158,12 +177,19 @@ export async function createAgentSetup(
     cwd: workspace,
     sessionId,
   });
-  const systemPrompt = [
-    flags.systemPrompt ?? defaultSystemPrompt(workspace),
-    flags.appendSystemPrompt,
-  ]
-    .filter((part) => part !== undefined && part !== "")
-    .join("\n\n");
+  const instructions =
+    flags.noProjectInstructions === true || settings.projectInstructions === false
+      ? { files: [], warnings: [] }
+      : loadProjectInstructions({ workspace, home: env.HOME ?? homedir() });
+  warnings.push(...instructions.warnings);
+  const instructionsText = projectInstructionsSection(instructions.files);
+  const systemPromptWith = (base: string | undefined, append: string | undefined): string =>
+    composeSystemPrompt({
+      base: base ?? defaultSystemPrompt(workspace),
+      instructions: instructionsText,
+      append,
+    });
+  const systemPrompt = systemPromptWith(flags.systemPrompt, flags.appendSystemPrompt);
 
   const tools = createDefaultTools();
   const mcpServers: McpServerStatus[] = [];
@@ -215,6 +241,8 @@ export async function createAgentSetup(
       warnings,
       mcpServers,
       hooks,
+      instructionFiles: instructions.files.map((file) => file.path),
+      systemPromptWith,
       startMcpServers,
       close: () => close(),
     },
@@ -231,6 +259,7 @@ export function setupFlagsFromArgs(args: ParsedArgs): AgentSetupFlags {
     disallowedTools: [...listFlag(args, "disallowedTools"), ...listFlag(args, "disallowed-tools")],
     mcpConfig: listFlag(args, "mcp-config"),
     strictMcpConfig: booleanFlag(args, "strict-mcp-config"),
+    noProjectInstructions: booleanFlag(args, "no-project-instructions"),
   };
   const strings = {
     model: "model",

@@ -1,6 +1,12 @@
 import type { Confirm } from "../agent/tool-dispatch.js";
 import { installSignalCleanup, killAllProcessGroups } from "../tools/process-groups.js";
-import { createAgentSetup, DEMO_MODEL_NAME, MCP_FLAGS, setupFlagsFromArgs } from "./agent-setup.js";
+import {
+  createAgentSetup,
+  DEMO_MODEL_NAME,
+  MCP_FLAGS,
+  PROJECT_INSTRUCTIONS_FLAGS,
+  setupFlagsFromArgs,
+} from "./agent-setup.js";
 import { commandArgs, type FlagSpecs } from "./args.js";
 import { ChatController } from "./chat-controller.js";
 import { ChatInput } from "./chat-input.js";
@@ -22,11 +28,12 @@ export const CHAT_FLAGS: FlagSpecs = {
   "append-system-prompt": { type: "string" },
   ...SESSION_FLAGS,
   ...MCP_FLAGS,
+  ...PROJECT_INSTRUCTIONS_FLAGS,
 };
 
 export const CHAT_USAGE = `usage: rudder chat [--model M] [--settings FILE] [--cwd DIR] [--wake]
                    [--resume ID | --continue | --session-id UUID]
-                   [--mcp-config FILE|JSON]... [--strict-mcp-config]
+                   [--mcp-config FILE|JSON]... [--strict-mcp-config] [--no-project-instructions]
   The interactive agent in a terminal. Text typed while the agent works joins
   the running turn. The conversation is stored as it goes (rudder sessions
   lists them): --resume ID picks one up again, --continue the latest of this

@@ -165,6 +165,7 @@ export async function runStreamJson(args: ParsedArgs, io: CommandIo): Promise<nu
       mcpServers: setup.mcpServers,
       version: packageVersion(),
       apiKeySource: apiKeySource(io.env),
+      instructionFiles: setup.instructionFiles,
     },
     write,
     permissionMode,
@@ -193,10 +194,12 @@ export async function runStreamJson(args: ParsedArgs, io: CommandIo): Promise<nu
       return true;
     },
     createSession: (overrides) => {
-      const base = overrides.systemPrompt ?? setup.options.systemPrompt;
-      const prompt = [base, overrides.appendSystemPrompt]
-        .filter((part) => part !== undefined && part !== "")
-        .join("\n\n");
+      const prompt =
+        overrides.systemPrompt === undefined
+          ? [setup.options.systemPrompt, overrides.appendSystemPrompt]
+              .filter((part) => part !== undefined && part !== "")
+              .join("\n\n")
+          : setup.systemPromptWith(overrides.systemPrompt, overrides.appendSystemPrompt);
       return new Session({
         ...setup.options,
         confirm: overrides.confirm,

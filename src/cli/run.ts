@@ -1,7 +1,13 @@
 import { combineOutcomes } from "../agent/combine-outcomes.js";
 import { resultLine } from "../protocol/output-lines.js";
 import { installSignalCleanup } from "../tools/process-groups.js";
-import { createAgentSetup, MCP_FLAGS, maxTurnsFlag, setupFlagsFromArgs } from "./agent-setup.js";
+import {
+  createAgentSetup,
+  MCP_FLAGS,
+  maxTurnsFlag,
+  PROJECT_INSTRUCTIONS_FLAGS,
+  setupFlagsFromArgs,
+} from "./agent-setup.js";
 import { commandArgs, type FlagSpecs, stringFlag } from "./args.js";
 import { runStreamJson, STREAM_JSON_FLAGS, UNKNOWN_FLAGS_WITH_VALUE } from "./run-stream-json.js";
 import { readStdinText } from "./stdin.js";
@@ -23,18 +29,21 @@ export const RUN_FLAGS: FlagSpecs = {
   "append-system-prompt": { type: "string" },
   "max-turns": { type: "string" },
   ...MCP_FLAGS,
+  ...PROJECT_INSTRUCTIONS_FLAGS,
 };
 
 export const RUN_USAGE = `usage: rudder run [--model M] [--settings FILE] [--cwd DIR] [--output-format text|json|stream-json]
          [--resume ID | --continue | --session-id ID] [--mcp-config FILE|JSON]... [--strict-mcp-config]
-         "<prompt>"
+         [--no-project-instructions] "<prompt>"
        rudder run -p --input-format stream-json --output-format stream-json --verbose
          [--resume ID | --continue | --session-id ID] [--permission-prompt-tool stdio]
          [--permission-mode default|acceptEdits|bypassPermissions|dontAsk] [--include-partial-messages]
   Runs one task in the workspace and exits 0, or 1 when the turn ended in error.
   The prompt may also come on stdin. --model demo runs the offline demo model.
   With --input-format stream-json, rudder speaks Claude Code's stream-json on stdin/stdout.
-  MCP servers (stdio) come from .mcp.json, the settings files' mcpServers and --mcp-config.`;
+  MCP servers (stdio) come from .mcp.json, the settings files' mcpServers and --mcp-config.
+  CLAUDE.md (or AGENTS.md) files of the workspace and its parents join the system prompt
+  unless --no-project-instructions is given.`;
 
 export interface CommandIo {
   stdout: NodeJS.WritableStream;

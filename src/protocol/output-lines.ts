@@ -19,6 +19,8 @@ export interface SessionInfo {
   permissionMode: string;
   version: string;
   apiKeySource: string;
+  /** The CLAUDE.md / AGENTS.md files in the system prompt (Claude Code's init has no such list). */
+  instructionFiles?: readonly string[];
 }
 
 export function initLine(info: SessionInfo): OutputLine {
@@ -38,6 +40,7 @@ export function initLine(info: SessionInfo): OutputLine {
     skills: [],
     plugins: [],
     rudder_version: info.version,
+    project_instruction_files: [...(info.instructionFiles ?? [])],
     uuid: randomUUID(),
   };
 }

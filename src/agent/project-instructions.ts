@@ -1,0 +1,186 @@
+import { closeSync, fstatSync, openSync, readSync, realpathSync } from "node:fs";
+import { dirname, isAbsolute, join, parse, relative, resolve, sep } from "node:path";
+import { importPaths } from "./project-instructions-imports.js";
+
+/** Whose instructions a file holds, as Claude Code labels them. */
+export type InstructionScope = "user" | "project" | "local";
+
+export interface InstructionFile {
+  /** Absolute path, symlinks resolved. */
+  path: string;
+  scope: InstructionScope;
+  text: string;
+  /** The file whose `@path` brought this one in. */
+  importedBy?: string;
+}
+
+export interface ProjectInstructions {
+  /** In load order: the user's, then each folder's from `/` down to the workspace. */
+  files: InstructionFile[];
+  /** One line each: missing or unreadable imports, files cut at the cap, refused imports. */
+  warnings: string[];
+}
+
+/** Claude Code warns past this size; rudder keeps this much of a bigger file. */
+export const INSTRUCTION_CHARACTER_CAP = 40_000;
+/** Imports nest at most this deep (Claude Code's limit): the file itself is depth 0. */
+export const IMPORT_DEPTH_LIMIT = 5;
+
+const FOLDER_FILES: ReadonlyArray<{ name: string; scope: InstructionScope }> = [
+  { name: "CLAUDE.md", scope: "project" },
+  { name: join(".claude", "CLAUDE.md"), scope: "project" },
+  { name: "CLAUDE.local.md", scope: "local" },
+];
+
+/**
+ * Claude Code's instruction files for `workspace`: `~/.claude/CLAUDE.md`, then in every
+ * folder from `/` down to the workspace its `CLAUDE.md`, `.claude/CLAUDE.md` and
+ * `CLAUDE.local.md`, each followed by the files it imports. When none of those folders
+ * has a CLAUDE file, their `AGENTS.md` files are read instead (as Claude Code 2.1.328
+ * does). An import from a project file that leads outside the folder the file was found
+ * in is refused with a warning (Claude Code asks first; rudder has nobody to ask), and a
+ * file is read once however often it is named. Never throws.
+ */
+export function loadProjectInstructions(options: {
+  workspace: string;
+  home: string;
+}): ProjectInstructions {
+  const loader = new InstructionLoader(options.home);
+  loader.load(join(options.home, ".claude", "CLAUDE.md"), "user", undefined);
+  const folders = foldersDownTo(resolve(options.workspace));
+  for (const folder of folders) {
+    for (const { name, scope } of FOLDER_FILES) loader.load(join(folder, name), scope, folder);
+  }
+  if (!loader.files.some((file) => file.scope !== "user")) {
+    for (const folder of folders) loader.load(join(folder, "AGENTS.md"), "project", folder);
+  }
+  return { files: loader.files, warnings: loader.warnings };
+}
+
+/** `/`, then each folder down to `folder` itself. */
+function foldersDownTo(folder: string): string[] {
+  const folders: string[] = [];
+  let current = folder;
+  for (;;) {
+    folders.unshift(current);
+    const parent = dirname(current);
+    if (parent === current || current === parse(current).root) return folders;
+    current = parent;
+  }
+}
+
+class InstructionLoader {
+  readonly files: InstructionFile[] = [];
+  readonly warnings: string[] = [];
+  readonly #seen = new Set<string>();
+  readonly #home: string;
+
+  constructor(home: string) {
+    this.#home = home;
+  }
+
+  /**
+   * Reads `path` (silently absent when it does not exist) and its imports. `root` bounds
+   * where a project file's imports may lead; `undefined` (the user's file) leaves them free.
+   */
+  load(path: string, scope: InstructionScope, root: string | undefined): void {
+    const real = realPath(path);
+    if (real === undefined || this.#seen.has(real)) return;
+    const bound = root === undefined ? undefined : (realPath(root) ?? root);
+    this.#read(real, { scope, root: bound, depth: 0 });
+  }
+
+  #read(
+    path: string,
+    place: { scope: InstructionScope; root: string | undefined; depth: number; by?: string },
+  ): void {
+    const { scope, root, depth } = place;
+    this.#seen.add(path);
+    const read = readCapped(path);
+    if ("problem" in read) {
+      this.warnings.push(`${path}: ${read.problem}; not loaded`);
+      return;
+    }
+    if (read.cut) {
+      this.warnings.push(
+        `${path} is over ${INSTRUCTION_CHARACTER_CAP.toLocaleString("en-US")} characters; only its start is loaded`,
+      );
+    }
+    this.files.push({
+      path,
+      scope,
+      text: read.text,
+      ...(place.by === undefined ? {} : { importedBy: place.by }),
+    });
+    for (const written of importPaths(read.text)) {
+      const target = written.startsWith("~/")
+        ? join(this.#home, written.slice(2))
+        : resolve(dirname(path), written);
+      const real = realPath(target);
+      if (real === undefined) {
+        this.warnings.push(`${path}: imported file @${written} not found`);
+        continue;
+      }
+      if (this.#seen.has(real)) continue;
+      if (depth + 1 > IMPORT_DEPTH_LIMIT) {
+        this.warnings.push(
+          `${path}: @${written} not loaded: imports nest at most ${IMPORT_DEPTH_LIMIT} deep`,
+        );
+        continue;
+      }
+      if (root !== undefined && !isInside(real, root)) {
+        this.warnings.push(`${path}: @${written} not loaded: it is outside ${root}`);
+        continue;
+      }
+      this.#read(real, { scope, root, depth: depth + 1, by: path });
+    }
+  }
+}
+
+function realPath(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function isInside(path: string, folder: string): boolean {
+  const way = relative(folder, path);
+  return way === "" || (!way.startsWith(`..${sep}`) && way !== ".." && !isAbsolute(way));
+}
+
+/** At most the cap's worth of a file (a huge or endless file is never read whole). */
+function readCapped(path: string): { text: string; cut: boolean } | { problem: string } {
+  let descriptor: number;
+  try {
+    descriptor = openSync(path, "r");
+  } catch (error) {
+    return { problem: describe(error) };
+  }
+  try {
+    if (!fstatSync(descriptor).isFile()) return { problem: "not a file" };
+    const limit = INSTRUCTION_CHARACTER_CAP * 4;
+    const buffer = Buffer.alloc(limit + 1);
+    let length = 0;
+    while (length < buffer.length) {
+      const count = readSync(descriptor, buffer, length, buffer.length - length, null);
+      if (count === 0) break;
+      length += count;
+    }
+    const bytes = buffer.subarray(0, length);
+    if (bytes.includes(0)) return { problem: "not a text file" };
+    const text = bytes.toString("utf8");
+    const cut = length > limit || text.length > INSTRUCTION_CHARACTER_CAP;
+    return { text: cut ? text.slice(0, INSTRUCTION_CHARACTER_CAP) : text, cut };
+  } catch (error) {
+    return { problem: describe(error) };
+  } finally {
+    closeSync(descriptor);
+  }
+}
+
+function describe(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === "EACCES" ? "permission denied" : code === "EISDIR" ? "not a file" : String(code);
+}
