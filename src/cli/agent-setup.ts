@@ -90,6 +90,8 @@ export interface AgentSetup {
    * `options.tools` and their statuses to `mcpServers`. Once only. Resolves with warnings.
    */
   startMcpServers(extraServers: unknown, source: string): Promise<string[]>;
+  /** A model by name (an alias, an id or `demo`) with the setup's credentials, for `set_model`. */
+  createModel(name: string): Model | { error: string };
   /** Stops what the setup started (the MCP servers). Call it when the session ends. */
   close(): Promise<void>;
 }
@@ -143,18 +145,13 @@ export async function createAgentSetup(
   const { settings, warnings } = loaded;
   const settingsEnv = { ...settings.env, ...env };
 
-  const modelName = flags.model ?? settingsEnv.RUDDER_MODEL ?? settings.model;
-  let model: Model;
-  if (modelName === DEMO_MODEL_NAME) {
-    model = createDemoModel();
-  } else {
-    const config = modelConfigFromEnv(
-      settingsEnv,
-      modelName === undefined ? {} : { model: modelName },
-    );
-    if (!config.ok) return { ok: false, error: config.error };
-    model = createAnthropicModel(config.options);
-  }
+  const createModel = (name: string | undefined): Model | { error: string } => {
+    if (name === DEMO_MODEL_NAME) return createDemoModel();
+    const config = modelConfigFromEnv(settingsEnv, name === undefined ? {} : { model: name });
+    return config.ok ? createAnthropicModel(config.options) : { error: config.error };
+  };
+  const model = createModel(flags.model ?? settingsEnv.RUDDER_MODEL ?? settings.model);
+  if ("error" in model) return { ok: false, error: model.error };
 
   const toolRules = rulesFromToolLists(flags.allowedTools ?? [], flags.disallowedTools ?? []);
   const rules = mergeRules(settings.permissions, toolRules);
@@ -244,6 +241,7 @@ export async function createAgentSetup(
       instructionFiles: instructions.files.map((file) => file.path),
       systemPromptWith,
       startMcpServers,
+      createModel,
       close: () => close(),
     },
   };

@@ -16,6 +16,7 @@ import { booleanFlag, type FlagSpecs, type ParsedArgs, stringFlag } from "./args
 import type { CommandIo } from "./run.js";
 import { readStdinText } from "./stdin.js";
 import { openStoredSession } from "./stored-session.js";
+import { streamJsonControls } from "./stream-json-controls.js";
 
 /** Flags of `rudder run` that only the stream-json mode (Claude Code's dialect) uses. */
 export const STREAM_JSON_FLAGS: FlagSpecs = {
@@ -155,6 +156,7 @@ export async function runStreamJson(args: ParsedArgs, io: CommandIo): Promise<nu
   for (const note of setup.warnings) warn(note);
 
   const { persist } = resolved;
+  const switchable = streamJsonControls(setup);
 
   const frontEnd = new StreamJsonFrontEnd({
     info: {
@@ -182,6 +184,7 @@ export async function runStreamJson(args: ParsedArgs, io: CommandIo): Promise<nu
         mcpServers: setup.mcpServers,
       };
     },
+    controls: switchable.controls,
     addHookCallback: (callback, call) => {
       const event = HOOK_EVENTS.find((name) => name === callback.event);
       if (event === undefined) return false;
@@ -202,6 +205,7 @@ export async function runStreamJson(args: ParsedArgs, io: CommandIo): Promise<nu
           : setup.systemPromptWith(overrides.systemPrompt, overrides.appendSystemPrompt);
       return new Session({
         ...setup.options,
+        model: switchable.model,
         confirm: overrides.confirm,
         systemPrompt: prompt,
         onHistoryChange: persist,

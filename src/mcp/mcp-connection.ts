@@ -58,6 +58,12 @@ export class McpConnection {
     this.#toolTimeoutMs = config.toolTimeoutMs ?? toolTimeoutMs;
   }
 
+  /** The name and version the server gave in its `initialize` answer. */
+  get serverInfo(): { name: string; version: string } | undefined {
+    const info = this.#client.getServerVersion();
+    return info === undefined ? undefined : { name: info.name, version: info.version };
+  }
+
   get pid(): number | undefined {
     return this.#transport.pid;
   }

@@ -8,10 +8,18 @@ import {
 import { createMcpTool } from "./mcp-tool.js";
 import type { McpServerConfig } from "./server-config.js";
 
-/** A server as `system/init` lists it, in Claude Code's words. */
+/** A server as `system/init` and `mcp_status` list it, in Claude Code's words. */
 export interface McpServerStatus {
   name: string;
   status: "connected" | "failed";
+  /** How it is started (`mcp_status`'s `config`). */
+  config: { type: "stdio"; command: string; args: string[] };
+  /** Why it failed to start. */
+  error?: string;
+  /** What the server said it is, once connected. */
+  serverInfo?: { name: string; version: string };
+  /** Its tools, by the server's own names, once connected. */
+  tools?: { name: string; description?: string }[];
 }
 
 /** The MCP servers of a session. This module loads the MCP SDK: import it lazily. */
@@ -25,6 +33,10 @@ export interface McpServers {
   connections: McpConnection[];
   /** Stops every server (each whole process group). Never rejects. */
   close(): Promise<void>;
+}
+
+function configOf(config: McpServerConfig): McpServerStatus["config"] {
+  return { type: "stdio", command: config.command, args: [...config.args] };
 }
 
 /**
@@ -50,12 +62,26 @@ export async function connectMcpServers(
       warnings.push(
         `MCP server "${config.name}" (${config.source}) failed: ${result.error}${tail === "" ? "" : ` (stderr: ${tail})`}; its tools are absent`,
       );
-      statuses.push({ name: config.name, status: "failed" });
+      statuses.push({
+        name: config.name,
+        status: "failed",
+        config: configOf(config),
+        error: result.error,
+      });
       continue;
     }
     const { connection } = result;
     connections.push(connection);
-    statuses.push({ name: config.name, status: "connected" });
+    statuses.push({
+      name: config.name,
+      status: "connected",
+      config: configOf(config),
+      ...(connection.serverInfo === undefined ? {} : { serverInfo: connection.serverInfo }),
+      tools: connection.tools.map(({ name, description }) => ({
+        name,
+        ...(description === undefined ? {} : { description }),
+      })),
+    });
     for (const description of connection.tools) {
       const tool = createMcpTool(config.name, description, (name, input, signal) =>
         connection.call(name, input, signal),

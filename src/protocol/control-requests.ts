@@ -1,5 +1,7 @@
+import { randomUUID } from "node:crypto";
+import type { HostControls } from "./host-controls.js";
 import { controlError, controlSuccess, type OutputLine, type SessionInfo } from "./output-lines.js";
-import { isPermissionMode, type PermissionMode } from "./permission-mode.js";
+import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from "./permission-mode.js";
 
 /** What `initialize` may set before the session's first turn. */
 export interface PromptOverrides {
@@ -24,6 +26,8 @@ export interface ControlTarget {
    * `initialize` sent; resolves once they run, true when those were taken.
    */
   prepare(mcpServers: Record<string, unknown> | undefined): Promise<boolean>;
+  /** The model switch, model list and MCP state (`set_model`, `initialize`, `mcp_status`). */
+  controls: HostControls;
   warn(message: string): void;
 }
 
@@ -94,8 +98,8 @@ function initializeAnswer(target: ControlTarget): Record<string, unknown> {
     agents: [],
     output_style: "default",
     available_output_styles: ["default"],
-    models: [{ value: info.model, displayName: info.model, description: "" }],
-    account: { apiKeySource: info.apiKeySource },
+    models: target.controls.models(),
+    account: { tokenSource: "none", apiKeySource: info.apiKeySource, apiProvider: "firstParty" },
     pid: process.pid,
     current_permission_mode: target.mode(),
     session_state: target.running() ? "running" : "idle",
@@ -106,17 +110,79 @@ function initializeAnswer(target: ControlTarget): Record<string, unknown> {
   };
 }
 
+/** Claude Code's success answer that carries no `response` (e.g. `set_max_thinking_tokens`). */
+function bareSuccess(requestId: string): OutputLine {
+  return { type: "control_response", response: { subtype: "success", request_id: requestId } };
+}
+
+/** After a mode change Claude Code prints this status line, which hosts follow. */
+function modeStatusLine(sessionId: string, mode: PermissionMode): OutputLine {
+  return {
+    type: "system",
+    subtype: "status",
+    status: null,
+    permissionMode: mode,
+    uuid: randomUUID(),
+    session_id: sessionId,
+  };
+}
+
+function setPermissionMode(
+  requestId: string,
+  request: Record<string, unknown>,
+  target: ControlTarget,
+): OutputLine | OutputLine[] {
+  const mode = typeof request.mode === "string" ? request.mode : "";
+  if (!isPermissionMode(mode)) {
+    const modes = [...PERMISSION_MODES].sort().join(", ");
+    return controlError(
+      requestId,
+      `Cannot set permission mode: must be one of ${modes}`,
+      "invalid_mode",
+    );
+  }
+  target.setMode(mode);
+  return [controlSuccess(requestId, { mode }), modeStatusLine(target.info.sessionId, mode)];
+}
+
+function setModel(
+  requestId: string,
+  request: Record<string, unknown>,
+  target: ControlTarget,
+): OutputLine {
+  const name =
+    typeof request.model === "string" && request.model.trim() !== "" ? request.model : undefined;
+  const selected = target.controls.setModel(name?.trim());
+  return selected.ok
+    ? controlSuccess(requestId, { model: selected.model })
+    : controlError(requestId, `Cannot set model ${name ?? "default"}: ${selected.error}`);
+}
+
+/** rudder sends no thinking budget; a positive one is accepted (as Claude Code does) and noted. */
+function setMaxThinkingTokens(
+  requestId: string,
+  request: Record<string, unknown>,
+  target: ControlTarget,
+): OutputLine {
+  const tokens = request.max_thinking_tokens;
+  if (typeof tokens === "number" && tokens > 0) {
+    target.warn(`rudder does not use extended thinking; max_thinking_tokens ${tokens} is ignored`);
+  }
+  return bareSuccess(requestId);
+}
+
 /**
- * Answers one `control_request` from the host, in Claude Code's shapes: `initialize`,
- * `interrupt` and `set_permission_mode` are served; any other subtype gets Claude Code's
- * `unsupported_request` error. Only an `initialize` carrying MCP servers is answered
- * later (a promise that never rejects).
+ * Answers one `control_request` from the host, in Claude Code's shapes (measured on 2.1.328):
+ * `initialize`, `interrupt`, `set_permission_mode` (then a `system/status` line),
+ * `set_model`, `set_max_thinking_tokens` and `mcp_status` are served; any other subtype gets
+ * Claude Code's `unsupported_request` error. Only an `initialize` carrying MCP servers is
+ * answered later (a promise that never rejects).
  */
 export function answerControlRequest(
   requestId: string,
   request: Record<string, unknown> & { subtype: string },
   target: ControlTarget,
-): OutputLine | Promise<OutputLine> {
+): OutputLine | OutputLine[] | Promise<OutputLine> {
   switch (request.subtype) {
     case "initialize": {
       const answer = initialize(request, target);
@@ -126,13 +192,14 @@ export function answerControlRequest(
     }
     case "interrupt":
       return controlSuccess(requestId, { still_queued: target.interrupt() });
-    case "set_permission_mode": {
-      const mode = typeof request.mode === "string" ? request.mode : "";
-      if (!isPermissionMode(mode))
-        return controlError(requestId, `Invalid permission mode: ${mode}`);
-      target.setMode(mode);
-      return controlSuccess(requestId, { mode });
-    }
+    case "set_permission_mode":
+      return setPermissionMode(requestId, request, target);
+    case "set_model":
+      return setModel(requestId, request, target);
+    case "set_max_thinking_tokens":
+      return setMaxThinkingTokens(requestId, request, target);
+    case "mcp_status":
+      return controlSuccess(requestId, { mcpServers: target.controls.mcpStatus() });
     default:
       return controlError(
         requestId,

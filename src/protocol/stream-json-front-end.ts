@@ -7,6 +7,7 @@ import {
   type ControlTarget,
   type PromptOverrides,
 } from "./control-requests.js";
+import { fixedControls, type HostControls } from "./host-controls.js";
 import { HostRequests } from "./host-requests.js";
 import { parseInputLine } from "./input-line.js";
 import {
@@ -64,6 +65,8 @@ export interface StreamJsonFrontEndOptions {
   awaitInitialize?: boolean;
   /** Registers a host's hook callback (from `initialize`) with the session's hooks. */
   addHookCallback?: AddHookCallback;
+  /** `set_model`, the models `initialize` lists, `mcp_status`; without it the model is fixed. */
+  controls?: HostControls;
 }
 
 interface FrontEndTurn {
@@ -136,7 +139,7 @@ export class StreamJsonFrontEnd {
       case "control_request": {
         const answer = answerControlRequest(line.requestId, line.request, this.#controlTarget());
         if (answer instanceof Promise) void answer.then((output) => this.#write(output));
-        else this.#write(answer);
+        else for (const output of [answer].flat()) this.#write(output);
         return;
       }
       case "control_response":
@@ -217,7 +220,26 @@ export class StreamJsonFrontEnd {
           warn: (message) => this.#options.warn?.(message),
         }),
       prepare: (servers) => this.#preparation.start(servers),
+      controls: this.#controls(),
       warn: (message) => this.#options.warn?.(message),
+    };
+  }
+
+  /** The host's controls; a model switch also renames the model on later lines. */
+  #controls(): HostControls {
+    const controls =
+      this.#options.controls ??
+      fixedControls(
+        () => this.#info.model,
+        () => this.#info.mcpServers ?? [],
+      );
+    return {
+      ...controls,
+      setModel: (name) => {
+        const selected = controls.setModel(name);
+        if (selected.ok) this.#info = { ...this.#info, model: selected.model };
+        return selected;
+      },
     };
   }
 
@@ -307,7 +329,7 @@ export class StreamJsonFrontEnd {
       case "model_end":
         for (const line of assistantLines(
           sessionId,
-          this.#options.info.model,
+          this.#info.model,
           event,
           this.#turn?.uuids ?? [],
         )) {
@@ -370,7 +392,7 @@ export class StreamJsonFrontEnd {
     const uuids = this.#steers.splice(0).filter((uuid) => uuid !== undefined);
     const texts = this.#session?.inbox.drain() ?? [];
     if (texts.length > 0) this.#carried = { texts, uuids };
-    const model = this.#options.info.model;
+    const model = this.#info.model;
     this.#write(
       resultLine(this.sessionId, model, outcome, {
         userMessageUuids: turn.uuids,

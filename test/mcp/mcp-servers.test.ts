@@ -49,7 +49,15 @@ describe("connectMcpServers", () => {
   it("turns a server's tools into kernel tools named mcp__<server>__<tool>", async () => {
     const servers = await connect([fakeServer("fake")], options());
     expect(servers.warnings).toEqual([]);
-    expect(servers.statuses).toEqual([{ name: "fake", status: "connected" }]);
+    expect(servers.statuses).toEqual([
+      expect.objectContaining({
+        name: "fake",
+        status: "connected",
+        serverInfo: { name: "fake", version: "1.0.0" },
+        config: expect.objectContaining({ type: "stdio", command: process.execPath }),
+      }),
+    ]);
+    expect(servers.statuses[0]?.tools?.map((tool) => tool.name)).toContain("echo");
     expect(servers.tools.map((tool) => tool.name)).toEqual([
       "mcp__fake__echo",
       "mcp__fake__add",
@@ -124,11 +132,12 @@ describe("connectMcpServers", () => {
       ],
       options(),
     );
-    expect(servers.statuses).toEqual([
+    expect(servers.statuses.map(({ name, status }) => ({ name, status }))).toEqual([
       { name: "missing", status: "failed" },
       { name: "crashing", status: "failed" },
       { name: "good", status: "connected" },
     ]);
+    expect(servers.statuses[0]?.error).toMatch(/ENOENT/);
     expect(servers.warnings).toHaveLength(2);
     expect(servers.warnings[0]).toMatch(
       /^MCP server "missing" \(test\) failed: .*ENOENT.*; its tools are absent$/,
@@ -146,9 +155,11 @@ describe("connectMcpServers", () => {
       [fakeServer("silent", ["--mode", "silent", "--pid-file", pidFile])],
       options({ startupTimeoutMs: 300 }),
     );
-    expect(servers.warnings).toEqual([
-      'MCP server "silent" (test) failed: did not start within 300 ms (MCP_TIMEOUT) (stderr: fake-mcp-server: started in mode silent); its tools are absent',
-    ]);
+    // Under load the server may not have printed its stderr line within 300 ms.
+    expect(servers.warnings).toHaveLength(1);
+    expect(servers.warnings[0]).toMatch(
+      /^MCP server "silent" \(test\) failed: did not start within 300 ms \(MCP_TIMEOUT\)( \(stderr: fake-mcp-server: started in mode silent\))?; its tools are absent$/,
+    );
     expect(servers.tools).toEqual([]);
     const [pid] = readPids(pidFile);
     expect(pid).toBeDefined();

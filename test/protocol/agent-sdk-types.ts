@@ -12,11 +12,18 @@ export interface SDKUserMessage {
 }
 
 export type SDKMessage =
-  | { type: "system"; subtype: string; cwd?: string }
+  | { type: "system"; subtype: string; cwd?: string; model?: string; permissionMode?: string }
   | { type: "assistant"; message: unknown }
   | { type: "user"; message: unknown }
   | { type: "stream_event"; event: unknown }
-  | { type: "result"; subtype: string; is_error: boolean; result?: string };
+  | {
+      type: "result";
+      subtype: string;
+      is_error: boolean;
+      result?: string;
+      modelUsage?: Record<string, unknown>;
+      permission_denials?: Array<{ tool_name: string; tool_use_id: string; tool_input: unknown }>;
+    };
 
 export type PermissionResult =
   | { behavior: "allow"; updatedInput: Record<string, unknown> }
@@ -61,8 +68,31 @@ export interface HookCallbackMatcher {
   onFailure?: "continue" | "block";
 }
 
+export interface ModelInfo {
+  value: string;
+  resolvedModel?: string;
+  displayName: string;
+  description: string;
+}
+
+export interface McpServerStatus {
+  name: string;
+  status: string;
+  serverInfo?: { name: string; version: string };
+  error?: string;
+  tools?: { name: string; description?: string }[];
+}
+
 export interface Query extends AsyncGenerator<SDKMessage, void> {
   interrupt(): Promise<void>;
+  setModel(model?: string): Promise<void>;
+  setPermissionMode(mode: string): Promise<{ mode: string } | undefined>;
+  setMaxThinkingTokens(tokens: number | null): Promise<void>;
+  mcpServerStatus(): Promise<McpServerStatus[]>;
+  supportedModels(): Promise<ModelInfo[]>;
+  supportedCommands(): Promise<Array<{ name: string; description: string }>>;
+  accountInfo(): Promise<Record<string, unknown>>;
+  getContextUsage(): Promise<unknown>;
 }
 
 export type QueryFunction = (parameters: {

@@ -2,8 +2,9 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { FakeMessagesApi, ScriptStep } from "../fixtures/fake-messages-api.js";
+import { inputQueue } from "./agent-sdk-input.js";
 import { loadAgentSdkQuery } from "./agent-sdk-loader.js";
-import type { Options, QueryFunction, SDKMessage, SDKUserMessage } from "./agent-sdk-types.js";
+import type { Options, QueryFunction, SDKMessage } from "./agent-sdk-types.js";
 import { protocolHarness, RUDDER_CLI, type Sandbox, writeSettings } from "./helpers.js";
 
 /**
@@ -31,49 +32,6 @@ function options(sandbox: Sandbox, extra: Partial<Options> = {}): Options {
     cwd: sandbox.workspace,
     env: sandbox.env,
     ...extra,
-  };
-}
-
-function userMessage(text: string): SDKUserMessage {
-  return {
-    type: "user",
-    message: { role: "user", content: text },
-    parent_tool_use_id: null,
-    session_id: "",
-  };
-}
-
-/** An input iterable the test feeds by hand; `close()` ends it. */
-function inputQueue() {
-  const queued: SDKUserMessage[] = [];
-  let wake: (() => void) | undefined;
-  let closed = false;
-  const notify = (): void => {
-    wake?.();
-    wake = undefined;
-  };
-  return {
-    push(text: string): void {
-      queued.push(userMessage(text));
-      notify();
-    },
-    close(): void {
-      closed = true;
-      notify();
-    },
-    async *messages(): AsyncGenerator<SDKUserMessage> {
-      for (;;) {
-        const next = queued.shift();
-        if (next !== undefined) {
-          yield next;
-          continue;
-        }
-        if (closed) return;
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
-      }
-    },
   };
 }
 
