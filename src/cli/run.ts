@@ -1,5 +1,6 @@
 import { combineOutcomes } from "../agent/combine-outcomes.js";
 import { resultLine } from "../protocol/output-lines.js";
+import { PermissionDenials } from "../protocol/permission-denials.js";
 import { installSignalCleanup } from "../tools/process-groups.js";
 import {
   createAgentSetup,
@@ -115,6 +116,8 @@ export async function runCommandLine(argv: readonly string[], io: CommandIo): Pr
   const session = await storedSessionFromFlags("run", args, setup, io);
   if (session === undefined) return 1;
   installSignalCleanup();
+  const denials = new PermissionDenials();
+  session.subscribe((event) => denials.record(event));
   if (args.flags.verbose === true) {
     session.subscribe((event) => io.stderr.write(`${JSON.stringify(event)}\n`));
   }
@@ -131,7 +134,7 @@ export async function runCommandLine(argv: readonly string[], io: CommandIo): Pr
     // The same object Claude Code prints for `--output-format json`: its result line.
     const line = resultLine(session.id, setup.model.name, outcome, {
       userMessageUuids: [],
-      permissionDenials: [],
+      permissionDenials: denials.take(),
     });
     io.stdout.write(`${JSON.stringify(line)}\n`);
   } else {

@@ -18,7 +18,6 @@ import {
   interruptedLine,
   lifecycleLine,
   type OutputLine,
-  type PermissionDenial,
   resultLine,
   type SessionInfo,
   taskNotificationLine,
@@ -26,6 +25,7 @@ import {
   toolResultLine,
 } from "./output-lines.js";
 import { PartialMessages } from "./partial-messages.js";
+import { PermissionDenials } from "./permission-denials.js";
 import { confirmForMode, type PermissionMode } from "./permission-mode.js";
 import { PermissionPrompt } from "./permission-prompt.js";
 import { type AddHookCallback, registerSdkHooks } from "./sdk-hooks.js";
@@ -71,7 +71,6 @@ export interface StreamJsonFrontEndOptions {
 
 interface FrontEndTurn {
   uuids: string[];
-  denials: PermissionDenial[];
 }
 
 /**
@@ -91,7 +90,7 @@ export class StreamJsonFrontEnd {
   readonly #changeWaiters = new Set<() => void>();
   /** Uuids of texts pushed into the inbox, in order (undefined for a text without one). */
   readonly #steers: Array<string | undefined> = [];
-  readonly #toolInputs = new Map<string, Record<string, unknown>>();
+  readonly #denials = new PermissionDenials();
   readonly #taskToolUses = new Map<string, string>();
   #session: Session | undefined;
   #turn: FrontEndTurn | undefined;
@@ -278,7 +277,7 @@ export class StreamJsonFrontEnd {
   }
 
   #startTurn(uuids: string[], start: () => Promise<TurnOutcome | undefined>): void {
-    this.#turn = { uuids, denials: [] };
+    this.#turn = { uuids };
     for (const uuid of uuids) this.#write(lifecycleLine(this.sessionId, uuid, "started"));
     this.#write(initLine({ ...this.#info, permissionMode: this.#mode }));
     start().then(
@@ -322,6 +321,7 @@ export class StreamJsonFrontEnd {
   #onEvent(event: AgentEvent): void {
     const sessionId = this.sessionId;
     this.#partial?.onEvent(event);
+    this.#denials.record(event);
     switch (event.type) {
       case "model_start":
         if (this.#session !== undefined) this.#options.persist?.(this.#session.history);
@@ -341,19 +341,10 @@ export class StreamJsonFrontEnd {
         return;
       case "tool_start":
         this.#currentToolUseId = event.toolUseId;
-        this.#toolInputs.set(event.toolUseId, event.input);
         return;
       case "tool_end":
         this.#currentToolUseId = undefined;
-        this.#toolInputs.delete(event.toolUseId);
         this.#write(toolResultLine(sessionId, event));
-        return;
-      case "permission_denied":
-        this.#turn?.denials.push({
-          tool_name: event.name,
-          tool_use_id: event.toolUseId,
-          tool_input: this.#toolInputs.get(event.toolUseId) ?? {},
-        });
         return;
       case "task_start":
         this.#taskToolUses.set(event.taskId, event.toolUseId);
@@ -385,7 +376,7 @@ export class StreamJsonFrontEnd {
   }
 
   #endTurn(outcome: TurnOutcome): void {
-    const turn = this.#turn ?? { uuids: [], denials: [] };
+    const turn = this.#turn ?? { uuids: [] };
     this.#turn = undefined;
     // Steers still in the inbox when a turn ends (it failed or was interrupted) run as the
     // next turn, as Claude Code runs messages queued behind an interrupted one.
@@ -396,7 +387,7 @@ export class StreamJsonFrontEnd {
     this.#write(
       resultLine(this.sessionId, model, outcome, {
         userMessageUuids: turn.uuids,
-        permissionDenials: turn.denials,
+        permissionDenials: this.#denials.take(),
       }),
     );
     const state = outcome.subtype === "aborted" ? "cancelled" : "completed";

@@ -1,0 +1,96 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { protocolHarness, RUDDER_CLI, type Sandbox } from "../protocol/helpers.js";
+import { SDK_ENGINES, type SdkEngine } from "../protocol/sdk-engines.js";
+
+/**
+ * `permission_denials` of the result, in `--output-format json` and `stream-json`, on rudder
+ * and on the real Claude Code with the same deny rule and the same scripted tool call.
+ */
+const harness = protocolHarness();
+afterEach(() => harness.cleanup());
+
+const SHELL_TOOL = { rudder: "bash", claude: "Bash" } as const;
+
+function denyRemovals(engine: SdkEngine, sandbox: Sandbox): void {
+  const folder = join(sandbox.workspace, engine.name === "rudder" ? ".rudder" : ".claude");
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(
+    join(folder, "settings.json"),
+    JSON.stringify({ permissions: { deny: ["Bash(rm:*)"] } }),
+  );
+}
+
+function runPrint(
+  engine: SdkEngine,
+  sandbox: Sandbox,
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const [command, ...prefix] =
+    engine.name === "rudder" ? [process.execPath, RUDDER_CLI, "run"] : [engine.executable()];
+  const child = spawn(command as string, [...prefix, ...args], {
+    cwd: sandbox.workspace,
+    env: engine.env(sandbox),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString("utf8");
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString("utf8");
+  });
+  return new Promise((resolve) => child.on("exit", (code) => resolve({ code, stdout, stderr })));
+}
+
+const FORMATS = [
+  { format: "json", extra: [] as string[] },
+  { format: "stream-json", extra: ["--verbose"] },
+];
+
+describe.each(SDK_ENGINES)("permission_denials on $name", (engine) => {
+  it.each(FORMATS)(
+    "lists the denied call in --output-format $format",
+    async ({ format, extra }) => {
+      const api = await harness.api([
+        {
+          toolUse: {
+            name: SHELL_TOOL[engine.name],
+            id: "toolu_denied_1",
+            input: { command: "rm -rf victim" },
+          },
+        },
+        { text: "it was refused" },
+      ]);
+      const sandbox = harness.sandbox(api);
+      mkdirSync(join(sandbox.workspace, "victim"));
+      denyRemovals(engine, sandbox);
+      const run = await runPrint(engine, sandbox, [
+        "-p",
+        "remove the victim folder",
+        "--output-format",
+        format,
+        ...extra,
+      ]);
+      expect(run.stderr).not.toMatch(/error/i);
+      const lines = run.stdout
+        .split("\n")
+        .filter((line) => line.trim() !== "")
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const result = lines.find((line) => line.type === "result");
+      expect(result).toMatchObject({ result: "it was refused" });
+      expect(result?.permission_denials).toEqual([
+        {
+          tool_name: SHELL_TOOL[engine.name],
+          tool_use_id: "toolu_denied_1",
+          tool_input: expect.objectContaining({ command: "rm -rf victim" }),
+        },
+      ]);
+      expect(existsSync(join(sandbox.workspace, "victim"))).toBe(true);
+    },
+    60_000,
+  );
+});
