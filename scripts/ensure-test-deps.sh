@@ -2,7 +2,7 @@
 # Installs what the test suite needs beyond npm packages, so that
 # `npm ci && npm test` works on a fresh Debian machine:
 #   - Debian packages: ripgrep (glob bench reference), tmux (terminal test),
-#     chromium (browser test);
+#     chromium (browser test), bubblewrap (the bash tool's sandbox);
 #   - the pinned Claude Code CLI and the Claude Agent SDK, into .cache/ (never package
 #     dependencies: each would pull a ~380 MB native binary into every install).
 # Idempotent: does nothing when everything is already present.
@@ -13,6 +13,7 @@ missing=()
 command -v rg >/dev/null 2>&1 || missing+=(ripgrep)
 command -v tmux >/dev/null 2>&1 || missing+=(tmux)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
+command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "ensure-test-deps: installing Debian packages: ${missing[*]}" >&2

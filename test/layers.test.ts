@@ -11,18 +11,20 @@ const sourceRoot = join(import.meta.dirname, "..", "src");
 /** What each folder may import of ours (values), and what it may import as types only. */
 const ALLOWED: Record<string, { values: string[]; types?: string[] }> = {
   model: { values: [] },
-  tools: { values: [] },
+  sandbox: { values: [] },
+  tools: { values: ["sandbox"] },
   permissions: { values: [] },
-  hooks: { values: [] },
+  hooks: { values: ["sandbox"] },
   "claude-cli": { values: [] },
-  background: { values: ["tools"] },
-  mcp: { values: ["tools"] },
-  agent: { values: ["model", "tools", "permissions", "hooks", "background"] },
+  background: { values: ["tools"], types: ["sandbox"] },
+  mcp: { values: ["tools", "sandbox"] },
+  agent: { values: ["model", "sandbox", "tools", "permissions", "hooks", "background"] },
   protocol: { values: ["agent"], types: ["model"] },
   gateway: { values: ["claude-cli"], types: ["agent", "background", "model"] },
   cli: {
     values: [
       "model",
+      "sandbox",
       "tools",
       "permissions",
       "hooks",

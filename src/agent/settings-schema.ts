@@ -7,6 +7,7 @@ import {
   type HooksConfig,
 } from "../hooks/types.js";
 import type { PermissionRules } from "../permissions/types.js";
+import { type SandboxSettings, sandboxSettingsSchema } from "../sandbox/sandbox-settings.js";
 
 /** What one settings file contributes, after validation. */
 export interface SettingsFragment {
@@ -18,6 +19,8 @@ export interface SettingsFragment {
   mcpServers?: Record<string, unknown>;
   /** rudder's `projectInstructions`: `false` leaves CLAUDE.md / AGENTS.md out. */
   projectInstructions?: boolean;
+  /** Claude Code's `sandbox`; absent when unset. */
+  sandbox?: SandboxSettings;
 }
 
 /**
@@ -68,6 +71,7 @@ const settingsFileSchema = jsonObject(
     model: v.optional(v.string()),
     mcpServers: v.optional(jsonObject(v.record(v.string(), v.unknown()))),
     projectInstructions: v.optional(v.boolean()),
+    sandbox: v.optional(jsonObject(sandboxSettingsSchema)),
   }),
 );
 
@@ -143,6 +147,7 @@ export function parseSettingsFragment(json: unknown): FragmentResult {
     ...(data.projectInstructions === undefined
       ? {}
       : { projectInstructions: data.projectInstructions }),
+    ...(data.sandbox === undefined ? {} : { sandbox: data.sandbox }),
   };
   return { ok: true, fragment, warnings };
 }

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { HookEventName, HooksConfig } from "../hooks/types.js";
 import type { PermissionRules } from "../permissions/types.js";
+import { mergeSandboxSettings, type SandboxSettings } from "../sandbox/sandbox-settings.js";
 import { parseSettingsFragment, type SettingsFragment } from "./settings-schema.js";
 
 /** The merged settings of every file rudder read. */
@@ -14,6 +15,8 @@ export interface RudderSettings {
   mcpServers?: Record<string, unknown>;
   /** `false`: no CLAUDE.md / AGENTS.md in the system prompt; absent when no file sets it. */
   projectInstructions?: boolean;
+  /** Claude Code's `sandbox`, merged: switches from the last file setting them, lists accumulated. */
+  sandbox?: SandboxSettings;
 }
 
 export interface LoadSettingsOptions {
@@ -148,6 +151,9 @@ function apply(
   }
   if (fragment.mcpServers !== undefined) {
     settings.mcpServers = { ...settings.mcpServers, ...fragment.mcpServers };
+  }
+  if (fragment.sandbox !== undefined) {
+    settings.sandbox = mergeSandboxSettings(settings.sandbox ?? {}, fragment.sandbox);
   }
   result.sources.push(source);
   for (const warning of warnings) result.warnings.push(`${source}: ${warning}`);

@@ -1,3 +1,4 @@
+import type { Sandbox } from "../sandbox/sandbox.js";
 import { type CommandResult, runCommand } from "../tools/run-command.js";
 import type { BackgroundTask } from "./task.js";
 
@@ -12,6 +13,8 @@ export type TaskEndListener = (task: BackgroundTask) => void;
 export interface BackgroundManagerOptions {
   workspace: string;
   timeoutMs?: number;
+  /** Confines every task's command, as the foreground bash tool's. */
+  sandbox?: Sandbox;
 }
 
 /** Only `bash` with `run_in_background: true` (the boolean) goes to the background. */
@@ -29,6 +32,7 @@ export class BackgroundManager {
   readonly tasks = new Map<string, BackgroundTask>();
   readonly #workspace: string;
   readonly #timeoutMs: number;
+  readonly #sandbox: Sandbox | undefined;
   readonly #abort = new AbortController();
   readonly #listeners = new Set<TaskEndListener>();
   readonly #running = new Map<string, Promise<void>>();
@@ -37,6 +41,7 @@ export class BackgroundManager {
   constructor(options: BackgroundManagerOptions) {
     this.#workspace = options.workspace;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_BACKGROUND_TIMEOUT_MS;
+    this.#sandbox = options.sandbox;
   }
 
   /** Starts `command` and returns its id at once. */
@@ -61,6 +66,7 @@ export class BackgroundManager {
       timeoutMs: this.#timeoutMs,
       signal: this.#abort.signal,
       maxOutputChars: MAX_TASK_OUTPUT_CHARS,
+      ...(this.#sandbox === undefined ? {} : { sandbox: this.#sandbox }),
     }).then((result) => this.#finish(task, result));
     this.#running.set(id, done);
     return id;

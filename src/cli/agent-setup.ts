@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { loadProjectInstructions } from "../agent/project-instructions.js";
 import type { SessionOptions } from "../agent/session.js";
 import { loadSettings } from "../agent/settings.js";
@@ -11,6 +11,7 @@ import {
   projectInstructionsSection,
 } from "../agent/system-prompt.js";
 import type { Confirm } from "../agent/tool-dispatch.js";
+import { BackgroundManager } from "../background/background-manager.js";
 import { packageVersion } from "../gateway/package-info.js";
 import { createHookRunner, type HookRegistry } from "../hooks/hook-registry.js";
 import { loadMcpConfig } from "../mcp/load-mcp-config.js";
@@ -22,6 +23,8 @@ import { modelConfigFromEnv } from "../model/model-config.js";
 import type { Message, Model } from "../model/types.js";
 import { rulesFromToolLists, validatePermissionRules } from "../permissions/parse-rule.js";
 import type { PermissionRules } from "../permissions/types.js";
+import { Sandbox, unavailableLine } from "../sandbox/sandbox.js";
+import { sandboxPolicy } from "../sandbox/sandbox-policy.js";
 import { createDefaultTools } from "../tools/default-tools.js";
 import { installSignalCleanup } from "../tools/process-groups.js";
 import { booleanFlag, type FlagSpecs, listFlag, type ParsedArgs, stringFlag } from "./args.js";
@@ -38,6 +41,8 @@ export const MCP_FLAGS: FlagSpecs = {
 export const PROJECT_INSTRUCTIONS_FLAGS: FlagSpecs = {
   "no-project-instructions": { type: "boolean" },
 };
+/** `--no-sandbox`, which every agent command takes. */
+export const SANDBOX_FLAGS: FlagSpecs = { "no-sandbox": { type: "boolean" } };
 
 /** Claude Code's defaults: 10 s to start a server (`MCP_TIMEOUT`); rudder's for a call. */
 const MCP_STARTUP_TIMEOUT_MS = 10_000;
@@ -66,6 +71,8 @@ export interface AgentSetupFlags {
    * `initialize` request, which is read after the setup).
    */
   deferMcpStart?: boolean;
+  /** `--no-sandbox`: bash commands run unconfined (and the strict gate judges them). */
+  noSandbox?: boolean;
 }
 
 export interface AgentSetup {
@@ -84,6 +91,8 @@ export interface AgentSetup {
    * `initialize`): the project instructions stay between them.
    */
   systemPromptWith(base: string | undefined, append: string | undefined): string;
+  /** What confines the bash tool's commands (for `system/init`). */
+  sandbox: Sandbox;
   /**
    * With `deferMcpStart`: starts the configured MCP servers and `extraServers` (an
    * `mcpServers` object, merged last, as one more `--mcp-config`), adding their tools to
@@ -188,7 +197,26 @@ export async function createAgentSetup(
     });
   const systemPrompt = systemPromptWith(flags.systemPrompt, flags.appendSystemPrompt);
 
-  const tools = createDefaultTools();
+  const home = env.HOME ?? homedir();
+  const policy = sandboxPolicy(settings.sandbox ?? {}, {
+    workspace,
+    home,
+    rudderHome: resolve(env.RUDDER_HOME ?? join(home, ".rudder")),
+    ...(env.CLAUDE_CONFIG_DIR === undefined ? {} : { claudeConfigDir: env.CLAUDE_CONFIG_DIR }),
+    disabled: flags.noSandbox === true,
+  });
+  const sandbox = new Sandbox(policy, {
+    env: settingsEnv,
+    onUnavailable: (line) => process.stderr.write(`rudder: ${line}\n`),
+  });
+  const status = sandbox.status();
+  if (status.state === "unavailable") {
+    if (policy.failIfUnavailable) {
+      return { ok: false, error: unavailableLine(status.reason, true) };
+    }
+    warnings.push(unavailableLine(status.reason, false));
+  }
+  const tools = createDefaultTools({ sandbox });
   const mcpServers: McpServerStatus[] = [];
   let close = async (): Promise<void> => {};
   let mcpStarted = false;
@@ -221,8 +249,9 @@ export async function createAgentSetup(
     tools,
     rules,
     workspace,
-    home: env.HOME ?? homedir(),
+    home,
     hooks,
+    background: new BackgroundManager({ workspace, sandbox }),
     systemPrompt,
     sessionId,
     ...(flags.history === undefined ? {} : { history: flags.history }),
@@ -240,9 +269,13 @@ export async function createAgentSetup(
       hooks,
       instructionFiles: instructions.files.map((file) => file.path),
       systemPromptWith,
+      sandbox,
       startMcpServers,
       createModel,
-      close: () => close(),
+      close: async () => {
+        await close();
+        sandbox.close();
+      },
     },
   };
 }
@@ -258,6 +291,7 @@ export function setupFlagsFromArgs(args: ParsedArgs): AgentSetupFlags {
     mcpConfig: listFlag(args, "mcp-config"),
     strictMcpConfig: booleanFlag(args, "strict-mcp-config"),
     noProjectInstructions: booleanFlag(args, "no-project-instructions"),
+    noSandbox: booleanFlag(args, "no-sandbox"),
   };
   const strings = {
     model: "model",
@@ -281,4 +315,20 @@ export function maxTurnsFlag(args: ParsedArgs): number | undefined | Error {
   return Number.isInteger(value) && value > 0
     ? value
     : new Error(`--max-turns needs a positive whole number (got "${raw}")`);
+}
+
+/** The sandbox as `system/init` shows it: `enabled`, `status` (`on`, `off`, `unavailable`), why not, the network. */
+export function sandboxInfo(sandbox: Sandbox): {
+  enabled: boolean;
+  status: string;
+  reason?: string;
+  network: string;
+} {
+  const status = sandbox.status();
+  return {
+    enabled: status.state === "on",
+    status: status.state,
+    ...(status.state === "unavailable" ? { reason: status.reason } : {}),
+    network: sandbox.policy.network.kind,
+  };
 }

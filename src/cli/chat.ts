@@ -5,6 +5,7 @@ import {
   DEMO_MODEL_NAME,
   MCP_FLAGS,
   PROJECT_INSTRUCTIONS_FLAGS,
+  SANDBOX_FLAGS,
   setupFlagsFromArgs,
 } from "./agent-setup.js";
 import { commandArgs, type FlagSpecs } from "./args.js";
@@ -29,11 +30,12 @@ export const CHAT_FLAGS: FlagSpecs = {
   ...SESSION_FLAGS,
   ...MCP_FLAGS,
   ...PROJECT_INSTRUCTIONS_FLAGS,
+  ...SANDBOX_FLAGS,
 };
 
 export const CHAT_USAGE = `usage: rudder chat [--model M] [--settings FILE] [--cwd DIR] [--wake]
                    [--resume ID | --continue | --session-id UUID]
-                   [--mcp-config FILE|JSON]... [--strict-mcp-config] [--no-project-instructions]
+                   [--mcp-config FILE|JSON]... [--strict-mcp-config] [--no-project-instructions] [--no-sandbox]
   The interactive agent in a terminal. Text typed while the agent works joins
   the running turn. The conversation is stored as it goes (rudder sessions
   lists them): --resume ID picks one up again, --continue the latest of this

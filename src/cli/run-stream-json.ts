@@ -11,7 +11,7 @@ import { startupErrorResult } from "../protocol/output-lines.js";
 import { isPermissionMode, type PermissionMode } from "../protocol/permission-mode.js";
 import { StreamJsonFrontEnd } from "../protocol/stream-json-front-end.js";
 import { installSignalCleanup } from "../tools/process-groups.js";
-import { createAgentSetup, maxTurnsFlag, setupFlagsFromArgs } from "./agent-setup.js";
+import { createAgentSetup, maxTurnsFlag, sandboxInfo, setupFlagsFromArgs } from "./agent-setup.js";
 import { booleanFlag, type FlagSpecs, type ParsedArgs, stringFlag } from "./args.js";
 import type { CommandIo } from "./run.js";
 import { readStdinText } from "./stdin.js";
@@ -165,6 +165,7 @@ export async function runStreamJson(args: ParsedArgs, io: CommandIo): Promise<nu
       model: setup.model.name,
       tools: setup.options.tools.map((tool) => tool.name),
       mcpServers: setup.mcpServers,
+      sandbox: sandboxInfo(setup.sandbox),
       version: packageVersion(),
       apiKeySource: apiKeySource(io.env),
       instructionFiles: setup.instructionFiles,

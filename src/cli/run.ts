@@ -7,6 +7,7 @@ import {
   MCP_FLAGS,
   maxTurnsFlag,
   PROJECT_INSTRUCTIONS_FLAGS,
+  SANDBOX_FLAGS,
   setupFlagsFromArgs,
 } from "./agent-setup.js";
 import { commandArgs, type FlagSpecs, stringFlag } from "./args.js";
@@ -31,11 +32,12 @@ export const RUN_FLAGS: FlagSpecs = {
   "max-turns": { type: "string" },
   ...MCP_FLAGS,
   ...PROJECT_INSTRUCTIONS_FLAGS,
+  ...SANDBOX_FLAGS,
 };
 
 export const RUN_USAGE = `usage: rudder run [--model M] [--settings FILE] [--cwd DIR] [--output-format text|json|stream-json]
          [--resume ID | --continue | --session-id ID] [--mcp-config FILE|JSON]... [--strict-mcp-config]
-         [--no-project-instructions] "<prompt>"
+         [--no-project-instructions] [--no-sandbox] "<prompt>"
        rudder run -p --input-format stream-json --output-format stream-json --verbose
          [--resume ID | --continue | --session-id ID] [--permission-prompt-tool stdio]
          [--permission-mode default|acceptEdits|bypassPermissions|dontAsk] [--include-partial-messages]

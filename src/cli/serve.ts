@@ -18,18 +18,20 @@ export const SERVE_FLAGS: FlagSpecs = {
   cwd: { type: "string" },
   "permission-timeout": { type: "string" },
   "no-permission-prompts": { type: "boolean" },
+  "no-sandbox": { type: "boolean" },
   "telegram-token-file": { type: "string" },
   "telegram-allow": { type: "string" },
 };
 
 export const SERVE_USAGE = `usage: rudder serve [--port 4317] [--host 127.0.0.1] [--data ~/.rudder] [--max-live 8]
                     [--idle-minutes 20] [--engine rudder|claude] [--model M] [--cwd DIR]
-                    [--permission-timeout 300] [--no-permission-prompts]
+                    [--permission-timeout 300] [--no-permission-prompts] [--no-sandbox]
                     [--telegram-token-file FILE --telegram-allow ID,ID]
   Starts the gateway: the web page, the HTTP API, the scheduler. Each channel gets its own
   long-lived agent process: rudder itself (default) or the Claude Code CLI (--engine claude).
   When an agent asks for permission (an rm, an "ask" rule), the page shows the request and waits
   --permission-timeout seconds for a person; --no-permission-prompts denies such calls at once.
+  --no-sandbox runs rudder agents' bash commands outside the sandbox (bubblewrap).
   With a Telegram bot token (--telegram-token-file, or RUDDER_TELEGRAM_TOKEN), each Telegram chat
   with the bot is the channel telegram:<chat id>; only the user or chat ids of --telegram-allow
   (or RUDDER_TELEGRAM_ALLOW) reach an agent.`;
@@ -98,11 +100,15 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
   const cwd = resolve(stringFlag(args, "cwd") ?? process.cwd());
   // Partial messages let the page stream text as it is written, not block by block.
   const engineArgs = ["--include-partial-messages"];
+  const rudderArgs = [
+    ...engineArgs,
+    ...(args.flags["no-sandbox"] === true ? ["--no-sandbox"] : []),
+  ];
   const engine: GatewayEngine =
     engineName === "rudder"
       ? {
           claudeBin: rudderExecutable(),
-          args: engineArgs,
+          args: rudderArgs,
           cwd,
           ...(demo ? { model: "demo" } : model ? { model } : {}),
         }

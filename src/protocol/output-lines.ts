@@ -21,6 +21,8 @@ export interface SessionInfo {
   apiKeySource: string;
   /** The CLAUDE.md / AGENTS.md files in the system prompt (Claude Code's init has no such list). */
   instructionFiles?: readonly string[];
+  /** rudder's extra `system/init` field: whether bash commands run in the sandbox, and why not. */
+  sandbox?: { enabled: boolean; status: string; reason?: string; network?: string };
 }
 
 export function initLine(info: SessionInfo): OutputLine {
@@ -41,6 +43,7 @@ export function initLine(info: SessionInfo): OutputLine {
     plugins: [],
     rudder_version: info.version,
     project_instruction_files: [...(info.instructionFiles ?? [])],
+    ...(info.sandbox === undefined ? {} : { sandbox: info.sandbox }),
     uuid: randomUUID(),
   };
 }

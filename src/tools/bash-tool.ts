@@ -1,4 +1,6 @@
 import * as v from "valibot";
+import { sandboxFailureNote } from "../sandbox/failure-note.js";
+import type { Sandbox } from "../sandbox/sandbox.js";
 import { toolJsonSchema } from "./json-schema.js";
 import { DEFAULT_MAX_OUTPUT_CHARS, runCommand } from "./run-command.js";
 import type { Tool, ToolResult } from "./types.js";
@@ -53,8 +55,18 @@ const description = [
   "- Prefer read_file, write_file, edit_file and glob for file work: they are exact and need no quoting.",
 ].join("\n");
 
-/** The `bash` tool. `run_in_background` is routed by the loop; here every call runs in the foreground. */
-export function createBashTool(): Tool<BashInput> {
+export interface BashToolOptions {
+  /** Confines every command (bubblewrap); without it commands run as they are. */
+  sandbox?: Sandbox;
+}
+
+/**
+ * The `bash` tool. `run_in_background` is routed by the loop; here every call
+ * runs in the foreground. A failed sandboxed command whose output shows the
+ * sandbox stopped it gets a note saying what the sandbox allows.
+ */
+export function createBashTool(options: BashToolOptions = {}): Tool<BashInput> {
+  const sandbox = options.sandbox;
   return {
     name: "bash",
     description,
@@ -67,8 +79,14 @@ export function createBashTool(): Tool<BashInput> {
         timeoutMs,
         signal: context.signal,
         maxOutputChars: DEFAULT_MAX_OUTPUT_CHARS,
+        ...(sandbox === undefined ? {} : { sandbox }),
       });
-      const output = result.output.length > 0 ? result.output : "(no output)";
+      const note =
+        result.sandboxed && result.exitCode !== 0 && sandbox !== undefined
+          ? sandboxFailureNote(result.output, sandbox.policy)
+          : undefined;
+      const text = result.output.length > 0 ? result.output : "(no output)";
+      const output = note === undefined ? text : `${text}\n${note}`;
       if (result.timedOut) {
         return error(`Error: command timed out after ${formatSeconds(timeoutMs)} s\n${output}`);
       }

@@ -1,4 +1,4 @@
-import { createBashTool } from "./bash-tool.js";
+import { type BashToolOptions, createBashTool } from "./bash-tool.js";
 import { createEditFileTool } from "./edit-file-tool.js";
 import { createGlobTool } from "./glob-tool.js";
 import { createReadFileTool } from "./read-file-tool.js";
@@ -10,9 +10,9 @@ export const TOOL_NAMES = ["bash", "read_file", "write_file", "edit_file", "glob
 
 export type ToolName = (typeof TOOL_NAMES)[number];
 
-export function createDefaultTools(): AnyTool[] {
+export function createDefaultTools(options: BashToolOptions = {}): AnyTool[] {
   return [
-    createBashTool(),
+    createBashTool(options),
     createReadFileTool(),
     createWriteFileTool(),
     createEditFileTool(),

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { StringDecoder } from "node:string_decoder";
+import type { Sandbox } from "../sandbox/sandbox.js";
 import { BoundedOutput } from "./bounded-output.js";
 import { KILL_GRACE_MS, registerProcessGroup, terminateProcessGroup } from "./process-groups.js";
 
@@ -12,6 +13,8 @@ export interface RunCommandOptions {
   maxOutputChars?: number;
   /** Every decoded chunk of merged stdout and stderr, as it arrives. */
   onOutput?: (chunk: string) => void;
+  /** Confines the command (bubblewrap); without it the command runs as it is. */
+  sandbox?: Sandbox;
 }
 
 export interface CommandResult {
@@ -23,6 +26,8 @@ export interface CommandResult {
   timedOut: boolean;
   aborted: boolean;
   truncatedChars: number;
+  /** Whether it ran inside the sandbox. */
+  sandboxed: boolean;
 }
 
 export const DEFAULT_MAX_OUTPUT_CHARS = 30_000;
@@ -40,26 +45,43 @@ const DRAIN_AFTER_EXIT_MS = KILL_GRACE_MS + 300;
  * stdout and stderr merged in arrival order. When the shell exits, the timeout
  * fires or the signal aborts, the whole group is killed (SIGTERM, grace,
  * SIGKILL), so nothing the command started in the background outlives it.
+ * With a sandbox, the shell is started inside bubblewrap (or not at all, when
+ * the sandbox refuses it, which is a result with the reason in `output`).
  * Never rejects: a failure to spawn is a result with `exitCode: null` and the
  * error in `output`.
  */
-export function runCommand(command: string, options: RunCommandOptions): Promise<CommandResult> {
+export async function runCommand(
+  command: string,
+  options: RunCommandOptions,
+): Promise<CommandResult> {
   const limit = options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS;
   const output = new BoundedOutput(Math.ceil(limit / 2), Math.floor(limit / 2));
-  if (options.signal?.aborted) {
-    return Promise.resolve(result(output, { aborted: true }));
+  if (options.signal?.aborted) return result(output, { aborted: true });
+  const prepared = (await options.sandbox?.prepare(command)) ?? { kind: "plain" as const };
+  if (prepared.kind === "refused") {
+    output.append(`Error: ${prepared.message}`);
+    return result(output, {});
   }
+  if (options.signal?.aborted) {
+    if (prepared.kind === "sandboxed") prepared.release();
+    return result(output, { aborted: true });
+  }
+  const [file, args] =
+    prepared.kind === "sandboxed" ? [prepared.file, prepared.args] : ["bash", ["-c", command]];
+  const release = prepared.kind === "sandboxed" ? prepared.release : () => {};
+  const sandboxed = prepared.kind === "sandboxed";
   return new Promise((resolve) => {
     let child: ReturnType<typeof spawn>;
     try {
-      child = spawn("bash", ["-c", command], {
+      child = spawn(file, args, {
         cwd: options.cwd,
         detached: true,
         stdio: ["ignore", "pipe", "pipe"],
       });
     } catch (error) {
       output.append(`failed to start bash: ${errorText(error)}`);
-      resolve(result(output, {}));
+      release();
+      resolve(result(output, { sandboxed }));
       return;
     }
 
@@ -111,7 +133,8 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
       killGroup();
       child.stdout?.destroy();
       child.stderr?.destroy();
-      resolve(result(output, { exitCode, signal: exitSignal, timedOut, aborted }));
+      release();
+      resolve(result(output, { exitCode, signal: exitSignal, timedOut, aborted, sandboxed }));
     };
 
     child.on("error", (error) => {
@@ -140,6 +163,7 @@ function result(
     timedOut: fields.timedOut ?? false,
     aborted: fields.aborted ?? false,
     truncatedChars: output.truncatedChars,
+    sandboxed: fields.sandboxed ?? false,
   };
 }
 

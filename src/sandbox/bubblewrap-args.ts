@@ -1,0 +1,94 @@
+import { realpathSync, statSync } from "node:fs";
+import { relative } from "node:path";
+import type { SandboxPolicy } from "./sandbox-policy.js";
+
+export interface BubblewrapLayout {
+  /** The host folder seen as `/tmp` inside (TMPDIR points there), shared by the session's commands. */
+  privateTmp: string;
+  /** Where the command starts (the workspace). */
+  cwd: string;
+  /** Extra variables set inside (the proxy's address). */
+  env?: Readonly<Record<string, string>>;
+  /** Host path -> path inside, bound writable (the proxy's socket). */
+  extraBinds?: ReadonlyMap<string, string>;
+}
+
+/** The environment variables a command inside never gets: the gateway's credentials. */
+const UNSET_VARIABLES = ["RUDDER_TOKEN"];
+
+type Existing = { kind: "dir" | "file"; real: string } | undefined;
+
+function existing(path: string): Existing {
+  try {
+    const stats = statSync(path);
+    return { kind: stats.isDirectory() ? "dir" : "file", real: realpathSync(path) };
+  } catch {
+    return undefined;
+  }
+}
+
+function isWithin(path: string, folder: string): boolean {
+  const rest = relative(folder, path);
+  return rest === "" || (!rest.startsWith("..") && !rest.startsWith("/"));
+}
+
+/**
+ * bubblewrap's arguments (without the program) for `bash -c command` under
+ * `policy`: the whole filesystem read-only, a fresh `/dev` and `/proc`, the
+ * private folder at `/tmp` (which also hides the host's `/tmp`, its unix
+ * sockets among it), the workspace and `writable` paths writable, `readOnly`
+ * and protected paths bound read-only over them, `hidden` paths replaced
+ * by empty read-only ones (a hidden folder holding the workspace is left
+ * visible, or the workspace would vanish), `/run` hidden with its sockets
+ * unless unix sockets are allowed, the network namespace unshared unless the
+ * network is open, its own PID namespace, and death with the parent.
+ * Mounts apply in order, so later ones win.
+ */
+export function bubblewrapArgs(
+  policy: SandboxPolicy,
+  layout: BubblewrapLayout,
+  command: string,
+): string[] {
+  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--tmpfs", "/dev/shm", "--proc", "/proc"];
+  const workspace = policy.workspace;
+  const replaceTmp = !isWithin("/tmp", workspace);
+  if (replaceTmp) args.push("--bind", layout.privateTmp, "/tmp");
+  const hideRun = !policy.allowAllUnixSockets && !isWithin(workspace, "/run");
+  if (hideRun) {
+    args.push("--tmpfs", "/run");
+    const resolver = existing("/etc/resolv.conf");
+    if (resolver !== undefined && isWithin(resolver.real, "/run")) {
+      args.push("--ro-bind", resolver.real, resolver.real);
+    }
+    for (const socket of policy.allowUnixSockets) {
+      const found = existing(socket);
+      if (found !== undefined) args.push("--bind", found.real, found.real);
+    }
+    args.push("--remount-ro", "/run");
+  }
+  args.push("--bind", workspace, workspace);
+  for (const path of policy.writable) {
+    const found = existing(path);
+    if (found !== undefined) args.push("--bind", found.real, found.real);
+  }
+  for (const [inside, host] of layout.extraBinds ?? []) args.push("--bind", host, inside);
+  for (const path of [...policy.readOnly, ...policy.protectedInWorkspace]) {
+    const found = existing(path);
+    if (found !== undefined) args.push("--ro-bind", found.real, found.real);
+  }
+  for (const path of policy.hidden) {
+    const found = existing(path);
+    if (found === undefined || isWithin(workspace, found.real)) continue;
+    if (replaceTmp && isWithin(found.real, "/tmp")) continue;
+    if (hideRun && isWithin(found.real, "/run")) continue;
+    if (found.kind === "dir") args.push("--tmpfs", found.real, "--remount-ro", found.real);
+    else args.push("--ro-bind", "/dev/null", found.real);
+  }
+  if (policy.network.kind !== "all") args.push("--unshare-net");
+  args.push("--unshare-pid", "--unshare-ipc", "--die-with-parent", "--chdir", layout.cwd);
+  args.push("--setenv", "TMPDIR", "/tmp");
+  for (const [name, value] of Object.entries(layout.env ?? {})) args.push("--setenv", name, value);
+  for (const name of UNSET_VARIABLES) args.push("--unsetenv", name);
+  args.push("--", "bash", "-c", command);
+  return args;
+}

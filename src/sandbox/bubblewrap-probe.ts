@@ -1,0 +1,62 @@
+import { spawn } from "node:child_process";
+import { accessSync, constants } from "node:fs";
+import { delimiter, join } from "node:path";
+
+/** The first executable `name` on `PATH`, or undefined. A few `access` calls: cheap enough for start-up. */
+export function findExecutable(name: string, path: string | undefined): string | undefined {
+  for (const folder of (path ?? "").split(delimiter)) {
+    if (folder === "") continue;
+    const candidate = join(folder, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // Not here.
+    }
+  }
+  return undefined;
+}
+
+export type ProbeResult = { ok: true } | { ok: false; reason: string };
+
+/** The namespaces the sandbox needs, tried on `true`. */
+const PROBE_ARGS = [
+  "--ro-bind",
+  "/",
+  "/",
+  "--dev",
+  "/dev",
+  "--proc",
+  "/proc",
+  "--unshare-net",
+  "--unshare-pid",
+  "--die-with-parent",
+  "--",
+  "true",
+];
+
+/**
+ * Whether bubblewrap can start a sandbox here (it cannot in a container
+ * without user namespaces, for one): one run of `true` inside. Resolves with
+ * bubblewrap's own first line of complaint when it cannot. Never rejects.
+ */
+export function probeBubblewrap(file: string): Promise<ProbeResult> {
+  return new Promise((resolve) => {
+    let stderr = "";
+    const child = spawn(file, PROBE_ARGS, { stdio: ["ignore", "ignore", "pipe"] });
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (chunk: string) => {
+      stderr = (stderr + chunk).slice(-2000);
+    });
+    child.on("error", (error) => resolve({ ok: false, reason: error.message }));
+    child.on("close", (code, signal) => {
+      if (code === 0) {
+        resolve({ ok: true });
+        return;
+      }
+      const line = stderr.trim().split("\n")[0] ?? "";
+      const status = signal === null ? `exit status ${code}` : `killed by ${signal}`;
+      resolve({ ok: false, reason: line === "" ? status : line });
+    });
+  });
+}

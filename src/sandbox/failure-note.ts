@@ -1,0 +1,33 @@
+import type { SandboxPolicy } from "./sandbox-policy.js";
+
+const READ_ONLY = /Read-only file system|EROFS/;
+const NO_NETWORK =
+  /Network is unreachable|ENETUNREACH|Could not resolve host|Temporary failure in name resolution|Name or service not known|EAI_AGAIN|getaddrinfo|Connection refused|ECONNREFUSED|Couldn't connect to server|nodename nor servname/i;
+
+/**
+ * A note for the model when a sandboxed command's output shows the sandbox
+ * stopped it, saying what the policy allows, so it can adapt instead of
+ * retrying: a write outside the writable folders, a refused connection.
+ * Undefined when the output shows neither.
+ */
+export function sandboxFailureNote(output: string, policy: SandboxPolicy): string | undefined {
+  const notes: string[] = [];
+  if (READ_ONLY.test(output)) {
+    notes.push(
+      `the sandbox allows writes only in the workspace (${policy.workspace}) and $TMPDIR (/tmp)` +
+        `${policy.writable.length > 0 ? ` and ${policy.writable.join(", ")}` : ""}; ` +
+        "everything else, and the workspace's .rudder/, .claude/, .mcp.json, .git/hooks and .git/config, is read-only",
+    );
+  }
+  if (NO_NETWORK.test(output) && policy.network.kind !== "all") notes.push(networkNote(policy));
+  return notes.length === 0 ? undefined : notes.map((note) => `[sandbox] ${note}`).join("\n");
+}
+
+function networkNote(policy: SandboxPolicy): string {
+  switch (policy.network.kind) {
+    case "none":
+      return "the sandbox has no network (not even the host's loopback): connections and name lookups fail; sandbox.network.allowedDomains opens it";
+    default:
+      return `the sandbox reaches the network only through its proxy (HTTP_PROXY/HTTPS_PROXY), and only these domains: ${policy.network.kind === "domains" ? policy.network.allowed.join(", ") : ""}`;
+  }
+}

@@ -1,0 +1,111 @@
+import { isAbsolute, join, resolve } from "node:path";
+import type { SandboxSettings } from "./sandbox-settings.js";
+
+/** Where a sandboxed command may reach the network. */
+export type NetworkPolicy =
+  | { kind: "none" }
+  | { kind: "all" }
+  | { kind: "domains"; allowed: string[]; denied: string[] };
+
+/** What confines a `bash` command, resolved from settings to absolute paths. */
+export interface SandboxPolicy {
+  /** On unless `sandbox.enabled` is false or `--no-sandbox` was given. */
+  enabled: boolean;
+  /** Claude Code's default: sandboxed bash commands run without asking. */
+  autoAllowBash: boolean;
+  /** Refuse to run bash at all rather than run it unconfined. */
+  failIfUnavailable: boolean;
+  /** Command prefixes that run outside the sandbox (and so are judged by the strict gate). */
+  excludedCommands: string[];
+  workspace: string;
+  /** Writable beyond the workspace and the private temporary folder. */
+  writable: string[];
+  /** Read-only even where writable: the configuration files of hooks and MCP servers, `denyWrite`. */
+  readOnly: string[];
+  /** Protected files and folders of the workspace that may not exist yet: they may not be created. */
+  protectedInWorkspace: string[];
+  /** Not visible at all: secrets, rudder's data folder, `denyRead`. */
+  hidden: string[];
+  network: NetworkPolicy;
+  /** Unix sockets reachable although `/run` is hidden. */
+  allowUnixSockets: string[];
+  allowAllUnixSockets: boolean;
+}
+
+export interface PolicyContext {
+  workspace: string;
+  home: string;
+  /** rudder's data folder (`RUDDER_HOME`, default `~/.rudder`): the gateway's token, transcripts. */
+  rudderHome: string;
+  /** `CLAUDE_CONFIG_DIR`, when set. */
+  claudeConfigDir?: string;
+  /** `--no-sandbox`. */
+  disabled?: boolean;
+}
+
+/** Credentials a command never needs to see, relative to the home folder. */
+export const SECRET_PATHS = [
+  ".ssh",
+  ".aws",
+  ".gnupg",
+  ".config/gh",
+  ".kube",
+  ".docker",
+  ".netrc",
+  ".git-credentials",
+  ".claude",
+  ".claude.json",
+];
+
+/** Claude Code's protected paths: what configures code that runs unconfined next time. */
+export const PROTECTED_WORKSPACE_PATHS = [
+  ".rudder",
+  ".claude",
+  ".mcp.json",
+  ".git/hooks",
+  ".git/config",
+];
+
+/**
+ * A settings path as Claude Code writes them: `~/...` in the home folder,
+ * `//...` or `/...` absolute, anything else relative to the workspace.
+ */
+export function resolveSettingsPath(path: string, context: PolicyContext): string {
+  if (path === "~") return context.home;
+  if (path.startsWith("~/")) return join(context.home, path.slice(2));
+  if (isAbsolute(path)) return resolve(path.replace(/^\/\/+/, "/"));
+  return resolve(context.workspace, path);
+}
+
+function networkPolicy(network: SandboxSettings["network"]): NetworkPolicy {
+  const allowed = network?.allowedDomains ?? [];
+  if (allowed.includes("*")) return { kind: "all" };
+  if (allowed.length === 0) return { kind: "none" };
+  return { kind: "domains", allowed, denied: network?.deniedDomains ?? [] };
+}
+
+/** The policy for `settings.sandbox`, with rudder's defaults where it is silent. */
+export function sandboxPolicy(settings: SandboxSettings, context: PolicyContext): SandboxPolicy {
+  const paths = (list: string[] | undefined): string[] =>
+    (list ?? []).map((path) => resolveSettingsPath(path, context));
+  const hidden = [
+    ...SECRET_PATHS.map((path) => join(context.home, path)),
+    context.rudderHome,
+    ...(context.claudeConfigDir === undefined ? [] : [context.claudeConfigDir]),
+    ...paths(settings.filesystem?.denyRead),
+  ];
+  return {
+    enabled: settings.enabled !== false && context.disabled !== true,
+    autoAllowBash: settings.autoAllowBashIfSandboxed !== false,
+    failIfUnavailable: settings.failIfUnavailable === true,
+    excludedCommands: settings.excludedCommands ?? [],
+    workspace: context.workspace,
+    writable: paths(settings.filesystem?.allowWrite),
+    readOnly: paths(settings.filesystem?.denyWrite),
+    protectedInWorkspace: PROTECTED_WORKSPACE_PATHS.map((path) => join(context.workspace, path)),
+    hidden: [...new Set(hidden)],
+    network: networkPolicy(settings.network),
+    allowUnixSockets: paths(settings.network?.allowUnixSockets),
+    allowAllUnixSockets: settings.network?.allowAllUnixSockets === true,
+  };
+}
