@@ -13,6 +13,18 @@ export interface BubblewrapLayout {
   extraBinds?: ReadonlyMap<string, string>;
 }
 
+/**
+ * The command's start inside: bubblewrap arms its die-with-parent signals a
+ * moment after it starts, so a parent killed in that moment would leave the
+ * sandbox running. fd 3 is a pipe whose other end only the parent holds: it
+ * reads as ready (end of file) once the parent is gone, and then nothing runs.
+ * Past this check every signal is armed, so the command dies with the parent.
+ */
+const START_IF_PARENT_LIVES = 'read -t 0 -u 3 && exit 125; exec 3<&- && exec bash -c "$1"';
+
+/** The descriptor the parent passes as the pipe of `START_IF_PARENT_LIVES`. */
+export const PARENT_PIPE_FD = 3;
+
 /** The environment variables a command inside never gets: the gateway's credentials. */
 const UNSET_VARIABLES = ["RUDDER_TOKEN"];
 
@@ -42,7 +54,8 @@ function isWithin(path: string, folder: string): boolean {
  * visible, or the workspace would vanish), `/run` hidden with its sockets
  * unless unix sockets are allowed, the network namespace unshared unless the
  * network is open, its own PID namespace, and death with the parent.
- * Mounts apply in order, so later ones win.
+ * Mounts apply in order, so later ones win. The caller passes a pipe as fd 3
+ * (`PARENT_PIPE_FD`) and never writes to it.
  */
 export function bubblewrapArgs(
   policy: SandboxPolicy,
@@ -89,6 +102,6 @@ export function bubblewrapArgs(
   args.push("--setenv", "TMPDIR", "/tmp");
   for (const [name, value] of Object.entries(layout.env ?? {})) args.push("--setenv", name, value);
   for (const name of UNSET_VARIABLES) args.push("--unsetenv", name);
-  args.push("--", "bash", "-c", command);
+  args.push("--", "bash", "-c", START_IF_PARENT_LIVES, "bash", command);
   return args;
 }

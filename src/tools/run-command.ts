@@ -76,7 +76,8 @@ export async function runCommand(
       child = spawn(file, args, {
         cwd: options.cwd,
         detached: true,
-        stdio: ["ignore", "pipe", "pipe"],
+        // A sandboxed command gets a pipe as fd 3, which tells it whether rudder still lives.
+        stdio: sandboxed ? ["ignore", "pipe", "pipe", "pipe"] : ["ignore", "pipe", "pipe"],
       });
     } catch (error) {
       output.append(`failed to start bash: ${errorText(error)}`);
@@ -133,6 +134,7 @@ export async function runCommand(
       killGroup();
       child.stdout?.destroy();
       child.stderr?.destroy();
+      child.stdio[3]?.destroy();
       release();
       resolve(result(output, { exitCode, signal: exitSignal, timedOut, aborted, sandboxed }));
     };

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { waitUntil } from "../agent/kernel-helpers.js";
 import { type FakeMessagesApi, startFakeMessagesApi } from "../fixtures/fake-messages-api.js";
+import { processesMatching } from "../fixtures/process-scan.js";
 import { isAlive, killRudderGroup, type RudderRun, startRudder } from "./rudder-process.js";
 
 let api: FakeMessagesApi;
@@ -149,20 +150,12 @@ describe("rudder run against a fake Messages API", () => {
     api.push({
       toolUse: {
         name: "bash",
-        input: { command: "nohup sleep 60 >/dev/null 2>&1 & echo $! > grandchild.pid; sleep 60" },
+        input: { command: "nohup sleep 60.103 >/dev/null 2>&1 & sleep 60" },
       },
     });
     const run = rudder(["run", "wait forever"]);
-    const pidFile = join(workspace, "grandchild.pid");
-    let grandchild = 0;
-    await waitUntil(() => {
-      try {
-        grandchild = Number(readFileSync(pidFile, "utf8").trim());
-        return grandchild > 0;
-      } catch {
-        return false;
-      }
-    }, 15_000);
+    await waitUntil(() => processesMatching("sleep 60.103").length > 0, 15_000);
+    const [grandchild = 0] = processesMatching("sleep 60.103");
     expect(isAlive(grandchild)).toBe(true);
     run.child.kill("SIGTERM");
     const { code, signal } = await run.exited;

@@ -1,7 +1,8 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { pidAlive, protocolHarness, STREAM_ARGS, waitUntil } from "./helpers.js";
+import { processesMatching } from "../fixtures/process-scan.js";
+import { protocolHarness, STREAM_ARGS, waitUntil } from "./helpers.js";
 
 const harness = protocolHarness();
 afterEach(() => harness.cleanup());
@@ -66,19 +67,17 @@ describe("sessions are stored as the turn goes and resumed whole", () => {
 
   it("a process killed while a tool ran resumes with that tool marked interrupted", async () => {
     const api = await harness.api([
-      { toolUse: { name: "bash", input: { command: "echo $$ > tool.pid; exec sleep 60" } } },
+      { toolUse: { name: "bash", input: { command: "exec sleep 60.102" } } },
       { text: "recovered" },
     ]);
     const sandbox = harness.sandbox(api);
     const first = harness.start(sandbox, [...STREAM_ARGS, "--session-id", SESSION]);
     first.sendUser("start the long tool");
-    const pidFile = join(sandbox.workspace, "tool.pid");
-    await waitUntil(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "");
-    const toolPid = Number(readFileSync(pidFile, "utf8"));
+    await waitUntil(() => processesMatching("sleep 60.102").length > 0);
     first.kill("SIGKILL");
     await first.exited;
-    // The tool runs in its own process group, so killing rudder's group leaves it behind.
-    if (pidAlive(toolPid)) process.kill(-toolPid, "SIGKILL");
+    // The sandbox's command dies with rudder (die-with-parent, its own PID namespace).
+    await waitUntil(() => processesMatching("sleep 60.102").length === 0);
 
     const second = harness.start(sandbox, [...STREAM_ARGS, "--resume", SESSION]);
     second.sendUser("what happened?");

@@ -1,7 +1,8 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { lastUserText } from "../fixtures/fake-messages-api.js";
+import { processesMatching } from "../fixtures/process-scan.js";
 import { pidAlive, protocolHarness, STREAM_ARGS, waitUntil, writeSettings } from "./helpers.js";
 
 const harness = protocolHarness();
@@ -144,15 +145,14 @@ describe("rudder speaks Claude Code's stream-json", () => {
 
   it("interrupt aborts the turn, kills its tool, answers, and the next message still works", async () => {
     const api = await harness.api([
-      { toolUse: { name: "bash", input: { command: "echo $$ > tool.pid; exec sleep 60" } } },
+      { toolUse: { name: "bash", input: { command: "exec sleep 60.101" } } },
       { text: "after the interrupt" },
     ]);
     const sandbox = harness.sandbox(api);
     const rudder = harness.start(sandbox);
     rudder.sendUser("run something long", FIRST);
-    const pidFile = join(sandbox.workspace, "tool.pid");
-    await waitUntil(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "");
-    const toolPid = Number(readFileSync(pidFile, "utf8"));
+    await waitUntil(() => processesMatching("sleep 60.101").length > 0);
+    const [toolPid = 0] = processesMatching("sleep 60.101");
     expect(pidAlive(toolPid)).toBe(true);
 
     rudder.send({
