@@ -1,0 +1,176 @@
+/**
+ * The sandbox through `rudder run`, with the real bubblewrap: a SIGKILLed
+ * agent takes its commands with it, `system/init` says whether the sandbox
+ * is on, `--no-sandbox` turns it off, and a missing or broken bubblewrap is
+ * said in one line and handled as configured.
+ */
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { findExecutable } from "../../src/sandbox/bubblewrap-probe.js";
+import { waitUntil } from "../agent/kernel-helpers.js";
+import { killRudderGroup, type RudderRun, startRudder } from "../cli/rudder-process.js";
+import { type FakeMessagesApi, startFakeMessagesApi } from "../fixtures/fake-messages-api.js";
+import { processesMatching } from "../fixtures/process-scan.js";
+import { NO_BUBBLEWRAP } from "./sandbox-helpers.js";
+
+let api: FakeMessagesApi;
+let root: string;
+let workspace: string;
+let outside: string;
+const runs: RudderRun[] = [];
+
+beforeEach(async () => {
+  api = await startFakeMessagesApi({ fallback: () => ({ text: "done" }) });
+  root = realpathSync(mkdtempSync(join(tmpdir(), "rudder-sandbox-cli-")));
+  workspace = join(root, "work");
+  mkdirSync(workspace);
+  mkdirSync(join(root, "home"));
+  outside = realpathSync(mkdtempSync("/var/tmp/rudder-sandbox-cli-"));
+});
+
+afterEach(async () => {
+  for (const run of runs.splice(0)) killRudderGroup(run);
+  await api.close();
+  rmSync(root, { recursive: true, force: true });
+  rmSync(outside, { recursive: true, force: true });
+});
+
+function rudder(args: string[], env: NodeJS.ProcessEnv = {}): RudderRun {
+  const run = startRudder(args, {
+    cwd: workspace,
+    env: {
+      PATH: process.env.PATH,
+      HOME: join(root, "home"),
+      TMPDIR: root,
+      ANTHROPIC_BASE_URL: api.url,
+      ANTHROPIC_API_KEY: "dummy",
+      RUDDER_MAX_RETRIES: "0",
+      ...env,
+    },
+  });
+  runs.push(run);
+  return run;
+}
+
+/** A PATH holding only bash, and `bwrap` when given: a machine without (or with a broken) bubblewrap. */
+function pathWithout(bubblewrap?: string): string {
+  const bin = join(root, "bin");
+  mkdirSync(bin);
+  symlinkSync(findExecutable("bash", process.env.PATH) as string, join(bin, "bash"));
+  if (bubblewrap !== undefined) {
+    writeFileSync(join(bin, "bwrap"), bubblewrap);
+    chmodSync(join(bin, "bwrap"), 0o755);
+  }
+  return bin;
+}
+
+function toolResults(): string[] {
+  return api
+    .mainRequests()
+    .flatMap((request) => request.body.messages)
+    .flatMap((message: { content: unknown }) =>
+      Array.isArray(message.content) ? message.content : [],
+    )
+    .filter((block: { type: string }) => block.type === "tool_result")
+    .map((block: { content: unknown }) => JSON.stringify(block.content));
+}
+
+function initLine(stdout: string): Record<string, unknown> {
+  return JSON.parse(stdout.split("\n")[0] ?? "{}");
+}
+
+describe.skipIf(NO_BUBBLEWRAP !== undefined)(`rudder run's sandbox ${NO_BUBBLEWRAP ?? ""}`, () => {
+  it("SIGKILL of the agent mid-command leaves no process of it alive and no side effect after", async () => {
+    api.push({
+      toolUse: [
+        {
+          name: "bash",
+          input: { command: "sleep 2.469 && echo late > bg-late.txt", run_in_background: true },
+        },
+        { name: "bash", input: { command: "sleep 2.468 && echo late > late.txt" } },
+      ],
+    });
+    const run = rudder(["run", "start the slow work"]);
+    await waitUntil(
+      () =>
+        processesMatching("sleep 2.468").length > 0 && processesMatching("sleep 2.469").length > 0,
+      15_000,
+    );
+    run.child.kill("SIGKILL");
+    expect((await run.exited).signal).toBe("SIGKILL");
+    // Nothing of either command survives, so nothing can write later.
+    await waitUntil(
+      () =>
+        processesMatching("sleep 2.468").length === 0 &&
+        processesMatching("sleep 2.469").length === 0,
+      5000,
+    );
+    expect(existsSync(join(workspace, "late.txt"))).toBe(false);
+    expect(existsSync(join(workspace, "bg-late.txt"))).toBe(false);
+  });
+
+  it("system/init says the sandbox is on; --no-sandbox turns it off", async () => {
+    api.push({ toolUse: { name: "bash", input: { command: `touch ${outside}/on` } } });
+    const on = rudder(["run", "--output-format", "stream-json", "--verbose", "go"]);
+    await on.exited;
+    expect(initLine(on.stdout()).sandbox).toEqual({ enabled: true, status: "on", network: "none" });
+    expect(toolResults().join("\n")).toContain("Read-only file system");
+    expect(existsSync(join(outside, "on"))).toBe(false);
+
+    api.push({ toolUse: { name: "bash", input: { command: `touch ${outside}/off` } } });
+    const off = rudder([
+      "run",
+      "--no-sandbox",
+      "--output-format",
+      "stream-json",
+      "--verbose",
+      "go",
+    ]);
+    await off.exited;
+    expect(initLine(off.stdout()).sandbox).toEqual({
+      enabled: false,
+      status: "off",
+      network: "none",
+    });
+    expect(existsSync(join(outside, "off"))).toBe(true);
+  });
+
+  it("without bubblewrap says so in one line, and refuses to start with failIfUnavailable", async () => {
+    const bin = pathWithout();
+    api.push({ toolUse: { name: "bash", input: { command: "echo plain" } } });
+    const warned = rudder(["run", "--output-format", "stream-json", "--verbose", "go"], {
+      PATH: bin,
+    });
+    await warned.exited;
+    expect(warned.stderr()).toContain(
+      "rudder: the sandbox is unavailable (bubblewrap (bwrap) is not installed): bash commands run unconfined",
+    );
+    expect(initLine(warned.stdout()).sandbox).toMatchObject({
+      enabled: false,
+      status: "unavailable",
+    });
+
+    mkdirSync(join(workspace, ".rudder"));
+    writeFileSync(
+      join(workspace, ".rudder", "settings.json"),
+      JSON.stringify({ sandbox: { failIfUnavailable: true } }),
+    );
+    const refused = rudder(["run", "go"], { PATH: bin });
+    const { code } = await refused.exited;
+    expect(code).not.toBe(0);
+    expect(refused.stderr().trim()).toMatch(
+      /the sandbox is unavailable \(bubblewrap \(bwrap\) is not installed\) and sandbox.failIfUnavailable is set/,
+    );
+  });
+});
