@@ -9,6 +9,7 @@
  *   fake-CLI behaviour is in seed-runner.test.ts and claude-process.test.ts).
  * Where the engines legitimately differ, the engine table says so, field by field.
  */
+
 import { execFileSync } from "node:child_process";
 import {
   existsSync,
@@ -35,6 +36,7 @@ import {
   type ScriptStep,
   startFakeMessagesApi,
 } from "../fixtures/fake-messages-api.js";
+import { processesMatching } from "../fixtures/process-scan.js";
 import { RUDDER_BIN, RUDDER_CLI, writeSettings } from "../protocol/helpers.js";
 import { FAKE_CLAUDE, pidAlive, waitUntil } from "./helpers.js";
 
@@ -505,10 +507,14 @@ describe.each(engines)("ClaudeProcess drives $name", (engine) => {
   // The fake CLI's `ignore_sigterm` scenario starts a detached `sleep` as its tool, writes its
   // pid to FAKE_CLAUDE_PID_FILE and ignores SIGTERM itself.
   it("stopAll leaves no process behind, shell tools included", async () => {
-    const testCase = await setup(engine, [shellStep(engine, "echo $$ > tool.pid; exec sleep 60")], {
-      scenario: "ignore_sigterm",
-      env: { FAKE_CLAUDE_PID_FILE: "tool.pid" },
-    });
+    const testCase = await setup(
+      engine,
+      [shellStep(engine, "echo $$ > tool.pid; exec sleep 60.104")],
+      {
+        scenario: "ignore_sigterm",
+        env: { FAKE_CLAUDE_PID_FILE: "tool.pid" },
+      },
+    );
     const registry = new RunnerRegistry({
       maxLive: 2,
       idleMinutes: 20,
@@ -523,8 +529,16 @@ describe.each(engines)("ClaudeProcess drives $name", (engine) => {
       API_WAIT_MS,
     );
     const runnerPid = proc.pid as number;
-    const toolPid = Number(readFileSync(pidFile, "utf8"));
-    const pids = [runnerPid, toolPid, ...listDescendants(runnerPid).map((entry) => entry.pid)];
+    // rudder's sandbox gives the command a PID namespace of its own, where `$$` means nothing
+    // outside: there the host's /proc names it (and bubblewrap, whose arguments hold it).
+    const sandboxed = processesMatching("sleep 60.104");
+    const toolPid = sandboxed.at(-1) ?? Number(readFileSync(pidFile, "utf8"));
+    const pids = [
+      runnerPid,
+      toolPid,
+      ...sandboxed,
+      ...listDescendants(runnerPid).map((entry) => entry.pid),
+    ];
     // The tool runs in a session of its own, out of reach of a signal to the runner's group.
     expect(sessionOf(toolPid)).not.toBe(sessionOf(runnerPid));
     await registry.stopAll();
