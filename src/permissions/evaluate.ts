@@ -1,10 +1,10 @@
 import { posix } from "node:path";
-import { bashRuleMatches } from "./bash-rule.js";
-import { builtinDenyReason, destructiveReason, forkBombReason } from "./builtin-rules.js";
+import { evaluateBash } from "./evaluate-bash.js";
 import { isMcpToolName, mcpRuleCovers } from "./mcp-rule.js";
 import { type PermissionRule, parseRuleList } from "./parse-rule.js";
 import { pathRuleMatches } from "./path-pattern.js";
-import { CommandTooComplexError, type SimpleCommand, splitCommand } from "./split-command.js";
+import { protectedConfigPath } from "./protected-paths.js";
+import { secretLocation } from "./secret-paths.js";
 import type { PermissionDecision, PermissionRules, PermissionVerdict } from "./types.js";
 
 export interface EvaluateOptions {
@@ -15,6 +15,15 @@ export interface EvaluateOptions {
    * mode), but `ask` for MCP tools (`mcp__...`), as in Claude Code.
    */
   defaultDecision?: PermissionDecision;
+  /**
+   * Whether bash commands run in the OS sandbox. `true`: they run without
+   * asking, except for the deny list and the user's deny and ask rules.
+   * `false`: only commands known to be read-only, and those allow rules cover,
+   * run without asking. Undefined: rudder's earlier default (everything but the
+   * deny list, destructive commands and code the gate cannot read), for callers
+   * that have not chosen yet.
+   */
+  sandboxed?: boolean;
 }
 
 const FILE_TOOLS = new Set(["read_file", "write_file", "edit_file", "glob"]);
@@ -47,51 +56,16 @@ export function evaluatePermission(
 
   if (toolName === "bash") {
     const line = typeof input.command === "string" ? input.command : "";
-    const bomb = forkBombReason(line);
-    if (bomb !== undefined) return verdict("deny", `built-in deny list: ${bomb}`);
-    let parts: SimpleCommand[];
-    try {
-      parts = splitCommand(line);
-    } catch (error) {
-      if (!(error instanceof CommandTooComplexError)) throw error;
-      const denied = deny.find((rule) => rule.specifier === undefined);
-      if (denied) return verdict("deny", `matches the deny rule ${denied.text}`);
-      return verdict("ask", error.message);
-    }
-    for (const part of parts) {
-      const reason = builtinDenyReason(part);
-      if (reason !== undefined) return verdict("deny", `built-in deny list: ${reason}`);
-    }
-    // Deny and ask rules match a program by name or as written (`rm` covers `/bin/rm`);
-    // allow rules only as written, so `Bash(rm:*)` does not allow some `./rm`.
-    const written = (part: SimpleCommand): string =>
-      [part.programAsWritten ?? part.argv[0], ...part.argv.slice(1)].join(" ");
-    const matches = (rule: PermissionRule, part: SimpleCommand): boolean =>
-      rule.specifier === undefined ||
-      bashRuleMatches(rule.specifier, part.argv.join(" ")) ||
-      bashRuleMatches(rule.specifier, written(part));
-    const allows = (rule: PermissionRule, part: SimpleCommand): boolean =>
-      rule.specifier === undefined || bashRuleMatches(rule.specifier, written(part));
-    const anyPart = (list: PermissionRule[]): PermissionRule | undefined =>
-      list.find(
-        (rule) => rule.specifier === undefined || parts.some((part) => matches(rule, part)),
-      );
-    const denied = anyPart(deny);
-    if (denied) return verdict("deny", `matches the deny rule ${denied.text}`);
-    const asked = anyPart(ask);
-    if (asked) return verdict("ask", `matches the ask rule ${asked.text}`);
-    // The user's allow rules come before the built-in ask list, which is only
-    // a default: `Bash(rm:*)` means the user does not want to be asked about rm.
-    const bare = allow.find((rule) => rule.specifier === undefined);
-    if (bare) return verdict("allow", `matches the allow rule ${bare.text}`);
-    if (parts.length > 0 && parts.every((part) => allow.some((rule) => allows(rule, part)))) {
-      return verdict("allow", "every part of the command matches an allow rule");
-    }
-    for (const part of parts) {
-      const reason = destructiveReason(part);
-      if (reason !== undefined) return verdict("ask", reason);
-    }
-    return fallback;
+    return evaluateBash(
+      line,
+      { deny, ask, allow },
+      {
+        workspace,
+        home: options.home,
+        sandboxed: options.sandboxed,
+        defaultDecision: options.defaultDecision,
+      },
+    );
   }
 
   if (FILE_TOOLS.has(toolName)) {
@@ -108,6 +82,13 @@ export function evaluatePermission(
     if (denied) return verdict("deny", `matches the deny rule ${denied.text}`);
     const asked = ask.find(matches);
     if (asked) return verdict("ask", `matches the ask rule ${asked.text}`);
+    const guarded = guardedPath(toolName, absolute, workspace, options.home);
+    const named = (rule: PermissionRule): boolean =>
+      guarded !== undefined &&
+      rule.specifier !== undefined &&
+      rule.specifier.toLowerCase().includes(guarded.name) &&
+      matches(rule);
+    if (guarded !== undefined && !allow.some(named)) return verdict("ask", guarded.reason);
     const allowed = allow.find(matches);
     if (allowed) return verdict("allow", `matches the allow rule ${allowed.text}`);
     return fallback;
@@ -139,6 +120,31 @@ function leavesWorkspace(
   if (toolName === "glob" && path.split("/").includes("..")) return true;
   const relative = posix.relative(workspace, absolute);
   return relative === ".." || relative.startsWith("../") || posix.isAbsolute(relative);
+}
+
+/**
+ * A path inside the workspace that is still asked about: a protected
+ * configuration path for writes, a secret location of the home for any file
+ * tool. An allow rule whose pattern names it lifts the question.
+ */
+function guardedPath(
+  toolName: string,
+  absolute: string,
+  workspace: string,
+  home: string | undefined,
+): { name: string; reason: string } | undefined {
+  if (toolName === "write_file" || toolName === "edit_file") {
+    const name = protectedConfigPath(posix.relative(workspace, absolute));
+    if (name !== undefined) {
+      return {
+        name,
+        reason: `${name} configures what runs outside the agent's control (hooks, MCP servers, git); writing it needs confirmation`,
+      };
+    }
+  }
+  const secret = home === undefined ? undefined : secretLocation(absolute, home);
+  if (secret === undefined) return undefined;
+  return { name: secret.slice(2), reason: `${secret} holds credentials; using it needs confirmation` };
 }
 
 function verdict(decision: PermissionDecision, reason: string): PermissionVerdict {

@@ -1,21 +1,8 @@
 import { readAnsiCQuoted } from "./ansi-c-quoting.js";
+import type { Redirect, SimpleCommand } from "./simple-command.js";
 import { unwrapCommand } from "./unwrap-command.js";
 
-export interface Redirect {
-  /** The operator as written without its fd, e.g. `>`, `>>`, `<`, `>&`, `<<`. */
-  op: string;
-  /** The word after it (unquoted), e.g. a file name, `1` for `2>&1`, a heredoc delimiter. */
-  target: string;
-}
-
-/** One command of a command line, after quotes, wrappers and assignments are removed. */
-export interface SimpleCommand {
-  /** Unquoted words; a program given by path is reduced to its basename (`/bin/rm` -> `rm`). */
-  argv: string[];
-  redirects: Redirect[];
-  /** The program as written, when `argv[0]` was reduced from a path (`./bin/deploy`). */
-  programAsWritten?: string;
-}
+export type { Redirect, SimpleCommand } from "./simple-command.js";
 
 /** Nesting of scripts (`bash -c`, `eval`, backticks) and of parentheses beyond which a line is not judged. */
 const MAX_DEPTH = 16;
@@ -54,7 +41,12 @@ class CommandParser {
   readonly commands: SimpleCommand[] = [];
   private index = 0;
   private nesting = 0;
-  private readonly heredocs: { delimiter: string; stripTabs: boolean; expands: boolean }[] = [];
+  private readonly heredocs: {
+    delimiter: string;
+    stripTabs: boolean;
+    expands: boolean;
+    redirect: Redirect;
+  }[] = [];
 
   constructor(
     private readonly text: string,
@@ -130,15 +122,18 @@ class CommandParser {
     while (this.index < this.text.length && BLANK.test(this.text[this.index]!)) this.index += 1;
     const start = this.index;
     const target = this.parseWord();
+    const redirect: Redirect = { op, target };
+    if (op === "<<<") redirect.body = target;
     if (op === "<<" || op === "<<-") {
       const raw = this.text.slice(start, this.index);
       this.heredocs.push({
         delimiter: target,
         stripTabs: op === "<<-",
         expands: !/['"\\]/.test(raw),
+        redirect,
       });
     }
-    return { op, target };
+    return redirect;
   }
 
   /** Reads one word up to an unquoted blank or operator, removing quotes. */
@@ -240,6 +235,7 @@ class CommandParser {
   private skipHeredocBodies(): void {
     for (const heredoc of this.heredocs.splice(0)) {
       const bodyStart = this.index;
+      heredoc.redirect.body = this.text.slice(bodyStart);
       while (this.index < this.text.length) {
         const lineEnd = this.text.indexOf("\n", this.index);
         const end = lineEnd === -1 ? this.text.length : lineEnd;
@@ -248,6 +244,7 @@ class CommandParser {
         const bodyEnd = this.index;
         this.index = end + 1;
         if (line === heredoc.delimiter) {
+          heredoc.redirect.body = this.text.slice(bodyStart, bodyEnd);
           if (heredoc.expands) this.collectSubstitutions(this.text.slice(bodyStart, bodyEnd));
           break;
         }

@@ -1,4 +1,5 @@
-import type { SimpleCommand } from "./split-command.js";
+import type { SimpleCommand } from "./simple-command.js";
+import { peelWrapper, WRAPPERS } from "./wrappers.js";
 
 type Split = (line: string, depth: number) => SimpleCommand[];
 
@@ -17,17 +18,26 @@ const KEYWORDS = new Set([
   "while",
   "until",
   "esac",
-  "function",
 ]);
 /** Headers whose words are data, not a command (`for x in a b`, `case $x in`). */
 const HEADERS = new Set(["for", "select", "case"]);
-const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "busybox"]);
+export const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "busybox"]);
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/;
+/** Options after which `script`, `flock`, `sg` and `su` take a command line. */
+const COMMAND_OPTIONS: Record<string, RegExp> = {
+  script: /^(?:-[a-zA-Z]*c|--command)$/,
+  flock: /^(?:-c|--command)$/,
+  sg: /^-c$/,
+  su: /^(?:-c|--command)$/,
+  runuser: /^(?:-c|--command)$/,
+};
 
 /**
- * The command(s) a simple command really runs: keywords and leading variable
- * assignments dropped, wrappers peeled, `sh -c` / `eval` scripts split, and
- * `find -exec` commands listed after the `find` itself.
+ * The command(s) a simple command really runs: keywords dropped, leading
+ * variable assignments set aside, wrappers peeled, the scripts of `sh -c`,
+ * `eval`, `trap`, `alias` and of heredocs fed to a shell split, and the
+ * commands of `find -exec`, `xargs`, `watch` and the like listed, marked with
+ * `via` when another program starts them.
  */
 export function unwrapCommand(
   command: SimpleCommand,
@@ -36,38 +46,56 @@ export function unwrapCommand(
 ): SimpleCommand[] {
   let argv = command.argv;
   let written = argv[0];
-  while (argv.length > 0 && KEYWORDS.has(argv[0]!)) argv = argv.slice(1);
+  let via = command.via;
+  const assignments: string[] = [];
+  const nested = (script: string, how: string): SimpleCommand[] => {
+    const inner = split(script, depth + 1).map((item) => ({ ...item, via: item.via ?? how }));
+    const outer: SimpleCommand = { argv: [], redirects: command.redirects };
+    if (assignments.length > 0) outer.assignments = assignments;
+    return command.redirects.length > 0 || assignments.length > 0 ? [outer, ...inner] : inner;
+  };
+  for (let dropped = true; dropped; ) {
+    const before = argv.length;
+    while (argv.length > 0 && KEYWORDS.has(argv[0]!)) argv = argv.slice(1);
+    if (argv[0] === "function") argv = argv.slice(2);
+    if (argv[0] === "coproc") {
+      via = "coproc";
+      argv = argv[2] === "{" ? argv.slice(2) : argv.slice(1);
+    }
+    dropped = argv.length < before;
+  }
   if (argv.length > 0 && HEADERS.has(argv[0]!)) return [];
   for (let guard = 0; guard < 32; guard += 1) {
-    while (argv.length > 0 && ASSIGNMENT.test(argv[0]!)) argv = argv.slice(1);
+    while (argv.length > 0 && ASSIGNMENT.test(argv[0]!)) {
+      assignments.push(argv[0]!);
+      argv = argv.slice(1);
+    }
     if (argv.length === 0) break;
     written = argv[0]!;
     argv = [programName(written), ...argv.slice(1)];
     const program = argv[0]!;
-    const script = shellScript(program, argv);
-    if (script !== undefined) {
-      const inner = split(script, depth + 1);
-      return command.redirects.length > 0
-        ? [{ argv: [], redirects: command.redirects }, ...inner]
-        : inner;
-    }
+    const script = scriptOf(program, argv, command);
+    if (script !== undefined) return nested(script.text, via ?? script.via);
     const unwrapped = peelWrapper(program, argv.slice(1));
     if (unwrapped === undefined) break;
-    if (program === "watch" && unwrapped.length > 0) {
-      // watch hands its words to `sh -c` as one line.
-      const inner = split(unwrapped.join(" "), depth + 1);
-      return command.redirects.length > 0
-        ? [{ argv: [], redirects: command.redirects }, ...inner]
-        : inner;
+    const wrapper = WRAPPERS[program]!;
+    if (wrapper.starts === true) via ??= program;
+    if (wrapper.line === true && unwrapped.length > 0) {
+      // watch, parallel and ssh hand their words to a shell as one line.
+      return nested(unwrapped.join(" "), via ?? program);
     }
     argv = unwrapped.length > 0 ? unwrapped : program === "xargs" ? ["echo"] : [program];
     if (unwrapped.length === 0) break;
   }
-  if (argv.length === 0 && command.redirects.length === 0) return [];
+  if (argv.length === 0 && command.redirects.length === 0 && assignments.length === 0) return [];
   const main: SimpleCommand = { argv, redirects: command.redirects };
   if (written !== undefined && argv.length > 0 && written !== argv[0])
     main.programAsWritten = written;
-  return argv[0] === "find" ? [main, ...findExecCommands(argv)] : [main];
+  if (assignments.length > 0) main.assignments = assignments;
+  if (via !== undefined) main.via = via;
+  if (argv[0] !== "find") return [main];
+  const started = findExecCommands(argv).flatMap((found) => unwrapCommand(found, depth + 1, split));
+  return [main, ...started];
 }
 
 /** `/usr/bin/rm` -> `rm`; words with expansions are kept whole. */
@@ -77,94 +105,80 @@ function programName(word: string): string {
   return slash === -1 || slash === word.length - 1 ? word : word.slice(slash + 1);
 }
 
-/** The script of `bash -c SCRIPT`, `sh -lc SCRIPT`, `eval WORDS...`. */
-function shellScript(program: string, argv: string[]): string | undefined {
-  if (program === "eval") return argv.slice(1).join(" ");
-  if (!SHELLS.has(program)) return undefined;
-  let index = program === "busybox" ? 2 : 1;
-  if (program === "busybox" && !SHELLS.has(argv[1] ?? "")) return undefined;
-  let hasCommandFlag = false;
-  for (; index < argv.length; index += 1) {
-    const word = argv[index]!;
-    if (word === "--" || word === "-") return hasCommandFlag ? argv[index + 1] : undefined;
-    if (/^[-+][oO]$/.test(word)) {
-      index += 1;
-    } else if (/^[-+][A-Za-z]+$/.test(word)) {
-      if (word.startsWith("-") && word.includes("c")) hasCommandFlag = true;
-    } else if (!word.startsWith("--")) {
-      return hasCommandFlag ? word : undefined;
+/**
+ * The shell script a command runs and how: `bash -c SCRIPT`, `eval WORDS`,
+ * `trap SCRIPT SIGNAL`, `alias NAME=SCRIPT`, `env -S LINE`, `script -c LINE`,
+ * `flock FILE -c LINE`, a heredoc or here-string fed to a shell, and `-c` of a
+ * program only known when the line runs (`$SHELL -c ...`).
+ */
+function scriptOf(
+  program: string,
+  argv: string[],
+  command: SimpleCommand,
+): { text: string; via: string } | undefined {
+  if (program === "eval") return { text: argv.slice(1).join(" "), via: "eval" };
+  if (program === "trap" && argv[1] !== undefined && !argv[1].startsWith("-")) {
+    return { text: argv[1], via: "trap" };
+  }
+  if (program === "alias") {
+    const values = argv.slice(1).filter((word) => word.includes("="));
+    return { text: values.map((word) => word.slice(word.indexOf("=") + 1)).join("\n"), via: "alias" };
+  }
+  if (program === "env") {
+    const at = argv.findIndex((word) => /^(?:-S|--split-string)(?:=|$)/.test(word));
+    if (at !== -1) {
+      const joined = argv[at]!.includes("=") ? argv[at]!.slice(argv[at]!.indexOf("=") + 1) : "";
+      const rest = joined === "" ? argv.slice(at + 1) : [joined, ...argv.slice(at + 1)];
+      return { text: rest.join(" "), via: "env -S" };
     }
+  }
+  const option = COMMAND_OPTIONS[program];
+  if (option !== undefined) {
+    const at = argv.findIndex((word, index) => index > 0 && option.test(word));
+    if (at !== -1 && argv[at + 1] !== undefined) {
+      return { text: argv[at + 1]!, via: `${program} -c` };
+    }
+  }
+  if (/[$`]/.test(program)) {
+    const at = argv.indexOf("-c");
+    if (at > 0 && argv[at + 1] !== undefined) return { text: argv[at + 1]!, via: `${program} -c` };
+    return undefined;
+  }
+  if (!SHELLS.has(program)) return undefined;
+  const shell = shellInvocation(program, argv);
+  if (shell.script !== undefined) return { text: shell.script, via: `${program} -c` };
+  if (shell.readsInput) {
+    const fed = command.redirects.find((item) => item.body !== undefined);
+    if (fed !== undefined) return { text: fed.body!, via: `${program} ${fed.op}` };
   }
   return undefined;
 }
 
-/** Options that take a value, per wrapper, and whether a leading duration follows (timeout). */
-const WRAPPERS: Record<string, { valued: Set<string>; positional?: number; stopAt?: Set<string> }> =
-  {
-    env: { valued: new Set(["-u", "--unset", "-C", "--chdir", "-S", "--split-string"]) },
-    nohup: { valued: new Set() },
-    nice: { valued: new Set(["-n", "--adjustment"]) },
-    ionice: { valued: new Set(["-c", "-n", "-p", "-P", "-u", "--class", "--classdata"]) },
-    time: { valued: new Set(["-f", "--format", "-o", "--output"]) },
-    command: { valued: new Set(), stopAt: new Set(["-v", "-V"]) },
-    builtin: { valued: new Set() },
-    exec: { valued: new Set(["-a"]) },
-    timeout: { valued: new Set(["-s", "--signal", "-k", "--kill-after"]), positional: 1 },
-    setsid: { valued: new Set() },
-    taskset: { valued: new Set(), positional: 1 },
-    chrt: { valued: new Set(), positional: 1 },
-    flock: { valued: new Set(["-w", "--timeout", "-E", "--conflict-exit-code"]), positional: 1 },
-    strace: {
-      valued: new Set(["-o", "-e", "-p", "-s", "-u", "-a", "-b", "-E", "-I", "-O", "-S", "-X"]),
-    },
-    ltrace: { valued: new Set(["-o", "-e", "-p", "-s", "-u", "-a", "-n"]) },
-    watch: { valued: new Set(["-n", "--interval", "-q", "--equexit"]) },
-    stdbuf: { valued: new Set(["-i", "-o", "-e", "--input", "--output", "--error"]) },
-    xargs: {
-      valued: new Set([
-        "-I",
-        "-L",
-        "-n",
-        "-P",
-        "-s",
-        "-d",
-        "-E",
-        "-a",
-        "--arg-file",
-        "--delimiter",
-        "--max-args",
-        "--max-procs",
-        "--max-lines",
-        "--replace",
-        "--eof",
-        "--max-chars",
-      ]),
-    },
-  };
-
-/** The wrapped command's words, or undefined when `program` wraps nothing. */
-function peelWrapper(program: string, args: string[]): string[] | undefined {
-  const wrapper = WRAPPERS[program];
-  if (wrapper === undefined) return undefined;
-  let index = 0;
-  while (index < args.length) {
-    const word = args[index]!;
-    if (wrapper.stopAt?.has(word)) return undefined;
-    if (word === "--") {
-      index += 1;
-      break;
+/** What a shell runs: the script of `-c`, or its input when it names no script file. */
+function shellInvocation(
+  program: string,
+  argv: string[],
+): { script?: string; readsInput: boolean } {
+  let index = program === "busybox" ? 2 : 1;
+  if (program === "busybox" && !SHELLS.has(argv[1] ?? "")) return { readsInput: false };
+  let hasCommandFlag = false;
+  for (; index < argv.length; index += 1) {
+    const word = argv[index]!;
+    if (word === "--" || word === "-") {
+      const next = argv[index + 1];
+      if (hasCommandFlag) return next === undefined ? { readsInput: false } : { script: next, readsInput: false };
+      return { readsInput: next === undefined };
     }
-    if (!word.startsWith("-") || word === "-") break;
-    const name = word.includes("=") ? word.slice(0, word.indexOf("=")) : word;
-    index += 1;
-    if (wrapper.valued.has(name) && !word.includes("=")) index += 1;
-    if (program === "nice" && /^-\d+$/.test(word)) continue;
+    if (/^[-+][oO]$/.test(word)) {
+      index += 1;
+    } else if (/^[-+][A-Za-z]+$/.test(word)) {
+      if (word.startsWith("-") && word.includes("c")) hasCommandFlag = true;
+      if (word.startsWith("-") && word.includes("s")) return { readsInput: true };
+    } else if (!word.startsWith("--")) {
+      return hasCommandFlag ? { script: word, readsInput: false } : { readsInput: false };
+    }
   }
-  if (program === "env") {
-    while (index < args.length && ASSIGNMENT.test(args[index]!)) index += 1;
-  }
-  index += wrapper.positional ?? 0;
-  return args.slice(index);
+  return { readsInput: !hasCommandFlag };
 }
 
 /** The commands `find ... -exec CMD ... ;` (and -execdir, -ok, -okdir) runs. */
@@ -182,7 +196,11 @@ function findExecCommands(argv: string[]): SimpleCommand[] {
     }
     if (words.length === 0) continue;
     const program = programName(words[0]!);
-    const found: SimpleCommand = { argv: [program, ...words.slice(1)], redirects: [] };
+    const found: SimpleCommand = {
+      argv: [program, ...words.slice(1)],
+      redirects: [],
+      via: "find -exec",
+    };
     if (program !== words[0]) found.programAsWritten = words[0]!;
     commands.push(found);
   }

@@ -73,7 +73,7 @@ describe("splitCommand", () => {
     ]);
   });
 
-  it("drops assignments and peels wrappers", () => {
+  it("sets assignments aside and peels wrappers", () => {
     expect(argvs("FOO=1 BAR='x y' make")).toEqual([["make"]]);
     expect(argvs("env -i A=1 nohup nice -n 5 time -p timeout -s KILL 5 stdbuf -oL rm x")).toEqual([
       ["rm", "x"],
@@ -87,7 +87,10 @@ describe("splitCommand", () => {
       ["find", ".", "-name", "*.o"],
       ["rm", "-f"],
     ]);
-    expect(argvs("FOO=1")).toEqual([]);
+    expect(splitCommand("FOO=1 BAR=2 make")).toEqual([
+      { argv: ["make"], redirects: [], assignments: ["FOO=1", "BAR=2"] },
+    ]);
+    expect(splitCommand("FOO=1")).toEqual([{ argv: [], redirects: [], assignments: ["FOO=1"] }]);
   });
 
   it("splits the scripts of bash -c, sh -c and eval recursively", () => {
