@@ -6,6 +6,7 @@ import type { ToolResultBlock, ToolUseBlock } from "../model/types.js";
 import { evaluatePermission } from "../permissions/evaluate.js";
 import type { PermissionRules, PermissionVerdict } from "../permissions/types.js";
 import type { AnyTool, ToolResult } from "../tools/types.js";
+import { realWorkspacePath } from "../tools/workspace-path.js";
 import type { AgentEventSink } from "./events.js";
 
 export interface ConfirmRequest {
@@ -38,6 +39,8 @@ export interface DispatchContext {
   workspace: string;
   /** The user's home, for `~/` permission rules. */
   home?: string;
+  /** Whether bash commands run in the OS sandbox (the gate's posture; see `EvaluateOptions`). */
+  bashSandboxed?: boolean;
   sessionId: string;
   confirm?: Confirm;
   hooks?: HookRunner;
@@ -97,19 +100,36 @@ async function decide(
   return { allowed, reason: "confirmed", ...(updatedInput ? { updatedInput } : {}) };
 }
 
-/** The permission verdict for an input, with the caller's home for `~/` rules. */
+/**
+ * The permission verdict for an input, with the caller's home for `~/` rules and
+ * the bash posture. A file tool's path is judged as given and, when a symbolic
+ * link leads elsewhere inside the workspace, as the real path too (a link must
+ * not lift a deny rule or a protected path); the stricter verdict wins.
+ */
 function verdictFor(
   tool: AnyTool,
   input: Record<string, unknown>,
   context: DispatchContext,
 ): PermissionVerdict {
-  return evaluatePermission(
+  const options = {
+    ...(context.home === undefined ? {} : { home: context.home }),
+    ...(context.bashSandboxed === undefined ? {} : { sandboxed: context.bashSandboxed }),
+  };
+  const given = evaluatePermission(tool.name, input, context.rules, context.workspace, options);
+  if (given.decision === "deny" || typeof input.path !== "string" || tool.name === "glob") {
+    return given;
+  }
+  const real = realWorkspacePath(context.workspace, input.path);
+  if (real === undefined || real === input.path) return given;
+  const linked = evaluatePermission(
     tool.name,
-    input,
+    { ...input, path: real },
     context.rules,
     context.workspace,
-    context.home === undefined ? {} : { home: context.home },
+    options,
   );
+  const rank = { allow: 0, ask: 1, deny: 2 } as const;
+  return rank[linked.decision] > rank[given.decision] ? linked : given;
 }
 
 /**

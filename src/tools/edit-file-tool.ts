@@ -1,8 +1,8 @@
-import { readFile, writeFile } from "node:fs/promises";
 import * as v from "valibot";
 import { toolJsonSchema } from "./json-schema.js";
 import type { Tool, ToolResult } from "./types.js";
-import { filePathInput, resolveInWorkspace } from "./workspace-path.js";
+import { openWorkspaceFile } from "./workspace-file.js";
+import { filePathInput } from "./workspace-path.js";
 
 const editFileInput = v.object({
   path: filePathInput,
@@ -34,10 +34,10 @@ export function createEditFileTool(): Tool<EditFileInput> {
     async execute(input, context): Promise<ToolResult> {
       if (input.old_text.length === 0)
         return fail("old_text is empty; give the exact text to replace.");
-      const resolved = resolveInWorkspace(context.workspace, input.path);
-      if (!resolved.ok) return fail(resolved.error);
+      const opened = await openWorkspaceFile(context.workspace, input.path, "update");
+      if (!opened.ok) return fail(opened.error);
       try {
-        const bytes = await readFile(resolved.path, { signal: context.signal });
+        const bytes = await opened.handle.readFile({ signal: context.signal });
         const needle = Buffer.from(input.old_text, "utf8");
         const positions = occurrences(bytes, needle);
         if (positions.length === 0) {
@@ -58,7 +58,8 @@ export function createEditFileTool(): Tool<EditFileInput> {
           replacement,
           bytes.subarray(at + needle.length),
         ]);
-        await writeFile(resolved.path, updated, { signal: context.signal });
+        await opened.handle.truncate(0);
+        await opened.handle.write(updated, 0, updated.length, 0);
         return {
           content: `Edited ${input.path}: replaced 1 occurrence (${updated.length} bytes now).`,
           isError: false,
@@ -66,6 +67,8 @@ export function createEditFileTool(): Tool<EditFileInput> {
       } catch (error) {
         const text = error instanceof Error ? error.message : String(error);
         return fail(`Cannot edit ${input.path}: ${text}`);
+      } finally {
+        await opened.handle.close();
       }
     },
   };

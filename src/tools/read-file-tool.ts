@@ -1,8 +1,8 @@
-import { readFile, stat } from "node:fs/promises";
 import * as v from "valibot";
 import { toolJsonSchema } from "./json-schema.js";
 import type { Tool, ToolResult } from "./types.js";
-import { filePathInput, resolveInWorkspace } from "./workspace-path.js";
+import { openWorkspaceFile } from "./workspace-file.js";
+import { filePathInput } from "./workspace-path.js";
 
 export const DEFAULT_READ_LINES = 2000;
 /** Most characters one read returns, so one huge line cannot flood the context. */
@@ -48,20 +48,16 @@ export function createReadFileTool(): Tool<ReadFileInput> {
     inputSchema: readFileInput,
     jsonSchema: toolJsonSchema(readFileInput),
     async execute(input, context): Promise<ToolResult> {
-      const resolved = resolveInWorkspace(context.workspace, input.path);
-      if (!resolved.ok) return fail(resolved.error);
+      const opened = await openWorkspaceFile(context.workspace, input.path, "read");
+      if (!opened.ok) return fail(opened.error);
       let text: string;
       try {
-        const info = await stat(resolved.path);
-        if (info.isDirectory()) {
-          return fail(`${input.path} is a directory; use glob to list its files.`);
-        }
-        if (info.size > MAX_FILE_BYTES) {
+        if (opened.size > MAX_FILE_BYTES) {
           return fail(
-            `${input.path} is ${info.size} bytes, too large to read whole; use bash (head, tail, sed -n) for a slice.`,
+            `${input.path} is ${opened.size} bytes, too large to read whole; use bash (head, tail, sed -n) for a slice.`,
           );
         }
-        const bytes = await readFile(resolved.path, { signal: context.signal });
+        const bytes = await opened.handle.readFile({ signal: context.signal });
         if (bytes.includes(0)) {
           return fail(
             `${input.path} looks binary (it contains NUL bytes, ${bytes.length} bytes in all).`,
@@ -70,6 +66,8 @@ export function createReadFileTool(): Tool<ReadFileInput> {
         text = bytes.toString("utf8");
       } catch (error) {
         return fail(`Cannot read ${input.path}: ${errorText(error)}`);
+      } finally {
+        await opened.handle.close();
       }
       return {
         content: sliceLines(text, input.offset ?? 1, input.limit ?? DEFAULT_READ_LINES),

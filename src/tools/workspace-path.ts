@@ -48,6 +48,20 @@ export function resolveInWorkspace(workspace: string, userPath: string): Workspa
   return { ok: true, path: real };
 }
 
+/**
+ * The real path of `userPath` relative to the workspace's real path (POSIX
+ * separators), or undefined when it cannot be resolved inside.
+ */
+export function realWorkspacePath(workspace: string, userPath: string): string | undefined {
+  const resolved = resolveInWorkspace(workspace, userPath);
+  if (!resolved.ok) return undefined;
+  try {
+    return relative(realpathSync(workspace), resolved.path).split(sep).join("/") || ".";
+  } catch {
+    return undefined;
+  }
+}
+
 function outsideError(userPath: string, workspace: string): string {
   return `The path ${userPath} is outside the workspace ${workspace}; file tools only work inside it.`;
 }

@@ -1,9 +1,8 @@
-import { mkdir, stat, writeFile } from "node:fs/promises";
-import { dirname } from "node:path";
 import * as v from "valibot";
 import { toolJsonSchema } from "./json-schema.js";
 import type { Tool, ToolResult } from "./types.js";
-import { filePathInput, resolveInWorkspace } from "./workspace-path.js";
+import { openWorkspaceFile } from "./workspace-file.js";
+import { filePathInput } from "./workspace-path.js";
 
 const writeFileInput = v.object({
   path: filePathInput,
@@ -27,17 +26,13 @@ export function createWriteFileTool(): Tool<WriteFileInput> {
     inputSchema: writeFileInput,
     jsonSchema: toolJsonSchema(writeFileInput),
     async execute(input, context): Promise<ToolResult> {
-      const resolved = resolveInWorkspace(context.workspace, input.path);
-      if (!resolved.ok) return { content: resolved.error, isError: true };
+      const opened = await openWorkspaceFile(context.workspace, input.path, "write");
+      if (!opened.ok) return { content: opened.error, isError: true };
       try {
-        const existing = await stat(resolved.path).catch(() => undefined);
-        if (existing?.isDirectory()) {
-          return { content: `${input.path} is a directory, not a file.`, isError: true };
-        }
-        await mkdir(dirname(resolved.path), { recursive: true });
         const bytes = Buffer.from(input.content, "utf8");
-        await writeFile(resolved.path, bytes, { signal: context.signal });
-        const verb = existing ? "Overwrote" : "Created";
+        await opened.handle.truncate(0);
+        await opened.handle.write(bytes, 0, bytes.length, 0);
+        const verb = opened.created ? "Created" : "Overwrote";
         return {
           content: `${verb} ${input.path} (${bytes.length} bytes written).`,
           isError: false,
@@ -45,6 +40,8 @@ export function createWriteFileTool(): Tool<WriteFileInput> {
       } catch (error) {
         const text = error instanceof Error ? error.message : String(error);
         return { content: `Cannot write ${input.path}: ${text}`, isError: true };
+      } finally {
+        await opened.handle.close();
       }
     },
   };
