@@ -34,8 +34,8 @@ export interface AgentLoopDependencies {
   workspace: string;
   /** The user's home, for `~/` permission rules. */
   home?: string;
-  /** Whether bash commands run in the OS sandbox (the permission gate's posture). */
-  bashSandboxed?: boolean;
+  /** Whether bash commands run in the OS sandbox, or per command (the permission gate's posture). */
+  bashSandboxed?: boolean | ((command: string) => boolean);
   sessionId: string;
   systemPrompt?: string;
   confirm?: Confirm;

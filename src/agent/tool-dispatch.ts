@@ -39,8 +39,12 @@ export interface DispatchContext {
   workspace: string;
   /** The user's home, for `~/` permission rules. */
   home?: string;
-  /** Whether bash commands run in the OS sandbox (the gate's posture; see `EvaluateOptions`). */
-  bashSandboxed?: boolean;
+  /**
+   * Whether bash commands run in the OS sandbox (the gate's posture; see
+   * `EvaluateOptions.sandboxed`), or a function telling it per command (a
+   * sandbox's excluded commands run unconfined). Undefined: the old default.
+   */
+  bashSandboxed?: boolean | ((command: string) => boolean);
   sessionId: string;
   confirm?: Confirm;
   hooks?: HookRunner;
@@ -111,9 +115,15 @@ function verdictFor(
   input: Record<string, unknown>,
   context: DispatchContext,
 ): PermissionVerdict {
+  const sandboxed =
+    typeof context.bashSandboxed === "function"
+      ? tool.name === "bash" && typeof input.command === "string"
+        ? context.bashSandboxed(input.command)
+        : undefined
+      : context.bashSandboxed;
   const options = {
     ...(context.home === undefined ? {} : { home: context.home }),
-    ...(context.bashSandboxed === undefined ? {} : { sandboxed: context.bashSandboxed }),
+    ...(sandboxed === undefined ? {} : { sandboxed }),
   };
   const given = evaluatePermission(tool.name, input, context.rules, context.workspace, options);
   if (given.decision === "deny" || typeof input.path !== "string" || tool.name === "glob") {
