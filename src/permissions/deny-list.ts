@@ -230,7 +230,5 @@ function blockBody(text: string, open: number): string {
 
 /** Interpreter code that forks in a loop (`fork while fork`, `while True: os.fork()`). */
 function forksForever(code: string): boolean {
-  return (
-    /\bfork\b/.test(code) && /\b(?:while|until|loop)\b|\bfor\s*\(\s*;\s*;\s*\)/.test(code)
-  );
+  return /\bfork\b/.test(code) && /\b(?:while|until|loop)\b|\bfor\s*\(\s*;\s*;\s*\)/.test(code);
 }

@@ -8,7 +8,16 @@ import {
 } from "./command-paths.js";
 import type { SimpleCommand } from "./simple-command.js";
 
-const REMOVERS = new Set(["rm", "rmdir", "shred", "truncate", "unlink", "srm", "trash", "trash-put"]);
+const REMOVERS = new Set([
+  "rm",
+  "rmdir",
+  "shred",
+  "truncate",
+  "unlink",
+  "srm",
+  "trash",
+  "trash-put",
+]);
 const SERVICE_VERBS = /^(?:stop|disable|mask|kill|isolate|restart|reset-failed|daemon-reexec)$/;
 const CONTAINER_VERBS = /^(?:rm|rmi|kill|stop|prune|down|volume|system|network)$/;
 
@@ -42,7 +51,10 @@ export function destructiveReason(
   if (program === "crontab" && !(args.length === 1 && args[0] === "-l")) {
     return "crontab replaces or removes scheduled jobs";
   }
-  if ((program === "systemctl" || program === "service") && args.some((arg) => SERVICE_VERBS.test(arg))) {
+  if (
+    (program === "systemctl" || program === "service") &&
+    args.some((arg) => SERVICE_VERBS.test(arg))
+  ) {
     return `${program} stops or changes a service`;
   }
   if (

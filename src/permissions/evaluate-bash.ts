@@ -31,7 +31,11 @@ export interface BashPosture {
  * code the gate cannot read ask, and (when `sandboxed` is false) anything not
  * known to be read-only asks.
  */
-export function evaluateBash(line: string, rules: BashRules, posture: BashPosture): PermissionVerdict {
+export function evaluateBash(
+  line: string,
+  rules: BashRules,
+  posture: BashPosture,
+): PermissionVerdict {
   const bomb = forkBombReason(line);
   if (bomb !== undefined) return verdict("deny", `built-in deny list: ${bomb}`);
   let parts: SimpleCommand[];
@@ -79,14 +83,20 @@ export function evaluateBash(line: string, rules: BashRules, posture: BashPostur
   // a default: `Bash(rm:*)` means the user does not want to be asked about rm.
   const bare = rules.allow.find((rule) => rule.specifier === undefined);
   if (bare) return verdict("allow", `matches the allow rule ${bare.text}`);
-  const counted = parts.filter((part) => part.argv.length > 0 || notReadOnlyReason(part) !== undefined);
-  if (counted.length > 0 && counted.every((part) => rules.allow.some((rule) => allows(rule, part)))) {
-    return verdict("allow", "every part of the command matches an allow rule");
+  // Parts known to be read-only need no rule of their own (`npm test && git status`).
+  const covered = parts.filter((part) => rules.allow.some((rule) => allows(rule, part)));
+  if (
+    covered.length > 0 &&
+    parts.every((part) => covered.includes(part) || notReadOnlyReason(part) === undefined)
+  ) {
+    return verdict("allow", "every part of the command matches an allow rule or only reads");
   }
   const destructive = first(destructiveReason);
   if (destructive !== undefined) return verdict("ask", destructive);
   const opaque = first((part) =>
-    part.argv[0] === undefined ? undefined : inlineCodeReason(part.argv[0], part.argv.slice(1), part),
+    part.argv[0] === undefined
+      ? undefined
+      : inlineCodeReason(part.argv[0], part.argv.slice(1), part),
   );
   if (opaque !== undefined) return verdict("ask", opaque);
   if (posture.sandboxed === false) {

@@ -85,8 +85,7 @@ export function evaluatePermission(
     const guarded = guardedPath(toolName, absolute, workspace, options.home);
     const named = (rule: PermissionRule): boolean =>
       guarded !== undefined &&
-      rule.specifier !== undefined &&
-      rule.specifier.toLowerCase().includes(guarded.name) &&
+      rule.specifier?.toLowerCase().includes(guarded.name) === true &&
       matches(rule);
     if (guarded !== undefined && !allow.some(named)) return verdict("ask", guarded.reason);
     const allowed = allow.find(matches);
@@ -144,7 +143,10 @@ function guardedPath(
   }
   const secret = home === undefined ? undefined : secretLocation(absolute, home);
   if (secret === undefined) return undefined;
-  return { name: secret.slice(2), reason: `${secret} holds credentials; using it needs confirmation` };
+  return {
+    name: secret.slice(2),
+    reason: `${secret} holds credentials; using it needs confirmation`,
+  };
 }
 
 function verdict(decision: PermissionDecision, reason: string): PermissionVerdict {

@@ -20,7 +20,8 @@ const READ_ONLY = new Set(
 );
 
 /** Assignments that cannot change what a command runs or where it writes. */
-const HARMLESS_ASSIGNMENT = /^(?:LANG|LC_[A-Z]+|TZ|NO_COLOR|FORCE_COLOR|COLUMNS|LINES|TERM|CI|DEBUG)=/;
+const HARMLESS_ASSIGNMENT =
+  /^(?:LANG|LC_[A-Z]+|TZ|NO_COLOR|FORCE_COLOR|COLUMNS|LINES|TERM|CI|DEBUG)=/;
 
 /** Options of otherwise read-only programs that write files or run programs. */
 const DANGEROUS_OPTIONS: Record<string, RegExp> = {
@@ -39,7 +40,8 @@ const DANGEROUS_OPTIONS: Record<string, RegExp> = {
 const OPTION_SENSITIVE = new Set(["find", "sort", "rg", "fd", "git", "tree", "xxd"]);
 const FIND_SAFE =
   /^(?:-name|-iname|-path|-ipath|-wholename|-iwholename|-regex|-iregex|-lname|-ilname|-type|-xtype|-maxdepth|-mindepth|-newer|-anewer|-cnewer|-mtime|-mmin|-atime|-amin|-ctime|-cmin|-size|-empty|-perm|-user|-group|-uid|-gid|-nouser|-nogroup|-links|-inum|-samefile|-readable|-writable|-executable|-print|-print0|-printf|-ls|-prune|-quit|-depth|-xdev|-mount|-follow|-daystart|-regextype|-noleaf|-true|-false|-not|-and|-or|-a|-o|-L|-P|-H|-O\d|-D|-nowarn|-warn|-fstype|-used|-context)$/;
-const PATTERN_TAKERS = /^-(?:i?name|i?path|i?wholename|i?regex|i?lname|newer|perm|size|type|fstype|printf|context)$/;
+const PATTERN_TAKERS =
+  /^-(?:i?name|i?path|i?wholename|i?regex|i?lname|newer|perm|size|type|fstype|printf|context)$/;
 const AWK_DANGER = /system|getline|\||>|@|close|fflush|ENVIRON|PROCINFO/;
 
 /**
@@ -74,7 +76,8 @@ export function notReadOnlyReason(command: SimpleCommand): string | undefined {
         return `${program} with these words writes or runs something`;
       }
     }
-    if (args.some((arg) => dangerous.test(arg))) return `${program} with these options writes or runs something`;
+    if (args.some((arg) => dangerous.test(arg)))
+      return `${program} with these options writes or runs something`;
     return undefined;
   }
   if (READ_ONLY.has(program)) return undefined;
@@ -95,13 +98,18 @@ export function inlineCodeReason(
   args: string[],
   command: SimpleCommand,
 ): string | undefined {
-  if (program === "source" || program === ".") return `${program} runs a script the gate cannot read`;
+  if (program === "source" || program === ".")
+    return `${program} runs a script the gate cannot read`;
   if (SHELLS.has(program)) {
     return operands(args).length === 0
       ? `${program} runs a script from its input, which the gate cannot read`
       : `${program} runs a script the gate cannot read`;
   }
-  if (/^(?:python[\d.]*|perl|ruby|node|nodejs|bun|deno|php|lua[\d.]*|Rscript|osascript|tclsh|expect)$/.test(program)) {
+  if (
+    /^(?:python[\d.]*|perl|ruby|node|nodejs|bun|deno|php|lua[\d.]*|Rscript|osascript|tclsh|expect)$/.test(
+      program,
+    )
+  ) {
     const code = args.find((arg) => /^-[a-zA-Z]*[cerp]$|^--(?:eval|print)$|^eval$/.test(arg));
     if (code !== undefined) return `${program} ${code} runs code the gate cannot read`;
     if (operands(args).length === 0 || command.redirects.some((item) => item.body !== undefined)) {
@@ -120,9 +128,15 @@ function findNotReadOnly(args: string[]): string | undefined {
     const word = args[index]!;
     if (word.startsWith("-") && word !== "-") {
       started = true;
-      if (!FIND_SAFE.test(word)) return `find ${word} can delete files, write files or run programs`;
+      if (!FIND_SAFE.test(word))
+        return `find ${word} can delete files, write files or run programs`;
       if (PATTERN_TAKERS.test(word)) index += 1;
-      else if (/^-(?:maxdepth|mindepth|mtime|mmin|atime|amin|ctime|cmin|user|group|uid|gid|links|inum|samefile|regextype|used|D|anewer|cnewer)$/.test(word)) index += 1;
+      else if (
+        /^-(?:maxdepth|mindepth|mtime|mmin|atime|amin|ctime|cmin|user|group|uid|gid|links|inum|samefile|regextype|used|D|anewer|cnewer)$/.test(
+          word,
+        )
+      )
+        index += 1;
     } else if (/[*?[]/.test(word) && (started || word.startsWith("-") === false)) {
       return "find gets a pattern the shell could expand into an option";
     }
@@ -141,7 +155,8 @@ function awkNotReadOnly(args: string[]): string | undefined {
       return "awk runs a program file the gate cannot read";
     }
     if (/^(?:-v|-F|--assign|--field-separator)$/.test(word)) index += 1;
-    else if (word === "-e" || word === "--source") program = (program ?? "") + (args[++index] ?? "");
+    else if (word === "-e" || word === "--source")
+      program = (program ?? "") + (args[++index] ?? "");
     else if (!word.startsWith("-") && program === undefined) program = word;
   }
   if (program === undefined) return "awk reads its program from somewhere the gate cannot see";

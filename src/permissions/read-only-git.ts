@@ -9,7 +9,11 @@ export function gitNotReadOnly(args: string[]): string | undefined {
   let index = 0;
   while (index < args.length && args[index]!.startsWith("-")) {
     const option = args[index]!;
-    if (!/^(?:--no-pager|-P|--no-optional-locks|--literal-pathspecs|--no-replace-objects|--paginate|-p)$/.test(option)) {
+    if (
+      !/^(?:--no-pager|-P|--no-optional-locks|--literal-pathspecs|--no-replace-objects|--paginate|-p)$/.test(
+        option,
+      )
+    ) {
       return `git ${option} can point git at other configuration`;
     }
     index += 1;
@@ -17,7 +21,13 @@ export function gitNotReadOnly(args: string[]): string | undefined {
   const subcommand = args[index];
   if (subcommand === undefined) return undefined;
   const rest = args.slice(index + 1);
-  if (rest.some((arg) => /^--(?:output|ext-diff|open-files-in-pager|exec|upload-pack|receive-pack)(?:=|$)|^-O/.test(arg))) {
+  if (
+    rest.some((arg) =>
+      /^--(?:output|ext-diff|open-files-in-pager|exec|upload-pack|receive-pack)(?:=|$)|^-O/.test(
+        arg,
+      ),
+    )
+  ) {
     return `git ${subcommand} with these options can write files or run programs`;
   }
   const check = SUBCOMMANDS[subcommand];
@@ -31,7 +41,8 @@ const firstIs =
   (rest: string[]): boolean =>
     rest.length === 0 || verbs.test(rest.find((arg) => !arg.startsWith("-")) ?? "list");
 
-const LISTING = /^(?:-l|--list|-a|--all|-r|--remotes|--contains|--no-contains|--merged|--no-merged|--points-at)$/;
+const LISTING =
+  /^(?:-l|--list|-a|--all|-r|--remotes|--contains|--no-contains|--merged|--no-merged|--points-at)$/;
 const lists =
   (changing: RegExp) =>
   (rest: string[]): boolean =>
@@ -72,8 +83,12 @@ const SUBCOMMANDS: Record<string, (rest: string[]) => boolean> = {
   var: always,
   // `git branch` and `git tag` list unless given a name without a listing option (which
   // creates one) or a changing option.
-  branch: lists(/^(?:-[dDmMcCfu]|--delete|--move|--copy|--force|--set-upstream-to.*|--unset-upstream|--edit-description|--track.*|--no-track)$/),
-  tag: lists(/^(?:-[dfasum]|--delete|--force|--annotate|--sign|--local-user.*|--message.*|--file.*|-F)$/),
+  branch: lists(
+    /^(?:-[dDmMcCfu]|--delete|--move|--copy|--force|--set-upstream-to.*|--unset-upstream|--edit-description|--track.*|--no-track)$/,
+  ),
+  tag: lists(
+    /^(?:-[dfasum]|--delete|--force|--annotate|--sign|--local-user.*|--message.*|--file.*|-F)$/,
+  ),
   remote: (rest) => rest.length === 0 || /^(?:-v|--verbose|show|get-url)$/.test(rest[0]!),
   stash: firstIs(/^(?:list|show)$/),
   worktree: firstIs(/^list$/),

@@ -38,7 +38,11 @@ export function secretLocation(path: string, home: string): string | undefined {
   const segments = relative.split("/");
   for (const secret of SECRET_PATHS) {
     const parts = secret.split("/");
-    if (parts.every((part, index) => segments[index] !== undefined && segmentMatches(segments[index]!, part))) {
+    if (
+      parts.every(
+        (part, index) => segments[index] !== undefined && segmentMatches(segments[index]!, part),
+      )
+    ) {
       return `~/${secret}`;
     }
   }

@@ -22,7 +22,11 @@ export function sedIsReadOnly(args: string[]): boolean {
         scripts.push(args[index + 1] ?? "");
         sawExpression = true;
         index += 1;
-      } else if (!/^--(?:quiet|silent|regexp-extended|posix|separate|unbuffered|null-data|zero-terminated|debug|sandbox|line-length=\d+)$/.test(word)) {
+      } else if (
+        !/^--(?:quiet|silent|regexp-extended|posix|separate|unbuffered|null-data|zero-terminated|debug|sandbox|line-length=\d+)$/.test(
+          word,
+        )
+      ) {
         return false;
       }
     } else if (word.startsWith("-") && word.length > 1) {
@@ -47,7 +51,27 @@ export function sedIsReadOnly(args: string[]): boolean {
   return scripts.every(scriptIsReadOnly);
 }
 
-const PLAIN_COMMANDS = new Set(["p", "d", "D", "n", "N", "P", "h", "H", "g", "G", "x", "=", "l", "q", "Q", "z", "F", "{", "}"]);
+const PLAIN_COMMANDS = new Set([
+  "p",
+  "d",
+  "D",
+  "n",
+  "N",
+  "P",
+  "h",
+  "H",
+  "g",
+  "G",
+  "x",
+  "=",
+  "l",
+  "q",
+  "Q",
+  "z",
+  "F",
+  "{",
+  "}",
+]);
 
 function scriptIsReadOnly(script: string): boolean {
   let index = 0;

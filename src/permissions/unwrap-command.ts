@@ -23,13 +23,11 @@ const KEYWORDS = new Set([
 const HEADERS = new Set(["for", "select", "case"]);
 export const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "busybox"]);
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/;
-/** Options after which `script`, `flock`, `sg` and `su` take a command line. */
+/** Options after which `script`, `flock` and `sg` take a command line (`su -c` stays `su`, denied). */
 const COMMAND_OPTIONS: Record<string, RegExp> = {
   script: /^(?:-[a-zA-Z]*c|--command)$/,
   flock: /^(?:-c|--command)$/,
   sg: /^-c$/,
-  su: /^(?:-c|--command)$/,
-  runuser: /^(?:-c|--command)$/,
 };
 
 /**
@@ -122,7 +120,10 @@ function scriptOf(
   }
   if (program === "alias") {
     const values = argv.slice(1).filter((word) => word.includes("="));
-    return { text: values.map((word) => word.slice(word.indexOf("=") + 1)).join("\n"), via: "alias" };
+    return {
+      text: values.map((word) => word.slice(word.indexOf("=") + 1)).join("\n"),
+      via: "alias",
+    };
   }
   if (program === "env") {
     const at = argv.findIndex((word) => /^(?:-S|--split-string)(?:=|$)/.test(word));
@@ -166,7 +167,8 @@ function shellInvocation(
     const word = argv[index]!;
     if (word === "--" || word === "-") {
       const next = argv[index + 1];
-      if (hasCommandFlag) return next === undefined ? { readsInput: false } : { script: next, readsInput: false };
+      if (hasCommandFlag)
+        return next === undefined ? { readsInput: false } : { script: next, readsInput: false };
       return { readsInput: next === undefined };
     }
     if (/^[-+][oO]$/.test(word)) {

@@ -86,7 +86,8 @@ async function refusal(
 function describe(userPath: string, error: unknown): string {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code === "ENOENT") return `${userPath} does not exist.`;
-  if (code === "ELOOP") return `${userPath} is a symbolic link; the file tools do not follow it here.`;
+  if (code === "ELOOP")
+    return `${userPath} is a symbolic link; the file tools do not follow it here.`;
   if (code === "EISDIR") return `${userPath} is a directory, not a file.`;
   if (code === "ENXIO") return `${userPath} is not a regular file (a device, FIFO or socket).`;
   const message = error instanceof Error ? error.message : String(error);
