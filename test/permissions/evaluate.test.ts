@@ -123,8 +123,24 @@ describe("a mention is not a command", () => {
     "[[ -n $HOME ]] || exit 1",
     "git push origin main",
     "cat <<'EOF' > notes.md\nrm -rf / is dangerous; so is sudo\nEOF",
+    'git log --grep=fork | while read line; do echo "$line"; done',
+    'grep -rn "while.*fork" src',
+    "greet() { echo hi; }; greet | tee greeting.txt",
   ])("allows %s", (command) => {
     expect(bash(command).decision).toBe("allow");
+  });
+
+  it.each([
+    "kill -1 1234",
+    "kill -9 0",
+    "chmod 1777 shared",
+    "chmod u-s tool",
+    "rm -rf ./build/*",
+    "rm -rf ~/project/build",
+    "find /tmp -name '*.o' -delete",
+    "mv ~/notes.txt ~/archive/",
+  ])("does not deny %s", (command) => {
+    expect(bash(command).decision).not.toBe("deny");
   });
 });
 

@@ -142,4 +142,52 @@ describe("splitCommand", () => {
   it("ignores comments and line continuations", () => {
     expect(argvs("ls # && sudo reboot\necho a\\\nb")).toEqual([["ls"], ["echo", "ab"]]);
   });
+
+  it("splits what a heredoc or here-string feeds to a shell, marked with how it runs", () => {
+    expect(splitCommand("bash <<EOF\nrm -rf x\nEOF").at(-1)).toEqual({
+      argv: ["rm", "-rf", "x"],
+      redirects: [],
+      via: "bash <<",
+    });
+    expect(splitCommand("sh <<< 'rm y'").at(-1)).toMatchObject({
+      argv: ["rm", "y"],
+      via: "sh <<<",
+    });
+    expect(splitCommand("cat <<EOF\nrm -rf x\nEOF")).toEqual([
+      { argv: ["cat"], redirects: [{ op: "<<", target: "EOF", body: "rm -rf x\n" }] },
+    ]);
+  });
+
+  it("marks commands another program starts, and sees into functions, coproc, trap and alias", () => {
+    const vias = (line: string) => splitCommand(line).map((part) => [part.argv[0], part.via]);
+    expect(vias("echo x | xargs rm")).toEqual([
+      ["echo", undefined],
+      ["rm", "xargs"],
+    ]);
+    expect(vias("find . -exec sh -c 'rm x' \\;")).toEqual([
+      ["find", undefined],
+      ["rm", "find -exec"],
+    ]);
+    expect(vias("function f { rm x; }; f")).toEqual([
+      ["rm", undefined],
+      ["f", undefined],
+    ]);
+    expect(vias("coproc rm x")).toEqual([["rm", "coproc"]]);
+    expect(vias("trap 'rm x' EXIT")).toEqual([["rm", "trap"]]);
+    expect(vias("alias ll='rm x'")).toEqual([["rm", "alias"]]);
+    expect(vias("env -S 'sudo id'")).toEqual([["sudo", "env -S"]]);
+    expect(vias("timeout 5 nice ls")).toEqual([["ls", undefined]]);
+    expect(vias("$SHELL -c 'sudo id'")).toEqual([["sudo", "$SHELL -c"]]);
+  });
+});
+
+describe("the splitter's modules", () => {
+  it("import one way: unwrap-command does not import split-command", async () => {
+    const { readFileSync } = await import("node:fs");
+    const source = readFileSync(
+      new URL("../../src/permissions/unwrap-command.ts", import.meta.url),
+      "utf8",
+    );
+    expect(source).not.toContain("./split-command.js");
+  });
 });
