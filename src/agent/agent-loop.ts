@@ -1,6 +1,7 @@
 import type { BackgroundManager } from "../background/background-manager.js";
 import { formatNotifications } from "../background/notification.js";
 import type { HookRunner } from "../hooks/types.js";
+import { contextOverflowOf } from "../model/context-overflow.js";
 import { costUsd } from "../model/pricing.js";
 import {
   addUsage,
@@ -9,11 +10,13 @@ import {
   type Message,
   type Model,
   type ToolResultBlock,
+  type ToolSpec,
   type ToolUseBlock,
   type Usage,
 } from "../model/types.js";
 import type { PermissionRules } from "../permissions/types.js";
 import type { AnyTool } from "../tools/types.js";
+import type { ContextKeeper, RequestShape } from "./context-keeper.js";
 import { appendUserText, awaitsUser, messageText } from "./conversation.js";
 import type { AgentEventSink, TurnOutcome } from "./events.js";
 import type { Inbox } from "./inbox.js";
@@ -48,6 +51,28 @@ export interface AgentLoopDependencies {
   /** Model calls allowed in one turn before it ends as `error_max_turns`. */
   maxTurns?: number;
   maxTokens?: number;
+  /**
+   * Keeps the conversation inside the model's window: asked before each model call, and
+   * on a context-length refusal (compact, then retry the call once).
+   */
+  context?: ContextKeeper;
+}
+
+/** The tools as the model request lists them. */
+export function toolSpecs(tools: readonly AnyTool[]): ToolSpec[] {
+  return tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    input_schema: tool.jsonSchema,
+  }));
+}
+
+/** The end of a turn whose request no longer fits, saying what the user can do. */
+export function overflowMessage(apiMessage: string): string {
+  return (
+    `${apiMessage}. The conversation no longer fits the model's context window: ` +
+    "send /compact to summarize it, or /clear to start a new conversation."
+  );
 }
 
 /**
@@ -94,6 +119,12 @@ export async function runAgentLoop(
   let lastText = "";
   let stopContinuations = 0;
   const maxTurns = dependencies.maxTurns ?? 200;
+  const { context } = dependencies;
+  const shape: RequestShape = {
+    ...(dependencies.systemPrompt === undefined ? {} : { system: dependencies.systemPrompt }),
+    tools: toolSpecs(dependencies.tools),
+  };
+  let recovering = false;
 
   const outcome = (fields: Partial<TurnOutcome> & Pick<TurnOutcome, "subtype">): TurnOutcome => {
     const result: TurnOutcome = {
@@ -104,6 +135,9 @@ export async function runAgentLoop(
       usage,
       totalCostUsd: costUsd(model.name, usage),
       terminalReason: "completed",
+      ...(context === undefined
+        ? {}
+        : { contextTokens: context.tokens(history, shape), contextWindow: context.budget.window }),
       ...fields,
     };
     emit({ type: "turn_end", outcome: result });
@@ -141,17 +175,19 @@ export async function runAgentLoop(
       return outcome({ subtype: "error_max_turns", isError: true, terminalReason: "max_turns" });
     }
 
+    if (context !== undefined) {
+      const fit = await context.fit(history, shape, signal, emit);
+      usage = addUsage(usage, fit.usage);
+      if (!fit.ok) return interrupted(interruptedBetweenSteps(history));
+    }
+
     numTurns += 1;
     emit({ type: "model_start", call: numTurns });
     let streamed = { text: "", messageId: "" };
     const reply = await model.complete({
-      ...(dependencies.systemPrompt === undefined ? {} : { system: dependencies.systemPrompt }),
+      ...shape,
       messages: history,
-      tools: dependencies.tools.map((tool) => ({
-        name: tool.name,
-        description: tool.description,
-        input_schema: tool.jsonSchema,
-      })),
+      tools: shape.tools,
       ...(dependencies.maxTokens === undefined ? {} : { maxTokens: dependencies.maxTokens }),
       signal,
       onMessageStart: (messageId) => {
@@ -177,10 +213,21 @@ export async function runAgentLoop(
       if (error.subtype === "aborted") {
         return interrupted("aborted_streaming", streamed.text, streamed.messageId);
       }
+      const overflow = contextOverflowOf(error) !== undefined;
+      if (overflow && context?.budget.auto === true && !recovering) {
+        recovering = true;
+        const compacted = await context.compact(history, shape, "auto", { signal, emit });
+        usage = addUsage(usage, compacted.usage);
+        if (compacted.ok) {
+          numTurns -= 1;
+          continue;
+        }
+        if (compacted.aborted) return interrupted(interruptedBetweenSteps(history));
+      }
       return outcome({
         subtype: error.subtype,
         isError: true,
-        result: error.message,
+        result: overflow ? overflowMessage(error.message) : error.message,
         terminalReason: "model_error",
         ...(error.status === undefined ? {} : { apiErrorStatus: error.status }),
         ...(error.resetAt === undefined ? {} : { resetAt: error.resetAt }),
@@ -188,9 +235,11 @@ export async function runAgentLoop(
     }
 
     const { response } = reply;
+    recovering = false;
     usage = addUsage(usage, response.usage);
     const assistant: Message = { role: "assistant", content: response.content };
     history.push(assistant);
+    context?.observe(history, response.usage);
     emit({ type: "model_end", message: assistant, messageId: response.id, usage: response.usage });
     const text = messageText(assistant);
     if (text !== "") lastText = text;

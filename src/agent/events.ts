@@ -1,5 +1,6 @@
 import type { TaskStatus } from "../background/task.js";
 import type { Message, Usage } from "../model/types.js";
+import type { CompactionBoundary } from "./context-keeper.js";
 
 /** How a turn ended. `subtype` names the failure when `isError` is true. */
 export interface TurnOutcome {
@@ -20,7 +21,15 @@ export interface TurnOutcome {
   apiErrorStatus?: number;
   /** Epoch ms at which a rate limit resets, when known. */
   resetAt?: number;
+  /** Tokens the conversation takes after the turn, of `contextWindow` (how full it is). */
+  contextTokens?: number;
+  contextWindow?: number;
+  /** Set when the turn was a command rather than model work: `/compact` or `/clear`. */
+  localCommand?: "compact" | "clear";
 }
+
+/** Why the conversation was compacted: by itself near the window, or by `/compact`. */
+export type CompactionTrigger = "auto" | "manual";
 
 export type { TaskStatus };
 
@@ -56,6 +65,23 @@ export type AgentEvent =
   | { type: "hook_warning"; event: string; message: string }
   /** The turn was interrupted; `marker` is the user text that records it in the history. */
   | { type: "interrupted"; marker: string }
+  | { type: "compaction_start"; trigger: CompactionTrigger; preTokens: number }
+  /**
+   * A compaction ended: on success with the summary message that now heads the history and
+   * the boundary the transcript records; on failure with `error` (the history is unchanged).
+   */
+  | {
+      type: "compaction_end";
+      trigger: CompactionTrigger;
+      preTokens: number;
+      postTokens: number;
+      durationMs?: number;
+      summary?: string;
+      boundary?: CompactionBoundary;
+      error?: string;
+    }
+  /** `/clear`: the conversation starts over under a new id (the old transcript stays). */
+  | { type: "session_cleared"; previousSessionId: string; sessionId: string }
   | { type: "turn_end"; outcome: TurnOutcome };
 
 export type AgentEventSink = (event: AgentEvent) => void;

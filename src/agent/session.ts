@@ -1,18 +1,33 @@
 import { randomUUID } from "node:crypto";
 import { BackgroundManager } from "../background/background-manager.js";
-import { emptyUsage, type Message } from "../model/types.js";
-import { type AgentLoopDependencies, runAgentLoop } from "./agent-loop.js";
+import { contextWindowFor, maxOutputTokensFor } from "../model/context-window.js";
+import { costUsd } from "../model/pricing.js";
+import { emptyUsage, type Message, type Usage } from "../model/types.js";
+import { type AgentLoopDependencies, runAgentLoop, toolSpecs } from "./agent-loop.js";
+import { type ContextBudget, contextBudget } from "./context-budget.js";
+import { type CompactionBoundary, ContextKeeper, type RequestShape } from "./context-keeper.js";
 import { appendUserText } from "./conversation.js";
 import type { AgentEvent, TurnOutcome } from "./events.js";
 import { Inbox } from "./inbox.js";
 
 export interface SessionOptions
-  extends Omit<AgentLoopDependencies, "emit" | "signal" | "inbox" | "background" | "sessionId"> {
+  extends Omit<
+    AgentLoopDependencies,
+    "emit" | "signal" | "inbox" | "background" | "sessionId" | "context"
+  > {
   sessionId?: string;
   history?: Message[];
   background?: BackgroundManager;
+  /** The window and compaction budgets; default the model's window, auto compaction on. */
+  contextBudget?: ContextBudget;
+  /** The user's texts a stored boundary carried (a resumed, compacted session). */
+  compactedUserTexts?: string[];
   /** Called after every change to the history, so it can be persisted as the turn goes. */
   onHistoryChange?: (history: readonly Message[]) => void;
+  /** Called when a compaction has replaced the history (the transcript records a boundary). */
+  onCompaction?: (boundary: CompactionBoundary, history: readonly Message[]) => void;
+  /** Called when `/clear` started a new conversation under `sessionId`. */
+  onClear?: (sessionId: string) => void;
 }
 
 type Listener = (event: AgentEvent) => void;
@@ -23,8 +38,9 @@ type Listener = (event: AgentEvent) => void;
  * at a time; text sent during a turn joins it at its next model call.
  */
 export class Session {
-  readonly id: string;
+  #id: string;
   readonly history: Message[];
+  readonly context: ContextKeeper;
   readonly inbox = new Inbox();
   readonly background: BackgroundManager;
   readonly #options: SessionOptions;
@@ -33,8 +49,15 @@ export class Session {
 
   constructor(options: SessionOptions) {
     this.#options = options;
-    this.id = options.sessionId ?? randomUUID();
+    this.#id = options.sessionId ?? randomUUID();
     this.history = options.history ?? [];
+    const { model } = options;
+    this.context = new ContextKeeper(
+      model,
+      options.contextBudget ??
+        contextBudget(contextWindowFor(model.name), maxOutputTokensFor(model.name)),
+      options.compactedUserTexts === undefined ? {} : { userTexts: options.compactedUserTexts },
+    );
     this.background = options.background ?? new BackgroundManager({ workspace: options.workspace });
     this.background.onTaskEnd((task) =>
       this.#emit({
@@ -48,12 +71,20 @@ export class Session {
     );
   }
 
+  /** The conversation's id; `/clear` gives the session a new one. */
+  get id(): string {
+    return this.#id;
+  }
+
   subscribe(listener: Listener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
 
   #emit(event: AgentEvent): void {
+    if (event.type === "compaction_end" && event.boundary !== undefined) {
+      this.#options.onCompaction?.(event.boundary, this.history);
+    }
     if (event.type === "model_end" || event.type === "tool_end" || event.type === "turn_end") {
       this.#options.onHistoryChange?.(this.history);
     }
@@ -134,12 +165,100 @@ export class Session {
       sessionId: this.id,
       inbox: this.inbox,
       background: this.background,
+      context: this.context,
       emit,
       signal,
     };
     // The loop returns only with an empty inbox, and this turn stays marked
     // as running until the same microtask chain ends, so no steer is lost.
     return runAgentLoop(this.history, dependencies);
+  }
+
+  /**
+   * `/compact [focus]`: summarizes the conversation now (one model call, no tools), after
+   * the running turn if there is one. Resolves to a turn outcome with `localCommand`.
+   */
+  compact(focus?: string, signal?: AbortSignal): Promise<TurnOutcome> {
+    const running = this.#turn?.promise;
+    if (running !== undefined) return running.then(() => this.compact(focus, signal));
+    return this.#startCommand(signal, (turnSignal) => this.#runCompaction(focus, turnSignal));
+  }
+
+  /**
+   * `/clear`: a new conversation under a new id, after the running turn. Background tasks are
+   * stopped and forgotten; the old transcript stays where it is.
+   */
+  clear(): Promise<TurnOutcome> {
+    const running = this.#turn?.promise;
+    if (running !== undefined) return running.then(() => this.clear());
+    return this.#startCommand(undefined, async () => {
+      await this.background.stopAll();
+      this.background.collectFinished();
+      this.history.length = 0;
+      this.context.reset();
+      const previousSessionId = this.#id;
+      this.#id = randomUUID();
+      this.#options.onClear?.(this.#id);
+      this.#emit({ type: "session_cleared", previousSessionId, sessionId: this.#id });
+      return this.#commandOutcome("clear", "", false, emptyUsage(), 0);
+    });
+  }
+
+  #startCommand(
+    signal: AbortSignal | undefined,
+    run: (signal: AbortSignal) => Promise<TurnOutcome>,
+  ): Promise<TurnOutcome> {
+    const controller = new AbortController();
+    const turnSignal = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal;
+    const promise = run(turnSignal).finally(() => {
+      this.#turn = undefined;
+    });
+    this.#turn = { promise, controller };
+    return promise;
+  }
+
+  async #runCompaction(focus: string | undefined, signal: AbortSignal): Promise<TurnOutcome> {
+    const startedAt = performance.now();
+    const shape: RequestShape = {
+      ...(this.#options.systemPrompt === undefined ? {} : { system: this.#options.systemPrompt }),
+      tools: toolSpecs(this.#options.tools),
+    };
+    const result = await this.context.compact(this.history, shape, "manual", {
+      signal,
+      emit: (event) => this.#emit(event),
+      ...(focus === undefined ? {} : { focus }),
+    });
+    const durationMs = Math.round(performance.now() - startedAt);
+    const text = result.ok ? "" : result.error;
+    return this.#commandOutcome("compact", text, !result.ok, result.usage, durationMs, shape);
+  }
+
+  #commandOutcome(
+    command: "compact" | "clear",
+    result: string,
+    isError: boolean,
+    usage: Usage,
+    durationMs: number,
+    shape?: RequestShape,
+  ): TurnOutcome {
+    const outcome: TurnOutcome = {
+      result,
+      isError,
+      subtype: isError ? "error_during_execution" : "success",
+      numTurns: 0,
+      durationMs,
+      usage,
+      totalCostUsd: costUsd(this.#options.model.name, usage),
+      terminalReason: "completed",
+      contextTokens:
+        shape === undefined || this.history.length === 0
+          ? 0
+          : this.context.tokens(this.history, shape),
+      contextWindow: this.context.budget.window,
+      localCommand: command,
+    };
+    this.#emit({ type: "turn_end", outcome });
+    return outcome;
   }
 
   #blockedPrompt(reason: string): TurnOutcome {

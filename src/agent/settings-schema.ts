@@ -15,6 +15,9 @@ export interface SettingsFragment {
   hooks: HooksConfig;
   env: Record<string, string>;
   model?: string;
+  /** Claude Code's compaction keys: `false` leaves compaction to `/compact`; a smaller window. */
+  autoCompactEnabled?: boolean;
+  autoCompactWindow?: number;
   /** Claude Code's `mcpServers`, entries unchecked here (src/mcp reads them); absent when unset. */
   mcpServers?: Record<string, unknown>;
   /** rudder's `projectInstructions`: `false` leaves CLAUDE.md / AGENTS.md out. */
@@ -69,6 +72,8 @@ const settingsFileSchema = jsonObject(
       jsonObject(v.record(v.string(), v.union([v.string(), v.number(), v.boolean()]))),
     ),
     model: v.optional(v.string()),
+    autoCompactEnabled: v.optional(v.boolean()),
+    autoCompactWindow: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
     mcpServers: v.optional(jsonObject(v.record(v.string(), v.unknown()))),
     projectInstructions: v.optional(v.boolean()),
     sandbox: v.optional(jsonObject(sandboxSettingsSchema)),
@@ -143,6 +148,10 @@ export function parseSettingsFragment(json: unknown): FragmentResult {
       Object.entries(data.env ?? {}).map(([name, value]) => [name, String(value)]),
     ),
     ...(data.model === undefined ? {} : { model: data.model }),
+    ...(data.autoCompactEnabled === undefined
+      ? {}
+      : { autoCompactEnabled: data.autoCompactEnabled }),
+    ...(data.autoCompactWindow === undefined ? {} : { autoCompactWindow: data.autoCompactWindow }),
     ...(data.mcpServers === undefined ? {} : { mcpServers: data.mcpServers }),
     ...(data.projectInstructions === undefined
       ? {}

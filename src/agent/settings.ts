@@ -11,6 +11,8 @@ export interface RudderSettings {
   hooks: HooksConfig;
   env: Record<string, string>;
   model?: string;
+  autoCompactEnabled?: boolean;
+  autoCompactWindow?: number;
   /** Claude Code's `mcpServers` (stdio servers by name); absent when no file sets it. */
   mcpServers?: Record<string, unknown>;
   /** `false`: no CLAUDE.md / AGENTS.md in the system prompt; absent when no file sets it. */
@@ -148,6 +150,12 @@ function apply(
   if (fragment.model !== undefined) settings.model = fragment.model;
   if (fragment.projectInstructions !== undefined) {
     settings.projectInstructions = fragment.projectInstructions;
+  }
+  if (fragment.autoCompactEnabled !== undefined) {
+    settings.autoCompactEnabled = fragment.autoCompactEnabled;
+  }
+  if (fragment.autoCompactWindow !== undefined) {
+    settings.autoCompactWindow = fragment.autoCompactWindow;
   }
   if (fragment.mcpServers !== undefined) {
     settings.mcpServers = { ...settings.mcpServers, ...fragment.mcpServers };

@@ -12,6 +12,7 @@ import {
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { ContentBlock, Message, ToolResultBlock } from "../model/types.js";
+import type { CompactionBoundary } from "./context-keeper.js";
 
 /**
  * Session transcripts as JSONL files, one per session:
@@ -22,6 +23,10 @@ import type { ContentBlock, Message, ToolResultBlock } from "../model/types.js";
  * replaces an earlier one (the last user message grows in place when steering text joins
  * it). Lines are appended synchronously as the history changes, so a killed process loses
  * at most the message in flight; a torn last line is skipped when reading.
+ *
+ * A compaction appends `{"type":"compact_boundary", trigger, preTokens, postTokens, at, ...}`
+ * and the compacted history after it, indexed from 0 again: the file keeps the whole
+ * conversation, and what follows its last boundary is what a resumed session carries on.
  */
 
 const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
@@ -42,9 +47,31 @@ export interface TranscriptHeader {
   created_at: string;
 }
 
+/** The messages between two compaction boundaries, and the boundary that opened them. */
+export interface TranscriptSegment {
+  boundary?: CompactionBoundary;
+  messages: Message[];
+}
+
+export interface Transcript {
+  header?: TranscriptHeader;
+  /** What follows the last boundary: the conversation as it is now. */
+  history: Message[];
+  /** Every part of the conversation, oldest first (one without compactions). */
+  segments: TranscriptSegment[];
+}
+
+function messagesOf(byIndex: Map<number, Message>): Message[] {
+  const history: Message[] = [];
+  for (let index = 0; byIndex.has(index); index++) history.push(byIndex.get(index) as Message);
+  return history;
+}
+
 /** The history a transcript file records, later lines winning; throws when unreadable. */
-export function readTranscript(path: string): { header?: TranscriptHeader; history: Message[] } {
-  const byIndex = new Map<number, Message>();
+export function readTranscript(path: string): Transcript {
+  let byIndex = new Map<number, Message>();
+  const segments: TranscriptSegment[] = [];
+  let boundary: CompactionBoundary | undefined;
   let header: TranscriptHeader | undefined;
   for (const line of readFileSync(path, "utf8").split("\n")) {
     if (line.trim() === "") continue;
@@ -60,6 +87,16 @@ export function readTranscript(path: string): { header?: TranscriptHeader; histo
       header ??= entry as TranscriptHeader;
       continue;
     }
+    if (record.type === "compact_boundary") {
+      segments.push({
+        ...(boundary === undefined ? {} : { boundary }),
+        messages: messagesOf(byIndex),
+      });
+      const { type: _type, ...fields } = entry as CompactionBoundary & { type: string };
+      boundary = { ...fields, userTexts: Array.isArray(fields.userTexts) ? fields.userTexts : [] };
+      byIndex = new Map();
+      continue;
+    }
     if (
       typeof record.index === "number" &&
       Number.isInteger(record.index) &&
@@ -68,9 +105,9 @@ export function readTranscript(path: string): { header?: TranscriptHeader; histo
       byIndex.set(record.index, record.message);
     }
   }
-  const history: Message[] = [];
-  for (let index = 0; byIndex.has(index); index++) history.push(byIndex.get(index) as Message);
-  return header === undefined ? { history } : { header, history };
+  const history = messagesOf(byIndex);
+  segments.push({ ...(boundary === undefined ? {} : { boundary }), messages: history });
+  return header === undefined ? { history, segments } : { header, history, segments };
 }
 
 function isMessage(value: unknown): value is Message {
@@ -147,11 +184,19 @@ export class TranscriptStore {
    * give the writer `history.slice(0, storedLength)`); undefined when there is no such
    * session.
    */
-  load(sessionId: string): { history: Message[]; storedLength: number } | undefined {
+  load(
+    sessionId: string,
+  ): { history: Message[]; storedLength: number; boundary?: CompactionBoundary } | undefined {
     if (!this.exists(sessionId)) return undefined;
     try {
-      const stored = readTranscript(this.pathOf(sessionId)).history;
-      return { history: repairHistory(stored), storedLength: stored.length };
+      const transcript = readTranscript(this.pathOf(sessionId));
+      const stored = transcript.history;
+      const boundary = transcript.segments.at(-1)?.boundary;
+      return {
+        history: repairHistory(stored),
+        storedLength: stored.length,
+        ...(boundary === undefined ? {} : { boundary }),
+      };
     } catch {
       return undefined;
     }
@@ -253,6 +298,26 @@ export class TranscriptWriter {
         if (!endsWithNewline(this.#path)) lines.unshift("\n");
       }
       appendFileSync(this.#path, lines.join(""));
+    } catch (error) {
+      onError?.(error);
+    }
+  }
+
+  /**
+   * Records a compaction: the boundary line, then `history` (the compacted conversation)
+   * from index 0. Failures go to `onError`, never thrown.
+   */
+  writeBoundary(
+    boundary: CompactionBoundary,
+    history: readonly Message[],
+    onError?: (error: unknown) => void,
+  ): void {
+    try {
+      if (!this.#ready) this.write([], onError);
+      if (!this.#ready) return;
+      appendFileSync(this.#path, `${JSON.stringify({ type: "compact_boundary", ...boundary })}\n`);
+      this.#written.length = 0;
+      this.write(history, onError);
     } catch (error) {
       onError?.(error);
     }

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { contextBudgetFrom } from "../agent/context-budget.js";
 import { loadProjectInstructions } from "../agent/project-instructions.js";
 import type { SessionOptions } from "../agent/session.js";
 import { loadSettings } from "../agent/settings.js";
@@ -162,6 +163,16 @@ export async function createAgentSetup(
   const model = createModel(flags.model ?? settingsEnv.RUDDER_MODEL ?? settings.model);
   if ("error" in model) return { ok: false, error: model.error };
 
+  const budget = contextBudgetFrom(model.name, settingsEnv, {
+    ...(settings.autoCompactEnabled === undefined
+      ? {}
+      : { autoCompactEnabled: settings.autoCompactEnabled }),
+    ...(settings.autoCompactWindow === undefined
+      ? {}
+      : { autoCompactWindow: settings.autoCompactWindow }),
+  });
+  if ("error" in budget) return { ok: false, error: budget.error };
+
   const toolRules = rulesFromToolLists(flags.allowedTools ?? [], flags.disallowedTools ?? []);
   const rules = mergeRules(settings.permissions, toolRules);
   for (const problem of validatePermissionRules(rules)) warnings.push(problem);
@@ -254,6 +265,7 @@ export async function createAgentSetup(
     background: new BackgroundManager({ workspace, sandbox }),
     systemPrompt,
     sessionId,
+    contextBudget: budget,
     ...(flags.history === undefined ? {} : { history: flags.history }),
     ...(flags.confirm === undefined ? {} : { confirm: flags.confirm }),
     ...(flags.maxTurns === undefined ? {} : { maxTurns: flags.maxTurns }),

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { Session } from "../agent/session.js";
+import type { CompactionBoundary } from "../agent/context-keeper.js";
+import { Session, type SessionOptions } from "../agent/session.js";
 import { isValidSessionId, sessionsDirectory, TranscriptStore } from "../agent/transcript-store.js";
 import type { Message } from "../model/types.js";
 import type { AgentSetup } from "./agent-setup.js";
@@ -16,8 +17,31 @@ export interface StoredSession {
   sessionId: string;
   /** The conversation so far when resuming; undefined for a new one. */
   history: Message[] | undefined;
+  /** The last compaction of a resumed conversation. */
+  boundary: CompactionBoundary | undefined;
   /** Writes the history as the turn goes (give it to `Session.onHistoryChange`). */
   persist: (history: readonly Message[]) => void;
+  /** Records a compaction (give it to `Session.onCompaction`). */
+  persistBoundary: (boundary: CompactionBoundary, history: readonly Message[]) => void;
+  /** `/clear`: later writes go to a new transcript under `sessionId` (`Session.onClear`). */
+  restart: (sessionId: string) => void;
+}
+
+/** The `Session` options that store a conversation as it goes. */
+export function storedSessionOptions(
+  stored: StoredSession,
+): Pick<
+  SessionOptions,
+  "sessionId" | "history" | "compactedUserTexts" | "onHistoryChange" | "onCompaction" | "onClear"
+> {
+  return {
+    sessionId: stored.sessionId,
+    onHistoryChange: stored.persist,
+    onCompaction: stored.persistBoundary,
+    onClear: stored.restart,
+    ...(stored.history === undefined ? {} : { history: stored.history }),
+    ...(stored.boundary === undefined ? {} : { compactedUserTexts: stored.boundary.userTexts }),
+  };
 }
 
 /**
@@ -36,15 +60,23 @@ export function openStoredSession(
   const store = new TranscriptStore(sessionsDirectory(env));
   const resolved = resolveSession(args, store, workspace, warn);
   if ("error" in resolved) return resolved;
-  const transcript = store.writer(resolved.sessionId, workspace, resolved.stored);
+  let transcript = store.writer(resolved.sessionId, workspace, resolved.stored);
   let failed = false;
-  const persist = (history: readonly Message[]): void =>
-    transcript.write(history, (error) => {
-      if (failed) return;
-      failed = true;
-      warn(`cannot store the session transcript: ${String(error)}`);
-    });
-  return { sessionId: resolved.sessionId, history: resolved.history, persist };
+  const onError = (error: unknown): void => {
+    if (failed) return;
+    failed = true;
+    warn(`cannot store the session transcript: ${String(error)}`);
+  };
+  return {
+    sessionId: resolved.sessionId,
+    history: resolved.history,
+    boundary: resolved.boundary,
+    persist: (history) => transcript.write(history, onError),
+    persistBoundary: (boundary, history) => transcript.writeBoundary(boundary, history, onError),
+    restart: (sessionId) => {
+      transcript = store.writer(sessionId, workspace);
+    },
+  };
 }
 
 interface ResolvedSession {
@@ -52,6 +84,7 @@ interface ResolvedSession {
   history: Message[] | undefined;
   /** What is already on disk, for the transcript writer. */
   stored: Message[];
+  boundary?: CompactionBoundary;
 }
 
 function resolveSession(
@@ -76,6 +109,7 @@ function resolveSession(
       sessionId: id,
       history: loaded.history,
       stored: loaded.history.slice(0, loaded.storedLength),
+      ...(loaded.boundary === undefined ? {} : { boundary: loaded.boundary }),
     };
   }
   if (requested !== undefined) {
@@ -109,10 +143,5 @@ export async function storedSessionFromFlags(
     await setup.close();
     return undefined;
   }
-  return new Session({
-    ...setup.options,
-    sessionId: stored.sessionId,
-    onHistoryChange: stored.persist,
-    ...(stored.history === undefined ? {} : { history: stored.history }),
-  });
+  return new Session({ ...setup.options, ...storedSessionOptions(stored) });
 }
