@@ -175,7 +175,8 @@ export async function runAgentLoop(
       return outcome({ subtype: "error_max_turns", isError: true, terminalReason: "max_turns" });
     }
 
-    if (context !== undefined) {
+    // Awaited only when needed: a call that fits starts in the same tick, as before.
+    if (context?.needsCompaction(history, shape) === true) {
       const fit = await context.fit(history, shape, signal, emit);
       usage = addUsage(usage, fit.usage);
       if (!fit.ok) return interrupted(interruptedBetweenSteps(history));

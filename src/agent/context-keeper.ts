@@ -103,10 +103,18 @@ export class ContextKeeper {
     return cut > (isSummaryMessage(history[0]) ? 1 : 0);
   }
 
+  /** True when the next request would pass the threshold and auto compaction can help. */
+  needsCompaction(history: readonly Message[], shape: RequestShape): boolean {
+    return (
+      this.budget.auto &&
+      this.tokens(history, shape) > this.budget.threshold &&
+      this.canCompact(history)
+    );
+  }
+
   /**
-   * Before a model call: compacts when the request would pass the threshold (and auto
-   * compaction is on). A compaction that fails leaves the history as it was; the call
-   * then goes ahead, and the API's answer decides.
+   * Before a model call, when `needsCompaction`: compacts. A compaction that fails leaves
+   * the history as it was; the call then goes ahead, and the API's answer decides.
    */
   async fit(
     history: Message[],
@@ -114,10 +122,6 @@ export class ContextKeeper {
     signal: AbortSignal,
     emit: AgentEventSink,
   ): Promise<FitResult> {
-    const tokens = this.tokens(history, shape);
-    if (!this.budget.auto || tokens <= this.budget.threshold || !this.canCompact(history)) {
-      return { ok: true, usage: emptyUsage() };
-    }
     const result = await this.compact(history, shape, "auto", { signal, emit });
     if (!result.ok && result.aborted) return result;
     return { ok: true, usage: result.usage };
