@@ -8,6 +8,7 @@ import { CHANNEL_ID_PATTERN, isValidChannelId } from "./channel-source.js";
 import type { EventBus } from "./event-bus.js";
 import type { HttpChannelSource } from "./http-source.js";
 import type { PermissionRequests } from "./permission-requests.js";
+import { requestGuard } from "./request-guard.js";
 import { GatewayClosedError, type Router } from "./router.js";
 import { InvalidScheduleError, type Scheduler } from "./scheduler.js";
 import { channelEvents } from "./sse-route.js";
@@ -105,7 +106,7 @@ function channelParam(value: string | undefined): string {
  * The gateway's HTTP API and the page. Every `/api` route but
  * `GET /api/health` needs `Authorization: Bearer <token>` (or `?token=`, for
  * EventSource, which cannot set headers). Errors are JSON `{error}` with a
- * 4xx status (401 token, 400 bad body or id, 404 unknown, 409 conflict, 413 body over 1 MiB,
+ * 4xx status (401 token, 400 bad body, id or malformed percent-encoding in the path, 404 unknown, 409 conflict, 413 body over 1 MiB,
  * 503 not routing); an unexpected failure is a 500 `{error}` without a stack.
  *
  *   POST   /api/channels/:id/messages {text} -> 202 {id, disposition}
@@ -140,6 +141,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
       : serveStatic(options.webRoot, context.req.path),
   );
 
+  app.use(requestGuard());
   app.get("/api/health", (context) => context.json(options.health));
 
   app.use("/api/*", async (context, next) => {
