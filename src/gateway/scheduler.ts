@@ -12,6 +12,36 @@ export class InvalidScheduleError extends Error {
   override readonly name = "InvalidScheduleError";
 }
 
+/**
+ * The next firing of `pattern`, which has 5 fields (minute hour day month weekday), 6 with
+ * seconds first, or is one of croner's nicknames (`@daily`, ...). Throws
+ * `InvalidScheduleError` with the reason when croner refuses it, when the field count is
+ * another (croner would take a 7th as a year), or when no date ever matches (`0 0 31 2 *`).
+ */
+export function nextCronRun(pattern: string): Date {
+  const fields = pattern.trim().split(/\s+/);
+  if (!pattern.trim().startsWith("@") && fields.length !== 5 && fields.length !== 6) {
+    throw new InvalidScheduleError(
+      `invalid cron pattern "${pattern}": it has ${fields.length} fields; ` +
+        "it needs 5 (minute hour day month weekday), or 6 with seconds first",
+    );
+  }
+  let nextRun: Date | null;
+  try {
+    const probe = new Cron(pattern, { paused: true });
+    nextRun = probe.nextRun();
+    probe.stop();
+  } catch (error) {
+    throw new InvalidScheduleError(
+      `invalid cron pattern "${pattern}": ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  if (nextRun === null) {
+    throw new InvalidScheduleError(`cron pattern "${pattern}" never fires: no date matches it`);
+  }
+  return nextRun;
+}
+
 export interface SchedulerOptions {
   store: GatewayStore;
   router: Router;
@@ -50,22 +80,10 @@ export class Scheduler {
     return this.#options.store.listSchedules();
   }
 
-  /** Validates the cron pattern (seconds allowed: six fields), stores and arms the schedule. */
+  /** Validates the cron pattern (see `nextCronRun`), stores and arms the schedule. */
   async add(schedule: NewSchedule): Promise<ScheduleRecord> {
-    let nextRun: Date | null;
-    try {
-      const probe = new Cron(schedule.cron, { paused: true });
-      nextRun = probe.nextRun();
-      probe.stop();
-    } catch (error) {
-      throw new InvalidScheduleError(
-        `invalid cron pattern "${schedule.cron}": ${error instanceof Error ? error.message : String(error)}`,
-      );
-    }
-    const record = await this.#options.store.insertSchedule(
-      schedule,
-      nextRun ? nextRun.toISOString() : null,
-    );
+    const nextRun = nextCronRun(schedule.cron);
+    const record = await this.#options.store.insertSchedule(schedule, nextRun.toISOString());
     this.#arm(record);
     return record;
   }

@@ -118,21 +118,31 @@ describe("rudder serve with no credentials", () => {
     expect(resumeGone.stderr).toContain(`no schedule with id ${id}`);
   });
 
-  it("rejects a bad cron expression with a one-line error", async () => {
-    const bad = await runToEnd([
-      "schedule",
-      "add",
-      "not a cron",
-      "--channel",
-      "main",
-      "--url",
-      url,
-      "--data",
-      join(root, "data"),
-      "x",
-    ]);
-    expect(bad.code).toBe(1);
-    expect(bad.stderr.trim().split("\n")).toHaveLength(1);
+  it("rejects a bad cron expression with a one-line error naming the reason", async () => {
+    const add = (cron: string) =>
+      runToEnd([
+        "schedule",
+        "add",
+        cron,
+        "--channel",
+        "main",
+        "--url",
+        url,
+        "--data",
+        join(root, "data"),
+        "x",
+      ]);
+    const reasons: Array<[string, string]> = [
+      ["not a cron", "invalid cron pattern"],
+      ["* * * * * * *", "it has 7 fields; it needs 5"],
+      ["0 0 31 2 *", "never fires"],
+    ];
+    for (const [cron, reason] of reasons) {
+      const bad = await add(cron);
+      expect(bad.code, cron).toBe(1);
+      expect(bad.stderr.trim().split("\n")).toHaveLength(1);
+      expect(bad.stderr).toContain(reason);
+    }
   });
 
   it("stops on SIGTERM and leaves no agent process behind", async () => {

@@ -90,6 +90,21 @@ describe("the gateway's HTTP API", () => {
       ["/api/channels/bad%20id/messages", JSON.stringify({ text: "hi" }), "channel ids"],
       ["/api/schedules", JSON.stringify({ cron: "not a cron", channel: "c", prompt: "p" }), "cron"],
       ["/api/schedules", JSON.stringify({ cron: "* * * * *", channel: "c" }), "prompt is required"],
+      [
+        "/api/schedules",
+        JSON.stringify({ cron: "* * * * * * *", channel: "c", prompt: "p" }),
+        "it has 7 fields; it needs 5 (minute hour day month weekday), or 6 with seconds first",
+      ],
+      [
+        "/api/schedules",
+        JSON.stringify({ cron: "0 0 1", channel: "c", prompt: "p" }),
+        "it has 3 fields",
+      ],
+      [
+        "/api/schedules",
+        JSON.stringify({ cron: "0 0 31 2 *", channel: "c", prompt: "p" }),
+        'cron pattern "0 0 31 2 *" never fires: no date matches it',
+      ],
     ];
     for (const [path, body, mention] of cases) {
       const response = await post(path, body);
@@ -98,6 +113,8 @@ describe("the gateway's HTTP API", () => {
       expect(payload.error).toContain(mention);
       expect(payload.error).not.toContain("    at ");
     }
+    const { body } = await gateway.api<{ schedules: unknown[] }>("GET", "/api/schedules");
+    expect(body.schedules).toEqual([]);
   });
 
   it("lists no messages for an unknown channel, and 404s unknown routes as JSON", async () => {
