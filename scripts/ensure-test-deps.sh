@@ -4,7 +4,8 @@
 #   - Debian packages: ripgrep (glob bench reference), tmux (terminal test),
 #     chromium (browser test), bubblewrap (the bash tool's sandbox);
 #   - the pinned Claude Code CLI and the Claude Agent SDK, into .cache/ (never package
-#     dependencies: each would pull a ~380 MB native binary into every install).
+#     dependencies: each would pull a ~380 MB native binary into every install), and the MCP
+#     reference server (server-everything) beside them.
 # Idempotent: does nothing when everything is already present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,3 +26,4 @@ fi
 
 bash scripts/install-claude-code.sh
 bash scripts/install-agent-sdk.sh
+bash scripts/install-mcp-everything.sh

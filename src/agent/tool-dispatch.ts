@@ -59,7 +59,17 @@ function resultBlock(toolUseId: string, result: ToolResult): ToolResultBlock {
   return {
     type: "tool_result",
     tool_use_id: toolUseId,
-    content: result.content,
+    content:
+      result.parts === undefined
+        ? result.content
+        : result.parts.map((part) =>
+            part.type === "text"
+              ? part
+              : {
+                  type: "image" as const,
+                  source: { type: "base64" as const, media_type: part.mediaType, data: part.data },
+                },
+          ),
     ...(result.isError ? { is_error: true } : {}),
   };
 }

@@ -1,4 +1,7 @@
+import { basename } from "node:path";
+import { pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolResult } from "../tools/types.js";
 import { formatCallResult, type McpCallResult } from "./format-result.js";
 import type { McpToolDescription } from "./mcp-tool.js";
@@ -83,7 +86,7 @@ export class McpConnection {
         timeout: this.#toolTimeoutMs,
       });
       // The union's other member is the 2024-10 protocol's `toolResult`, which no current server sends.
-      return formatCallResult(result as McpCallResult);
+      return formatCallResult(result as McpCallResult, { serverName: server });
     } catch (error) {
       const ended = this.#transport.exitDescription;
       if (ended !== undefined) return this.#deadResult(ended);
@@ -127,7 +130,13 @@ export async function connectMcpServer(
     env: { ...options.env, ...config.env },
     cwd: options.cwd,
   });
-  const client = new Client({ name: "rudder", version: options.clientVersion });
+  // The workspace is the one root, as servers that ask for roots (filesystem, everything) expect.
+  const client = new Client(
+    { name: "rudder", version: options.clientVersion },
+    { capabilities: { roots: { listChanged: false } } },
+  );
+  const roots = [{ uri: pathToFileURL(options.cwd).href, name: basename(options.cwd) }];
+  client.setRequestHandler(ListRootsRequestSchema, () => ({ roots }));
   const signal = AbortSignal.timeout(options.startupTimeoutMs);
   const requestOptions = { signal, timeout: options.startupTimeoutMs };
   try {

@@ -88,7 +88,7 @@ export class ProcessTransport implements Transport {
     }
     return new Promise((resolveStart, rejectStart) => {
       child.once("spawn", () => {
-        if (child.pid !== undefined) registerProcessGroup(child.pid);
+        if (child.pid !== undefined) registerProcessGroup(child.pid, this.#exited);
         resolveStart();
       });
       child.once("error", (error) => {

@@ -17,10 +17,17 @@ export interface ToolUseBlock {
   input: Record<string, unknown>;
 }
 
+/** An image the model sees, as the Messages API takes it (a tool result may carry one). */
+export interface ImageBlock {
+  type: "image";
+  source: { type: "base64"; media_type: string; data: string };
+}
+
 export interface ToolResultBlock {
   type: "tool_result";
   tool_use_id: string;
-  content: string;
+  /** Text, or text and image blocks (an MCP tool's image result). */
+  content: string | Array<TextBlock | ImageBlock>;
   is_error?: boolean;
 }
 

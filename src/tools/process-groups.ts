@@ -7,8 +7,13 @@
 /** How long a group gets between SIGTERM and SIGKILL. */
 export const KILL_GRACE_MS = 200;
 
+/** How long a shutdown waits for the killed groups' leaders to be reaped. */
+export const SHUTDOWN_WAIT_MS = 2000;
+
 const liveGroups = new Set<number>();
 const terminating = new Set<number>();
+/** When each group's leader has exited (and Node has reaped it), for those that said. */
+const leaderExits = new Map<number, Promise<unknown>>();
 let exitHandlerInstalled = false;
 let signalCleanupInstalled = false;
 
@@ -28,10 +33,18 @@ function installExitHandler(): void {
   process.on("exit", killAllProcessGroups);
 }
 
-/** Records a freshly spawned, detached child whose pid is its process group id. */
-export function registerProcessGroup(groupId: number): void {
+/**
+ * Records a freshly spawned, detached child whose pid is its process group id. With `exited`
+ * (settles once the child's `exit` event came), a shutdown on a signal waits for the child to
+ * be reaped before rudder exits, so it is neither orphaned nor left a zombie.
+ */
+export function registerProcessGroup(groupId: number, exited?: Promise<unknown>): void {
   installExitHandler();
   liveGroups.add(groupId);
+  if (exited !== undefined) {
+    leaderExits.set(groupId, exited);
+    void exited.then(() => leaderExits.delete(groupId));
+  }
 }
 
 /**
@@ -61,24 +74,58 @@ export function killAllProcessGroups(): void {
   terminating.clear();
 }
 
+function waitForLeaders(timeoutMs: number): Promise<void> {
+  if (leaderExits.size === 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, timeoutMs);
+    void Promise.all(leaderExits.values()).then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/**
+ * Takes every live group down and waits (bounded) for the leaders that registered their exit:
+ * SIGTERM, up to the grace period, SIGKILL for what is left, up to `waitMs` more. Never rejects.
+ */
+export async function shutdownProcessGroups(
+  graceMs = KILL_GRACE_MS,
+  waitMs = SHUTDOWN_WAIT_MS,
+): Promise<void> {
+  for (const groupId of liveGroups) signalGroup(groupId, "SIGTERM");
+  await waitForLeaders(graceMs);
+  for (const groupId of liveGroups) signalGroup(groupId, "SIGKILL");
+  await waitForLeaders(waitMs);
+  killAllProcessGroups();
+}
+
 /** How many groups are still registered (for tests and diagnostics). */
 export function liveProcessGroupCount(): number {
   return liveGroups.size;
 }
 
 /**
- * On SIGTERM or SIGINT: kill every live group, then exit with 128 + the
- * signal number, as a shell would report it. Installed once; the CLI calls it.
+ * On SIGTERM or SIGINT: take every live group down (`shutdownProcessGroups`: children that
+ * registered their exit are reaped first, within a bound), then exit with 128 + the signal
+ * number, as a shell would report it. A second signal meanwhile exits at once. Installed
+ * once; the CLI calls it.
  */
 export function installSignalCleanup(): void {
   if (signalCleanupInstalled) return;
   signalCleanupInstalled = true;
   installExitHandler();
   const numbers: Record<"SIGTERM" | "SIGINT", number> = { SIGTERM: 15, SIGINT: 2 };
+  let shuttingDown = false;
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     process.on(signal, () => {
-      killAllProcessGroups();
-      process.exit(128 + numbers[signal]);
+      const code = 128 + numbers[signal];
+      if (shuttingDown) {
+        killAllProcessGroups();
+        process.exit(code);
+      }
+      shuttingDown = true;
+      void shutdownProcessGroups().then(() => process.exit(code));
     });
   }
 }

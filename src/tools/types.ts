@@ -7,10 +7,18 @@ export interface ToolContext {
   signal: AbortSignal;
 }
 
+/** A piece of a result the model sees: text, or a base64 image (an MCP tool's picture). */
+export type ToolResultPart =
+  | { type: "text"; text: string }
+  | { type: "image"; mediaType: string; data: string };
+
 /** What a tool gives back to the model. Failures are data: `isError: true`. */
 export interface ToolResult {
+  /** The result as text (what people and hooks are shown). */
   content: string;
   isError: boolean;
+  /** When the result holds images: every part in order, sent to the model instead of `content`. */
+  parts?: ToolResultPart[];
 }
 
 /**

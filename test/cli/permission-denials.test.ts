@@ -1,9 +1,8 @@
-import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { protocolHarness, RUDDER_CLI, type Sandbox } from "../protocol/helpers.js";
-import { SDK_ENGINES, type SdkEngine } from "../protocol/sdk-engines.js";
+import { protocolHarness, type Sandbox } from "../protocol/helpers.js";
+import { runPrint, SDK_ENGINES, type SdkEngine } from "../protocol/sdk-engines.js";
 
 /**
  * `permission_denials` of the result, in `--output-format json` and `stream-json`, on rudder
@@ -21,29 +20,6 @@ function denyRemovals(engine: SdkEngine, sandbox: Sandbox): void {
     join(folder, "settings.json"),
     JSON.stringify({ permissions: { deny: ["Bash(rm:*)"] } }),
   );
-}
-
-function runPrint(
-  engine: SdkEngine,
-  sandbox: Sandbox,
-  args: string[],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const [command, ...prefix] =
-    engine.name === "rudder" ? [process.execPath, RUDDER_CLI, "run"] : [engine.executable()];
-  const child = spawn(command as string, [...prefix, ...args], {
-    cwd: sandbox.workspace,
-    env: engine.env(sandbox),
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    stdout += chunk.toString("utf8");
-  });
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString("utf8");
-  });
-  return new Promise((resolve) => child.on("exit", (code) => resolve({ code, stdout, stderr })));
 }
 
 const FORMATS = [

@@ -86,9 +86,11 @@ describe("connectMcpServers", () => {
       isError: true,
     });
     const picture = await toolNamed(servers, "mcp__fake__picture").execute({}, context());
-    expect(picture.content).toBe(
-      "[image content: image/png, about 300 bytes, not shown]\na blank picture",
-    );
+    expect(picture.content).toBe("a blank picture");
+    expect(picture.parts).toEqual([
+      { type: "image", mediaType: "image/png", data: expect.any(String) },
+      { type: "text", text: "a blank picture" },
+    ]);
   });
 
   it("ends a hanging call at the tool timeout or when aborted, and the server goes on", async () => {

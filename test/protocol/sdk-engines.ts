@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { RUDDER_CLI, type Sandbox } from "./helpers.js";
@@ -49,3 +49,27 @@ export const SDK_ENGINES: SdkEngine[] = [
     },
   },
 ];
+
+/** Runs the engine once with `args` (rudder as `rudder run`), collecting its output. */
+export function runPrint(
+  engine: SdkEngine,
+  sandbox: Sandbox,
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const [command, ...prefix] =
+    engine.name === "rudder" ? [process.execPath, RUDDER_CLI, "run"] : [engine.executable()];
+  const child = spawn(command as string, [...prefix, ...args], {
+    cwd: sandbox.workspace,
+    env: engine.env(sandbox),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString("utf8");
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString("utf8");
+  });
+  return new Promise((resolve) => child.on("exit", (code) => resolve({ code, stdout, stderr })));
+}
