@@ -15,6 +15,7 @@ import type { Confirm } from "../agent/tool-dispatch.js";
 import { BackgroundManager } from "../background/background-manager.js";
 import { packageVersion } from "../gateway/package-info.js";
 import { createHookRunner, type HookRegistry } from "../hooks/hook-registry.js";
+import type { McpRelay } from "../mcp/host-relay-transport.js";
 import { loadMcpConfig } from "../mcp/load-mcp-config.js";
 import type { McpServerStatus } from "../mcp/mcp-servers.js";
 import { mergeServers, parseMcpServers } from "../mcp/server-config.js";
@@ -98,8 +99,9 @@ export interface AgentSetup {
    * With `deferMcpStart`: starts the configured MCP servers and `extraServers` (an
    * `mcpServers` object, merged last, as one more `--mcp-config`), adding their tools to
    * `options.tools` and their statuses to `mcpServers`. Once only. Resolves with warnings.
+   * `relay` reaches the host's in-process (`type: "sdk"`) servers.
    */
-  startMcpServers(extraServers: unknown, source: string): Promise<string[]>;
+  startMcpServers(extraServers: unknown, source: string, relay?: McpRelay): Promise<string[]>;
   /** A model by name (an alias, an id or `demo`) with the setup's credentials, for `set_model`. */
   createModel(name: string): Model | { error: string };
   /** Stops what the setup started (the MCP servers). Call it when the session ends. */
@@ -231,7 +233,11 @@ export async function createAgentSetup(
   const mcpServers: McpServerStatus[] = [];
   let close = async (): Promise<void> => {};
   let mcpStarted = false;
-  const startMcpServers = async (extraServers: unknown, source: string): Promise<string[]> => {
+  const startMcpServers = async (
+    extraServers: unknown,
+    source: string,
+    relay?: McpRelay,
+  ): Promise<string[]> => {
     if (mcpStarted) return [`${source}: MCP servers are already started; these are ignored`];
     mcpStarted = true;
     const extra = parseMcpServers(extraServers, source, settingsEnv);
@@ -247,6 +253,7 @@ export async function createAgentSetup(
       startupTimeoutMs: millisecondsFrom(settingsEnv.MCP_TIMEOUT, MCP_STARTUP_TIMEOUT_MS),
       toolTimeoutMs: millisecondsFrom(settingsEnv.MCP_TOOL_TIMEOUT, MCP_TOOL_TIMEOUT_MS),
       clientVersion: packageVersion(),
+      ...(relay === undefined ? {} : { relay }),
     });
     tools.push(...connected.tools);
     mcpServers.push(...connected.statuses);

@@ -178,7 +178,11 @@ export async function runStreamJson(args: ParsedArgs, io: CommandIo): Promise<nu
     persist,
     warn,
     prepare: async (initializeServers) => {
-      const notes = await setup.startMcpServers(initializeServers, "initialize (mcpServers)");
+      const notes = await setup.startMcpServers(
+        initializeServers,
+        "initialize (mcpServers)",
+        (name, message, signal) => frontEnd.relayMcpMessage(name, message, signal),
+      );
       for (const note of notes) warn(note);
       return {
         tools: setup.options.tools.map((tool) => tool.name),

@@ -1,12 +1,22 @@
 import { basename } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolResult } from "../tools/types.js";
 import { formatCallResult, type McpCallResult } from "./format-result.js";
+import { HostRelayTransport, type McpRelay } from "./host-relay-transport.js";
 import type { McpToolDescription } from "./mcp-tool.js";
 import { ProcessTransport } from "./process-transport.js";
 import type { McpServerConfig } from "./server-config.js";
+
+/** What a connection needs of its transport beyond MCP's: how its server is doing. */
+interface ServerTransport extends Transport {
+  readonly pid: number | undefined;
+  readonly stderrTail: string;
+  /** How the server ended, or undefined while it runs. */
+  readonly exitDescription: string | undefined;
+}
 
 export interface ConnectOptions {
   /** Where the server runs. */
@@ -19,6 +29,8 @@ export interface ConnectOptions {
   toolTimeoutMs: number;
   /** rudder's version, sent as the client's. */
   clientVersion: string;
+  /** Reaches the host's in-process (`type: "sdk"`) servers; without it they cannot start. */
+  relay?: McpRelay;
 }
 
 export type ConnectResult =
@@ -44,13 +56,13 @@ export class McpConnection {
   readonly config: McpServerConfig;
   readonly tools: McpToolDescription[];
   readonly #client: Client;
-  readonly #transport: ProcessTransport;
+  readonly #transport: ServerTransport;
   readonly #toolTimeoutMs: number;
 
   constructor(
     config: McpServerConfig,
     client: Client,
-    transport: ProcessTransport,
+    transport: ServerTransport,
     tools: McpToolDescription[],
     toolTimeoutMs: number,
   ) {
@@ -124,12 +136,24 @@ export async function connectMcpServer(
   config: McpServerConfig,
   options: ConnectOptions,
 ): Promise<ConnectResult> {
-  const transport = new ProcessTransport({
-    command: config.command,
-    args: config.args,
-    env: { ...options.env, ...config.env },
-    cwd: options.cwd,
-  });
+  let transport: ServerTransport;
+  if (config.type === "sdk") {
+    if (options.relay === undefined) {
+      return {
+        ok: false,
+        error: "is an in-process SDK server, which only a host speaking stream-json can run",
+        stderrTail: "",
+      };
+    }
+    transport = new HostRelayTransport(config.name, options.relay);
+  } else {
+    transport = new ProcessTransport({
+      command: config.command,
+      args: config.args,
+      env: { ...options.env, ...config.env },
+      cwd: options.cwd,
+    });
+  }
   // The workspace is the one root, as servers that ask for roots (filesystem, everything) expect.
   const client = new Client(
     { name: "rudder", version: options.clientVersion },

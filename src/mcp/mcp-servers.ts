@@ -13,7 +13,7 @@ export interface McpServerStatus {
   name: string;
   status: "connected" | "failed";
   /** How it is started (`mcp_status`'s `config`). */
-  config: { type: "stdio"; command: string; args: string[] };
+  config: { type: "stdio"; command: string; args: string[] } | { type: "sdk"; name: string };
   /** Why it failed to start. */
   error?: string;
   /** What the server said it is, once connected. */
@@ -36,7 +36,9 @@ export interface McpServers {
 }
 
 function configOf(config: McpServerConfig): McpServerStatus["config"] {
-  return { type: "stdio", command: config.command, args: [...config.args] };
+  return config.type === "sdk"
+    ? { type: "sdk", name: config.name }
+    : { type: "stdio", command: config.command, args: [...config.args] };
 }
 
 /**

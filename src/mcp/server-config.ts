@@ -1,17 +1,31 @@
 import * as v from "valibot";
 
-/** One stdio MCP server to start, as Claude Code configures it. */
-export interface McpServerConfig {
+interface ServerConfigBase {
   /** The name it is configured under; tools are named `mcp__<name>__<tool>`. */
   name: string;
-  command: string;
-  args: string[];
-  env: Record<string, string>;
   /** Per-call timeout in milliseconds (Claude Code's `timeout`); absent: the default. */
   toolTimeoutMs?: number;
   /** Where it was configured, for messages: a file path or `--mcp-config`. */
   source: string;
 }
+
+/** One stdio MCP server to start, as Claude Code configures it. */
+export interface StdioServerConfig extends ServerConfigBase {
+  type?: "stdio";
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+/**
+ * An in-process server of the host (the Agent SDK's `createSdkMcpServer`, `{"type": "sdk"}`),
+ * reached through `mcp_message` control requests.
+ */
+export interface SdkServerConfig extends ServerConfigBase {
+  type: "sdk";
+}
+
+export type McpServerConfig = StdioServerConfig | SdkServerConfig;
 
 export interface ParsedServers {
   servers: McpServerConfig[];
@@ -83,8 +97,12 @@ export function parseMcpServers(
       continue;
     }
     const type = entry.type ?? "stdio";
+    if (type === "sdk") {
+      result.servers.push({ type: "sdk", name, source });
+      continue;
+    }
     if (type !== "stdio") {
-      skip(`has type "${String(type)}", which rudder does not support (only stdio)`);
+      skip(`has type "${String(type)}", which rudder does not support (only stdio and sdk)`);
       continue;
     }
     const parsed = v.safeParse(stdioEntrySchema, entry);
@@ -95,7 +113,7 @@ export function parseMcpServers(
     }
     const missing = new Set<string>();
     const expand = (text: string): string => expandVariables(text, env, missing);
-    const server: McpServerConfig = {
+    const server: StdioServerConfig = {
       name,
       command: expand(parsed.output.command),
       args: (parsed.output.args ?? []).map(expand),

@@ -50,7 +50,8 @@ function joinPrompt(value: unknown): string | undefined {
 /**
  * Answers `initialize`. MCP servers sent in it (the Agent SDK's
  * `mcpServersDelivery: "initialize"`) are started before the answer, which
- * says so in `mcp_servers_applied`, as the SDK checks.
+ * says so in `mcp_servers_applied`, as the SDK checks; the host's in-process
+ * servers (`sdkMcpServers`) start with them.
  */
 function initialize(
   request: Record<string, unknown>,
@@ -78,15 +79,17 @@ function initialize(
       `initialize asked for what rudder does not offer, ignored: ${unsupported.join(", ")}`,
     );
   }
-  const sdkServers = request.sdkMcpServers;
-  if (Array.isArray(sdkServers) && sdkServers.length > 0) {
-    target.warn(
-      `in-process MCP servers (type "sdk") are not supported, ignored: ${sdkServers.join(", ")}`,
-    );
-  }
   target.registerHooks(request.hooks);
   const servers = isObject(request.mcpServers) ? request.mcpServers : undefined;
-  const ready = target.prepare(servers);
+  // The host's in-process servers are reached through `mcp_message` requests while they start,
+  // so the answer does not wait for them.
+  const sdkServers = Array.isArray(request.sdkMcpServers)
+    ? request.sdkMcpServers.filter((name): name is string => typeof name === "string")
+    : [];
+  const sdkEntries = Object.fromEntries(sdkServers.map((name) => [name, { type: "sdk", name }]));
+  const ready = target.prepare(
+    servers === undefined && sdkServers.length === 0 ? undefined : { ...servers, ...sdkEntries },
+  );
   if (servers === undefined) return initializeAnswer(target);
   return ready.then((applied) => ({ ...initializeAnswer(target), mcp_servers_applied: applied }));
 }

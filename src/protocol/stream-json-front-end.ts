@@ -149,6 +149,21 @@ export class StreamJsonFrontEnd {
     }
   }
 
+  /**
+   * Relays one MCP message to the host's in-process server `serverName` (an `mcp_message`
+   * control request, as Claude Code sends it); resolves with the host's answer.
+   */
+  relayMcpMessage(
+    serverName: string,
+    message: unknown,
+    signal: AbortSignal,
+  ): Promise<{ ok: true; response: Record<string, unknown> } | { ok: false; error: string }> {
+    return this.#hostRequests.send(
+      { subtype: "mcp_message", server_name: serverName, message },
+      signal,
+    );
+  }
+
   /** Reports an input line that could not even be split (too long). */
   reportInputError(error: string): void {
     this.#write(inputErrorLine(this.sessionId, error, ""));

@@ -82,13 +82,21 @@ describe("parseMcpServers", () => {
     );
     expect(parsed.servers).toEqual([]);
     expect(parsed.warnings).toEqual([
-      'here: MCP server "remote" has type "http", which rudder does not support (only stdio); skipped',
-      'here: MCP server "events" has type "sse", which rudder does not support (only stdio); skipped',
+      'here: MCP server "remote" has type "http", which rudder does not support (only stdio and sdk); skipped',
+      'here: MCP server "events" has type "sse", which rudder does not support (only stdio and sdk); skipped',
       'here: MCP server "empty" is invalid (command: a non-empty command is required); skipped',
       'here: MCP server "listy" is not an object; skipped',
       'here: MCP server "envList" is invalid (env: an object of NAME: "value" is required); skipped',
       'here: MCP server "unset" uses unset environment variables: NOPE; skipped',
     ]);
+  });
+
+  it("takes the host's in-process servers (type sdk) by name", () => {
+    const parsed = parseMcpServers({ tools: { type: "sdk", name: "tools" } }, "here", {});
+    expect(parsed).toEqual({
+      servers: [{ type: "sdk", name: "tools", source: "here" }],
+      warnings: [],
+    });
   });
 
   it("names tools mcp__<server>__<tool> with characters the API refuses replaced", () => {
@@ -111,7 +119,13 @@ describe("loadMcpConfig", () => {
     );
     expect(loaded.errors).toEqual([]);
     expect(loaded.warnings).toEqual([]);
-    expect(loaded.servers.map(({ name, command, source }) => ({ name, command, source }))).toEqual([
+    expect(
+      loaded.servers.map((server) => ({
+        name: server.name,
+        command: server.type === "sdk" ? "" : server.command,
+        source: server.source,
+      })),
+    ).toEqual([
       { name: "a", command: "inline-a", source: "--mcp-config (inline JSON)" },
       { name: "b", command: "settings-b", source: "settings (mcpServers)" },
       { name: "c", command: "file-c", source: file },

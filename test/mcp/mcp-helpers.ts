@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { McpServerConfig } from "../../src/mcp/server-config.js";
+import type { StdioServerConfig } from "../../src/mcp/server-config.js";
 
 export const FAKE_MCP_SERVER = join(import.meta.dirname, "..", "fixtures", "fake-mcp-server.mjs");
 
 /** A stdio server entry that runs the fake MCP server with `args`. */
-export function fakeServer(name: string, args: string[] = []): McpServerConfig {
+export function fakeServer(name: string, args: string[] = []): StdioServerConfig {
   return {
     name,
     command: process.execPath,

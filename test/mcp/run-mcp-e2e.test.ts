@@ -109,7 +109,7 @@ describe("rudder run with MCP servers", () => {
     const warnings = run.stderr().trim().split("\n");
     expect(warnings).toHaveLength(2);
     expect(warnings[0]).toMatch(
-      /^rudder: .*\.mcp\.json: MCP server "remote" has type "http", which rudder does not support \(only stdio\); skipped$/,
+      /^rudder: .*\.mcp\.json: MCP server "remote" has type "http", which rudder does not support \(only stdio and sdk\); skipped$/,
     );
     expect(warnings[1]).toMatch(
       /^rudder: MCP server "broken" \(.*\.mcp\.json\) failed: .*ENOENT.*; its tools are absent$/,

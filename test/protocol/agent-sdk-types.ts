@@ -99,3 +99,28 @@ export type QueryFunction = (parameters: {
   prompt: string | AsyncIterable<SDKUserMessage>;
   options?: Options;
 }) => Query;
+
+/** An MCP tool result, as an SDK MCP tool's handler returns it. */
+export interface CallToolResult {
+  content: Array<{ type: "text"; text: string }>;
+  isError?: boolean;
+}
+
+/** The part of zod the tests write SDK tool schemas with (the SDK's own zod 4). */
+export interface Zod {
+  number(): unknown;
+  string(): unknown;
+}
+
+/** The SDK's module: `query`, and in-process MCP servers (`createSdkMcpServer`, `tool`). */
+export interface AgentSdk {
+  query: QueryFunction;
+  createSdkMcpServer(options: { name: string; version?: string; tools?: unknown[] }): unknown;
+  tool(
+    name: string,
+    description: string,
+    shape: Record<string, unknown>,
+    handler: (input: Record<string, unknown>) => Promise<CallToolResult>,
+  ): unknown;
+  z: Zod;
+}

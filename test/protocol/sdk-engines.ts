@@ -45,6 +45,8 @@ export const SDK_ENGINES: SdkEngine[] = [
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
         CLAUDE_CODE_MAX_RETRIES: "0",
         IS_SANDBOX: "1",
+        // MCP tools go to the model in the request's tool list, as rudder sends them.
+        ENABLE_TOOL_SEARCH: "false",
       };
     },
   },

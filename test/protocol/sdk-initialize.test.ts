@@ -158,6 +158,18 @@ describe("MCP servers sent in initialize", () => {
       request_id: "allow-1",
       request: { subtype: "set_permission_mode", mode: "bypassPermissions" },
     });
+    // This host has no such server: it refuses the relayed MCP initialize.
+    const relayed = await rudder.waitFor(
+      (line) => line.type === "control_request" && line.request.subtype === "mcp_message",
+    );
+    expect(relayed.request).toMatchObject({
+      server_name: "in-process",
+      message: { jsonrpc: "2.0", method: "initialize" },
+    });
+    rudder.send({
+      type: "control_response",
+      response: { subtype: "error", request_id: relayed.request_id, error: "no such server" },
+    });
     const result = await rudder.waitForResult();
     rudder.end();
     expect(await rudder.exited).toBe(0);
@@ -167,13 +179,17 @@ describe("MCP servers sent in initialize", () => {
       .find((line) => line.response.request_id === "init-1");
     expect(init?.response.response).toMatchObject({ mcp_servers_applied: true });
     expect(rudder.ofType("system", "init")[0]).toMatchObject({
-      mcp_servers: [{ name: "fake", status: "connected" }],
+      mcp_servers: [
+        { name: "fake", status: "connected" },
+        { name: "in-process", status: "failed" },
+      ],
     });
     expect(rudder.ofType("system", "init")[0]?.tools).toContain("mcp__fake__add");
     expect(result).toMatchObject({ is_error: false, result: "It is 42." });
     const second = api.mainRequests()[1];
     expect(second && lastToolResults(second)).toMatchObject([{ content: "42" }]);
     expect(rudder.stderr).toContain('MCP server "remote" has type "http"');
-    expect(rudder.stderr).toContain('in-process MCP servers (type "sdk") are not supported');
+    expect(rudder.stderr).toContain('MCP server "in-process"');
+    expect(rudder.stderr).toContain("no such server");
   });
 });
