@@ -3,7 +3,8 @@ import { defineConfig } from "vite";
 /**
  * The page is built to static files in `web/dist`, which the gateway serves
  * at `/`. `npx vite web` serves it for development, forwarding `/api` to a
- * gateway on the default port.
+ * gateway on the default port (start it with `--allowed-hosts localhost:5173`, the `Host`
+ * the proxy forwards).
  */
 export default defineConfig({
   base: "./",

@@ -2,13 +2,15 @@ import { createGatewayClient, type GatewayClient, readToken } from "../gateway/i
 import { type FlagSpecs, type ParsedArgs, stringFlag } from "./args.js";
 import { dataDirectory } from "./serve.js";
 
-/** Flags shared by the small API clients (`send`, `schedule`). */
+/** Flags shared by the small API clients (`send`, `schedule`, `permissions`, `link`). */
 export const CONNECTION_FLAGS: FlagSpecs = {
   url: { type: "string" },
   data: { type: "string" },
 };
 
-export type ConnectionResult = { ok: true; client: GatewayClient } | { ok: false; error: string };
+export type ConnectionResult =
+  | { ok: true; client: GatewayClient; url: string }
+  | { ok: false; error: string };
 
 /**
  * A client for a running gateway: `--url` (or `RUDDER_URL`, default
@@ -26,5 +28,5 @@ export function connectToGateway(args: ParsedArgs, env: NodeJS.ProcessEnv): Conn
       error: `no gateway token in ${dataDir}: start the gateway with "rudder serve" first (or pass --data)`,
     };
   }
-  return { ok: true, client: createGatewayClient({ url, token }) };
+  return { ok: true, client: createGatewayClient({ url, token }), url };
 }

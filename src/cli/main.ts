@@ -8,6 +8,7 @@ usage:
   rudder run [--model M] [--settings FILE] [--cwd DIR] [--output-format text|json|stream-json]
              [--resume ID | --continue] [--mcp-config FILE] "<prompt>"
   rudder chat [--model M] [--settings FILE] [--cwd DIR] [--wake] [--resume ID | --continue]
+  rudder link                 (a fresh link to the running gateway's page)
   rudder send <channel> "<text>"
   rudder permissions list <channel> | allow <channel> <id> | deny <channel> <id> ["message"]
   rudder schedule add "<cron>" --channel C "<prompt>" | list | rm <id>
@@ -54,6 +55,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (command === "run") return (await import("./run.js")).runCommandLine(rest, io());
   if (command === "chat") return (await import("./chat.js")).chatCommandLine(rest, io());
   if (command === "serve") return (await import("./serve.js")).serveCommandLine(rest, io());
+  if (command === "link") return (await import("./link.js")).linkCommandLine(rest, io());
   if (command === "send") return (await import("./send.js")).sendCommandLine(rest, io());
   if (command === "permissions") {
     return (await import("./permissions.js")).permissionsCommandLine(rest, io());

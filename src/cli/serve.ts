@@ -10,6 +10,7 @@ import type { CommandIo } from "./run.js";
 export const SERVE_FLAGS: FlagSpecs = {
   port: { type: "string" },
   host: { type: "string" },
+  "allowed-hosts": { type: "string" },
   data: { type: "string" },
   "max-live": { type: "string" },
   "idle-minutes": { type: "string" },
@@ -23,7 +24,8 @@ export const SERVE_FLAGS: FlagSpecs = {
   "telegram-allow": { type: "string" },
 };
 
-export const SERVE_USAGE = `usage: rudder serve [--port 4317] [--host 127.0.0.1] [--data ~/.rudder] [--max-live 8]
+export const SERVE_USAGE = `usage: rudder serve [--port 4317] [--host 127.0.0.1] [--allowed-hosts NAME,NAME:PORT]
+                    [--data ~/.rudder] [--max-live 8]
                     [--idle-minutes 20] [--engine rudder|claude] [--model M] [--cwd DIR]
                     [--permission-timeout 300] [--no-permission-prompts] [--no-sandbox]
                     [--telegram-token-file FILE --telegram-allow ID,ID]
@@ -34,7 +36,9 @@ export const SERVE_USAGE = `usage: rudder serve [--port 4317] [--host 127.0.0.1]
   --no-sandbox runs rudder agents' bash commands outside the sandbox (bubblewrap).
   With a Telegram bot token (--telegram-token-file, or RUDDER_TELEGRAM_TOKEN), each Telegram chat
   with the bot is the channel telegram:<chat id>; only the user or chat ids of --telegram-allow
-  (or RUDDER_TELEGRAM_ALLOW) reach an agent.`;
+  (or RUDDER_TELEGRAM_ALLOW) reach an agent.
+  Requests must name the gateway in Host: a loopback name or --host on its port, or one of
+  --allowed-hosts (a proxy's name; NAME matches any port); others are refused.`;
 
 export const DEMO_HINT =
   "No model credentials, so agents run the offline demo model. To connect a real model, set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN, plus ANTHROPIC_BASE_URL for a compatible server) and restart, or use --engine claude with a logged-in Claude Code.";
@@ -55,6 +59,10 @@ function wholeNumber(
     return new Error(`${flag} needs a whole number of at least ${min} (got "${raw}")`);
   }
   return value;
+}
+
+function listFlag(raw: string | undefined): string[] {
+  return (raw ?? "").split(",").flatMap((entry) => (entry.trim() === "" ? [] : [entry.trim()]));
 }
 
 /** Resolves `--data`, defaulting to `~/.rudder`, and creates it. */
@@ -125,6 +133,7 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
     gateway = await startGateway({
       dataDir: dataDirectory(stringFlag(args, "data"), io.env),
       host: stringFlag(args, "host") ?? "127.0.0.1",
+      allowedHosts: listFlag(stringFlag(args, "allowed-hosts")),
       port: (port as number | undefined) ?? 4317,
       ...(maxLive === undefined ? {} : { maxLive: maxLive as number }),
       ...(idleMinutes === undefined ? {} : { idleMinutes: idleMinutes as number }),
@@ -149,6 +158,7 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
   }
 
   io.stdout.write(`open the page (one-time link): ${gateway.pageLink}\n`);
+  io.stdout.write('  (it works once, within 10 minutes; "rudder link" prints a fresh one)\n');
   if (demo) io.stdout.write(`demo mode: ${DEMO_HINT}\n`);
 
   await new Promise<void>((resolveStop) => {

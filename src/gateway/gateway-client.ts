@@ -21,6 +21,8 @@ export class GatewayRequestError extends Error {
 }
 
 export interface GatewayClient {
+  /** A fresh single-use code for the page's link (`<url>/#code=<code>`), valid 10 minutes. */
+  createLinkCode(): Promise<{ code: string; expiresAt: string }>;
   sendMessage(channelId: string, text: string): Promise<{ id: string; disposition: Disposition }>;
   listSchedules(): Promise<ScheduleRecord[]>;
   addSchedule(schedule: { cron: string; channel: string; prompt: string }): Promise<ScheduleRecord>;
@@ -69,6 +71,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
   }
 
   return {
+    createLinkCode: () => call("POST", "/api/link-codes"),
     sendMessage: (channelId, text) =>
       call("POST", `/api/channels/${encodeURIComponent(channelId)}/messages`, { text }),
     listSchedules: async () =>

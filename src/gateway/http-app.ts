@@ -3,10 +3,12 @@ import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import * as v from "valibot";
 import type { ProcessPool } from "./agent-process.js";
+import type { AllowedHosts } from "./allowed-hosts.js";
 import { tokenMatches } from "./auth-token.js";
 import { CHANNEL_ID_PATTERN, isValidChannelId } from "./channel-source.js";
 import type { EventBus } from "./event-bus.js";
 import type { HttpChannelSource } from "./http-source.js";
+import type { LinkCodes } from "./link-codes.js";
 import type { PermissionRequests } from "./permission-requests.js";
 import { requestGuard } from "./request-guard.js";
 import { GatewayClosedError, type Router } from "./router.js";
@@ -28,6 +30,10 @@ export interface HealthInfo {
 
 export interface HttpAppOptions {
   token: string;
+  /** The `Host` values served; others are refused with 421. */
+  hosts: AllowedHosts;
+  /** The page's link codes, traded for the token by `POST /api/link-codes/redeem`. */
+  linkCodes: LinkCodes;
   source: HttpChannelSource;
   router: Router;
   store: GatewayStore;
@@ -47,6 +53,7 @@ const decisionBody = v.object({
     v.pipe(v.string(), v.maxLength(4000, "message must be at most 4000 characters")),
   ),
 });
+const redeemBody = v.object({ code: v.pipe(v.string(), v.maxLength(200, "code is too long")) });
 const messageBody = v.object({
   text: v.pipe(v.string(), v.minLength(1, "text must not be empty")),
 });
@@ -95,6 +102,11 @@ function issueText(issue: v.BaseIssue<unknown>): string {
   return missing ? `${path} is required` : `${path}: ${issue.message}`;
 }
 
+/** The event stream, which `EventSource` opens without a way to set headers. */
+function takesQueryToken(request: { method: string; path: string }): boolean {
+  return request.method === "GET" && /^\/api\/channels\/[^/]+\/events$/.test(request.path);
+}
+
 function channelParam(value: string | undefined): string {
   if (value === undefined || !isValidChannelId(value)) {
     throw new ApiError("channel ids match [A-Za-z0-9._:-]{1,128}");
@@ -103,9 +115,10 @@ function channelParam(value: string | undefined): string {
 }
 
 /**
- * The gateway's HTTP API and the page. Every `/api` route but
- * `GET /api/health` needs `Authorization: Bearer <token>` (or `?token=`, for
- * EventSource, which cannot set headers). Errors are JSON `{error}` with a
+ * The gateway's HTTP API and the page, for the `Host` values `hosts` allows (see
+ * `requestGuard`). Every `/api` route but `GET /api/health` needs
+ * `Authorization: Bearer <token>`; the event stream also takes `?token=`, as EventSource
+ * cannot set headers (elsewhere `?token=` is a 401). Errors are JSON `{error}` with a
  * 4xx status (401 token, 400 bad body, id or malformed percent-encoding in the path, 404 unknown, 409 conflict, 413 body over 1 MiB,
  * 503 not routing); an unexpected failure is a 500 `{error}` without a stack.
  *
@@ -123,6 +136,8 @@ function channelParam(value: string | undefined): string {
  *   POST   /api/schedules {cron, channel, prompt} -> 201 {schedule} | 400 bad cron
  *   DELETE /api/schedules/:id                -> {deleted: id} | 404
  *   GET    /api/health (no token)            -> {ok, version, engine, demo, hint?}
+ *   POST   /api/link-codes                   -> 201 {code, expiresAt} (for `rudder link`)
+ *   POST   /api/link-codes/redeem {code} (no token) -> {token} | 401 unknown, used or expired
  */
 export function createHttpApp(options: HttpAppOptions): Hono {
   const { router, store, bus, pool, scheduler, permissions } = options;
@@ -141,18 +156,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
       : serveStatic(options.webRoot, context.req.path),
   );
 
-  app.use(requestGuard());
-  app.get("/api/health", (context) => context.json(options.health));
-
-  app.use("/api/*", async (context, next) => {
-    const header = context.req.header("authorization");
-    const bearer = header?.startsWith("Bearer ") ? header.slice(7).trim() : undefined;
-    const given = bearer ?? context.req.query("token");
-    if (!tokenMatches(options.token, given)) {
-      return context.json({ error: "missing or wrong bearer token" }, 401);
-    }
-    await next();
-  });
+  app.use(requestGuard(options.hosts));
   app.use(
     "/api/*",
     bodyLimit({
@@ -164,6 +168,41 @@ export function createHttpApp(options: HttpAppOptions): Hono {
       },
     }),
   );
+
+  app.get("/api/health", (context) => context.json(options.health));
+  app.post("/api/link-codes/redeem", async (context) => {
+    const { code } = await readJson(context.req.raw, redeemBody);
+    if (!options.linkCodes.redeem(code)) {
+      return context.json(
+        {
+          error:
+            "this link's code is unknown, expired or already used (a link works once, within 10 minutes); run `rudder link` for a fresh one",
+        },
+        401,
+      );
+    }
+    return context.json({ token: options.token });
+  });
+
+  app.use("/api/*", async (context, next) => {
+    const header = context.req.header("authorization");
+    const bearer = header?.startsWith("Bearer ") ? header.slice(7).trim() : undefined;
+    const query = context.req.query("token");
+    if (bearer === undefined && query !== undefined && !takesQueryToken(context.req)) {
+      return context.json(
+        {
+          error:
+            "?token= is accepted only on GET /api/channels/:id/events; send Authorization: Bearer <token>",
+        },
+        401,
+      );
+    }
+    if (!tokenMatches(options.token, bearer ?? query)) {
+      return context.json({ error: "missing or wrong bearer token" }, 401);
+    }
+    await next();
+  });
+  app.post("/api/link-codes", (context) => context.json(options.linkCodes.issue(), 201));
 
   app.get("/api/channels", async (context) => {
     const channels = await store.listChannels();

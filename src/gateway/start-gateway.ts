@@ -3,11 +3,13 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { serve } from "@hono/node-server";
 import type { ClaudeProcessOptions } from "../claude-cli/claude-process.js";
+import { AllowedHosts } from "./allowed-hosts.js";
 import { loadOrCreateToken } from "./auth-token.js";
 import type { ChannelSource, SourceContext } from "./channel-source.js";
 import { EventBus } from "./event-bus.js";
 import { createHttpApp } from "./http-app.js";
 import { HttpChannelSource } from "./http-source.js";
+import { LinkCodes } from "./link-codes.js";
 import { packageRoot, packageVersion } from "./package-info.js";
 import { PermissionRequests } from "./permission-requests.js";
 import { RegistryProcessPool } from "./process-pool.js";
@@ -34,6 +36,11 @@ export interface GatewayOptions {
   dataDir: string;
   /** Default 127.0.0.1. */
   host?: string;
+  /**
+   * `Host` values served besides the loopback names and `host` (on the gateway's port), each
+   * `name` (any port) or `name:port`: what a reverse proxy or another name forwards.
+   */
+  allowedHosts?: string[];
   /** Default 4317; 0 picks a free port. */
   port?: number;
   /** Kept agent processes at most; default 8. */
@@ -74,8 +81,13 @@ export interface GatewayOptions {
 export interface RunningGateway {
   url: string;
   token: string;
-  /** One-time link for the page: it keeps the token and removes it from the address. */
+  /**
+   * The page's link printed at start: `<url>/#code=<code>`, a code the page trades for the
+   * token once, within 10 minutes, so that a log keeping the link keeps no working credential.
+   */
   pageLink: string;
+  /** Another such link, with a fresh code. */
+  newPageLink(): string;
   close(): Promise<void>;
 }
 
@@ -168,8 +180,13 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const closing = new AbortController();
   // Every open event stream listens for shutdown on this one signal.
   setMaxListeners(0, closing.signal);
+  const host = options.host ?? "127.0.0.1";
+  const hosts = new AllowedHosts(host, options.allowedHosts);
+  const linkCodes = new LinkCodes();
   const app = createHttpApp({
     token,
+    hosts,
+    linkCodes,
     source: httpSource,
     router,
     store,
@@ -189,7 +206,6 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     },
   });
 
-  const host = options.host ?? "127.0.0.1";
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const started = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 4317 }, () =>
       resolve(started),
@@ -197,6 +213,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     started.once("error", reject);
   });
   const { port } = server.address() as AddressInfo;
+  hosts.setPort(port);
 
   let closed: Promise<void> | undefined;
   const close = () => {
@@ -249,7 +266,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   if (options.signal?.aborted) await close();
 
   const url = `http://${linkHost(host)}:${port}`;
-  const pageLink = `${url}/#token=${token}`;
+  const newPageLink = () => `${url}/#code=${linkCodes.issue().code}`;
   log(`gateway: listening on ${url}`);
-  return { url, token, pageLink, close };
+  return { url, token, pageLink: newPageLink(), newPageLink, close };
 }

@@ -79,9 +79,12 @@ describe("the web page, with the fake Claude Code CLI as the agents", () => {
   });
 
   it("takes the one-time link, streams a turn, shows a steer, and ends with the reply", async () => {
+    expect(gateway.pageLink).not.toContain(gateway.token);
     await page.goto(gateway.pageLink);
+    await expect
+      .poll(() => page.evaluate('localStorage.getItem("rudder.token")'))
+      .toBe(gateway.token);
     expect(new URL(page.url()).hash).toBe("");
-    expect(await page.evaluate('localStorage.getItem("rudder.token")')).toBe(gateway.token);
     await expect.poll(() => page.getByTestId("demo-banner").textContent()).toContain(demoHint);
     expect(await page.getByTestId("demo-banner").textContent()).toContain(
       "Demo model: replies are scripted",
@@ -182,19 +185,29 @@ describe("the web page, with the fake Claude Code CLI as the agents", () => {
     await runner.waitFor({ state: "detached" });
   });
 
-  it("asks for the one-time link when it has no token or a wrong one", async () => {
+  it("asks for a link when it has no token, a spent code or a wrong token", async () => {
     const notice = page.getByTestId("auth-notice");
     await page.evaluate('localStorage.removeItem("rudder.token")');
     await page.goto(gateway.url);
     await notice.waitFor();
-    expect(await notice.textContent()).toContain("one-time link");
+    expect(await notice.textContent()).toContain("needs a link from the gateway");
+    expect(await notice.textContent()).toContain("rudder link");
+
+    // The link printed at start was traded by the first test: it is spent.
+    await page.goto("about:blank");
+    await page.goto(gateway.pageLink);
+    await expect.poll(() => notice.textContent()).toContain("This link did not work");
+    expect(await notice.textContent()).toContain("already used");
+    expect(await page.evaluate('localStorage.getItem("rudder.token")')).toBe(null);
 
     await page.goto("about:blank");
-    await page.goto(`${gateway.url}/#token=not-the-token`);
+    await page.goto(gateway.url);
+    await page.evaluate('localStorage.setItem("rudder.token", "not-the-token")');
+    await page.reload();
     await expect.poll(() => notice.textContent()).toContain("did not accept");
 
     await page.goto("about:blank");
-    await page.goto(gateway.pageLink);
+    await page.goto(gateway.newPageLink());
     await page.locator('[data-testid="connection"][data-status="open"]').waitFor();
     expect(await notice.isHidden()).toBe(true);
   });
@@ -254,7 +267,7 @@ describe("the web page, with rudder agents on the fake Messages API", () => {
   });
 
   it("streams text and a tool call, takes a steer during the tool, and shows the reply", async () => {
-    await page.goto(gateway.pageLink);
+    await page.goto(gateway.newPageLink());
     expect(await page.getByTestId("demo-banner").isHidden()).toBe(true);
     await page.getByTestId("new-channel-input").fill(channel);
     await page.getByTestId("new-channel-input").press("Enter");
@@ -314,7 +327,7 @@ describe("the web page's routing labels", () => {
     const tab = await harness.openTab();
     page = tab.page;
     try {
-      await page.goto(gateway.pageLink);
+      await page.goto(gateway.newPageLink());
       await page.locator('[data-testid="connection"][data-status="open"]').waitFor();
       await body(tab.pageErrors);
     } finally {
@@ -381,7 +394,7 @@ describe("the web page's permission prompts", () => {
     const tab = await harness.openTab();
     page = tab.page;
     try {
-      await page.goto(gateway.pageLink);
+      await page.goto(gateway.newPageLink());
       await page.locator('[data-testid="connection"][data-status="open"]').waitFor();
       await page.getByTestId("composer-input").fill("make the file");
       await page.getByTestId("composer-input").press("Enter");
@@ -403,7 +416,7 @@ describe("the web page's permission prompts", () => {
       // A tab opened while the request waits shows it too, and sees it settled from here.
       const later = await harness.openTab();
       try {
-        await later.page.goto(gateway.pageLink);
+        await later.page.goto(gateway.newPageLink());
         const elsewhere = later.page.locator('[data-testid="permission-request"]');
         await elsewhere.and(later.page.locator('[data-state="pending"]')).waitFor();
         expect(await elsewhere.count()).toBe(1);
@@ -433,7 +446,7 @@ describe("the web page's permission prompts", () => {
     const tab = await harness.openTab();
     page = tab.page;
     try {
-      await page.goto(gateway.pageLink);
+      await page.goto(gateway.newPageLink());
       await page.locator('[data-testid="connection"][data-status="open"]').waitFor();
       await page.getByTestId("composer-input").fill("make another file");
       await page.getByTestId("composer-input").press("Enter");

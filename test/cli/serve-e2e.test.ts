@@ -38,7 +38,7 @@ beforeAll(async () => {
   });
   await waitUntil(() => /one-time link\): (\S+)/.test(server.stdout()), 20_000);
   const link = /one-time link\): (\S+)/.exec(server.stdout())?.[1] ?? "";
-  url = link.replace(/\/#token=.*/, "");
+  url = link.replace(/\/#code=.*/, "");
 });
 
 afterAll(async () => {
@@ -54,6 +54,32 @@ describe("rudder serve with no credentials", () => {
     expect(server.stdout()).toContain("ANTHROPIC_API_KEY");
     const health = await (await fetch(`${url}/api/health`)).json();
     expect(health).toMatchObject({ ok: true, demo: true, engine: "rudder" });
+  });
+
+  it("prints a link holding a single-use code, not the token, and rudder link prints fresh ones", async () => {
+    const token = readFileSync(join(root, "data", "token"), "utf8").trim();
+    expect(server.stdout() + server.stderr()).not.toContain(token);
+    expect(server.stdout()).toContain("it works once, within 10 minutes");
+    const redeem = async (link: string) => {
+      const code = new URL(link).hash.replace(/^#code=/, "");
+      const response = await fetch(`${url}/api/link-codes/redeem`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ code }),
+      });
+      return { status: response.status, body: (await response.json()) as { token?: string } };
+    };
+    const printed = /one-time link\): (\S+)/.exec(server.stdout())?.[1] ?? "";
+    expect(await redeem(printed)).toEqual({ status: 200, body: { token } });
+    expect((await redeem(printed)).status).toBe(401);
+    const fresh = await runToEnd(["link", "--url", url, "--data", join(root, "data")]);
+    expect(fresh.code).toBe(0);
+    expect(fresh.stdout).toMatch(new RegExp(`^${url}/#code=[A-Za-z0-9_-]+\n$`));
+    expect(fresh.stdout).not.toContain(token);
+    expect((await redeem(fresh.stdout.trim())).body.token).toBe(token);
+    const noGateway = await runToEnd(["link", "--data", join(root, "no-such-data")]);
+    expect(noGateway.code).toBe(2);
+    expect(noGateway.stderr).toContain("no gateway token");
   });
 
   it("answers a message sent with rudder send, through a rudder agent on the demo model", async () => {

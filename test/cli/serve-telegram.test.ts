@@ -54,7 +54,7 @@ async function stop(run: RudderRun): Promise<number | null> {
 }
 
 function gatewayUrl(run: RudderRun): string {
-  return (/one-time link\): (\S+)/.exec(run.stdout())?.[1] ?? "").replace(/\/#token=.*/, "");
+  return (/one-time link\): (\S+)/.exec(run.stdout())?.[1] ?? "").replace(/\/#code=.*/, "");
 }
 
 async function api<T>(run: RudderRun, data: string, path: string): Promise<T> {

@@ -18,16 +18,19 @@ import type {
 const channelKey = "rudder.channel";
 const defaultChannel = "web";
 
-const token = takeToken();
+const { token, linkError } = await takeToken();
 const api = new ApiClient(token, showAuthNotice);
-if (!token) showAuthNotice();
+if (!token || linkError) showAuthNotice();
 
 function showAuthNotice(): void {
   const notice = byTestId("auth-notice");
-  notice.textContent = token
-    ? "The gateway did not accept this page's token. Open the link that `rudder serve` " +
-      "printed (it ends in #token=...)."
-    : "This page needs the one-time link that `rudder serve` printed (it ends in #token=...).";
+  const fresh =
+    "Run `rudder link` for a fresh link (the one `rudder serve` printed works once, within 10 minutes).";
+  notice.textContent = linkError
+    ? `This link did not work: ${linkError}.${token ? "" : ` ${fresh}`}`
+    : token
+      ? `The gateway did not accept this page's token. ${fresh}`
+      : `This page needs a link from the gateway (it ends in #code=...). ${fresh}`;
   notice.hidden = false;
 }
 
