@@ -268,6 +268,9 @@ export async function createAgentSetup(
     rules,
     workspace,
     home,
+    // The gate lets a confined command run unasked (`autoAllowBashIfSandboxed`); one that
+    // runs unconfined (excluded, sandbox off or unavailable) is judged strictly.
+    bashSandboxed: (command) => sandbox.policy.autoAllowBash && sandbox.confines(command),
     hooks,
     background: new BackgroundManager({ workspace, sandbox }),
     systemPrompt,
