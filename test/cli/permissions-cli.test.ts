@@ -3,7 +3,7 @@
  * terminal: the gateway runs rudder on the fake Messages API, the model runs
  * `rm`, which rudder's gate asks about, and the CLI decides.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -27,6 +27,12 @@ beforeAll(async () => {
     }),
   });
   workspace = mkdtempSync(join(tmpdir(), "rudder-permissions-cli-"));
+  // The user asks about rm (in the sandbox, only ask rules and the deny list stop a command).
+  mkdirSync(join(workspace, ".rudder"), { recursive: true });
+  writeFileSync(
+    join(workspace, ".rudder", "settings.json"),
+    '{"permissions":{"ask":["Bash(rm:*)"]}}',
+  );
   gateway = await startTestGateway({
     prefix: "permissions-cli",
     engine: {

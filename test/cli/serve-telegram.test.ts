@@ -76,6 +76,12 @@ beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), "rudder-serve-telegram-"));
   mkdirSync(join(root, "home"));
   mkdirSync(join(root, "workspace"));
+  // The user asks about rm (in the sandbox, only ask rules and the deny list stop a command).
+  mkdirSync(join(root, "workspace", ".rudder"), { recursive: true });
+  writeFileSync(
+    join(root, "workspace", ".rudder", "settings.json"),
+    '{"permissions":{"ask":["Bash(rm:*)"]}}',
+  );
   messagesApi = await startFakeMessagesApi({
     fallback: (request) => {
       const results = lastToolResults(request);

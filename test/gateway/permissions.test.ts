@@ -4,7 +4,7 @@
  * gateway holds the tool call until a person (here: the test) decides, the timeout
  * denies it, or the turn ends.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -43,6 +43,12 @@ let workspace: string;
 beforeAll(async () => {
   api = await startFakeMessagesApi({ fallback: echoFallback });
   workspace = mkdtempSync(join(tmpdir(), "rudder-permissions-"));
+  // The user asks about rm (in the sandbox, only ask rules and the deny list stop a command).
+  mkdirSync(join(workspace, ".rudder"), { recursive: true });
+  writeFileSync(
+    join(workspace, ".rudder", "settings.json"),
+    '{"permissions":{"ask":["Bash(rm:*)"]}}',
+  );
 });
 
 afterAll(async () => {

@@ -6,6 +6,7 @@ import { type DispatchContext, dispatchToolUse } from "../../src/agent/tool-disp
 import { evaluatePermission } from "../../src/permissions/evaluate.js";
 import { emptyRules, type PermissionRules } from "../../src/permissions/types.js";
 import { createBashTool } from "../../src/tools/bash-tool.js";
+import { NO_BUBBLEWRAP, sandboxFixture } from "../sandbox/sandbox-helpers.js";
 import { readCorpus } from "./corpus.js";
 
 /**
@@ -88,3 +89,56 @@ describe("the bypass corpus, run for real without the sandbox", () => {
     expect(existsSync(canary)).toBe(false);
   });
 });
+
+/**
+ * The same corpus in the real sandbox (bubblewrap), as `rudder run` sets it up:
+ * the gate lets everything but the deny list run, so every such command runs,
+ * against a scratch folder outside the workspace and outside /tmp (which the
+ * sandbox replaces), and the canary outlives each one.
+ */
+describe.skipIf(NO_BUBBLEWRAP !== undefined)(
+  "the bypass corpus, run for real in the sandbox",
+  () => {
+    const fixture = sandboxFixture();
+    afterAll(() => fixture.cleanup());
+    const target = join(fixture.outside, "target");
+    const sandboxCanary = join(target, "canary");
+    const entries = readCorpus("bypasses").map((entry) => ({
+      ...entry,
+      command: entry.command.replaceAll("SCRATCH", target),
+    }));
+    const sandboxContext = (): DispatchContext => ({
+      tools: [createBashTool({ sandbox: fixture.sandbox })],
+      rules: emptyRules(),
+      workspace: fixture.workspace,
+      home: fixture.home,
+      bashSandboxed: (command) => fixture.sandbox.confines(command),
+      sessionId: "corpus-sandbox",
+      emit: () => {},
+      signal: AbortSignal.timeout(120_000),
+    });
+
+    it("runs all but the deny list, and the canary outlives every command", async () => {
+      const ran: string[] = [];
+      for (const entry of entries) {
+        rmSync(target, { recursive: true, force: true });
+        mkdirSync(target, { recursive: true });
+        writeFileSync(sandboxCanary, "still here\n");
+        const block = {
+          type: "tool_use" as const,
+          id: "corpus",
+          name: "bash",
+          input: { command: entry.command, timeout: 10_000 },
+        };
+        const result = await dispatchToolUse(block, sandboxContext());
+        const denied = String(result.content).startsWith("Permission denied");
+        expect(denied, entry.command).toBe(entry.on === "deny");
+        expect(String(result.content), entry.command).not.toContain("sandbox cannot start");
+      if (!denied) ran.push(entry.command);
+        expect(existsSync(sandboxCanary), entry.command).toBe(true);
+      }
+      expect(ran.length).toBe(entries.filter((entry) => entry.on === "allow").length);
+      expect(ran.length).toBeGreaterThan(150);
+    }, 300_000);
+  },
+);
