@@ -134,7 +134,7 @@ describe.skipIf(NO_BUBBLEWRAP !== undefined)(
         const denied = String(result.content).startsWith("Permission denied");
         expect(denied, entry.command).toBe(entry.on === "deny");
         expect(String(result.content), entry.command).not.toContain("sandbox cannot start");
-      if (!denied) ran.push(entry.command);
+        if (!denied) ran.push(entry.command);
         expect(existsSync(sandboxCanary), entry.command).toBe(true);
       }
       expect(ran.length).toBe(entries.filter((entry) => entry.on === "allow").length);
