@@ -1,4 +1,5 @@
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -28,13 +29,19 @@ describe("rudder chat in a terminal", () => {
   let seen: Set<number>;
   const remember = (): void => chat.remember();
 
+  // The user asks about rm (in the sandbox, only ask rules and the deny list stop a command).
+  const settingsFolder = mkdtempSync(join(tmpdir(), "rudder-chat-settings-"));
+  const settings = join(settingsFolder, "settings.json");
+  writeFileSync(settings, JSON.stringify({ permissions: { ask: ["Bash(rm:*)"] } }));
+
   beforeAll(async () => {
-    chat = await startChatUnderTmux("chat", []);
+    chat = await startChatUnderTmux("chat", ["--settings", settings]);
     ({ api, workspace, tmux, seen } = chat);
   });
 
   afterAll(async () => {
     await chat?.close();
+    rmSync(settingsFolder, { recursive: true, force: true });
   });
 
   it("starts at a prompt, and a blank line only re-prompts", async () => {

@@ -129,9 +129,12 @@ describe.skipIf(NO_BUBBLEWRAP !== undefined)(`rudder run's sandbox ${NO_BUBBLEWR
     expect(existsSync(join(outside, "on"))).toBe(false);
 
     api.push({ toolUse: { name: "bash", input: { command: `touch ${outside}/off` } } });
+    // Unconfined, a write is asked about (headless: denied) unless an allow rule covers it.
     const off = rudder([
       "run",
       "--no-sandbox",
+      "--allowedTools",
+      "Bash(touch:*)",
       "--output-format",
       "stream-json",
       "--verbose",
