@@ -35,6 +35,11 @@ export interface RunTurnOptions {
    * then resolves with the CLI's own error result for an interrupted turn.
    */
   signal?: AbortSignal | undefined;
+  /**
+   * The text is a command for the CLI itself (`/compact keep the API notes`), sent as it
+   * is: not fenced as external content, which would hide the slash from the CLI.
+   */
+  command?: boolean | undefined;
 }
 
 export type SteerStatus = "steered" | "ran_as_turn" | "process_dead";

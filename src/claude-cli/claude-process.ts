@@ -103,7 +103,7 @@ export class ClaudeProcess {
     this.inflight = true;
     this.lastActive = performance.now();
     turn.start();
-    this.#sendMessage(turn, randomUUID(), text, false);
+    this.#sendMessage(turn, randomUUID(), text, false, options.command === true);
     return turn.result;
   }
 
@@ -179,10 +179,16 @@ export class ClaudeProcess {
     return child;
   }
 
-  #sendMessage(turn: ActiveTurn, uuid: string, text: string, steered: boolean): void {
+  #sendMessage(
+    turn: ActiveTurn,
+    uuid: string,
+    text: string,
+    steered: boolean,
+    command = false,
+  ): void {
     turn.state.addMessage(uuid, text, steered);
     // A failed write is not reported here: the child's exit settles the turn.
-    turn.child.write(userLine(text, uuid)).catch(() => {});
+    turn.child.write(userLine(text, uuid, command)).catch(() => {});
   }
 
   #onTimeout(turn: ActiveTurn, timeoutMs: number): void {

@@ -112,6 +112,15 @@ export class RunnerRegistry {
     return true;
   }
 
+  /**
+   * Stops the channel's process (if any) and forgets its session, so the channel's next
+   * process starts a new conversation instead of resuming the old one.
+   */
+  async forget(channelId: string): Promise<void> {
+    await this.stop(channelId);
+    this.#sessions.delete(channelId);
+  }
+
   /** Stops every process and forgets them; resolves once none is alive. */
   async stopAll(): Promise<void> {
     const all = [...this.#processes];

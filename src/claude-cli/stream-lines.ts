@@ -1,11 +1,11 @@
 import { wrapExternalContent } from "./external-content.js";
 import { isRecord } from "./turn-result.js";
 
-/** A user message line; the text is fenced as external content. */
-export function userLine(text: string, uuid: string): Record<string, unknown> {
+/** A user message line; the text is fenced as external content unless it is a `command`. */
+export function userLine(text: string, uuid: string, command = false): Record<string, unknown> {
   return {
     type: "user",
-    message: { role: "user", content: wrapExternalContent(text) },
+    message: { role: "user", content: command ? text : wrapExternalContent(text) },
     parent_tool_use_id: null,
     uuid,
   };

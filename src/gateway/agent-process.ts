@@ -26,6 +26,8 @@ export interface AgentTurnOptions {
   /** Every parsed stdout line of the child, when the process offers it. */
   onEvent?: (line: unknown) => void;
   timeoutMs?: number;
+  /** The text is a command for the agent's CLI (`/compact`), sent unfenced. */
+  command?: boolean;
 }
 
 export interface AgentProcess {
@@ -62,6 +64,8 @@ export interface ProcessPool {
   list(): RunnerInfo[];
   /** Stops the channel's kept process; false when it has none. */
   stop(channelId: string): Promise<boolean>;
+  /** Stops the channel's kept process and forgets its session (a new conversation next). */
+  forget(channelId: string): Promise<void>;
   stopAll(): Promise<void>;
 }
 

@@ -1,4 +1,4 @@
-import type { GatewayEvent } from "./events.js";
+import type { Disposition, GatewayEvent } from "./events.js";
 import type { PermissionRequests } from "./permission-requests.js";
 
 /** Extra facts an inbound source attaches to a message (sender, thread, platform ids). */
@@ -7,7 +7,7 @@ export type DeliveryMeta = Record<string, unknown>;
 /** What routing answers a source for each message it delivers. */
 export interface SourceDelivery {
   id: string;
-  disposition: "started" | "steered" | "one_shot" | "deferred";
+  disposition: Disposition;
 }
 
 /**

@@ -1,8 +1,14 @@
 import type { AgentEvent } from "../agent/events.js";
+import type { ContextUsage } from "./context-usage.js";
 
 export type MessageState = "received" | "steered" | "answered" | "deferred" | "failed";
 
-export type Disposition = "started" | "steered" | "one_shot" | "deferred";
+/**
+ * How a message was routed: it started a turn, steered the one in flight, ran on a one-shot
+ * process, waits for a rate limit (`deferred`) or for a command to finish (`queued`), or was
+ * itself a command (`/compact`, `/clear`).
+ */
+export type Disposition = "started" | "steered" | "one_shot" | "deferred" | "queued" | "command";
 
 /** A stored message as the API returns it. */
 export interface StoredMessage {
@@ -13,8 +19,11 @@ export interface StoredMessage {
   state: MessageState | null;
   /** For replies: the user message they answer. */
   replyTo: string | null;
-  /** `reply`, `fallback`, `error`, or `user`. */
-  kind: "user" | "reply" | "fallback" | "error";
+  /**
+   * `reply`, `fallback`, `error`, or `user`; `compaction` and `reset` mark where the
+   * agent's context was compacted or a new conversation began (the page's dividers).
+   */
+  kind: "user" | "reply" | "fallback" | "error" | "compaction" | "reset";
   createdAt: string;
 }
 
@@ -50,6 +59,10 @@ export type GatewayEvent = (
   | { type: "reply"; message: StoredMessage }
   | { type: "fallback"; message: StoredMessage; retryAt: string }
   | { type: "error"; message: StoredMessage }
+  /** A divider: the context was compacted (`kind: "compaction"`) or reset (`kind: "reset"`). */
+  | { type: "notice"; message: StoredMessage }
+  /** How full the channel's context is after a turn or a command; null once reset. */
+  | { type: "context_usage"; usage: ContextUsage | null }
   | { type: "permission_request"; request: PermissionRequestInfo }
   | {
       type: "permission_resolved";

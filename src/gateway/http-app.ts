@@ -5,6 +5,7 @@ import * as v from "valibot";
 import type { ProcessPool } from "./agent-process.js";
 import type { AllowedHosts } from "./allowed-hosts.js";
 import { tokenMatches } from "./auth-token.js";
+import type { CommandOutcome } from "./channel-commands.js";
 import { CHANNEL_ID_PATTERN, isValidChannelId } from "./channel-source.js";
 import type { EventBus } from "./event-bus.js";
 import type { HttpChannelSource } from "./http-source.js";
@@ -54,6 +55,11 @@ const decisionBody = v.object({
   ),
 });
 const redeemBody = v.object({ code: v.pipe(v.string(), v.maxLength(200, "code is too long")) });
+const compactBody = v.object({
+  instructions: v.optional(
+    v.pipe(v.string(), v.maxLength(4000, "instructions must be at most 4000 characters")),
+  ),
+});
 const messageBody = v.object({
   text: v.pipe(v.string(), v.minLength(1, "text must not be empty")),
 });
@@ -77,15 +83,21 @@ const scheduleBody = v.pipe(
 
 /** A request the API refuses, with the status and the `{error}` text it answers. */
 class ApiError extends HTTPException {
-  constructor(message: string, status: 400 | 404 | 409 = 400) {
+  constructor(message: string, status: 400 | 404 | 409 | 502 = 400) {
     super(status, { message });
   }
 }
 
-async function readJson<T>(request: Request, schema: v.GenericSchema<unknown, T>): Promise<T> {
+/** The body as `schema` wants it; with `optional`, an empty body reads as `{}`. */
+async function readJson<T>(
+  request: Request,
+  schema: v.GenericSchema<unknown, T>,
+  optional = false,
+): Promise<T> {
   let body: unknown;
   try {
-    body = await request.json();
+    const text = await request.text();
+    body = optional && text.trim() === "" ? {} : JSON.parse(text);
   } catch {
     throw new ApiError("the body must be valid JSON");
   }
@@ -123,6 +135,10 @@ function channelParam(value: string | undefined): string {
  * 503 not routing); an unexpected failure is a 500 `{error}` without a stack.
  *
  *   POST   /api/channels/:id/messages {text} -> 202 {id, disposition}
+ *   POST   /api/channels/:id/compact {instructions?} -> {command, preTokens, postTokens,
+ *                                                contextWindow, sessionId, message} once done
+ *                                             | 404 unknown | 409 nothing to compact | 502 failed
+ *   POST   /api/channels/:id/reset           -> {command, previousSessionId, message} once done
  *   GET    /api/channels                     -> {channels: [ChannelRecord + {inflight, live}]}
  *   GET    /api/channels/:id/messages[?limit] -> {messages: [MessageRecord]} (unknown: [])
  *   GET    /api/channels/:id/events          -> SSE of GatewayEvent (see sse-route.ts)
@@ -221,6 +237,31 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     const { text } = await readJson(context.req.raw, messageBody);
     const delivery = await options.source.deliver(channelId, text);
     return context.json(delivery, 202);
+  });
+
+  /** A command's answer once it is done: what it did and its divider, or why it failed. */
+  const command = async (
+    channelId: string,
+    run: () => Promise<CommandOutcome>,
+  ): Promise<Omit<Extract<CommandOutcome, { ok: true }>, "ok">> => {
+    if ((await store.getChannel(channelId)) === null) {
+      throw new ApiError(`no channel ${channelId}`, 404);
+    }
+    const outcome = await run();
+    if (!outcome.ok) throw new ApiError(outcome.error, outcome.status);
+    const { ok: _, ...answer } = outcome;
+    return answer;
+  };
+
+  app.post("/api/channels/:id/compact", async (context) => {
+    const channelId = channelParam(context.req.param("id"));
+    const { instructions } = await readJson(context.req.raw, compactBody, true);
+    return context.json(await command(channelId, () => router.compact(channelId, instructions)));
+  });
+
+  app.post("/api/channels/:id/reset", async (context) => {
+    const channelId = channelParam(context.req.param("id"));
+    return context.json(await command(channelId, () => router.reset(channelId)));
   });
 
   app.get("/api/channels/:id/messages", async (context) => {

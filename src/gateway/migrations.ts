@@ -55,6 +55,10 @@ export const migrations: readonly string[] = [
     created_at TEXT NOT NULL
   );
   `,
+  `
+  ALTER TABLE channels ADD COLUMN context_tokens INTEGER;
+  ALTER TABLE channels ADD COLUMN context_window INTEGER;
+  `,
 ];
 
 /** The schema version a fully migrated database reports. */

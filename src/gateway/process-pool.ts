@@ -99,6 +99,10 @@ export class RegistryProcessPool implements ProcessPool {
     return this.registry.stop(channelId);
   }
 
+  async forget(channelId: string): Promise<void> {
+    await this.registry.forget(channelId);
+  }
+
   async stopAll(): Promise<void> {
     const oneShots = [...this.#oneShots].map((process) => process.stop());
     await Promise.allSettled([this.registry.close(), ...oneShots]);

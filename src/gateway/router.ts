@@ -1,12 +1,18 @@
-import type { AgentProcess, AgentTurnResult, ProcessPool, TurnFailure } from "./agent-process.js";
+import type { AgentTurnResult, ProcessPool, TurnFailure } from "./agent-process.js";
+import { type ChannelCommand, parseChannelCommand } from "./channel-command.js";
+import { ChannelCommands, type CommandOutcome } from "./channel-commands.js";
+import { type ActiveTurn, type ChannelState, newChannelState } from "./channel-state.js";
+import { ContextUsageTracker } from "./context-usage.js";
 import type { EventBus } from "./event-bus.js";
 import type { Disposition, GatewayEvent, MessageState } from "./events.js";
+import { GatewayClosedError } from "./gateway-closed-error.js";
 import { IdleOutput } from "./idle-output.js";
 import { RetryTimers } from "./retry-timers.js";
 import { type SettledMessage, Settlements, storedMessage } from "./settlements.js";
 import type { GatewayStore, MessageRecord } from "./store.js";
 import { TurnEvents } from "./turn-events.js";
-import { classifyTurnError, errorText, fallbackText, matchPendingSteers } from "./turn-failure.js";
+import { classifyTurnError } from "./turn-failure.js";
+import { TurnSettlement } from "./turn-settlement.js";
 
 export interface RouterOptions {
   store: GatewayStore;
@@ -23,39 +29,12 @@ export interface RouterOptions {
   onTurnEnd?: (channelId: string) => void;
 }
 
-/** A message delivered while the gateway is not routing (starting, shutting down): 503. */
-export class GatewayClosedError extends Error {
-  override readonly name = "GatewayClosedError";
-
-  constructor(message = "the gateway is shutting down") {
-    super(message);
-  }
-}
+export { GatewayClosedError };
 
 /** What `POST /api/channels/:id/messages` answers. */
 export interface Delivery {
   id: string;
   disposition: Disposition;
-}
-
-interface ActiveTurn {
-  process: AgentProcess;
-  oneShot: boolean;
-  starter: MessageRecord;
-  /** Messages steered into this turn whose `steer()` said `steered`. */
-  steered: MessageRecord[];
-  /** `steer()` calls not yet settled; the turn's end waits for them. */
-  steerCalls: Set<Promise<unknown>>;
-  /** Set once `runTurn` settled: later messages wait in the channel's backlog. */
-  ended: boolean;
-}
-
-interface ChannelState {
-  id: string;
-  turn: ActiveTurn | null;
-  sessionId: string | null;
-  /** Messages that arrived while a finished turn was being settled. */
-  backlog: MessageRecord[];
 }
 
 /**
@@ -76,15 +55,33 @@ export class Router {
   #closed = false;
 
   readonly #idleOutput: IdleOutput;
+  readonly #commands: ChannelCommands;
+  readonly #outcomes: TurnSettlement;
 
   constructor(options: RouterOptions) {
     this.#options = options;
     this.#settlements = new Settlements(options.store, options.bus);
+    this.#outcomes = new TurnSettlement(
+      this.#settlements,
+      this.#retries,
+      options.rateLimitRetryMs ?? 60_000,
+    );
+    const onSession = (channelId: string, sessionId: string) =>
+      this.#track(this.#rememberSession(this.#channel(channelId), sessionId));
+    const { store, pool, bus, turnTimeoutMs } = options;
+    const settlements = this.#settlements;
+    this.#commands = new ChannelCommands({
+      store,
+      pool,
+      bus,
+      settlements,
+      turnTimeoutMs,
+      onSession,
+    });
     this.#idleOutput = new IdleOutput({
-      store: options.store,
-      bus: options.bus,
-      onSession: (channelId, sessionId) =>
-        this.#track(this.#rememberSession(this.#channel(channelId), sessionId)),
+      store,
+      bus,
+      onSession,
       track: (work) => this.#track(work),
     });
   }
@@ -128,11 +125,27 @@ export class Router {
 
   /** What a channel's agent said between turns (see `IdleOutput`). */
   acceptIdleLine(channelId: string, line: Record<string, unknown>): void {
-    if (!this.#closed) this.#idleOutput.accept(channelId, line);
+    if (this.#closed) return;
+    this.#observe(this.#channel(channelId), line);
+    this.#idleOutput.accept(channelId, line);
   }
 
   inflight(channelId: string): boolean {
-    return this.#channels.get(channelId)?.turn != null;
+    const channel = this.#channels.get(channelId);
+    return channel !== undefined && (channel.turn !== null || channel.commands.busy);
+  }
+
+  /**
+   * Compacts the channel's conversation once its agent is idle (messages that come
+   * meanwhile wait); resolves when done, with the tokens before and after.
+   */
+  compact(channelId: string, instructions = ""): Promise<CommandOutcome> {
+    return this.#command(this.#channel(channelId), { name: "compact", instructions });
+  }
+
+  /** Starts the channel on a new conversation once its agent is idle; resolves when done. */
+  reset(channelId: string): Promise<CommandOutcome> {
+    return this.#command(this.#channel(channelId), { name: "reset" });
   }
 
   /**
@@ -142,6 +155,7 @@ export class Router {
   async close(): Promise<void> {
     this.#closed = true;
     this.#retries.close();
+    for (const channel of this.#channels.values()) channel.commands.close();
   }
 
   /** Waits for routing work started so far (tests and shutdown). */
@@ -152,12 +166,7 @@ export class Router {
   #channel(channelId: string): ChannelState {
     let channel = this.#channels.get(channelId);
     if (!channel) {
-      channel = {
-        id: channelId,
-        turn: null,
-        sessionId: null,
-        backlog: [],
-      };
+      channel = newChannelState(channelId);
       this.#channels.set(channelId, channel);
     }
     return channel;
@@ -178,6 +187,7 @@ export class Router {
   /** Chooses the route synchronously (so concurrent messages see each other), then acts. */
   #dispatch(message: MessageRecord, fresh: boolean): Disposition {
     const channel = this.#channel(message.channelId);
+    const command = message.kind === "user" ? parseChannelCommand(message.text) : null;
     const announce = (disposition: Disposition, state: MessageState) => {
       const current = { ...storedMessage(message), state };
       if (fresh) {
@@ -196,10 +206,20 @@ export class Router {
         });
       }
     };
+    if (command !== null) {
+      announce("command", "received");
+      this.#track(this.#command(channel, command, message));
+      return "command";
+    }
+    if (channel.commands.busy) {
+      announce("queued", "received");
+      channel.backlog.push(message);
+      return "queued";
+    }
     const retryAt = this.#retries.pendingUntil(channel.id);
     if (retryAt !== null) {
       announce("deferred", "deferred");
-      this.#track(this.#defer(channel, [message], new Date(retryAt)));
+      this.#track(this.#outcomes.defer([message], new Date(retryAt)));
       return "deferred";
     }
     const active = channel.turn;
@@ -255,50 +275,58 @@ export class Router {
       if (turn.oneShot) this.#track(pool.releaseOneShot(process));
       if (this.#closed) return;
       await this.#rememberSession(channel, result?.sessionId ?? process.sessionId);
-      redispatch = await this.#finishTurn(channel, turn, result, failure, events);
+      redispatch = await this.#finishTurn(turn, result, failure, events);
     } finally {
       turn.ended = true;
       if (channel.turn === turn) channel.turn = null;
-      if (!this.#closed) {
-        for (const message of [...redispatch, ...channel.backlog.splice(0)]) {
-          this.#dispatch(message, false);
-        }
-      }
+      channel.backlog.unshift(...redispatch);
+      this.#release(channel);
     }
+  }
+
+  /** The channel's agent is idle: queued commands run first, then the held messages. */
+  #release(channel: ChannelState): void {
+    if (this.#closed || channel.turn !== null) return;
+    const commands = channel.commands.drain(() => this.#release(channel));
+    if (commands !== null) {
+      this.#track(commands);
+      return;
+    }
+    if (channel.commands.busy) return;
+    for (const message of channel.backlog.splice(0)) this.#dispatch(message, false);
+  }
+
+  /** Queues a command for when the agent is idle; `typed` is the message that said it. */
+  #command(
+    channel: ChannelState,
+    command: ChannelCommand,
+    typed?: MessageRecord,
+  ): Promise<CommandOutcome> {
+    if (this.#closed) return Promise.reject(new GatewayClosedError());
+    const done = channel.commands.push(async () => {
+      if (typed) await this.#options.store.setMessageState(typed.id, "received");
+      const outcome = await this.#commands.run(channel, command, typed);
+      if (outcome.ok && outcome.command === "reset") {
+        channel.sessionId = null;
+        channel.context = new ContextUsageTracker();
+      }
+      return outcome;
+    });
+    this.#release(channel);
+    return done;
   }
 
   /** Settles what the turn covered; returns the steered messages to dispatch again. */
   async #finishTurn(
-    channel: ChannelState,
     turn: ActiveTurn,
     result: AgentTurnResult | undefined,
     failure: TurnFailure | undefined,
     events: TurnEvents,
   ): Promise<MessageRecord[]> {
-    const covered = [turn.starter, ...turn.steered];
     if (result) events.ended(result);
-    if (result && !result.isError) {
-      await this.#settlements.settle(
-        covered,
-        "answered",
-        { kind: "reply", text: result.result },
-        { result },
-      );
-      return [];
-    }
-    const pending = turn.process.popPendingSteers();
-    if (failure?.kind === "rate_limit") {
-      const retryAt = failure.resetAt ?? new Date(Date.now() + this.#retryDelay());
-      await this.#defer(channel, covered, retryAt);
-      return [];
-    }
-    const redispatch = matchPendingSteers(turn.steered, pending);
-    const failed = covered.filter((message) => !redispatch.includes(message));
-    const text = result
-      ? errorText({ kind: "result", subtype: result.subtype ?? "error", text: result.result })
-      : errorText(failure ?? { kind: "crash", message: "unknown failure" });
-    await this.#settlements.settle(failed, "failed", { kind: "error", text }, { result });
-    return redispatch;
+    return this.#outcomes.turn([turn.starter, ...turn.steered], turn.steered, result, failure, () =>
+      turn.process.popPendingSteers(),
+    );
   }
 
   #turnEvents(channel: ChannelState): TurnEvents {
@@ -306,7 +334,13 @@ export class Router {
       channel.id,
       (event) => this.#publish(event),
       (sessionId) => this.#track(this.#rememberSession(channel, sessionId)),
+      (line) => this.#observe(channel, line),
     );
+  }
+
+  #observe(channel: ChannelState, line: unknown): void {
+    const work = this.#commands.observe(channel, line);
+    if (work !== null) this.#track(work);
   }
 
   async #steer(channel: ChannelState, turn: ActiveTurn, message: MessageRecord): Promise<void> {
@@ -325,53 +359,12 @@ export class Router {
       if (!result || this.#closed) return;
       events.ended(result);
       await this.#rememberSession(channel, result.sessionId);
-      if (result.isError) {
-        const text = errorText({
-          kind: "result",
-          subtype: result.subtype ?? "error",
-          text: result.result,
-        });
-        await this.#settlements.settle([message], "failed", { kind: "error", text }, { result });
-      } else {
-        await this.#settlements.settle(
-          [message],
-          "answered",
-          { kind: "reply", text: result.result },
-          { result },
-        );
-      }
+      await this.#outcomes.result([message], result);
     } catch (error) {
-      if (this.#closed) return;
-      const failure = classifyTurnError(error);
-      if (failure.kind === "rate_limit") {
-        await this.#defer(
-          channel,
-          [message],
-          failure.resetAt ?? new Date(Date.now() + this.#retryDelay()),
-        );
-      } else {
-        await this.#settlements.settle([message], "failed", {
-          kind: "error",
-          text: errorText(failure),
-        });
-      }
+      if (!this.#closed) await this.#outcomes.failure([message], classifyTurnError(error));
     } finally {
       turn.steerCalls.delete(call);
     }
-  }
-
-  #retryDelay(): number {
-    return this.#options.rateLimitRetryMs ?? 60_000;
-  }
-
-  async #defer(channel: ChannelState, messages: MessageRecord[], retryAt: Date): Promise<void> {
-    this.#retries.arm(channel.id, retryAt.getTime());
-    await this.#settlements.settle(
-      messages,
-      "deferred",
-      { kind: "fallback", text: fallbackText(retryAt) },
-      { retryAt },
-    );
   }
 
   async #retry(channelId: string): Promise<void> {

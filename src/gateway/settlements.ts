@@ -31,7 +31,8 @@ function turnRecord(result: AgentTurnResult): TurnRecord {
 /**
  * Writes how user messages ended (with the reply, fallback or error answering
  * them, and the turn's cost) and tells the bus and anyone waiting. A message
- * already answered is never answered again.
+ * already answered is never answered again (`settle` then resolves to null,
+ * else to the reply).
  */
 export class Settlements {
   readonly #store: GatewayStore;
@@ -57,9 +58,9 @@ export class Settlements {
     state: Settlement["state"],
     reply: Settlement["reply"],
     details: { result?: AgentTurnResult | undefined; retryAt?: Date | undefined } = {},
-  ): Promise<void> {
+  ): Promise<StoredMessage | null> {
     const first = messages[0];
-    if (!first) return;
+    if (!first) return null;
     const channelId = first.channelId;
     const record = await this.#store.settle({
       messageIds: messages.map((message) => message.id),
@@ -68,7 +69,7 @@ export class Settlements {
       ...(details.retryAt ? { retryAt: details.retryAt.toISOString() } : {}),
       ...(details.result ? { turn: turnRecord(details.result) } : {}),
     });
-    if (!record) return;
+    if (!record) return null;
     const message = storedMessage(record);
     for (const { id } of messages) {
       this.#bus.publish({ type: "message_state", messageId: id, state, channelId });
@@ -84,5 +85,6 @@ export class Settlements {
     } else {
       this.#bus.publish({ type: "reply", message, channelId });
     }
+    return message;
   }
 }

@@ -22,6 +22,8 @@ export interface ChannelRow {
   session_id: string | null;
   created_at: string;
   last_activity_at: string;
+  context_tokens: number | null;
+  context_window: number | null;
 }
 
 export interface ScheduleRow {
@@ -60,6 +62,10 @@ export function toChannel(row: ChannelRow): ChannelRecord {
     sessionId: row.session_id,
     createdAt: row.created_at,
     lastActivityAt: row.last_activity_at,
+    context:
+      row.context_tokens === null
+        ? null
+        : { tokens: row.context_tokens, window: row.context_window },
   };
 }
 

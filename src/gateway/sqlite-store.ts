@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
+import type { ContextUsage } from "./context-usage.js";
 import type { MessageState } from "./events.js";
 import { migrate } from "./migrations.js";
 import {
@@ -61,7 +62,13 @@ export class SqliteGatewayStore implements GatewayStore {
     return row ? toChannel(row) : null;
   }
 
-  async setChannelSession(channelId: string, sessionId: string): Promise<void> {
+  async setChannelContext(channelId: string, usage: ContextUsage | null): Promise<void> {
+    this.#database
+      .prepare("UPDATE channels SET context_tokens = ?, context_window = ? WHERE id = ?")
+      .run(usage?.tokens ?? null, usage?.window ?? null, channelId);
+  }
+
+  async setChannelSession(channelId: string, sessionId: string | null): Promise<void> {
     this.#database
       .prepare("UPDATE channels SET session_id = ? WHERE id = ?")
       .run(sessionId, channelId);
@@ -71,8 +78,12 @@ export class SqliteGatewayStore implements GatewayStore {
     return this.#insertMessage(channelId, "user", "user", text, "received", null, source);
   }
 
-  async insertSystemMessage(channelId: string, text: string): Promise<MessageRecord> {
-    return this.#insertMessage(channelId, "system", "error", text, null, null, "gateway");
+  async insertSystemMessage(
+    channelId: string,
+    text: string,
+    kind: "error" | "compaction" | "reset" = "error",
+  ): Promise<MessageRecord> {
+    return this.#insertMessage(channelId, "system", kind, text, null, null, "gateway");
   }
 
   async insertAgentMessage(

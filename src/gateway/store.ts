@@ -1,3 +1,4 @@
+import type { ContextUsage } from "./context-usage.js";
 import type { MessageState, StoredMessage } from "./events.js";
 
 /** A channel as the store keeps it. */
@@ -7,6 +8,8 @@ export interface ChannelRecord {
   sessionId: string | null;
   createdAt: string;
   lastActivityAt: string;
+  /** How full the conversation was after its last turn or compaction; null when unknown. */
+  context: ContextUsage | null;
 }
 
 /** A stored message with the bookkeeping the router needs. */
@@ -55,7 +58,7 @@ export interface Settlement {
   /** The user messages settled; the first is the one the reply answers. */
   messageIds: string[];
   state: Extract<MessageState, "answered" | "failed" | "deferred">;
-  reply: { kind: "reply" | "fallback" | "error"; text: string };
+  reply: { kind: "reply" | "fallback" | "error" | "compaction" | "reset"; text: string };
   /** For `deferred`. */
   retryAt?: string;
   turn?: TurnRecord;
@@ -69,12 +72,21 @@ export interface Settlement {
 export interface GatewayStore {
   listChannels(): Promise<ChannelRecord[]>;
   getChannel(channelId: string): Promise<ChannelRecord | null>;
-  setChannelSession(channelId: string, sessionId: string): Promise<void>;
+  /** Null forgets the session: the channel's next message starts a new conversation. */
+  setChannelSession(channelId: string, sessionId: string | null): Promise<void>;
+  setChannelContext(channelId: string, usage: ContextUsage | null): Promise<void>;
 
   /** Creates the channel if needed and stores the message in state `received`. */
   insertUserMessage(channelId: string, text: string, source: string): Promise<MessageRecord>;
-  /** A system notice (no reply to anything), e.g. a schedule pausing itself. */
-  insertSystemMessage(channelId: string, text: string): Promise<MessageRecord>;
+  /**
+   * A system notice (no reply to anything): an `error` such as a schedule pausing itself
+   * (the default), or a `compaction` / `reset` divider.
+   */
+  insertSystemMessage(
+    channelId: string,
+    text: string,
+    kind?: "error" | "compaction" | "reset",
+  ): Promise<MessageRecord>;
   /**
    * Something the agent said on its own, answering no user message: a rudder
    * agent's turn after a background task finished.

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { parseChannelCommand } from "./channel-command.js";
 import type {
   ChannelSource,
   DeliveryMeta,
@@ -15,7 +16,7 @@ import {
 import { answerCommand } from "./telegram-commands.js";
 import { OffsetFile } from "./telegram-offset.js";
 import { type Backoff, DEFAULT_BACKOFF, retryDelayMs, TelegramOutbox } from "./telegram-outbox.js";
-import { outboundText, parseCommand, refusalText } from "./telegram-text.js";
+import { type ChatCommand, outboundText, parseCommand, refusalText } from "./telegram-text.js";
 import { TypingIndicator } from "./telegram-typing.js";
 
 type Deliver = (channelId: string, text: string, meta?: DeliveryMeta) => Promise<SourceDelivery>;
@@ -49,7 +50,8 @@ const REMEMBERED_STRANGERS = 10_000;
  * the channel `telegram:<chat id>`. Text from an allowed user or chat is
  * delivered like an HTTP message (stored first); the channel's replies,
  * fallbacks, errors and permission requests go back with `sendMessage`.
- * `/allow <id>` and `/deny <id> [note]` answer permission requests; `/start`,
+ * `/compact [focus]` and `/clear` go to the channel, which compacts or resets its
+ * conversation; `/allow <id>` and `/deny <id> [note]` answer permission requests; `/start`,
  * `/help` and unknown commands get a short text. Anyone else is told once
  * that they are not allowed, with their id, and never reaches an agent.
  *
@@ -249,7 +251,7 @@ export class TelegramChannelSource implements ChannelSource {
       return;
     }
     const command = parseCommand(text);
-    if (command) {
+    if (command && !this.#isConversationCommand(command)) {
       const answer = answerCommand(command, this.#botName, session.context.permissions, channelId);
       if (answer !== null) void outbox.send(chatId, answer);
       return;
@@ -262,6 +264,15 @@ export class TelegramChannelSource implements ChannelSource {
       messageId: message.message_id,
     });
     if (delivery.disposition !== "deferred") session.typing.start(chatId);
+  }
+
+  /** `/compact [focus]` and `/clear` for this bot go to the channel like messages. */
+  #isConversationCommand(command: ChatCommand): boolean {
+    const forUs =
+      command.bot === undefined ||
+      !this.#botName ||
+      command.bot.toLowerCase() === this.#botName.toLowerCase();
+    return forUs && parseChannelCommand(`/${command.name} ${command.args}`) !== null;
   }
 
   #refuse(session: Session, chatId: string, userId: string | undefined): void {

@@ -56,11 +56,14 @@ export const HELP_TEXT = [
   "",
   "When the agent asks for permission (to delete a file, say), answer with",
   "/allow <id>  or  /deny <id> [what to tell the agent]",
+  "",
+  "/compact [what to keep]  shrinks the agent's memory of this chat to a summary.",
+  "/clear  starts a new conversation (the old one is kept on disk).",
   "/help  shows this text.",
 ].join("\n");
 
 export function unknownCommandText(name: string): string {
-  return `Unknown command /${name}. Commands: /help, /allow <id>, /deny <id> [note]. Anything that is not a command goes to the agent.`;
+  return `Unknown command /${name}. Commands: /help, /allow <id>, /deny <id> [note], /compact [focus], /clear. Anything that is not a command goes to the agent.`;
 }
 
 export function refusalText(userId: string | undefined, chatId: string): string {
@@ -124,6 +127,7 @@ export function outboundText(event: GatewayEvent): string | null {
     case "reply":
     case "fallback":
     case "error":
+    case "notice":
       return event.message.text;
     case "permission_request":
       return permissionRequestText(event.request);

@@ -13,6 +13,7 @@ export class TurnEvents {
   readonly #channelId: string;
   readonly #publish: (event: GatewayEvent) => void;
   readonly #onSession: (sessionId: string) => void;
+  readonly #observe: ((line: unknown) => void) | undefined;
   readonly #mapper = new StreamJsonEventMapper();
   #sawLines = false;
 
@@ -20,10 +21,13 @@ export class TurnEvents {
     channelId: string,
     publish: (event: GatewayEvent) => void,
     onSession: (sessionId: string) => void,
+    /** Sees every raw line first (context usage, compaction boundaries). */
+    observe?: (line: unknown) => void,
   ) {
     this.#channelId = channelId;
     this.#publish = publish;
     this.#onSession = onSession;
+    this.#observe = observe;
   }
 
   options(timeoutMs: number | undefined): AgentTurnOptions {
@@ -31,6 +35,7 @@ export class TurnEvents {
       ...(timeoutMs ? { timeoutMs } : {}),
       onEvent: (line) => {
         this.#sawLines = true;
+        this.#observe?.(line);
         const record = line as Record<string, unknown>;
         if (record.type === "system" && record.subtype === "init") {
           if (typeof record.session_id === "string") this.#onSession(record.session_id);

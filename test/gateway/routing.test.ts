@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
+import { schemaVersion } from "../../src/gateway/migrations.js";
 import { type ApiMessage, startTestGateway, type TestGateway, waitFor } from "./helpers.js";
 
 interface Runner {
@@ -55,7 +56,7 @@ describe("routing messages to agent processes", () => {
         state: "received",
       });
       expect(database.pragma("journal_mode", { simple: true })).toBe("wal");
-      expect(database.pragma("user_version", { simple: true })).toBe(1);
+      expect(database.pragma("user_version", { simple: true })).toBe(schemaVersion);
     } finally {
       database.close();
     }

@@ -1,0 +1,25 @@
+/** What a channel can be told to do to its conversation, typed or through the API. */
+export type ChannelCommand = { name: "compact"; instructions: string } | { name: "reset" };
+
+/**
+ * `/compact [focus]` or `/clear` (also `/reset`, and `/compact@bot` as Telegram groups
+ * write commands) typed as a whole message; null for anything else, so `/compacting is
+ * slow` or a path such as `/clear/x` stays a message for the agent.
+ */
+export function parseChannelCommand(text: string): ChannelCommand | null {
+  const match = /^\/(compact|clear|reset)(?:@[A-Za-z0-9_]{1,64})?(?:\s+([\s\S]*))?$/i.exec(
+    text.trim(),
+  );
+  if (!match) return null;
+  const name = (match[1] as string).toLowerCase();
+  const rest = match[2]?.trim() ?? "";
+  if (name === "compact") return { name: "compact", instructions: rest };
+  return rest === "" ? { name: "reset" } : null;
+}
+
+/** "182k", "950", "1.2M": a token count the way people read it. */
+export function tokenCount(tokens: number): string {
+  if (tokens >= 1_000_000) return `${Number((tokens / 1_000_000).toFixed(1))}M`;
+  if (tokens >= 1000) return `${Math.round(tokens / 1000)}k`;
+  return String(tokens);
+}

@@ -1,0 +1,41 @@
+import type { AgentProcess } from "./agent-process.js";
+import { CommandQueue } from "./command-queue.js";
+import { ContextUsageTracker } from "./context-usage.js";
+import type { MessageRecord } from "./store.js";
+
+/** A turn the router runs on a channel's process. */
+export interface ActiveTurn {
+  process: AgentProcess;
+  oneShot: boolean;
+  starter: MessageRecord;
+  /** Messages steered into this turn whose `steer()` said `steered`. */
+  steered: MessageRecord[];
+  /** `steer()` calls not yet settled; the turn's end waits for them. */
+  steerCalls: Set<Promise<unknown>>;
+  /** Set once `runTurn` settled: later messages wait in the channel's backlog. */
+  ended: boolean;
+}
+
+/** What the router knows of one channel. */
+export interface ChannelState {
+  id: string;
+  turn: ActiveTurn | null;
+  sessionId: string | null;
+  /** Messages that arrived while a finished turn was being settled, or a command ran. */
+  backlog: MessageRecord[];
+  /** `/compact` and `/clear`, which wait for the agent to be idle and run alone. */
+  commands: CommandQueue;
+  context: ContextUsageTracker;
+}
+
+/** A channel the router has not seen yet: idle, no session, nothing waiting. */
+export function newChannelState(id: string): ChannelState {
+  return {
+    id,
+    turn: null,
+    sessionId: null,
+    backlog: [],
+    commands: new CommandQueue(),
+    context: new ContextUsageTracker(),
+  };
+}
