@@ -139,9 +139,10 @@ export class ChannelCommands {
     const process = kept ?? pool.oneShot(channel.id, channel.sessionId);
     let boundary: CompactBoundary | null = null;
     let usage: ContextUsage | null = null;
+    // The compaction's own lines are not the channel's turn: only its divider is shown.
     const events = new TurnEvents(
       channel.id,
-      (event) => bus.publish(event),
+      () => {},
       (sessionId) => this.#options.onSession(channel.id, sessionId),
       (line) => {
         boundary ??= compactBoundaryOf(line);

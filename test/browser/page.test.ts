@@ -360,6 +360,46 @@ describe("the web page's routing labels", () => {
     });
   });
 
+  it("shows how full the context is, compacts and resets it, and keeps the dividers", async () => {
+    await withGateway("context", { scenario: "normal" }, async (pageErrors) => {
+      const meter = page.getByTestId("context-meter");
+      await send("remember the heron");
+      await page.locator('[data-testid="turn"][data-kind="reply"]', { hasText: "echo:" }).waitFor();
+      await expect.poll(() => meter.textContent()).toBe("context 1k / 200k (1%)");
+
+      await page.getByTestId("compact-focus").fill("keep the heron");
+      await page.getByTestId("channel-compact").click();
+      const dividers = page.getByTestId("divider");
+      await dividers
+        .and(page.locator('[data-kind="compaction"]'))
+        .filter({ hasText: "Context compacted: 1k -> 500 tokens (focus: keep the heron)." })
+        .waitFor();
+      await expect.poll(() => meter.textContent()).toBe("context 500 / 200k (0%)");
+      expect(await page.getByTestId("compact-focus").inputValue()).toBe("");
+
+      await page.getByTestId("channel-reset").click();
+      await dividers.and(page.locator('[data-kind="reset"]')).waitFor();
+      await expect.poll(() => meter.textContent()).toBe("");
+
+      // Typed into the composer, /compact of a conversation that has not begun is an error.
+      await send("/compact");
+      await page
+        .locator('[data-testid="message"][data-kind="error"]', { hasText: "nothing to compact" })
+        .waitFor();
+      await page.screenshot({ path: join(results, "page-context.png"), fullPage: true });
+
+      // The history keeps both dividers, in place, after a reload.
+      await page.reload();
+      await page.locator('[data-testid="connection"][data-status="open"]').waitFor();
+      await expect
+        .poll(() => dividers.evaluateAll((found) => found.map((node) => node.dataset.kind)))
+        .toEqual(["compaction", "reset"]);
+      const text = (await page.getByTestId("log").textContent()) ?? "";
+      expect(text.indexOf("remember the heron")).toBeLessThan(text.indexOf("Context compacted"));
+      expect(pageErrors).toEqual([]);
+    });
+  });
+
   it("labels a message answered by a one-shot process", async () => {
     await withGateway("one-shot", { scenario: "normal", maxLive: 0 }, async (pageErrors) => {
       await send("quick question");

@@ -2,7 +2,8 @@
  * The gateway with the real Claude Code CLI as its engine (`rudder serve
  * --engine claude`), against the fake Messages API: a message is answered,
  * the next one is answered by the same kept process, the page's events carry
- * the CLI's tool calls, and the channel remembers the CLI's session.
+ * the CLI's tool calls, and the channel remembers the CLI's session; /compact goes to
+ * Claude Code's own /compact and a reset starts a new Claude Code session.
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -122,6 +123,84 @@ it("answers channel messages through a kept Claude Code process, tool calls incl
     );
     await events.close();
   } finally {
+    await api.close();
+  }
+});
+
+it("compacts through Claude Code's own /compact and resets to a new Claude Code session", async () => {
+  const api = await startFakeMessagesApi({ fallback: echoFallback });
+  const own = await startTestGateway({
+    prefix: "claude-engine-compact",
+    engine: {
+      claudeBin,
+      cwd: join(sandbox, "workspace"),
+      env: {
+        ANTHROPIC_BASE_URL: api.url,
+        ANTHROPIC_API_KEY: "dummy",
+        DISABLE_TELEMETRY: "1",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        DISABLE_AUTOUPDATER: "1",
+        IS_SANDBOX: "1",
+        HOME: join(sandbox, "home"),
+        CLAUDE_CONFIG_DIR: join(sandbox, "home", ".claude"),
+        TMPDIR: join(sandbox, "tmp"),
+        CLAUDE_CODE_TMPDIR: join(sandbox, "tmp"),
+        RUDDER_MAX_RETRIES: "0",
+      },
+    },
+    permissionPrompts: false,
+  });
+  type Channel = { id: string; sessionId: string | null; context: { tokens: number } | null };
+  const channel = async () =>
+    (await own.api<{ channels: Channel[] }>("GET", "/api/channels")).body.channels.find(
+      (entry) => entry.id === "cc2",
+    );
+  try {
+    await own.api("POST", "/api/channels/cc2/messages", { text: "the codeword is heron" });
+    await waitFor(
+      async () => (await own.messages("cc2")).some((message) => message.kind === "reply"),
+      "the first reply",
+      60_000,
+    );
+    const before = await channel();
+    expect(before?.context?.tokens).toBeGreaterThan(0);
+
+    const compacted = await own.api<Record<string, unknown>>("POST", "/api/channels/cc2/compact", {
+      instructions: "keep the codeword",
+    });
+    expect(compacted.status, JSON.stringify(compacted.body)).toBe(200);
+    expect(compacted.body).toMatchObject({
+      command: "compact",
+      preTokens: expect.any(Number),
+      postTokens: expect.any(Number),
+      sessionId: before?.sessionId,
+      message: { kind: "compaction" },
+    });
+    // Claude Code's summary request carried the focus.
+    expect(JSON.stringify(api.requests.map((request) => request.body))).toContain(
+      "keep the codeword",
+    );
+
+    const reset = await own.api("POST", "/api/channels/cc2/reset");
+    expect(reset).toMatchObject({
+      status: 200,
+      body: { command: "reset", previousSessionId: before?.sessionId },
+    });
+    await own.api("POST", "/api/channels/cc2/messages", { text: "what was it?" });
+    await waitFor(
+      async () =>
+        (await own.messages("cc2")).filter((message) => message.kind === "reply").length === 2,
+      "the reply in the new conversation",
+      60_000,
+    );
+    const after = await channel();
+    expect(after?.sessionId).toEqual(expect.any(String));
+    expect(after?.sessionId).not.toBe(before?.sessionId);
+    const last = JSON.stringify(api.mainRequests().at(-1)?.body.messages);
+    expect(last).toContain("what was it?");
+    expect(last).not.toContain("heron");
+  } finally {
+    await own.cleanup();
     await api.close();
   }
 });

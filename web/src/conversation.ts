@@ -1,9 +1,10 @@
 import { AgentActivity } from "./agent-activity.js";
 import { clock } from "./dom.js";
-import { type MessageView, messageView, pendingMessage } from "./message-view.js";
+import { isDivider, type MessageView, messageView, pendingMessage } from "./message-view.js";
 import { type DecidePermission, PermissionCards } from "./permission-card.js";
 import { TurnView } from "./turn-view.js";
 import type {
+  ContextUsage,
   Disposition,
   GatewayEvent,
   PermissionRequestInfo,
@@ -37,6 +38,7 @@ export class Conversation {
     private readonly onBusy: (busy: boolean) => void,
     decide: DecidePermission,
     onAsking: (pending: number) => void,
+    private readonly onContext: (usage: ContextUsage | null) => void,
   ) {
     this.permissions = new PermissionCards(decide, onAsking);
   }
@@ -109,7 +111,15 @@ export class Conversation {
         this.messages.get(event.messageId)?.update({ state: event.state });
         return;
       case "reply":
-        this.showReply(event.message);
+        // A typed /compact or /clear is answered by a divider, not by a turn.
+        if (isDivider(event.message.kind)) this.place(event.message);
+        else this.showReply(event.message);
+        return;
+      case "notice":
+        this.place(event.message);
+        return;
+      case "context_usage":
+        this.onContext(event.usage);
         return;
       case "fallback":
       case "error":

@@ -1,5 +1,6 @@
 import { ApiClient } from "./api.js";
 import { ChannelList } from "./channel-list.js";
+import { ContextControls } from "./context-controls.js";
 import { Conversation } from "./conversation.js";
 import { byTestId } from "./dom.js";
 import { EventStream, type StreamStatus } from "./event-stream.js";
@@ -46,6 +47,17 @@ const scheduleChannel = byTestId<HTMLInputElement>("schedule-channel");
 let busy = false;
 let asking = 0;
 
+const context = new ContextControls(
+  api,
+  byTestId("context-meter"),
+  byTestId<HTMLFormElement>("context-actions"),
+  byTestId<HTMLInputElement>("compact-focus"),
+  byTestId<HTMLButtonElement>("channel-reset"),
+  (text) => {
+    composerError.textContent = text;
+  },
+);
+
 function showTurnStatus(): void {
   turnStatus.textContent =
     asking > 0
@@ -75,6 +87,7 @@ const conversation = new Conversation(
     asking = pending;
     showTurnStatus();
   },
+  (usage) => context.showUsage(usage),
 );
 
 let channelId: string | null = null;
@@ -103,6 +116,7 @@ async function openChannel(id: string, again = false): Promise<void> {
   }
   conversation.clear();
   composerError.textContent = "";
+  context.show(id, listed.get(id)?.context);
 
   const waiting: GatewayEvent[] = [];
   let loaded = false;
@@ -210,9 +224,18 @@ async function showHealth(): Promise<void> {
   }
 }
 
+/** The channels as last listed, for their context usage. */
+const listed = new Map<string, ChannelSummary>();
+
 async function refreshChannels(): Promise<void> {
   const result = await api.get<{ channels: ChannelSummary[] }>("/api/channels");
-  if (result.ok) channels.show(result.value.channels);
+  if (!result.ok) return;
+  channels.show(result.value.channels);
+  listed.clear();
+  for (const channel of result.value.channels) listed.set(channel.id, channel);
+  if (channelId !== null && listed.has(channelId)) {
+    context.showUsage(listed.get(channelId)?.context ?? null);
+  }
 }
 
 function remember(id: string): void {

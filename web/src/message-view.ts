@@ -51,7 +51,14 @@ const authors: Record<StoredMessage["kind"], string> = {
   reply: "assistant",
   fallback: "gateway",
   error: "gateway",
+  compaction: "gateway",
+  reset: "gateway",
 };
+
+/** Kinds shown as a line across the conversation rather than as a message. */
+export function isDivider(kind: StoredMessage["kind"]): boolean {
+  return kind === "compaction" || kind === "reset";
+}
 
 export function messageView(message: StoredMessage, disposition?: Disposition): MessageView {
   const label = h("span", { class: "badge", "data-testid": "message-label", hidden: true });
@@ -59,6 +66,7 @@ export function messageView(message: StoredMessage, disposition?: Disposition): 
   const time = h("time", { class: "message-time" });
   const text = h("div", { class: "message-text", "data-testid": "message-text" });
   const remark = h("p", { class: "message-note", "data-testid": "message-note", hidden: true });
+  if (isDivider(message.kind)) return dividerView(message);
   const element = h(
     "article",
     {
@@ -113,6 +121,36 @@ export function messageView(message: StoredMessage, disposition?: Disposition): 
       remark.textContent = value;
       remark.hidden = value === "";
     },
+  };
+}
+
+/** Where the agent's context was compacted or a new conversation began. */
+function dividerView(message: StoredMessage): MessageView {
+  const text = h("span", { class: "divider-text", "data-testid": "divider-text" });
+  const element = h(
+    "div",
+    {
+      class: `divider divider-${message.kind}`,
+      role: "separator",
+      "data-testid": "divider",
+      "data-kind": message.kind,
+      "data-message-id": message.id,
+    },
+    text,
+  );
+  const current: StoredMessage = { ...message };
+  const render = () => {
+    text.textContent = current.text;
+    element.title = clock(current.createdAt);
+  };
+  render();
+  return {
+    element,
+    update(next) {
+      Object.assign(current, next);
+      render();
+    },
+    note() {},
   };
 }
 

@@ -3,6 +3,7 @@
  * from the gateway's contract so the page and the server cannot drift.
  */
 export type { AgentEvent, TurnOutcome } from "../../src/agent/events.js";
+export type { ContextUsage } from "../../src/gateway/context-usage.js";
 export type {
   Disposition,
   GatewayEvent,
