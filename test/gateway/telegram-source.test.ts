@@ -264,6 +264,33 @@ describe("the Telegram source", () => {
     expect(texts.filter((text) => text.includes("/allow <id>"))).toHaveLength(3);
   });
 
+  it("passes /compact and /clear for this bot to the channel, and sends back its dividers", async () => {
+    const harness = await startSource();
+    api.pushMessage({ userId: 111, text: "/compact keep the names" });
+    api.pushMessage({ userId: 111, text: "/compact@some_other_bot" });
+    api.pushMessage({ userId: 111, text: "/clear@rudder_test_bot" });
+    await waitFor(() => harness.delivered.length === 2, "two commands delivered");
+    expect(harness.delivered.map((item) => [item.channelId, item.text])).toEqual([
+      ["telegram:111", "/compact keep the names"],
+      ["telegram:111", "/clear@rudder_test_bot"],
+    ]);
+    harness.bus.publish({
+      type: "notice",
+      channelId: "telegram:111",
+      message: {
+        id: "divider-1",
+        channelId: "telegram:111",
+        role: "system",
+        text: "Context compacted: 12k -> 2k tokens.",
+        state: null,
+        replyTo: null,
+        kind: "compaction",
+        createdAt: new Date().toISOString(),
+      },
+    });
+    await waitForSent("111", "Context compacted: 12k -> 2k tokens.");
+  });
+
   it("asks in the chat and takes /allow and /deny with a note", async () => {
     const harness = await startSource();
     api.pushMessage({ userId: 111, text: "clean up" });
