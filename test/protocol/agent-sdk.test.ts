@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { FakeMessagesApi, ScriptStep } from "../fixtures/fake-messages-api.js";
@@ -131,8 +131,9 @@ describe("the Claude Agent SDK drives rudder", () => {
     expect(seen.at(-1)).toMatchObject({ type: "result", is_error: false, result: "asked twice" });
   });
 
-  it("passes the SDK's systemPrompt and model to rudder", async () => {
+  it("passes the SDK's systemPrompt and model to rudder, project instructions kept", async () => {
     const { api, sandbox } = await setup([{ text: "arr" }]);
+    writeFileSync(join(sandbox.workspace, "CLAUDE.md"), "Say arr. PIRATE-RULE-88\n");
     const seen: SDKMessage[] = [];
     for await (const message of query({
       prompt: "hello",
@@ -143,6 +144,7 @@ describe("the Claude Agent SDK drives rudder", () => {
     expect(seen.at(-1)).toMatchObject({ type: "result", result: "arr" });
     const request = api.mainRequests()[0];
     expect(JSON.stringify(request?.body.system)).toContain("You are a pirate.");
+    expect(JSON.stringify(request?.body.system)).toContain("PIRATE-RULE-88");
     expect(request?.body.model).toBe("claude-test-model");
   });
 });
