@@ -13,6 +13,8 @@ export interface ConfirmRequest {
   toolName: string;
   input: Record<string, unknown>;
   reason: string;
+  /** A protected path or secret location: a permission mode must not answer it for a person. */
+  guarded?: boolean;
 }
 
 /**
@@ -233,7 +235,12 @@ export async function dispatchToolUse(
   if (preHook?.blocked === true && preHook.permissionDecision !== "deny") {
     return deny(preHook.reason ?? "a PreToolUse hook blocked it", "Blocked by hook");
   }
-  const request = { toolName: tool.name, input: validInput, reason: verdict.reason };
+  const request: ConfirmRequest = {
+    toolName: tool.name,
+    input: validInput,
+    reason: verdict.reason,
+    ...(verdict.guarded === true ? { guarded: true } : {}),
+  };
   const decision = await decide(verdict, preHook?.permissionDecision, request, context);
   if (!decision.allowed) {
     const hookDenied = preHook?.reason && preHook.permissionDecision === "deny";

@@ -87,7 +87,9 @@ export function evaluatePermission(
       guarded !== undefined &&
       rule.specifier?.toLowerCase().includes(guarded.name) === true &&
       matches(rule);
-    if (guarded !== undefined && !allow.some(named)) return verdict("ask", guarded.reason);
+    if (guarded !== undefined && !allow.some(named)) {
+      return { decision: "ask", reason: guarded.reason, guarded: true };
+    }
     const allowed = allow.find(matches);
     if (allowed) return verdict("allow", `matches the allow rule ${allowed.text}`);
     return fallback;

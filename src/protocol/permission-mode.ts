@@ -24,11 +24,14 @@ const EDIT_TOOLS = new Set(["write_file", "edit_file"]);
  * - `bypassPermissions`: every `ask` is allowed;
  * - `acceptEdits`: file edits are allowed, other asks go to `prompt`;
  * - `dontAsk`: every `ask` is denied;
- * - `default`, `plan`, `auto`: asks go to `prompt` (the host), or are denied without one.
+ * - `default`, `plan`, `auto`: asks go to `prompt` (the host), or are denied without one;
+ * - in every mode, a guarded ask (a protected path, a secret location) goes to `prompt`.
  * `mode()` is read at each decision, so `set_permission_mode` takes effect at once.
  */
 export function confirmForMode(mode: () => PermissionMode, prompt: Confirm | undefined): Confirm {
   return async (request: ConfirmRequest, signal: AbortSignal) => {
+    // A protected path or secret location goes to a person in every mode (Claude Code's protected paths).
+    if (request.guarded === true) return prompt === undefined ? false : prompt(request, signal);
     const current = mode();
     if (current === "bypassPermissions") return true;
     if (current === "dontAsk") return false;

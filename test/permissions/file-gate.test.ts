@@ -16,6 +16,7 @@ import {
   dispatchToolUse,
 } from "../../src/agent/tool-dispatch.js";
 import { emptyRules, type PermissionRules } from "../../src/permissions/types.js";
+import { confirmForMode } from "../../src/protocol/permission-mode.js";
 import { createDefaultTools } from "../../src/tools/default-tools.js";
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "rudder-file-gate-")));
@@ -92,6 +93,33 @@ describe("protected configuration paths", () => {
     expect(
       await call("write_file", { path: ".claude/settings.json", content: "{}" }, { rules: broad }),
     ).toContain("Permission denied");
+  });
+
+  it("are not approved by a permission mode, only by a person", async () => {
+    for (const mode of ["bypassPermissions", "acceptEdits"] as const) {
+      const confirm = confirmForMode(() => mode, undefined);
+      const content = await call(
+        "write_file",
+        { path: ".git/hooks/pre-push", content: "x" },
+        { confirm },
+      );
+      expect(content, mode).toContain("Permission denied");
+      const asked = { ...emptyRules(), ask: ["Write"] };
+      const ordinary = await call(
+        "write_file",
+        { path: `${mode}.txt`, content: "x" },
+        { confirm, rules: asked },
+      );
+      expect(ordinary, mode).toContain("Created");
+    }
+    const person = confirmForMode(
+      () => "bypassPermissions",
+      async () => true,
+    );
+    expect(
+      await call("write_file", { path: ".git/hooks/pre-push", content: "x" }, { confirm: person }),
+    ).toContain("Created");
+    rmSync(join(workspace, ".git", "hooks", "pre-push"));
   });
 
   it("are judged by their real path when a link inside the workspace leads to them", async () => {
