@@ -35,6 +35,23 @@ afterAll(async () => {
   rmSync(sandbox, { recursive: true, force: true });
 });
 
+/** Claude Code against the fake Messages API, kept inside the sandbox folder. */
+function claudeEnv(apiUrl: string): Record<string, string> {
+  return {
+    ANTHROPIC_BASE_URL: apiUrl,
+    ANTHROPIC_API_KEY: "dummy",
+    DISABLE_TELEMETRY: "1",
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    DISABLE_AUTOUPDATER: "1",
+    IS_SANDBOX: "1",
+    HOME: join(sandbox, "home"),
+    CLAUDE_CONFIG_DIR: join(sandbox, "home", ".claude"),
+    TMPDIR: join(sandbox, "tmp"),
+    CLAUDE_CODE_TMPDIR: join(sandbox, "tmp"),
+    RUDDER_MAX_RETRIES: "0",
+  };
+}
+
 it("answers channel messages through a kept Claude Code process, tool calls included", async () => {
   const api = await startFakeMessagesApi({
     script: [
@@ -53,19 +70,7 @@ it("answers channel messages through a kept Claude Code process, tool calls incl
         claudeBin,
         cwd: join(sandbox, "workspace"),
         args: ["--permission-mode", "bypassPermissions"],
-        env: {
-          ANTHROPIC_BASE_URL: api.url,
-          ANTHROPIC_API_KEY: "dummy",
-          DISABLE_TELEMETRY: "1",
-          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-          DISABLE_AUTOUPDATER: "1",
-          IS_SANDBOX: "1",
-          HOME: join(sandbox, "home"),
-          CLAUDE_CONFIG_DIR: join(sandbox, "home", ".claude"),
-          TMPDIR: join(sandbox, "tmp"),
-          CLAUDE_CODE_TMPDIR: join(sandbox, "tmp"),
-          RUDDER_MAX_RETRIES: "0",
-        },
+        env: claudeEnv(api.url),
       },
       permissionPrompts: false,
     });
@@ -134,19 +139,7 @@ it("compacts through Claude Code's own /compact and resets to a new Claude Code 
     engine: {
       claudeBin,
       cwd: join(sandbox, "workspace"),
-      env: {
-        ANTHROPIC_BASE_URL: api.url,
-        ANTHROPIC_API_KEY: "dummy",
-        DISABLE_TELEMETRY: "1",
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-        DISABLE_AUTOUPDATER: "1",
-        IS_SANDBOX: "1",
-        HOME: join(sandbox, "home"),
-        CLAUDE_CONFIG_DIR: join(sandbox, "home", ".claude"),
-        TMPDIR: join(sandbox, "tmp"),
-        CLAUDE_CODE_TMPDIR: join(sandbox, "tmp"),
-        RUDDER_MAX_RETRIES: "0",
-      },
+      env: claudeEnv(api.url),
     },
     permissionPrompts: false,
   });
