@@ -109,3 +109,6 @@ export function contextBudgetFrom(
     ...(percentOverride === undefined ? {} : { percentOverride }),
   });
 }
+
+/** The model layer's window table, for the front ends (which import only the agent's). */
+export { contextWindowFor, maxOutputTokensFor } from "../model/context-window.js";

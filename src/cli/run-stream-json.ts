@@ -15,7 +15,7 @@ import { createAgentSetup, maxTurnsFlag, sandboxInfo, setupFlagsFromArgs } from 
 import { booleanFlag, type FlagSpecs, type ParsedArgs, stringFlag } from "./args.js";
 import type { CommandIo } from "./run.js";
 import { readStdinText } from "./stdin.js";
-import { openStoredSession } from "./stored-session.js";
+import { openStoredSession, storedSessionOptions } from "./stored-session.js";
 import { streamJsonControls } from "./stream-json-controls.js";
 
 /** Flags of `rudder run` that only the stream-json mode (Claude Code's dialect) uses. */
@@ -213,8 +213,7 @@ export async function runStreamJson(args: ParsedArgs, io: CommandIo): Promise<nu
         model: switchable.model,
         confirm: overrides.confirm,
         systemPrompt: prompt,
-        onHistoryChange: persist,
-        ...(resolved.history === undefined ? {} : { history: resolved.history }),
+        ...storedSessionOptions(resolved),
       });
     },
   });

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
+import { contextWindowFor, maxOutputTokensFor } from "../agent/context-budget.js";
 import type { AgentEvent, TurnOutcome } from "../agent/events.js";
-import type { ContentBlock, Usage } from "../model/types.js";
+import type { ContentBlock } from "../model/types.js";
 
 /**
  * Builders for the stream-json lines rudder prints, in Claude Code 2.1's field names
@@ -177,7 +178,9 @@ export function apiRetryLine(
   };
 }
 
-function modelUsage(model: string, usage: Usage, costUsd: number): Record<string, unknown> {
+/** Claude Code's `modelUsage` entry, its window and largest reply included (2.1.328's names). */
+function modelUsage(model: string, outcome: TurnOutcome): Record<string, unknown> {
+  const { usage } = outcome;
   return {
     [model]: {
       inputTokens: usage.input_tokens,
@@ -185,7 +188,9 @@ function modelUsage(model: string, usage: Usage, costUsd: number): Record<string
       cacheReadInputTokens: usage.cache_read_input_tokens,
       cacheCreationInputTokens: usage.cache_creation_input_tokens,
       webSearchRequests: 0,
-      costUSD: costUsd,
+      costUSD: outcome.totalCostUsd,
+      contextWindow: outcome.contextWindow ?? contextWindowFor(model),
+      maxOutputTokens: maxOutputTokensFor(model),
     },
   };
 }
@@ -238,14 +243,17 @@ export function resultLine(
     num_turns: outcome.numTurns,
     duration_ms: outcome.durationMs,
     duration_api_ms: outcome.durationMs,
-    stop_reason: outcome.isError ? null : "end_turn",
+    stop_reason: outcome.isError || outcome.localCommand !== undefined ? null : "end_turn",
     usage: outcome.usage,
-    modelUsage: modelUsage(model, outcome.usage, outcome.totalCostUsd),
+    modelUsage: modelUsage(model, outcome),
     total_cost_usd: outcome.totalCostUsd,
     terminal_reason: ending.terminalReason,
     api_error_status: outcome.apiErrorStatus ?? null,
     permission_denials: [...details.permissionDenials],
     ...(outcome.isError ? { errors: [outcome.result] } : {}),
+    ...(outcome.localCommand === undefined ? {} : { local_command: outcome.localCommand }),
+    // rudder's own: the tokens the conversation takes now, for a context gauge.
+    ...(outcome.contextTokens === undefined ? {} : { context_tokens: outcome.contextTokens }),
     ...(details.userMessageUuids.length === 0
       ? {}
       : {

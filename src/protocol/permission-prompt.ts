@@ -1,4 +1,4 @@
-import type { ConfirmRequest } from "../agent/tool-dispatch.js";
+import type { Confirm, ConfirmRequest } from "../agent/tool-dispatch.js";
 import type { HostRequests } from "./host-requests.js";
 
 export interface PermissionAnswer {
@@ -66,6 +66,27 @@ export class PermissionPrompt {
           ? (updated as Record<string, unknown>)
           : undefined,
       interrupt: !allowed && response.interrupt === true,
+    };
+  }
+
+  /**
+   * The kernel's `confirm` over `ask`: names the tool call `toolUseId()` reports, stops the
+   * turn (`interrupt`) when the host's denial asks to, and passes on the host's changed input
+   * (an allow) or message for the model (a denial).
+   */
+  confirm(toolUseId: () => string | undefined, interrupt: (reason: string) => void): Confirm {
+    return async (request, signal) => {
+      const id = toolUseId();
+      const answer = await this.ask(
+        id === undefined ? request : { ...request, toolUseId: id },
+        signal,
+      );
+      if (answer.interrupt) interrupt("interrupted by the host's permission answer");
+      return {
+        allowed: answer.allowed,
+        ...(answer.message ? { message: answer.message } : {}),
+        ...(answer.allowed && answer.updatedInput ? { updatedInput: answer.updatedInput } : {}),
+      };
     };
   }
 }

@@ -1,7 +1,8 @@
 import type { AgentEvent, TurnOutcome } from "../agent/events.js";
+import { type LocalCommand, parseLocalCommand } from "../agent/local-command.js";
 import type { Session } from "../agent/session.js";
-import type { Confirm } from "../agent/tool-dispatch.js";
-import type { Message } from "../model/types.js";
+import { localCommandOutputLine } from "./compaction-lines.js";
+import { CompactionReporter } from "./compaction-reporter.js";
 import {
   answerControlRequest,
   type ControlTarget,
@@ -28,49 +29,16 @@ import { PartialMessages } from "./partial-messages.js";
 import { PermissionDenials } from "./permission-denials.js";
 import { confirmForMode, type PermissionMode } from "./permission-mode.js";
 import { PermissionPrompt } from "./permission-prompt.js";
-import { type AddHookCallback, registerSdkHooks } from "./sdk-hooks.js";
-import { type PrepareSession, SessionPreparation } from "./session-preparation.js";
+import { registerSdkHooks } from "./sdk-hooks.js";
+import { SessionPreparation } from "./session-preparation.js";
+import type { StreamJsonFrontEndOptions } from "./stream-json-options.js";
 
-/** What a host may change before the session's first turn (the `initialize` request). */
-export interface SessionOverrides {
-  confirm: Confirm;
-  systemPrompt?: string;
-  appendSystemPrompt?: string;
-}
-
-export interface StreamJsonFrontEndOptions {
-  info: Omit<SessionInfo, "permissionMode">;
-  write: (line: OutputLine) => void;
-  /** Builds the session when the first message (or control request needing it) arrives. */
-  createSession: (overrides: SessionOverrides) => Session;
-  permissionMode: PermissionMode;
-  /** `--permission-prompt-tool stdio`: `ask` decisions go to the host as `can_use_tool`. */
-  permissionPrompt?: boolean;
-  /** `--include-partial-messages`: `stream_event` lines for text as it streams. */
-  includePartialMessages?: boolean;
-  /** Called with the history just before each model call, so it is stored before it is sent. */
-  persist?: (history: readonly Message[]) => void;
-  /** Notes for people (stderr). */
-  warn?: (message: string) => void;
-  /**
-   * Gets the session ready before its first turn (starts the MCP servers), adding the
-   * `mcpServers` an `initialize` request sent. Called once: at `initialize`, or at the
-   * first message when none came before it; messages wait until it resolves.
-   */
-  prepare?: PrepareSession;
-  /**
-   * `--await-initialize`: messages wait for the host's `initialize` (which may bring MCP
-   * servers) rather than getting the session ready without it.
-   */
-  awaitInitialize?: boolean;
-  /** Registers a host's hook callback (from `initialize`) with the session's hooks. */
-  addHookCallback?: AddHookCallback;
-  /** `set_model`, the models `initialize` lists, `mcp_status`; without it the model is fixed. */
-  controls?: HostControls;
-}
+export type { SessionOverrides, StreamJsonFrontEndOptions } from "./stream-json-options.js";
 
 interface FrontEndTurn {
   uuids: string[];
+  /** Set when the turn runs `/compact` or `/clear` rather than the model. */
+  command?: LocalCommand["name"];
 }
 
 /**
@@ -96,6 +64,9 @@ export class StreamJsonFrontEnd {
   #turn: FrontEndTurn | undefined;
   /** Steering texts a turn ended without reading; they run as the next turn. */
   #carried: { texts: string[]; uuids: string[] } | undefined;
+  /** Messages behind a `/compact` or `/clear` that waits for the running turn, in order. */
+  readonly #queued: Array<{ text: string; uuid: string | undefined }> = [];
+  readonly #compaction = new CompactionReporter((line) => this.#write(line));
   #currentToolUseId: string | undefined;
   #mode: PermissionMode;
   #overrides: PromptOverrides = {};
@@ -120,7 +91,7 @@ export class StreamJsonFrontEnd {
   }
 
   get sessionId(): string {
-    return this.#options.info.sessionId;
+    return this.#info.sessionId;
   }
 
   /** Handles one input line. Never throws: bad lines are reported and skipped. */
@@ -179,8 +150,19 @@ export class StreamJsonFrontEnd {
     this.#deliver(text, uuid);
   }
 
-  #deliver(text: string, uuid: string | undefined): void {
+  #deliver(text: string, uuid: string | undefined, fromQueue = false): void {
     const session = this.#ensureSession();
+    const command = parseLocalCommand(text);
+    if ((this.#queued.length > 0 && !fromQueue) || (command !== undefined && session.running)) {
+      this.#queued.push({ text, uuid });
+      return;
+    }
+    if (command !== undefined) {
+      const run = () =>
+        command.name === "clear" ? session.clear() : session.compact(command.focus);
+      this.#startTurn(uuid === undefined ? [] : [uuid], run, command.name);
+      return;
+    }
     if (session.running) {
       this.#steers.push(uuid);
       void session.send(text);
@@ -198,13 +180,14 @@ export class StreamJsonFrontEnd {
     this.#hostRequests.close();
     const session = this.#session;
     if (session === undefined) return;
-    while (session.running || session.background.hasPendingWork()) {
+    while (session.running || session.background.hasPendingWork() || this.#queued.length > 0) {
       await new Promise<void>((resolve) => this.#changeWaiters.add(resolve));
     }
     await session.close();
   }
 
   #write(line: OutputLine): void {
+    this.#compaction.saw(line);
     this.#options.write(line);
   }
 
@@ -259,28 +242,10 @@ export class StreamJsonFrontEnd {
 
   #ensureSession(): Session {
     if (this.#session !== undefined) return this.#session;
-    const ask = this.#prompt;
-    const prompt: Confirm | undefined =
-      ask === undefined
-        ? undefined
-        : async (request, signal) => {
-            const toolUseId = this.#currentToolUseId;
-            const answer = await ask.ask(
-              toolUseId === undefined ? request : { ...request, toolUseId },
-              signal,
-            );
-            if (answer.interrupt)
-              this.#session?.abort("interrupted by the host's permission answer");
-            // The host may allow with a changed input (a sanitised command) or deny
-            // with a message for the model; the kernel applies both.
-            return {
-              allowed: answer.allowed,
-              ...(answer.message ? { message: answer.message } : {}),
-              ...(answer.allowed && answer.updatedInput
-                ? { updatedInput: answer.updatedInput }
-                : {}),
-            };
-          };
+    const prompt = this.#prompt?.confirm(
+      () => this.#currentToolUseId,
+      (reason) => this.#session?.abort(reason),
+    );
     const session = this.#options.createSession({
       confirm: confirmForMode(() => this.#mode, prompt),
       ...this.#overrides,
@@ -291,10 +256,15 @@ export class StreamJsonFrontEnd {
     return session;
   }
 
-  #startTurn(uuids: string[], start: () => Promise<TurnOutcome | undefined>): void {
-    this.#turn = { uuids };
+  /** A local command prints `system/init` where Claude Code does: after its work began. */
+  #startTurn(
+    uuids: string[],
+    start: () => Promise<TurnOutcome | undefined>,
+    command?: LocalCommand["name"],
+  ): void {
+    this.#turn = command === undefined ? { uuids } : { uuids, command };
     for (const uuid of uuids) this.#write(lifecycleLine(this.sessionId, uuid, "started"));
-    this.#write(initLine({ ...this.#info, permissionMode: this.#mode }));
+    if (command === undefined) this.#write(initLine({ ...this.#info, permissionMode: this.#mode }));
     start().then(
       (outcome) => {
         // A wake-up that found nothing to do ran no turn, so no `turn_end` cleared it.
@@ -321,6 +291,14 @@ export class StreamJsonFrontEnd {
     if (session !== undefined && !session.running && this.#turn === undefined && carried) {
       this.#carried = undefined;
       this.#startTurn(carried.uuids, () => session.send(carried.texts.join("\n\n")));
+    } else if (
+      session !== undefined &&
+      !session.running &&
+      this.#turn === undefined &&
+      this.#queued.length > 0
+    ) {
+      const next = this.#queued.shift() as { text: string; uuid: string | undefined };
+      this.#deliver(next.text, next.uuid, true);
     } else if (session !== undefined && !session.running && this.#turn === undefined) {
       const finished = [...session.background.tasks.values()].some(
         (task) => task.status !== "running" && !task.delivered,
@@ -337,6 +315,16 @@ export class StreamJsonFrontEnd {
     const sessionId = this.sessionId;
     this.#partial?.onEvent(event);
     this.#denials.record(event);
+    const compaction = {
+      sessionId,
+      command: this.#turn?.command,
+      userMessageUuid: this.#turn?.uuids[0],
+      init: () => initLine({ ...this.#info, permissionMode: this.#mode }),
+      renamed: (id: string) => {
+        this.#info = { ...this.#info, sessionId: id };
+      },
+    };
+    if (this.#compaction.onEvent(event, compaction)) return;
     switch (event.type) {
       case "model_start":
         if (this.#session !== undefined) this.#options.persist?.(this.#session.history);
@@ -399,6 +387,9 @@ export class StreamJsonFrontEnd {
     const texts = this.#session?.inbox.drain() ?? [];
     if (texts.length > 0) this.#carried = { texts, uuids };
     const model = this.#info.model;
+    if (outcome.localCommand === "compact" && !outcome.isError) {
+      this.#write(localCommandOutputLine(this.sessionId, "Compacted"));
+    }
     this.#write(
       resultLine(this.sessionId, model, outcome, {
         userMessageUuids: turn.uuids,
