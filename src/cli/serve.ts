@@ -11,6 +11,10 @@ export const SERVE_FLAGS: FlagSpecs = {
   port: { type: "string" },
   host: { type: "string" },
   "allowed-hosts": { type: "string" },
+  "max-sse": { type: "string" },
+  "max-sse-per-client": { type: "string" },
+  "header-timeout": { type: "string" },
+  "body-timeout": { type: "string" },
   data: { type: "string" },
   "max-live": { type: "string" },
   "idle-minutes": { type: "string" },
@@ -25,7 +29,8 @@ export const SERVE_FLAGS: FlagSpecs = {
 };
 
 export const SERVE_USAGE = `usage: rudder serve [--port 4317] [--host 127.0.0.1] [--allowed-hosts NAME,NAME:PORT]
-                    [--data ~/.rudder] [--max-live 8]
+                    [--max-sse 512] [--max-sse-per-client 64] [--header-timeout 10]
+                    [--body-timeout 30] [--data ~/.rudder] [--max-live 8]
                     [--idle-minutes 20] [--engine rudder|claude] [--model M] [--cwd DIR]
                     [--permission-timeout 300] [--no-permission-prompts] [--no-sandbox]
                     [--telegram-token-file FILE --telegram-allow ID,ID]
@@ -38,7 +43,9 @@ export const SERVE_USAGE = `usage: rudder serve [--port 4317] [--host 127.0.0.1]
   with the bot is the channel telegram:<chat id>; only the user or chat ids of --telegram-allow
   (or RUDDER_TELEGRAM_ALLOW) reach an agent.
   Requests must name the gateway in Host: a loopback name or --host on its port, or one of
-  --allowed-hosts (a proxy's name; NAME matches any port); others are refused.`;
+  --allowed-hosts (a proxy's name; NAME matches any port); others are refused. A client has
+  --header-timeout seconds for a request's headers and --body-timeout more for its body; at most
+  --max-sse event streams are open (--max-sse-per-client from one address), then 503.`;
 
 export const DEMO_HINT =
   "No model credentials, so agents run the offline demo model. To connect a real model, set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN, plus ANTHROPIC_BASE_URL for a compatible server) and restart, or use --engine claude with a logged-in Claude Code.";
@@ -89,7 +96,16 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
     "--permission-timeout",
     1,
   );
-  for (const value of [port, maxLive, idleMinutes, permissionTimeout])
+  const maxSse = wholeNumber(stringFlag(args, "max-sse"), "--max-sse", 1);
+  const maxSsePerClient = wholeNumber(
+    stringFlag(args, "max-sse-per-client"),
+    "--max-sse-per-client",
+    1,
+  );
+  const headerTimeout = wholeNumber(stringFlag(args, "header-timeout"), "--header-timeout", 1);
+  const bodyTimeout = wholeNumber(stringFlag(args, "body-timeout"), "--body-timeout", 1);
+  const limits = [maxSse, maxSsePerClient, headerTimeout, bodyTimeout];
+  for (const value of [port, maxLive, idleMinutes, permissionTimeout, ...limits])
     if (value instanceof Error) return fail(value.message);
   const engineName = stringFlag(args, "engine") ?? "rudder";
   if (engineName !== "rudder" && engineName !== "claude") {
@@ -134,6 +150,14 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
       dataDir: dataDirectory(stringFlag(args, "data"), io.env),
       host: stringFlag(args, "host") ?? "127.0.0.1",
       allowedHosts: listFlag(stringFlag(args, "allowed-hosts")),
+      ...(maxSse === undefined ? {} : { maxEventStreams: maxSse as number }),
+      ...(maxSsePerClient === undefined
+        ? {}
+        : { maxEventStreamsPerClient: maxSsePerClient as number }),
+      ...(headerTimeout === undefined
+        ? {}
+        : { headersTimeoutMs: (headerTimeout as number) * 1000 }),
+      ...(bodyTimeout === undefined ? {} : { bodyTimeoutMs: (bodyTimeout as number) * 1000 }),
       port: (port as number | undefined) ?? 4317,
       ...(maxLive === undefined ? {} : { maxLive: maxLive as number }),
       ...(idleMinutes === undefined ? {} : { idleMinutes: idleMinutes as number }),
@@ -157,9 +181,12 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
     return fail(error instanceof Error ? error.message : String(error));
   }
 
-  io.stdout.write(`open the page (one-time link): ${gateway.pageLink}\n`);
-  io.stdout.write('  (it works once, within 10 minutes; "rudder link" prints a fresh one)\n');
-  if (demo) io.stdout.write(`demo mode: ${DEMO_HINT}\n`);
+  // One write, so that a reader who sees the link sees the rest too.
+  io.stdout.write(
+    `open the page (one-time link): ${gateway.pageLink}\n` +
+      '  (it works once, within 10 minutes; "rudder link" prints a fresh one)\n' +
+      (demo ? `demo mode: ${DEMO_HINT}\n` : ""),
+  );
 
   await new Promise<void>((resolveStop) => {
     const stop = () => resolveStop();

@@ -17,6 +17,7 @@ import { InvalidScheduleError, type Scheduler } from "./scheduler.js";
 import { channelEvents } from "./sse-route.js";
 import { serveStatic } from "./static-files.js";
 import type { GatewayStore } from "./store.js";
+import type { StreamLimits } from "./stream-limits.js";
 
 /** Request bodies above this get 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -46,6 +47,8 @@ export interface HttpAppOptions {
   webRoot: string;
   closing: AbortSignal;
   heartbeatMs?: number;
+  /** The caps on open event streams. */
+  streamLimits: StreamLimits;
 }
 
 const decisionBody = v.object({
@@ -114,6 +117,13 @@ function issueText(issue: v.BaseIssue<unknown>): string {
   return missing ? `${path} is required` : `${path}: ${issue.message}`;
 }
 
+/** The peer's address as @hono/node-server passes it (its `incoming` request). */
+function clientAddress(env: unknown): string {
+  const incoming = (env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)
+    ?.incoming;
+  return incoming?.socket?.remoteAddress ?? "unknown";
+}
+
 /** The event stream, which `EventSource` opens without a way to set headers. */
 function takesQueryToken(request: { method: string; path: string }): boolean {
   return request.method === "GET" && /^\/api\/channels\/[^/]+\/events$/.test(request.path);
@@ -131,7 +141,7 @@ function channelParam(value: string | undefined): string {
  * `requestGuard`). Every `/api` route but `GET /api/health` needs
  * `Authorization: Bearer <token>`; the event stream also takes `?token=`, as EventSource
  * cannot set headers (elsewhere `?token=` is a 401). Errors are JSON `{error}` with a
- * 4xx status (401 token, 400 bad body, id or malformed percent-encoding in the path, 404 unknown, 409 conflict, 413 body over 1 MiB,
+ * 4xx status (503 past the event-stream caps, 401 token, 400 bad body, id or malformed percent-encoding in the path, 404 unknown, 409 conflict, 413 body over 1 MiB,
  * 503 not routing); an unexpected failure is a 500 `{error}` without a stack.
  *
  *   POST   /api/channels/:id/messages {text} -> 202 {id, disposition}
@@ -280,6 +290,8 @@ export function createHttpApp(options: HttpAppOptions): Hono {
       channelId: channelParam(context.req.param("id")),
       closing: options.closing,
       heartbeatMs: options.heartbeatMs ?? 15_000,
+      limits: options.streamLimits,
+      client: clientAddress(context.env),
     }),
   );
 

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
-import { streamSSE } from "hono/streaming";
+import { type SSEStreamingApi, streamSSE } from "hono/streaming";
 import type { EventBus, NumberedEvent } from "./event-bus.js";
+import type { StreamLimits } from "./stream-limits.js";
 
 export interface SseOptions {
   bus: EventBus;
@@ -8,6 +9,29 @@ export interface SseOptions {
   /** Ends the stream when the gateway shuts down. */
   closing: AbortSignal;
   heartbeatMs: number;
+  /** The caps on open streams; past them the answer is a 503 saying which. */
+  limits: StreamLimits;
+  /** The client's address, for the per-client cap. */
+  client: string;
+}
+
+const encoder = new TextEncoder();
+const ping = encoder.encode(": ping\n\n");
+
+/**
+ * Each event's SSE frame, encoded once and shared by every stream that sends it (a socket
+ * keeps a reference, not a copy), so a fan-out to N streams does not hold N copies.
+ */
+const frames = new WeakMap<NumberedEvent, Uint8Array>();
+
+function eventFrame(numbered: NumberedEvent, runId: string): Uint8Array {
+  let frame = frames.get(numbered);
+  if (frame === undefined) {
+    const data = JSON.stringify(numbered.event);
+    frame = encoder.encode(`id: ${runId}-${numbered.id}\ndata: ${data}\n\n`);
+    frames.set(numbered, frame);
+  }
+  return frame;
 }
 
 /**
@@ -28,49 +52,68 @@ function parseEventId(value: string | undefined | null, runId: string): number |
  * page reads them all with `onmessage`). `Last-Event-ID` (header, or the
  * `lastEventId` query parameter) resumes after that id from the bus's ring
  * buffer; without it the buffered events are replayed first. A comment line
- * every `heartbeatMs` keeps proxies from closing an idle stream.
+ * every `heartbeatMs` keeps proxies from closing an idle stream. Past `limits` (in all, or
+ * from this client) the answer is a 503 `{error}` with `Retry-After`. When the client goes,
+ * its subscription, heartbeat and place are given back.
  */
 export function channelEvents(context: Context, options: SseOptions): Response {
   const lastEventId = parseEventId(
     context.req.header("last-event-id") ?? context.req.query("lastEventId"),
     options.bus.runId,
   );
+  const place = options.limits.acquire(options.client);
+  if ("refused" in place) {
+    context.header("retry-after", "5");
+    return context.json({ error: place.refused }, 503);
+  }
   return streamSSE(context, async (stream) => {
-    let chain = Promise.resolve();
-    const send = (numbered: NumberedEvent) => {
-      chain = chain
-        .then(() =>
-          stream.writeSSE({
-            id: `${options.bus.runId}-${numbered.id}`,
-            data: JSON.stringify(numbered.event),
-          }),
-        )
-        .catch(() => undefined);
-    };
-    let onClosing = () => {};
-    const ended = new Promise<void>((resolve) => {
-      onClosing = resolve;
-      stream.onAbort(resolve);
-      if (options.closing.aborted) resolve();
-      options.closing.addEventListener("abort", onClosing, { once: true });
-    });
-    await stream.write(": connected\n\n");
-    const unsubscribe = options.bus.subscribe(options.channelId, send, lastEventId);
-    const heartbeat = setInterval(() => {
-      chain = chain
-        .then(() => stream.write(": ping\n\n"))
-        .then(
-          () => undefined,
-          () => undefined,
-        );
-    }, options.heartbeatMs);
     try {
-      await ended;
+      await streamEvents(stream, options, lastEventId, place.release);
     } finally {
-      clearInterval(heartbeat);
-      options.closing.removeEventListener("abort", onClosing);
-      unsubscribe();
-      await chain;
+      place.release();
     }
   });
+}
+
+async function streamEvents(
+  stream: SSEStreamingApi,
+  options: SseOptions,
+  lastEventId: number | undefined,
+  release: () => void,
+): Promise<void> {
+  let chain = Promise.resolve();
+  const send = (numbered: NumberedEvent) => {
+    chain = chain
+      .then(() => stream.write(eventFrame(numbered, options.bus.runId)))
+      .then(
+        () => undefined,
+        () => undefined,
+      );
+  };
+  let onClosing = () => {};
+  const ended = new Promise<void>((resolve) => {
+    onClosing = resolve;
+    stream.onAbort(resolve);
+    if (options.closing.aborted) resolve();
+    options.closing.addEventListener("abort", onClosing, { once: true });
+  });
+  await stream.write(": connected\n\n");
+  const unsubscribe = options.bus.subscribe(options.channelId, send, lastEventId);
+  const heartbeat = setInterval(() => {
+    chain = chain
+      .then(() => stream.write(ping))
+      .then(
+        () => undefined,
+        () => undefined,
+      );
+  }, options.heartbeatMs);
+  try {
+    await ended;
+  } finally {
+    clearInterval(heartbeat);
+    options.closing.removeEventListener("abort", onClosing);
+    unsubscribe();
+    release();
+    await chain;
+  }
 }

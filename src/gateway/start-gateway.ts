@@ -16,6 +16,7 @@ import { RegistryProcessPool } from "./process-pool.js";
 import { Router } from "./router.js";
 import { Scheduler } from "./scheduler.js";
 import { SqliteGatewayStore } from "./sqlite-store.js";
+import { StreamLimits } from "./stream-limits.js";
 import { TelegramChannelSource, type TelegramSourceOptions } from "./telegram-source.js";
 
 /** The agent every channel talks to: a stream-json CLI (`rudder run ...` or `claude`). */
@@ -64,6 +65,15 @@ export interface GatewayOptions {
   rateLimitRetryMs?: number;
   /** SSE heartbeat period; default 15000. */
   heartbeatMs?: number;
+  /** Open event streams at most, in all (default 512) and per client address (default 64). */
+  maxEventStreams?: number;
+  maxEventStreamsPerClient?: number;
+  /**
+   * A client has this long to send a request's headers (default 10000) and this much more
+   * for its body (default 30000); a slower one is cut (408, or the connection closed).
+   */
+  headersTimeoutMs?: number;
+  bodyTimeoutMs?: number;
   /** Inbound sources besides the HTTP API (chat adapters). */
   sources?: ChannelSource[];
   /** Telegram as a source (`telegram:<chat id>` channels); its log lines go to `logger`. */
@@ -88,6 +98,8 @@ export interface RunningGateway {
   pageLink: string;
   /** Another such link, with a fresh code. */
   newPageLink(): string;
+  /** How many event streams are open now. */
+  eventStreams(): number;
   close(): Promise<void>;
 }
 
@@ -183,10 +195,17 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const host = options.host ?? "127.0.0.1";
   const hosts = new AllowedHosts(host, options.allowedHosts);
   const linkCodes = new LinkCodes();
+  const streamLimits = new StreamLimits({
+    ...(options.maxEventStreams === undefined ? {} : { maxTotal: options.maxEventStreams }),
+    ...(options.maxEventStreamsPerClient === undefined
+      ? {}
+      : { maxPerClient: options.maxEventStreamsPerClient }),
+  });
   const app = createHttpApp({
     token,
     hosts,
     linkCodes,
+    streamLimits,
     source: httpSource,
     router,
     store,
@@ -206,9 +225,17 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     },
   });
 
+  const headersTimeout = options.headersTimeoutMs ?? 10_000;
+  const serverOptions = {
+    headersTimeout,
+    requestTimeout: headersTimeout + (options.bodyTimeoutMs ?? 30_000),
+    // How often node looks for requests over those times: the bound on how late a cut comes.
+    connectionsCheckingInterval: Math.max(50, Math.min(1000, headersTimeout / 4)),
+  };
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    const started = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 4317 }, () =>
-      resolve(started),
+    const started = serve(
+      { fetch: app.fetch, hostname: host, port: options.port ?? 4317, serverOptions },
+      () => resolve(started),
     );
     started.once("error", reject);
   });
@@ -268,5 +295,12 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const url = `http://${linkHost(host)}:${port}`;
   const newPageLink = () => `${url}/#code=${linkCodes.issue().code}`;
   log(`gateway: listening on ${url}`);
-  return { url, token, pageLink: newPageLink(), newPageLink, close };
+  return {
+    url,
+    token,
+    pageLink: newPageLink(),
+    newPageLink,
+    eventStreams: () => streamLimits.open,
+    close,
+  };
 }

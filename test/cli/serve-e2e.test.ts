@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitUntil } from "../agent/kernel-helpers.js";
+import { rawRequest } from "../gateway/raw-http.js";
 import { isAlive, killRudderGroup, type RudderRun, startRudder } from "./rudder-process.js";
 
 let root: string;
@@ -32,7 +33,8 @@ beforeAll(async () => {
   mkdirSync(join(root, "home"));
   mkdirSync(join(root, "workspace"));
   writeFileSync(join(root, "workspace", "README.md"), "# demo project\n");
-  server = startRudder(["serve", "--port", "0", "--data", join(root, "data")], {
+  const limits = ["--allowed-hosts", "rudder.test", "--max-sse-per-client", "2"];
+  server = startRudder(["serve", "--port", "0", "--data", join(root, "data"), ...limits], {
     cwd: join(root, "workspace"),
     env: env(),
   });
@@ -80,6 +82,28 @@ describe("rudder serve with no credentials", () => {
     const noGateway = await runToEnd(["link", "--data", join(root, "no-such-data")]);
     expect(noGateway.code).toBe(2);
     expect(noGateway.stderr).toContain("no gateway token");
+  });
+
+  it("serves the --allowed-hosts names, refuses others, and caps streams per client", async () => {
+    const token = readFileSync(join(root, "data", "token"), "utf8").trim();
+    const port = Number(new URL(url).port);
+    const get = (path: string, host: string) =>
+      rawRequest(port, `GET ${path} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${token}`);
+    expect((await get("/api/health", "rudder.test")).status).toBe(200);
+    expect((await get("/api/health", "evil.test")).status).toBe(421);
+    const open = [0, 1].map(() => new AbortController());
+    const streams = await Promise.all(
+      open.map((controller) =>
+        fetch(`${url}/api/channels/capped/events`, {
+          headers: { authorization: `Bearer ${token}` },
+          signal: controller.signal,
+        }),
+      ),
+    );
+    expect(streams.map((stream) => stream.status)).toEqual([200, 200]);
+    const third = await get("/api/channels/capped/events", `127.0.0.1:${port}`);
+    expect(third.status).toBe(503);
+    for (const controller of open) controller.abort();
   });
 
   it("answers a message sent with rudder send, through a rudder agent on the demo model", async () => {

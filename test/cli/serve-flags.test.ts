@@ -22,6 +22,10 @@ describe("rudder serve refuses bad flags in one line", () => {
     [["--port", "http"], "--port needs a whole number"],
     [["--permission-timeout", "0"], "--permission-timeout needs a whole number of at least 1"],
     [["--max-live", "-1"], "--max-live"],
+    [["--max-sse", "0"], "--max-sse needs a whole number of at least 1"],
+    [["--max-sse-per-client", "many"], "--max-sse-per-client needs a whole number"],
+    [["--header-timeout", "0"], "--header-timeout needs a whole number of at least 1"],
+    [["--body-timeout", "soon"], "--body-timeout needs a whole number"],
     [["--frobnicate"], "unknown option --frobnicate"],
   ])("%j", async (args, message) => {
     const result = await serve(args);
