@@ -247,10 +247,10 @@ describe("compaction lines, paired with Claude Code 2.1.328", () => {
     expect(shape({ ...auto(rudder), compact_metadata: auto(rudder).compact_metadata })).toEqual(
       shape({ ...auto(claude), compact_metadata: claudeMetadata }),
     );
-    const after = (lines: Line[]) => {
+    const around = (lines: Line[]) => {
       const at = lines.indexOf(auto(lines));
       return kinds(lines.slice(at - 2, at + 2));
     };
-    expect(after(rudder)).toEqual(after(claude));
+    expect(around(rudder)).toEqual(around(claude));
   }, 120_000);
 });

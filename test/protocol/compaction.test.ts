@@ -142,7 +142,7 @@ describe("stream-json /compact and /clear", () => {
 
   it("a /compact sent while a turn runs waits for it, and messages after it keep their order", async () => {
     const fake = await api();
-    fake.push({ delayMs: 400, then: { text: "slow answer" } });
+    fake.push({ text: "slow answer", chunks: 4, chunkDelayMs: 100 });
     const sandbox = harness.sandbox(fake);
     const child = harness.start(sandbox);
     child.sendUser("first");
