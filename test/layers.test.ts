@@ -20,6 +20,7 @@ const ALLOWED: Record<string, { values: string[]; types?: string[] }> = {
   mcp: { values: ["tools", "sandbox"] },
   agent: { values: ["model", "sandbox", "tools", "permissions", "hooks", "background"] },
   protocol: { values: ["agent"], types: ["model"] },
+  acp: { values: ["agent"], types: ["model"] },
   gateway: { values: ["claude-cli"], types: ["agent", "background", "model"] },
   cli: {
     values: [
@@ -33,6 +34,7 @@ const ALLOWED: Record<string, { values: string[]; types?: string[] }> = {
       "agent",
       "claude-cli",
       "protocol",
+      "acp",
       "gateway",
     ],
   },

@@ -13,6 +13,7 @@ usage:
   rudder permissions list <channel> | allow <channel> <id> | deny <channel> <id> ["message"]
   rudder schedule add "<cron>" --channel C "<prompt>" | list | rm <id>
   rudder sessions [list [--all]] | show <id> | rm <id>... | prune --older-than 30d
+  rudder acp [--model M] [--settings FILE] [--mcp-config FILE]   (Agent Client Protocol, stdio)
   rudder --version
 
 Run "rudder <command> --help" for a command's options.`;
@@ -66,6 +67,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (command === "sessions") {
     return (await import("./sessions.js")).sessionsCommandLine(rest, io());
   }
+  if (command === "acp") return (await import("./acp.js")).acpCommandLine(rest, io());
   if (looksLikeHeadlessRun(argv)) return (await import("./run.js")).runCommandLine(argv, io());
   process.stderr.write(`rudder: unknown command "${command}"\n\n${USAGE}\n`);
   return 2;

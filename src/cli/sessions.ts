@@ -127,6 +127,7 @@ function blockLines(role: Message["role"], block: ContentBlock): string[] {
       typeof block.content === "string" ? block.content : JSON.stringify(block.content);
     return [`    -> ${toolResultLine(content, block.is_error === true)}`];
   }
+  if (block.type === "image") return [role === "user" ? "> [image]" : "[image]"];
   const text = printable(block.text).replace(/\s+$/, "");
   if (text === "") return [];
   return role === "user" ? text.split("\n").map((line) => `> ${line}`) : [text];

@@ -1,0 +1,102 @@
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { Readable, Writable } from "node:stream";
+import {
+  type Client,
+  ClientSideConnection,
+  ndJsonStream,
+  PROTOCOL_VERSION,
+  type RequestPermissionRequest,
+  type RequestPermissionResponse,
+  type SessionNotification,
+} from "@agentclientprotocol/sdk";
+import { RUDDER_CLI, type Sandbox } from "../protocol/helpers.js";
+
+/**
+ * `rudder acp` driven by the ACP SDK's own client side, as an editor drives it: the updates it
+ * streams are kept; each permission request is answered by `answer` (and kept).
+ */
+export class AcpClient {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly connection: ClientSideConnection;
+  readonly updates: SessionNotification[] = [];
+  readonly permissions: RequestPermissionRequest[] = [];
+  readonly exited: Promise<number | null>;
+  stderr = "";
+  answer: (request: RequestPermissionRequest) => string = () => "reject_once";
+  readonly #waiters = new Set<() => void>();
+
+  constructor(sandbox: Sandbox) {
+    this.child = spawn(process.execPath, [RUDDER_CLI, "acp"], {
+      cwd: sandbox.workspace,
+      env: sandbox.env,
+      detached: true,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    this.child.stderr.on("data", (chunk: Buffer) => {
+      this.stderr += chunk.toString("utf8");
+    });
+    this.exited = new Promise((resolve) => this.child.on("exit", (code) => resolve(code)));
+    const client: Client = {
+      sessionUpdate: async (notification) => {
+        this.updates.push(notification);
+        for (const waiter of this.#waiters) waiter();
+      },
+      requestPermission: async (request): Promise<RequestPermissionResponse> => {
+        this.permissions.push(request);
+        return { outcome: { outcome: "selected", optionId: this.answer(request) } };
+      },
+    };
+    const stream = ndJsonStream(
+      Writable.toWeb(this.child.stdin) as WritableStream<Uint8Array>,
+      Readable.toWeb(this.child.stdout) as ReadableStream<Uint8Array>,
+    );
+    this.connection = new ClientSideConnection(() => client, stream);
+  }
+
+  async initialize() {
+    return this.connection.initialize({
+      protocolVersion: PROTOCOL_VERSION,
+      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+    });
+  }
+
+  /** Resolves once an update matches. */
+  waitForUpdate(predicate: (update: SessionNotification["update"]) => boolean): Promise<void> {
+    return new Promise((resolve) => {
+      const check = (): void => {
+        if (this.updates.some((notification) => predicate(notification.update))) {
+          this.#waiters.delete(check);
+          resolve();
+        }
+      };
+      this.#waiters.add(check);
+      check();
+    });
+  }
+
+  /** The updates of one kind (`tool_call`, `agent_message_chunk`, ...). */
+  ofKind<K extends SessionNotification["update"]["sessionUpdate"]>(
+    kind: K,
+  ): Array<Extract<SessionNotification["update"], { sessionUpdate: K }>> {
+    return this.updates
+      .map((notification) => notification.update)
+      .filter(
+        (update): update is Extract<SessionNotification["update"], { sessionUpdate: K }> =>
+          update.sessionUpdate === kind,
+      );
+  }
+
+  async close(): Promise<number | null> {
+    this.child.stdin.end();
+    return this.exited;
+  }
+
+  kill(): void {
+    if (this.child.pid === undefined) return;
+    try {
+      process.kill(-this.child.pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+}
