@@ -1,5 +1,6 @@
 import { realpathSync, statSync } from "node:fs";
 import { relative } from "node:path";
+import { BRIDGE_PORT, BRIDGE_SCRIPT, proxyEnvironment } from "./proxy-bridge.js";
 import type { SandboxPolicy } from "./sandbox-policy.js";
 
 export interface BubblewrapLayout {
@@ -7,11 +8,16 @@ export interface BubblewrapLayout {
   privateTmp: string;
   /** Where the command starts (the workspace). */
   cwd: string;
-  /** Extra variables set inside (the proxy's address). */
-  env?: Readonly<Record<string, string>>;
-  /** Host path -> path inside, bound writable (the proxy's socket). */
-  extraBinds?: ReadonlyMap<string, string>;
+  /**
+   * With an allow-list of domains: rudder's proxy socket (host path; it is
+   * bound inside) and node, which runs the bridge to it inside.
+   */
+  proxy?: { socketPath: string; node: string };
 }
+
+/** Where the proxy's socket is seen inside: in the hidden /run, or else in the private /tmp. */
+const PROXY_SOCKET_IN_RUN = "/run/rudder-proxy.sock";
+const PROXY_SOCKET_IN_TMP = "/tmp/.rudder-proxy.sock";
 
 /**
  * The command's start inside: bubblewrap arms its die-with-parent signals a
@@ -20,7 +26,7 @@ export interface BubblewrapLayout {
  * reads as ready (end of file) once the parent is gone, and then nothing runs.
  * Past this check every signal is armed, so the command dies with the parent.
  */
-const START_IF_PARENT_LIVES = 'read -t 0 -u 3 && exit 125; exec 3<&- && exec bash -c "$1"';
+const START_IF_PARENT_LIVES = 'read -t 0 -u 3 && exit 125; exec 3<&- && exec "$@"';
 
 /** The descriptor the parent passes as the pipe of `START_IF_PARENT_LIVES`. */
 export const PARENT_PIPE_FD = 3;
@@ -67,8 +73,13 @@ export function bubblewrapArgs(
   const replaceTmp = !isWithin("/tmp", workspace);
   if (replaceTmp) args.push("--bind", layout.privateTmp, "/tmp");
   const hideRun = !policy.allowAllUnixSockets && !isWithin(workspace, "/run");
+  const proxySocket = hideRun ? PROXY_SOCKET_IN_RUN : PROXY_SOCKET_IN_TMP;
+  if (layout.proxy !== undefined && !hideRun) {
+    args.push("--bind", layout.proxy.socketPath, proxySocket);
+  }
   if (hideRun) {
     args.push("--tmpfs", "/run");
+    if (layout.proxy !== undefined) args.push("--bind", layout.proxy.socketPath, proxySocket);
     const resolver = existing("/etc/resolv.conf");
     if (resolver !== undefined && isWithin(resolver.real, "/run")) {
       args.push("--ro-bind", resolver.real, resolver.real);
@@ -84,7 +95,6 @@ export function bubblewrapArgs(
     const found = existing(path);
     if (found !== undefined) args.push("--bind", found.real, found.real);
   }
-  for (const [inside, host] of layout.extraBinds ?? []) args.push("--bind", host, inside);
   for (const path of [...policy.readOnly, ...policy.protectedInWorkspace]) {
     const found = existing(path);
     if (found !== undefined) args.push("--ro-bind", found.real, found.real);
@@ -100,8 +110,15 @@ export function bubblewrapArgs(
   if (policy.network.kind !== "all") args.push("--unshare-net");
   args.push("--unshare-pid", "--unshare-ipc", "--die-with-parent", "--chdir", layout.cwd);
   args.push("--setenv", "TMPDIR", "/tmp");
-  for (const [name, value] of Object.entries(layout.env ?? {})) args.push("--setenv", name, value);
   for (const name of UNSET_VARIABLES) args.push("--unsetenv", name);
-  args.push("--", "bash", "-c", START_IF_PARENT_LIVES, "bash", command);
+  if (layout.proxy === undefined) {
+    args.push("--", "bash", "-c", START_IF_PARENT_LIVES, "bash", "bash", "-c", command);
+    return args;
+  }
+  for (const [name, value] of Object.entries(proxyEnvironment())) {
+    args.push("--setenv", name, value);
+  }
+  args.push("--", "bash", "-c", START_IF_PARENT_LIVES, "bash", layout.proxy.node, "-e");
+  args.push(BRIDGE_SCRIPT, proxySocket, String(BRIDGE_PORT), command);
   return args;
 }

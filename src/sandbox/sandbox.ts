@@ -1,8 +1,10 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import type { LookupFunction } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bubblewrapArgs } from "./bubblewrap-args.js";
 import { findExecutable, type ProbeResult, probeBubblewrap } from "./bubblewrap-probe.js";
+import { type DomainProxy, startDomainProxy } from "./domain-proxy.js";
 import { isExcludedCommand } from "./excluded-command.js";
 import { Placeholders } from "./placeholders.js";
 import type { SandboxPolicy } from "./sandbox-policy.js";
@@ -30,6 +32,8 @@ export interface SandboxOptions {
   env: NodeJS.ProcessEnv;
   /** Called once with one line when the sandbox turns out not to start. */
   onUnavailable?: (line: string) => void;
+  /** How the allow-list proxy resolves host names (tests map names to loopback). */
+  lookup?: LookupFunction;
 }
 
 /** Commands judged as sandboxed and not yet started are remembered up to this many. */
@@ -46,6 +50,8 @@ export class Sandbox {
   readonly policy: SandboxPolicy;
   readonly #bubblewrap: string | undefined;
   readonly #onUnavailable: (line: string) => void;
+  readonly #lookup: LookupFunction | undefined;
+  #proxy: Promise<DomainProxy | string> | undefined;
   readonly #placeholders = new Placeholders();
   readonly #judged = new Map<string, number>();
   #probe: Promise<ProbeResult> | undefined;
@@ -60,6 +66,7 @@ export class Sandbox {
       this.#failure = "bubblewrap (bwrap) is not installed";
     }
     this.#onUnavailable = options.onUnavailable ?? (() => {});
+    this.#lookup = options.lookup;
   }
 
   status(): SandboxStatus {
@@ -107,11 +114,21 @@ export class Sandbox {
       }
       return { kind: "plain" };
     }
+    const proxy = await this.#proxyOnce();
+    if (typeof proxy === "string") {
+      return { kind: "refused", message: `the sandbox's network proxy cannot start: ${proxy}` };
+    }
     const file = this.#bubblewrap as string;
     const release = this.#placeholders.acquire(this.policy.protectedInWorkspace);
     const args = bubblewrapArgs(
       this.policy,
-      { privateTmp: this.#privateTmp(), cwd: this.policy.workspace },
+      {
+        privateTmp: join(this.#stateFolderOnce(), "tmp"),
+        cwd: this.policy.workspace,
+        ...(proxy === undefined
+          ? {}
+          : { proxy: { socketPath: proxy.socketPath, node: process.execPath } }),
+      },
       command,
     );
     return { kind: "sandboxed", file, args, release };
@@ -120,6 +137,9 @@ export class Sandbox {
   /** Removes the private temporary folder and any placeholder. Synchronous; safe to call twice. */
   close(): void {
     this.#placeholders.removeAll();
+    const proxy = this.#proxy;
+    this.#proxy = undefined;
+    void proxy?.then((started) => typeof started === "string" || started.close());
     if (this.#stateFolder !== undefined) {
       rmSync(this.#stateFolder, { recursive: true, force: true });
       this.#stateFolder = undefined;
@@ -149,9 +169,24 @@ export class Sandbox {
     return this.#probe;
   }
 
-  #privateTmp(): string {
+  /** With an allow-list of domains, the proxy (started once); undefined without one; a string when it failed. */
+  #proxyOnce(): Promise<DomainProxy | string | undefined> {
+    const network = this.policy.network;
+    if (network.kind !== "domains") return Promise.resolve(undefined);
+    this.#proxy ??= startDomainProxy({
+      socketPath: join(this.#stateFolderOnce(), "proxy.sock"),
+      allowed: network.allowed,
+      denied: network.denied,
+      ...(this.#lookup === undefined ? {} : { lookup: this.#lookup }),
+    }).catch((error: Error) => error.message);
+    return this.#proxy;
+  }
+
+  /** The host folder holding the private /tmp (`tmp/`) and the proxy's socket. */
+  #stateFolderOnce(): string {
     if (this.#stateFolder === undefined) {
       this.#stateFolder = mkdtempSync(join(tmpdir(), "rudder-sandbox-"));
+      mkdirSync(join(this.#stateFolder, "tmp"));
       if (!this.#cleanupInstalled) {
         this.#cleanupInstalled = true;
         process.once("exit", () => this.close());

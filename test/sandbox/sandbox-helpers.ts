@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { findExecutable } from "../../src/sandbox/bubblewrap-probe.js";
-import { Sandbox } from "../../src/sandbox/sandbox.js";
+import { Sandbox, type SandboxOptions } from "../../src/sandbox/sandbox.js";
 import { sandboxPolicy } from "../../src/sandbox/sandbox-policy.js";
 import type { SandboxSettings } from "../../src/sandbox/sandbox-settings.js";
 import { type CommandResult, runCommand } from "../../src/tools/run-command.js";
@@ -29,7 +29,10 @@ export interface SandboxFixture {
  * (under /var/tmp: /tmp inside the sandbox is its private one) with a home
  * in it, and a sandbox for the workspace.
  */
-export function sandboxFixture(settings: SandboxSettings = {}): SandboxFixture {
+export function sandboxFixture(
+  settings: SandboxSettings = {},
+  options: Omit<SandboxOptions, "env"> = {},
+): SandboxFixture {
   const root = realpathSync(mkdtempSync(join(tmpdir(), "rudder-sandbox-test-")));
   const workspace = join(root, "work");
   mkdirSync(workspace);
@@ -38,7 +41,7 @@ export function sandboxFixture(settings: SandboxSettings = {}): SandboxFixture {
   mkdirSync(home);
   const sandbox = new Sandbox(
     sandboxPolicy(settings, { workspace, home, rudderHome: join(home, ".rudder") }),
-    { env: process.env },
+    { env: process.env, ...options },
   );
   return {
     root,

@@ -3,7 +3,8 @@
  * can and cannot reach.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:net";
+import { createServer as createHttpServer } from "node:http";
+import { createServer, type LookupFunction, type Server } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { BackgroundManager } from "../../src/background/background-manager.js";
@@ -195,3 +196,60 @@ describe.skipIf(NO_BUBBLEWRAP !== undefined)(`the sandbox ${NO_BUBBLEWRAP ?? ""}
     expect(existsSync(join(outside, "plain"))).toBe(true);
   });
 });
+
+describe.skipIf(NO_BUBBLEWRAP !== undefined)(
+  `the sandbox's domain allow-list ${NO_BUBBLEWRAP ?? ""}`,
+  () => {
+    it("lets an allowed host through its proxy (HTTP and CONNECT) and refuses another", async () => {
+      const requests: string[] = [];
+      const server = createHttpServer((request, response) => {
+        requests.push(`${request.headers.host} ${request.url}`);
+        response.end("hello from the allowed host\n");
+      });
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const port = (server.address() as { port: number }).port;
+      // Test names, resolved to the loopback server here and nowhere else.
+      const lookup: LookupFunction = (hostname, options, callback) => {
+        if (hostname.endsWith(".test")) {
+          if (options.all) callback(null, [{ address: "127.0.0.1", family: 4 }]);
+          else callback(null, "127.0.0.1", 4);
+        } else
+          callback(
+            Object.assign(new Error(`no such host ${hostname}`), { code: "ENOTFOUND" }),
+            "",
+            4,
+          );
+      };
+      const { run, sandbox } = setUp(
+        {
+          network: {
+            allowedDomains: ["allowed.test", "*.api.test"],
+            deniedDomains: ["bad.api.test"],
+          },
+        },
+        { lookup },
+      );
+      try {
+        const result = await run(
+          [
+            `curl -sS http://allowed.test:${port}/plain`,
+            `curl -sS --proxytunnel http://v1.api.test:${port}/tunnel`,
+            `curl -sS http://other.test:${port}/refused; echo " status $?"`,
+            `curl -sS --proxytunnel http://bad.api.test:${port}/denied 2>&1; echo " status $?"`,
+            `exec 3<>/dev/tcp/127.0.0.1/${port} 2>/dev/null && echo direct || echo "no direct route"`,
+          ].join("; "),
+        );
+        expect(result.output.match(/hello from the allowed host/g)).toHaveLength(2);
+        expect(result.output).toContain(
+          "rudder sandbox: other.test is not in sandbox.network.allowedDomains",
+        );
+        expect(result.output).toContain("rudder sandbox: bad.api.test is not in");
+      expect(result.output).toContain("no direct route");
+        expect(requests).toEqual([`allowed.test:${port} /plain`, `v1.api.test:${port} /tunnel`]);
+        expect(sandbox.confines("curl x")).toBe(true);
+      } finally {
+        server.close();
+      }
+    });
+  },
+);
