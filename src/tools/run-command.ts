@@ -59,7 +59,7 @@ export async function runCommand(
   if (options.signal?.aborted) return result(output, { aborted: true });
   const prepared = (await options.sandbox?.prepare(command)) ?? { kind: "plain" as const };
   if (prepared.kind === "refused") {
-    output.append(`Error: ${prepared.message}`);
+    output.append(prepared.message);
     return result(output, {});
   }
   if (options.signal?.aborted) {

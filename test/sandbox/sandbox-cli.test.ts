@@ -75,10 +75,9 @@ function pathWithout(bubblewrap?: string): string {
   return bin;
 }
 
+/** The tool results of the conversation, as the last request to the model carried them. */
 function toolResults(): string[] {
-  return api
-    .mainRequests()
-    .flatMap((request) => request.body.messages)
+  return (api.mainRequests().at(-1)?.body.messages ?? [])
     .flatMap((message: { content: unknown }) =>
       Array.isArray(message.content) ? message.content : [],
     )
@@ -175,5 +174,28 @@ describe.skipIf(NO_BUBBLEWRAP !== undefined)(`rudder run's sandbox ${NO_BUBBLEWR
     expect(refused.stderr().trim()).toMatch(
       /the sandbox is unavailable \(bubblewrap \(bwrap\) is not installed\) and sandbox.failIfUnavailable is set/,
     );
+  });
+
+  it("a bubblewrap that cannot start: the command judged sandboxed is not run, later ones meet the strict gate", async () => {
+    const bin = pathWithout(
+      "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n",
+    );
+    api.push(
+      { toolUse: { name: "bash", input: { command: "echo first > first.txt" } } },
+      { toolUse: { name: "bash", input: { command: "echo second > second.txt" } } },
+      { toolUse: { name: "bash", input: { command: "echo third" } } },
+    );
+    const run = rudder(["run", "go"], { PATH: bin });
+    await run.exited;
+    const [first, second, third] = toolResults();
+    expect(first).toContain(
+      "the sandbox cannot start (bubblewrap cannot start a sandbox here: bwrap: No permissions to create new namespace), so this command was not run",
+    );
+    expect(existsSync(join(workspace, "first.txt"))).toBe(false);
+    // Unconfined now: a write is not known read-only, so headless it is refused; echo runs.
+    expect(existsSync(join(workspace, "second.txt"))).toBe(false);
+    expect(second).not.toContain("the sandbox cannot start");
+    expect(third).toContain("third");
+    expect(run.stderr().match(/the sandbox is unavailable/g)).toHaveLength(1);
   });
 });
