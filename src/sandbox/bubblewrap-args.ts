@@ -20,13 +20,17 @@ const PROXY_SOCKET_IN_RUN = "/run/rudder-proxy.sock";
 const PROXY_SOCKET_IN_TMP = "/tmp/.rudder-proxy.sock";
 
 /**
- * The command's start inside: bubblewrap arms its die-with-parent signals a
- * moment after it starts, so a parent killed in that moment would leave the
- * sandbox running. fd 3 is a pipe whose other end only the parent holds: it
- * reads as ready (end of file) once the parent is gone, and then nothing runs.
- * Past this check every signal is armed, so the command dies with the parent.
+ * The command's start inside. fd 3 is a pipe whose other end only the parent
+ * holds: it reads as ready (end of file) once the parent is gone. If it
+ * already is, nothing runs; otherwise a watchdog waits on it and, when the
+ * parent dies, kills everything in the sandbox's PID namespace. So the
+ * command dies with the parent even where bubblewrap's own die-with-parent
+ * signals were not armed yet (they are set a moment after it starts).
  */
-const START_IF_PARENT_LIVES = 'read -t 0 -u 3 && exit 125; exec 3<&- && exec "$@"';
+const START_IF_PARENT_LIVES =
+  "read -t 0 -u 3 && exit 125; " +
+  "{ read -r -u 3; kill -KILL -1; } </dev/null >/dev/null 2>&1 & " +
+  'exec 3<&- && exec "$@"';
 
 /** The descriptor the parent passes as the pipe of `START_IF_PARENT_LIVES`. */
 export const PARENT_PIPE_FD = 3;
