@@ -315,7 +315,13 @@ describe("rudder chat when its terminal goes away", () => {
       "the turn to end",
       (text) => text.includes("Sleeping in the background.") && atIdlePrompt(text),
     );
-    chat.remember();
+    // The task starts once the sandbox is ready, which may be just after the turn's end.
+    const started = Date.now() + 5000;
+    do {
+      chat.remember();
+      if ([...chat.seen].some((pid) => commandLine(pid).includes("sleep 500"))) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    } while (Date.now() < started);
     expect([...chat.seen].some((pid) => commandLine(pid).includes("sleep 500"))).toBe(true);
     // Closing the terminal hangs up its processes.
     await tmux.kill();
