@@ -273,9 +273,6 @@ export async function createAgentSetup(
     bashSandboxed: (command) => sandbox.policy.autoAllowBash && sandbox.confines(command),
     hooks,
     background: new BackgroundManager({ workspace, sandbox }),
-    // Sandboxed commands run unasked (Claude Code's autoAllowBashIfSandboxed); the others,
-    // excluded ones and all of them without bubblewrap, meet the strict gate.
-    bashSandboxed: (command: string) => policy.autoAllowBash && sandbox.confines(command),
     systemPrompt,
     sessionId,
     contextBudget: budget,
