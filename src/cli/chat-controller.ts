@@ -1,4 +1,5 @@
 import type { AgentEvent } from "../agent/events.js";
+import { parseLocalCommand } from "../agent/local-command.js";
 import type { Session } from "../agent/session.js";
 import type { ConfirmRequest } from "../agent/tool-dispatch.js";
 import { CHAT_HELP, describeTasks, oneLine } from "./chat-format.js";
@@ -223,6 +224,16 @@ export class ChatController {
       void this.quit();
     } else if (name === "/help") {
       this.#renderer.notice(CHAT_HELP);
+    } else if (name === "/compact" || name === "/clear") {
+      const local = parseLocalCommand(command);
+      const run =
+        local?.name === "compact"
+          ? this.#session.compact(local.focus, this.#stop.signal)
+          : this.#session.clear();
+      run.then(
+        () => this.#afterTurn(),
+        (error: unknown) => this.#internalError(error),
+      );
     } else if (name === "/tasks") {
       this.#renderer.notice(describeTasks(this.#session.background.tasks.values()));
     } else {

@@ -84,8 +84,16 @@ export function describeTasks(tasks: Iterable<BackgroundTask>, now = Date.now())
 
 export const CHAT_HELP = `commands:
   /tasks   list background tasks and their status
+  /compact [focus]  summarize the conversation to free the context window
+  /clear   start a new conversation (this one stays stored)
   /help    show this help
   /quit    leave (Ctrl-D too)
 keys:
   Enter    send; while the agent works, the text joins the running turn
   Ctrl-C   abort the running turn; at an empty prompt, twice in a row leaves`;
+
+/** Tokens for people: `182k`, `3.4k`, `950`. */
+export function formatTokens(tokens: number): string {
+  if (tokens < 1000) return String(tokens);
+  return tokens < 10_000 ? `${(tokens / 1000).toFixed(1)}k` : `${Math.round(tokens / 1000)}k`;
+}

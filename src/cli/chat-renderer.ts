@@ -3,6 +3,7 @@ import {
   describeTaskEnd,
   describeToolCall,
   describeToolResult,
+  formatTokens,
   oneLine,
   printable,
 } from "./chat-format.js";
@@ -94,6 +95,24 @@ export class ChatRenderer {
         if (event.taskIds.length > 0) {
           screen.line(`  (${event.taskIds.join(", ")} reported to the agent)`);
         }
+        break;
+      case "compaction_start":
+        this.#spin("compacting the conversation");
+        break;
+      case "compaction_end":
+        this.#spin(undefined);
+        if (event.error === undefined) {
+          screen.line(
+            `  context compacted: ${formatTokens(event.preTokens)} -> ${formatTokens(event.postTokens)} tokens`,
+          );
+        } else if (event.trigger === "auto") {
+          screen.line(`  (could not compact: ${oneLine(event.error)})`);
+        }
+        break;
+      case "session_cleared":
+        screen.line(
+          `  new conversation ${event.sessionId} (the previous one: rudder chat --resume ${event.previousSessionId})`,
+        );
         break;
       case "hook_warning":
         screen.line(`  hook warning (${event.event}): ${oneLine(event.message)}`);

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/agent/events.js";
 import { Session } from "../../src/agent/session.js";
 import { ChatController, type ChatLineSource } from "../../src/cli/chat-controller.js";
+import { CHAT_HELP } from "../../src/cli/chat-format.js";
 import { ChatRenderer } from "../../src/cli/chat-renderer.js";
 import { ChatScreen } from "../../src/cli/chat-screen.js";
 import {
@@ -316,5 +317,30 @@ describe("chat controller, terminal input", () => {
     expect(task?.status).toBe("failed");
     expect(chat.session.background.runningCount()).toBe(0);
     expect(chat.output.text).toContain("  (interrupted)\n");
+  });
+});
+
+describe("chat controller, /compact and /clear", () => {
+  it("/compact summarizes the conversation and says how much it freed; /clear starts a new one", async () => {
+    const chat = startChat([textReply("first answer"), textReply("SUMMARY"), textReply("after")], {
+      terminal: false,
+    });
+    const firstId = chat.session.id;
+    chat.controller.line("hello there");
+    chat.controller.line("/compact the greeting");
+    chat.controller.line("/clear");
+    chat.controller.line("fresh");
+    chat.controller.end();
+    expect(await chat.controller.finished).toBe(0);
+    expect(chat.output.text).toMatch(/context compacted: \d+(\.\d)?k? -> \d+(\.\d)?k? tokens/);
+    expect(JSON.stringify(chat.model.requests[1]?.messages)).toContain("focus on: the greeting");
+    expect(chat.output.text).toContain(`(the previous one: rudder chat --resume ${firstId})`);
+    expect(chat.session.id).not.toBe(firstId);
+    expect(JSON.stringify(chat.model.requests[2]?.messages)).not.toContain("hello there");
+  });
+
+  it("/help lists /compact and /clear", () => {
+    expect(CHAT_HELP).toContain("/compact [focus]");
+    expect(CHAT_HELP).toContain("/clear");
   });
 });
