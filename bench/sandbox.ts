@@ -36,7 +36,10 @@ const root = realpathSync(mkdtempSync(join(tmpdir(), "rudder-bench-sandbox-")));
 const workspace = join(root, "work");
 mkdirSync(workspace);
 const sandbox = new Sandbox(
-  sandboxPolicy({}, { workspace, home: process.env.HOME ?? root, rudderHome: join(root, "rudder") }),
+  sandboxPolicy(
+    {},
+    { workspace, home: process.env.HOME ?? root, rudderHome: join(root, "rudder") },
+  ),
   { env: process.env },
 );
 
