@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { claudeCodeEnv } from "../fixtures/claude-code-env.js";
 import { type FakeMessagesApi, startFakeMessagesApi } from "../fixtures/fake-messages-api.js";
 import { killRudderGroup, type RudderRun, startRudder } from "./rudder-process.js";
 
@@ -124,20 +125,7 @@ describe.skipIf(!existsSync(CLAUDE))("project instructions in the real Claude Co
       cwd: workspace,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
-      env: {
-        PATH: process.env.PATH,
-        HOME: home,
-        CLAUDE_CONFIG_DIR: join(home, ".claude"),
-        TMPDIR: home,
-        CLAUDE_CODE_TMPDIR: home,
-        ANTHROPIC_BASE_URL: api.url,
-        ANTHROPIC_API_KEY: "dummy",
-        DISABLE_TELEMETRY: "1",
-        DISABLE_AUTOUPDATER: "1",
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-        IS_SANDBOX: "1",
-        CLAUDE_CODE_MAX_RETRIES: "0",
-      },
+      env: claudeCodeEnv(home, api.url),
     });
     child.stdout.resume();
     let stderr = "";

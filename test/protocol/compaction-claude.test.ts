@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { claudeCodeEnv } from "../fixtures/claude-code-env.js";
 import {
   type FakeMessagesApi,
   lastUserText,
@@ -108,21 +109,7 @@ async function claudeLines(
     cwd: home,
     detached: true,
     stdio: ["pipe", "pipe", "pipe"],
-    env: {
-      PATH: process.env.PATH,
-      HOME: home,
-      CLAUDE_CONFIG_DIR: join(home, ".claude"),
-      TMPDIR: home,
-      CLAUDE_CODE_TMPDIR: home,
-      ANTHROPIC_BASE_URL: api.url,
-      ANTHROPIC_API_KEY: "dummy",
-      DISABLE_TELEMETRY: "1",
-      DISABLE_AUTOUPDATER: "1",
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-      IS_SANDBOX: "1",
-      CLAUDE_CODE_MAX_RETRIES: "0",
-      ...env,
-    },
+    env: { ...claudeCodeEnv(home, api.url), ...env },
   });
   child.stderr?.resume();
   cleanups.push(() => killGroup(child));
