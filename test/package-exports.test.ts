@@ -42,5 +42,8 @@ describe("the package entry points", () => {
     expect(importNames("rudder/gateway")).toEqual(
       expect.arrayContaining(["startGateway", "createGatewayClient"]),
     );
+    expect(importNames("rudder/channels")).toEqual(
+      expect.arrayContaining(["TelegramChannelSource", "telegramConfig"]),
+    );
   });
 });

@@ -2,7 +2,9 @@ import { mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type GatewayEngine, startGateway, telegramConfig } from "../gateway/index.js";
+import { telegramConfig } from "../channels/telegram/telegram-config.js";
+import { TelegramChannelSource } from "../channels/telegram/telegram-source.js";
+import { type GatewayEngine, startGateway } from "../gateway/index.js";
 import { hasModelCredentials } from "../model/model-config.js";
 import { commandArgs, type FlagSpecs, stringFlag } from "./args.js";
 import type { CommandIo } from "./run.js";
@@ -143,11 +145,13 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
           ...(model ? { model } : {}),
         };
 
+  const logger = (line: string) => io.stderr.write(`${line}\n`);
+  const dataDir = dataDirectory(stringFlag(args, "data"), io.env);
   const shutdown = new AbortController();
   let gateway: Awaited<ReturnType<typeof startGateway>>;
   try {
     gateway = await startGateway({
-      dataDir: dataDirectory(stringFlag(args, "data"), io.env),
+      dataDir,
       host: stringFlag(args, "host") ?? "127.0.0.1",
       allowedHosts: listFlag(stringFlag(args, "allowed-hosts")),
       ...(maxSse === undefined ? {} : { maxEventStreams: maxSse as number }),
@@ -169,8 +173,10 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
         : { permissionTimeoutMs: (permissionTimeout as number) * 1000 }),
       demo,
       ...(demo ? { demoHint: DEMO_HINT } : {}),
-      ...(telegram ? { telegram } : {}),
-      logger: (line) => io.stderr.write(`${line}\n`),
+      ...(telegram
+        ? { sources: [new TelegramChannelSource({ stateDir: dataDir, ...telegram, logger })] }
+        : {}),
+      logger,
       signal: shutdown.signal,
     });
   } catch (error) {

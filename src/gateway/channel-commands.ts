@@ -9,7 +9,7 @@ import {
 import type { EventBus } from "./event-bus.js";
 import type { StoredMessage } from "./events.js";
 import { type Settlements, storedMessage } from "./settlements.js";
-import type { GatewayStore, MessageRecord } from "./store.js";
+import type { GatewayStore, MessageRecord } from "./store/store.js";
 import { TurnEvents } from "./turn-events.js";
 import { classifyTurnError, errorText } from "./turn-failure.js";
 

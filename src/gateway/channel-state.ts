@@ -1,7 +1,7 @@
 import type { AgentProcess } from "./agent-process.js";
 import { CommandQueue } from "./command-queue.js";
 import { ContextUsageTracker } from "./context-usage.js";
-import type { MessageRecord } from "./store.js";
+import type { MessageRecord } from "./store/store.js";
 
 /** A turn the router runs on a channel's process. */
 export interface ActiveTurn {

@@ -1,5 +1,5 @@
 import type { Disposition, PermissionRequestInfo, PermissionVerdict } from "./events.js";
-import type { ScheduleRecord } from "./store.js";
+import type { ScheduleRecord } from "./store/store.js";
 
 export interface GatewayClientOptions {
   /** The gateway's base URL, e.g. `http://127.0.0.1:4317`. */

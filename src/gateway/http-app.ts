@@ -16,7 +16,7 @@ import { GatewayClosedError, type Router } from "./router.js";
 import { InvalidScheduleError, type Scheduler } from "./scheduler.js";
 import { channelEvents } from "./sse-route.js";
 import { serveStatic } from "./static-files.js";
-import type { GatewayStore } from "./store.js";
+import type { GatewayStore } from "./store/store.js";
 import type { StreamLimits } from "./stream-limits.js";
 
 /** Request bodies above this get 413. */

@@ -1,6 +1,6 @@
 import type { EventBus } from "./event-bus.js";
 import { storedMessage } from "./settlements.js";
-import type { GatewayStore } from "./store.js";
+import type { GatewayStore } from "./store/store.js";
 import { StreamJsonEventMapper } from "./stream-json-events.js";
 
 export interface IdleOutputOptions {

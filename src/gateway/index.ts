@@ -34,24 +34,17 @@ export {
 export { type Delivery, GatewayClosedError, Router, type RouterOptions } from "./router.js";
 export { InvalidScheduleError, MAX_CONSECUTIVE_FAILURES, Scheduler } from "./scheduler.js";
 export type { SettledMessage } from "./settlements.js";
-export { SqliteGatewayStore } from "./sqlite-store.js";
 export {
   type GatewayEngine,
   type GatewayOptions,
   type RunningGateway,
   startGateway,
 } from "./start-gateway.js";
+export { SqliteGatewayStore } from "./store/sqlite/sqlite-store.js";
 export type {
   ChannelRecord,
   GatewayStore,
   MessageRecord,
   ScheduleRecord,
   TurnRecord,
-} from "./store.js";
-export { DEFAULT_TELEGRAM_API_URL, TelegramApi, TelegramApiError } from "./telegram-api.js";
-export { type TelegramConfig, telegramConfig } from "./telegram-config.js";
-export {
-  TELEGRAM_CHANNEL_PREFIX,
-  TelegramChannelSource,
-  type TelegramSourceOptions,
-} from "./telegram-source.js";
+} from "./store/store.js";

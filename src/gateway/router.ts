@@ -9,7 +9,7 @@ import { GatewayClosedError } from "./gateway-closed-error.js";
 import { IdleOutput } from "./idle-output.js";
 import { RetryTimers } from "./retry-timers.js";
 import { type SettledMessage, Settlements, storedMessage } from "./settlements.js";
-import type { GatewayStore, MessageRecord } from "./store.js";
+import type { GatewayStore, MessageRecord } from "./store/store.js";
 import { TurnEvents } from "./turn-events.js";
 import { classifyTurnError } from "./turn-failure.js";
 import { TurnSettlement } from "./turn-settlement.js";

@@ -2,7 +2,7 @@ import { Cron } from "croner";
 import type { EventBus } from "./event-bus.js";
 import type { Router } from "./router.js";
 import { storedMessage } from "./settlements.js";
-import type { GatewayStore, NewSchedule, ScheduleRecord } from "./store.js";
+import type { GatewayStore, NewSchedule, ScheduleRecord } from "./store/store.js";
 
 /** A schedule pauses itself after this many failed firings in a row. */
 export const MAX_CONSECUTIVE_FAILURES = 3;

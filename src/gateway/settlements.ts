@@ -1,7 +1,7 @@
 import type { AgentTurnResult } from "./agent-process.js";
 import type { EventBus } from "./event-bus.js";
 import type { StoredMessage } from "./events.js";
-import type { GatewayStore, MessageRecord, Settlement, TurnRecord } from "./store.js";
+import type { GatewayStore, MessageRecord, Settlement, TurnRecord } from "./store/store.js";
 
 /** How a message ended, for callers that wait on it (the scheduler). */
 export interface SettledMessage {

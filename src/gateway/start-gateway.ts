@@ -15,9 +15,8 @@ import { PermissionRequests } from "./permission-requests.js";
 import { RegistryProcessPool } from "./process-pool.js";
 import { Router } from "./router.js";
 import { Scheduler } from "./scheduler.js";
-import { SqliteGatewayStore } from "./sqlite-store.js";
+import { SqliteGatewayStore } from "./store/sqlite/sqlite-store.js";
 import { StreamLimits } from "./stream-limits.js";
-import { TelegramChannelSource, type TelegramSourceOptions } from "./telegram-source.js";
 
 /** The agent every channel talks to: a stream-json CLI (`rudder run ...` or `claude`). */
 export interface GatewayEngine {
@@ -74,10 +73,8 @@ export interface GatewayOptions {
    */
   headersTimeoutMs?: number;
   bodyTimeoutMs?: number;
-  /** Inbound sources besides the HTTP API (chat adapters). */
+  /** Inbound sources besides the HTTP API (chat adapters such as `src/channels/telegram`). */
   sources?: ChannelSource[];
-  /** Telegram as a source (`telegram:<chat id>` channels); its log lines go to `logger`. */
-  telegram?: Omit<TelegramSourceOptions, "logger">;
   /**
    * Tool calls an agent would ask about (a bash `rm`, a settings `ask` rule) wait for a
    * person's decision through the API and the page; default true. When false, the agent
@@ -176,19 +173,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   });
   const scheduler = new Scheduler({ store, router, bus, logger: log });
   const httpSource = new HttpChannelSource();
-  const sources: ChannelSource[] = [
-    httpSource,
-    ...(options.sources ?? []),
-    ...(options.telegram
-      ? [
-          new TelegramChannelSource({
-            stateDir: options.dataDir,
-            ...options.telegram,
-            logger: log,
-          }),
-        ]
-      : []),
-  ];
+  const sources: ChannelSource[] = [httpSource, ...(options.sources ?? [])];
   const closing = new AbortController();
   // Every open event stream listens for shutdown on this one signal.
   setMaxListeners(0, closing.signal);

@@ -1,7 +1,7 @@
 import type { AgentTurnResult, TurnFailure } from "./agent-process.js";
 import type { RetryTimers } from "./retry-timers.js";
 import type { Settlements } from "./settlements.js";
-import type { MessageRecord } from "./store.js";
+import type { MessageRecord } from "./store/store.js";
 import { errorText, fallbackText, matchPendingSteers } from "./turn-failure.js";
 
 /**

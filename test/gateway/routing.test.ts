@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { schemaVersion } from "../../src/gateway/migrations.js";
+import { schemaVersion } from "../../src/gateway/store/sqlite/migrations.js";
 import { type ApiMessage, startTestGateway, type TestGateway, waitFor } from "./helpers.js";
 
 interface Runner {

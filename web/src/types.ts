@@ -15,7 +15,7 @@ export type {
 } from "../../src/gateway/events.js";
 
 import type { RunnerInfo } from "../../src/gateway/agent-process.js";
-import type { ChannelRecord, ScheduleRecord } from "../../src/gateway/store.js";
+import type { ChannelRecord, ScheduleRecord } from "../../src/gateway/store/store.js";
 
 export interface Health {
   ok: boolean;

@@ -2,8 +2,16 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
-import type { ContextUsage } from "./context-usage.js";
-import type { MessageState } from "./events.js";
+import type { ContextUsage } from "../../context-usage.js";
+import type { MessageState } from "../../events.js";
+import type {
+  ChannelRecord,
+  GatewayStore,
+  MessageRecord,
+  NewSchedule,
+  ScheduleRecord,
+  Settlement,
+} from "../store.js";
 import { migrate } from "./migrations.js";
 import {
   type ChannelRow,
@@ -13,14 +21,6 @@ import {
   toMessage,
   toSchedule,
 } from "./sqlite-rows.js";
-import type {
-  ChannelRecord,
-  GatewayStore,
-  MessageRecord,
-  NewSchedule,
-  ScheduleRecord,
-  Settlement,
-} from "./store.js";
 
 const scheduleColumns = {
   paused: "paused",

@@ -1,4 +1,4 @@
-import type { SourceContext } from "./channel-source.js";
+import type { SourceContext } from "../../gateway/channel-source.js";
 import { type ChatCommand, HELP_TEXT, shortId, unknownCommandText } from "./telegram-text.js";
 
 /**

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { TelegramApiError } from "../../src/gateway/telegram-api.js";
-import { telegramConfig } from "../../src/gateway/telegram-config.js";
-import { retryDelayMs } from "../../src/gateway/telegram-outbox.js";
-import { parseCommand, splitMessage } from "../../src/gateway/telegram-text.js";
+import { TelegramApiError } from "../../../src/channels/telegram/telegram-api.js";
+import { telegramConfig } from "../../../src/channels/telegram/telegram-config.js";
+import { retryDelayMs } from "../../../src/channels/telegram/telegram-outbox.js";
+import { parseCommand, splitMessage } from "../../../src/channels/telegram/telegram-text.js";
 
 describe("splitMessage", () => {
   it("keeps a text that fits whole", () => {

@@ -1,5 +1,5 @@
-import type { MessageState } from "./events.js";
-import type { ChannelRecord, MessageRecord, ScheduleRecord } from "./store.js";
+import type { MessageState } from "../../events.js";
+import type { ChannelRecord, MessageRecord, ScheduleRecord } from "../store.js";
 
 /** The SQLite rows of the gateway's tables and their records (see migrations.ts). */
 export interface MessageRow {

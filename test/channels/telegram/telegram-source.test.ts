@@ -7,17 +7,17 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { PermissionDecision } from "../../src/claude-cli/permission-request.js";
-import { EventBus } from "../../src/gateway/event-bus.js";
-import type { GatewayEvent } from "../../src/gateway/events.js";
-import { PermissionRequests } from "../../src/gateway/permission-requests.js";
-import { GatewayClosedError } from "../../src/gateway/router.js";
 import {
   TelegramChannelSource,
   type TelegramSourceOptions,
-} from "../../src/gateway/telegram-source.js";
-import { type FakeTelegramApi, startFakeTelegramApi } from "../fixtures/fake-telegram-api.js";
-import { waitFor } from "./helpers.js";
+} from "../../../src/channels/telegram/telegram-source.js";
+import type { PermissionDecision } from "../../../src/claude-cli/permission-request.js";
+import { EventBus } from "../../../src/gateway/event-bus.js";
+import type { GatewayEvent } from "../../../src/gateway/events.js";
+import { PermissionRequests } from "../../../src/gateway/permission-requests.js";
+import { GatewayClosedError } from "../../../src/gateway/router.js";
+import { type FakeTelegramApi, startFakeTelegramApi } from "../../fixtures/fake-telegram-api.js";
+import { waitFor } from "../../gateway/helpers.js";
 
 interface Delivered {
   channelId: string;

@@ -1,4 +1,8 @@
-import type { GatewayEvent, PermissionRequestInfo, PermissionVerdict } from "./events.js";
+import type {
+  GatewayEvent,
+  PermissionRequestInfo,
+  PermissionVerdict,
+} from "../../gateway/events.js";
 
 /** What one `sendMessage` may carry, in UTF-16 code units (Telegram counts them so). */
 export const TELEGRAM_MESSAGE_LIMIT = 4096;

@@ -1,5 +1,5 @@
-import type { ContextUsage } from "./context-usage.js";
-import type { MessageState, StoredMessage } from "./events.js";
+import type { ContextUsage } from "../context-usage.js";
+import type { MessageState, StoredMessage } from "../events.js";
 
 /** A channel as the store keeps it. */
 export interface ChannelRecord {

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { migrate, schemaVersion } from "../../src/gateway/migrations.js";
-import { SqliteGatewayStore } from "../../src/gateway/sqlite-store.js";
+import { migrate, schemaVersion } from "../../../src/gateway/store/sqlite/migrations.js";
+import { SqliteGatewayStore } from "../../../src/gateway/store/sqlite/sqlite-store.js";
 
 const folders: string[] = [];
 function databasePath(): string {

@@ -1,7 +1,7 @@
 /** The Bot API client on its own, against a local server (no network). */
 import { type AddressInfo, createServer, type Server, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { TelegramApi } from "../../src/gateway/telegram-api.js";
+import { TelegramApi } from "../../../src/channels/telegram/telegram-api.js";
 
 let server: Server | undefined;
 const sockets = new Set<Socket>();

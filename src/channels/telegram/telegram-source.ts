@@ -1,12 +1,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { parseChannelCommand } from "./channel-command.js";
+import { parseChannelCommand } from "../../gateway/channel-command.js";
 import type {
   ChannelSource,
   DeliveryMeta,
   SourceContext,
   SourceDelivery,
-} from "./channel-source.js";
-import { GatewayClosedError } from "./router.js";
+} from "../../gateway/channel-source.js";
+import { GatewayClosedError } from "../../gateway/gateway-closed-error.js";
 import {
   TelegramApi,
   TelegramApiError,
