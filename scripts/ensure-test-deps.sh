@@ -2,7 +2,9 @@
 # Installs what the test suite needs beyond npm packages, so that
 # `npm ci && npm test` works on a fresh Debian machine:
 #   - Debian packages: ripgrep (glob bench reference), tmux (terminal test),
-#     chromium (browser test), bubblewrap (the bash tool's sandbox);
+#     chromium (browser test), bubblewrap (the bash tool's sandbox), postgresql (the
+#     PostgreSQL store's tests start a throwaway server from its binaries,
+#     test/fixtures/postgres-cluster.ts);
 #   - the pinned Claude Code CLI and the Claude Agent SDK, into .cache/ (never package
 #     dependencies: each would pull a ~380 MB native binary into every install), and the MCP
 #     reference server (server-everything) beside them.
@@ -15,6 +17,8 @@ command -v rg >/dev/null 2>&1 || missing+=(ripgrep)
 command -v tmux >/dev/null 2>&1 || missing+=(tmux)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+# The server binaries live in /usr/lib/postgresql/<version>/bin, not on PATH.
+compgen -G "/usr/lib/postgresql/*/bin/postgres" >/dev/null || missing+=(postgresql)
 
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "ensure-test-deps: installing Debian packages: ${missing[*]}" >&2
