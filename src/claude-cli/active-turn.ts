@@ -26,7 +26,7 @@ export class ActiveTurn {
   /** The CLI's running cost total when the turn started on `child`. */
   costBefore: number;
   /** Set once the turn's fate is sealed, so a later exit or result does not settle it. */
-  closing: "timeout" | "stop" | undefined;
+  closing: "timeout" | "stop" | "lost_line" | undefined;
   /** The session `--resume` could not find, seen in this turn's result. */
   missingSession: string | undefined;
   /** Set when the turn had to start a new session; prefixed to its result text. */

@@ -9,7 +9,10 @@ export interface ClaudeProcessOptions extends CommandOptions {
   onPermissionRequest?: PermissionHandler | undefined;
   /** SIGTERM-to-SIGKILL grace when ending the process; default 3000 ms. */
   terminateGraceMs?: number | undefined;
-  /** Longest stdout line parsed; longer lines are reported and skipped. Default 16 MiB. */
+  /**
+   * Longest stdout line parsed; a longer line is reported (`output_error`) and ends the turn
+   * in flight as an `output_too_long` error result. Default 16 MiB.
+   */
   maxLineLength?: number | undefined;
   /**
    * Lines the child writes while no turn is in flight: a rudder child wakes

@@ -11,11 +11,12 @@ import {
 import { buildChildEnvironment, buildClaudeCommand, resolveClaudeBin } from "./command.js";
 import { ControlChannel } from "./control-channel.js";
 import { ClaudeTimeoutError } from "./errors.js";
-import type { NdjsonError } from "./ndjson.js";
+import { DEFAULT_MAX_LINE_LENGTH, type NdjsonError } from "./ndjson.js";
 import { assistantTexts, isMissingSession, userLine } from "./stream-lines.js";
 import {
   completedOutcome,
   describeExit,
+  describeLineTooLong,
   failedOutcome,
   type OutcomeContext,
 } from "./turn-outcome.js";
@@ -202,7 +203,25 @@ export class ClaudeProcess {
   }
 
   #onOutputError(error: NdjsonError): void {
-    this.#turn?.options.onEvent?.({ type: "output_error", ...error });
+    const turn = this.#turn;
+    if (turn && error.kind === "line_too_long") this.#endOnLostLine(turn, error);
+    turn?.options.onEvent?.({ type: "output_error", ...error });
+  }
+
+  /**
+   * A line over the cap was dropped, so the turn can no longer be followed (its reply or its
+   * `result` may be what was lost). The turn fails at once, after the process tree is gone so
+   * that nothing it writes later is read as the next turn's; messages that arrive meanwhile
+   * wait for it and start the next turn (`--resume`) instead of steering this one.
+   */
+  #endOnLostLine(turn: ActiveTurn, error: NdjsonError): void {
+    if (this.#turn !== turn || turn.closing !== undefined) return;
+    turn.closing = "lost_line";
+    const { subtype, message } = describeLineTooLong(
+      error,
+      this.options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH,
+    );
+    void turn.child.terminate(this.#graceMs()).then(() => this.#failTurn(turn, subtype, message));
   }
 
   #onLine(line: Record<string, unknown>): void {

@@ -1,5 +1,6 @@
 import type { ChildExit } from "./claude-child.js";
 import { RateLimitError } from "./errors.js";
+import type { NdjsonError } from "./ndjson.js";
 import { isRateLimitLine, parseResetTime } from "./rate-limit.js";
 import { combineResults, failedTurn, type TurnResult } from "./turn-result.js";
 import type { TurnState } from "./turn-state.js";
@@ -70,4 +71,30 @@ export function describeExit(
     subtype: exit.spawnError ? "spawn_failed" : "process_crashed",
     message: `Claude CLI ${how}.${tail}`,
   };
+}
+
+/**
+ * A stdout line over the runner's cap ends the turn: the runner cannot read what the line
+ * said (a reply, a tool result, the result itself), so waiting would only end in a timeout.
+ */
+export function describeLineTooLong(
+  error: NdjsonError,
+  maxLineLength: number,
+): { subtype: string; message: string } {
+  const kind = /"type"\s*:\s*"([a-z_]+)"/.exec(error.excerpt)?.[1];
+  const what = kind ? `an "${kind}" line` : "a line";
+  return {
+    subtype: "output_too_long",
+    message:
+      `The agent wrote ${what} longer than the runner's cap of ${formatCap(maxLineLength)}, ` +
+      "so the runner could not read it and ended the turn. What that line carried (its text " +
+      "or tool output) and anything the agent said after it in this turn is lost; the agent " +
+      "was stopped, and the next message continues the conversation. The line began: " +
+      error.excerpt.slice(0, 120),
+  };
+}
+
+function formatCap(characters: number): string {
+  const mebibytes = characters / (1024 * 1024);
+  return Number.isInteger(mebibytes) ? `${mebibytes} MiB` : `${characters} characters`;
 }

@@ -116,12 +116,53 @@ describe("failures are data", () => {
     expect(texts[0]?.length).toBeGreaterThan(10 * 1024 * 1024);
   });
 
-  it("reports and skips a line over the cap", async () => {
+  it("a line over the cap ends the turn at once with an error saying what was lost", async () => {
     const proc = makeProc("huge_line", { extra: { maxLineLength: 1024 * 1024 } });
     const events: Record<string, unknown>[] = [];
     const result = await proc.runTurn("hello", { onEvent: (event) => events.push(event) });
-    expect(result.isError).toBe(false);
     expect(events.find((event) => event.type === "output_error")?.kind).toBe("line_too_long");
+    expect(result.isError).toBe(true);
+    expect(result.subtype).toBe("output_too_long");
+    expect(result.result).toContain('an "assistant" line longer than the runner\'s cap of 1 MiB');
+    expect(result.result).toContain("is lost");
+    expect(proc.alive()).toBe(false);
+  });
+
+  it("a 20 MB line over the default 16 MiB cap fails the turn well before any timeout", async () => {
+    const log = join(scratch, "over-cap.log");
+    const proc = makeProc("over_cap_line", { extra: { env: { FAKE_CLAUDE_LOG: log } } });
+    const started = performance.now();
+    const result = await proc.runTurn("reply at length", { timeoutMs: 120_000 });
+    expect(performance.now() - started).toBeLessThan(60_000);
+    expect(result.subtype).toBe("output_too_long");
+    expect(result.result).toContain("16 MiB");
+    expect(readLog(log).some((entry) => entry.event === "sigterm_delayed")).toBe(true);
+
+    // The conversation goes on: the next turn resumes the same session on a new process.
+    const next = await proc.runTurn("shorter, please");
+    expect(next.isError).toBe(false);
+    expect(next.result).toContain("shorter, please");
+    const starts = readLog(log).filter((entry) => entry.event === "start");
+    expect(starts).toHaveLength(2);
+    expect(starts[1]?.args).toEqual(expect.arrayContaining(["--resume", "fake-session-1"]));
+  });
+
+  it("a message sent while the turn is being failed starts the next turn", async () => {
+    const log = join(scratch, "failing-steer.log");
+    const proc = makeProc("over_cap_line", { extra: { env: { FAKE_CLAUDE_LOG: log } } });
+    let steer: Promise<Awaited<ReturnType<ClaudeProcess["steer"]>>> | undefined;
+    const result = await proc.runTurn("reply at length", {
+      onEvent: (event) => {
+        if (event.type === "output_error") steer ??= proc.steer("are you still there?");
+      },
+    });
+    expect(result.subtype).toBe("output_too_long");
+    expect(steer).toBeDefined();
+    const outcome = await steer;
+    expect(outcome?.status).not.toBe("steered");
+    expect(outcome?.turn?.isError).toBe(false);
+    expect(outcome?.turn?.result).toContain("are you still there?");
+    expect(proc.popPendingSteers()).toEqual([]);
   });
 
   it("a binary that cannot start is a spawn_failed result", async () => {

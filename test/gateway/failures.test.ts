@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { fakeStarted, startTestGateway, type TestGateway, waitFor } from "./helpers.js";
+import {
+  fakeLogEntries,
+  fakeStarted,
+  startTestGateway,
+  type TestGateway,
+  waitFor,
+} from "./helpers.js";
 
 const gateways: TestGateway[] = [];
 async function gatewayWith(options: Parameters<typeof startTestGateway>[0]) {
@@ -117,5 +123,36 @@ describe("failures are shown and nothing the user said is lost", () => {
       .filter((message) => message.kind === "user")
       .map((message) => message.state);
     expect(states).toEqual(["failed", "answered"]);
+  });
+
+  it("a reply line over the cap fails the turn at once; a message sent meanwhile is answered", async () => {
+    const gateway = await gatewayWith({ prefix: "overcap", scenario: "over_cap_line" });
+    const first = await gateway.api<{ id: string }>("POST", "/api/channels/long/messages", {
+      text: "write me a novel",
+    });
+    await waitFor(
+      () => fakeLogEntries(gateway.fakeLog).some((entry) => entry.event === "sigterm_delayed"),
+      "the runner ending the agent that wrote the long line",
+    );
+    const second = await gateway.api<{ id: string; disposition: string }>(
+      "POST",
+      "/api/channels/long/messages",
+      { text: "a short one then" },
+    );
+    const messages = await waitFor(async () => {
+      const all = await gateway.messages("long");
+      const state = all.find((message) => message.id === second.body.id)?.state;
+      return state === "answered" || state === "failed" ? all : undefined;
+    }, "the second message settled");
+    const byId = (id: string) => messages.find((message) => message.id === id);
+    expect(byId(first.body.id)?.state).toBe("failed");
+    expect(byId(second.body.id)?.state).toBe("answered");
+    const error = messages.find((message) => message.kind === "error");
+    expect(error?.replyTo).toBe(first.body.id);
+    expect(error?.text).toContain("output_too_long");
+    expect(error?.text).toContain("16 MiB");
+    const reply = messages.find((message) => message.kind === "reply");
+    expect(reply?.replyTo).toBe(second.body.id);
+    expect(reply?.text).toContain("a short one then");
   });
 });
