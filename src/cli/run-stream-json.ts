@@ -6,6 +6,7 @@ import { packageVersion } from "../gateway/package-info.js";
 import { jsonHookCallback } from "../hooks/json-hook-callback.js";
 import { HOOK_EVENTS } from "../hooks/types.js";
 import { LineSplitter } from "../protocol/line-splitter.js";
+import { encodeOutputLine } from "../protocol/line-writer.js";
 import type { OutputLine } from "../protocol/output-lines.js";
 import { startupErrorResult } from "../protocol/output-lines.js";
 import { isPermissionMode, type PermissionMode } from "../protocol/permission-mode.js";
@@ -95,7 +96,7 @@ export async function runStreamJson(args: ParsedArgs, io: CommandIo): Promise<nu
   let lastResultFailed = false;
   const write = (line: OutputLine): void => {
     if (line.type === "result") lastResultFailed = line.is_error === true;
-    io.stdout.write(`${JSON.stringify(line)}\n`);
+    io.stdout.write(encodeOutputLine(line));
   };
   const fail = (sessionId: string, message: string): number => {
     io.stderr.write(`${message}\n`);
