@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { echoFallback, startFakeMessagesApi } from "../fixtures/fake-messages-api.js";
+import { compactThenReset } from "./compact-reset-scenario.js";
 import { openEvents, startTestGateway, type TestGateway, waitFor } from "./helpers.js";
 
 const repository = join(import.meta.dirname, "..", "..");
@@ -143,55 +144,15 @@ it("compacts through Claude Code's own /compact and resets to a new Claude Code 
     },
     permissionPrompts: false,
   });
-  type Channel = { id: string; sessionId: string | null; context: { tokens: number } | null };
-  const channel = async () =>
-    (await own.api<{ channels: Channel[] }>("GET", "/api/channels")).body.channels.find(
-      (entry) => entry.id === "cc2",
-    );
   try {
-    await own.api("POST", "/api/channels/cc2/messages", { text: "the codeword is heron" });
-    await waitFor(
-      async () => (await own.messages("cc2")).some((message) => message.kind === "reply"),
-      "the first reply",
-      60_000,
-    );
-    const before = await channel();
-    expect(before?.context?.tokens).toBeGreaterThan(0);
-
-    const compacted = await own.api<Record<string, unknown>>("POST", "/api/channels/cc2/compact", {
-      instructions: "keep the codeword",
-    });
-    expect(compacted.status, JSON.stringify(compacted.body)).toBe(200);
-    expect(compacted.body).toMatchObject({
-      command: "compact",
-      preTokens: expect.any(Number),
-      postTokens: expect.any(Number),
-      sessionId: before?.sessionId,
-      message: { kind: "compaction" },
-    });
-    // Claude Code's summary request carried the focus.
-    expect(JSON.stringify(api.requests.map((request) => request.body))).toContain(
-      "keep the codeword",
-    );
-
-    const reset = await own.api("POST", "/api/channels/cc2/reset");
-    expect(reset).toMatchObject({
-      status: 200,
-      body: { command: "reset", previousSessionId: before?.sessionId },
-    });
-    await own.api("POST", "/api/channels/cc2/messages", { text: "what was it?" });
-    await waitFor(
-      async () =>
-        (await own.messages("cc2")).filter((message) => message.kind === "reply").length === 2,
-      "the reply in the new conversation",
-      60_000,
-    );
-    const after = await channel();
-    expect(after?.sessionId).toEqual(expect.any(String));
-    expect(after?.sessionId).not.toBe(before?.sessionId);
-    const last = JSON.stringify(api.mainRequests().at(-1)?.body.messages);
-    expect(last).toContain("what was it?");
-    expect(last).not.toContain("heron");
+    expect(await compactThenReset(own, api, "cc2", 60_000)).toEqual([
+      "user",
+      "reply",
+      "compaction",
+      "reset",
+      "user",
+      "reply",
+    ]);
   } finally {
     await own.cleanup();
     await api.close();

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { echoFallback, startFakeMessagesApi } from "../fixtures/fake-messages-api.js";
+import { compactThenReset } from "./compact-reset-scenario.js";
 import { openEvents, startTestGateway, type TestGateway, waitFor } from "./helpers.js";
 
 const rudderBin = join(import.meta.dirname, "..", "fixtures", "rudder-bin");
@@ -104,61 +105,7 @@ it("compacts a rudder agent's conversation with /compact and resets it to a new 
         },
       },
     });
-    const own = gateway;
-    type Channel = {
-      id: string;
-      sessionId: string | null;
-      context: { tokens: number; window: number | null } | null;
-    };
-    const channel = async () =>
-      (await own.api<{ channels: Channel[] }>("GET", "/api/channels")).body.channels.find(
-        (entry) => entry.id === "kept",
-      );
-    await own.api("POST", "/api/channels/kept/messages", { text: "the codeword is heron" });
-    await waitFor(
-      async () => (await own.messages("kept")).some((message) => message.kind === "reply"),
-      "the first reply",
-      30_000,
-    );
-    const before = await channel();
-    expect(before?.context?.tokens).toBeGreaterThan(0);
-    expect(before?.context?.window).toEqual(expect.any(Number));
-
-    const compacted = await own.api<Record<string, unknown>>("POST", "/api/channels/kept/compact", {
-      instructions: "keep the codeword",
-    });
-    expect(compacted.status, JSON.stringify(compacted.body)).toBe(200);
-    expect(compacted.body).toMatchObject({
-      command: "compact",
-      preTokens: expect.any(Number),
-      postTokens: expect.any(Number),
-      sessionId: before?.sessionId,
-      message: { kind: "compaction" },
-    });
-    // The summary request (one model call, no tools run) carried the focus.
-    expect(JSON.stringify(api.requests.map((request) => request.body))).toContain(
-      "keep the codeword",
-    );
-
-    const reset = await own.api("POST", "/api/channels/kept/reset");
-    expect(reset).toMatchObject({
-      status: 200,
-      body: { command: "reset", previousSessionId: before?.sessionId },
-    });
-    await own.api("POST", "/api/channels/kept/messages", { text: "what was it?" });
-    await waitFor(
-      async () =>
-        (await own.messages("kept")).filter((message) => message.kind === "reply").length === 2,
-      "the reply in the new conversation",
-      30_000,
-    );
-    const after = await channel();
-    expect(after?.sessionId).toEqual(expect.any(String));
-    expect(after?.sessionId).not.toBe(before?.sessionId);
-    const last = JSON.stringify(api.mainRequests().at(-1)?.body.messages);
-    expect(last).toContain("what was it?");
-    expect(last).not.toContain("heron");
-    expect((await own.messages("kept")).map((message) => message.kind)).toEqual([
+    expect(await compactThenReset(gateway, api, "kept", 30_000)).toEqual([
       "user",
       "reply",
       "compaction",
