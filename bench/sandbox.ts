@@ -1,8 +1,11 @@
 // The sandbox's cost per bash call: the bash tool's runner on `true` (and on a
 // small real command) sandboxed in bubblewrap against plain `bash -c`, in one
-// run, as the median of interleaved runs. Then where bubblewrap's time goes:
-// `bwrap` itself with one namespace or mount option at a time, without node.
-// Goal: sandboxed / plain under 1.5x for `true`. Run: npx tsx bench/sandbox.ts
+// run, as the median of interleaved runs. A session's commands share one
+// sandbox, whose runner forks each command, so a call costs a fork and exec;
+// the session's first command also pays the sandbox's start, shown apart, and
+// so is where bubblewrap's own time goes: `bwrap` with one namespace or mount
+// option at a time, without node. Goal: sandboxed / plain under 1.5x for
+// `true`. Run: npx tsx bench/sandbox.ts
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -44,9 +47,15 @@ const sandbox = new Sandbox(
 );
 
 try {
+  const first = await timed(() =>
+    runCommand("true", { cwd: workspace, timeoutMs: 10_000, sandbox }),
+  );
+  process.stdout.write(
+    `first sandboxed command of a session (probe, sandbox start): ${first.toFixed(1)} ms\n`,
+  );
   const commands = ["true", "ls -la >/dev/null && git --version >/dev/null"];
   for (const command of commands) {
-    // Warm both paths (the probe, the private folder, the page cache).
+    // Warm both paths (the page cache).
     await runCommand(command, { cwd: workspace, timeoutMs: 10_000, sandbox });
     await runCommand(command, { cwd: workspace, timeoutMs: 10_000 });
     const plain: number[] = [];
@@ -65,7 +74,7 @@ try {
     );
   }
 
-  // Where bubblewrap's time goes: each variant spawned directly, median of its runs.
+  // Where a sandbox's start goes: each variant spawned directly, median of its runs.
   const base = ["--ro-bind", "/", "/"];
   const variants: [string, string[]][] = [
     ["bash -c true, no bubblewrap", []],

@@ -4,19 +4,20 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bubblewrapArgs } from "./bubblewrap-args.js";
 import { findExecutable, type ProbeResult, probeBubblewrap } from "./bubblewrap-probe.js";
+import type { CommandHandlers, CommandProcess } from "./command-process.js";
 import { type DomainProxy, startDomainProxy } from "./domain-proxy.js";
 import { isExcludedCommand } from "./excluded-command.js";
 import { Placeholders } from "./placeholders.js";
+import { proxyEnvironment } from "./proxy-bridge.js";
 import type { SandboxPolicy } from "./sandbox-policy.js";
+import { SandboxRunner } from "./sandbox-runner.js";
 
 /** How a bash command is to be started. */
 export type PreparedCommand =
   | {
       kind: "sandboxed";
-      file: string;
-      args: string[];
-      /** Call when the command has ended: removes the placeholders it needed. */
-      release: () => void;
+      /** Starts it in `cwd` inside the session's sandbox (started now if none fits). */
+      start: (cwd: string, handlers: CommandHandlers) => CommandProcess;
     }
   | { kind: "plain" }
   | { kind: "refused"; message: string };
@@ -39,12 +40,25 @@ export interface SandboxOptions {
 /** Commands judged as sandboxed and not yet started are remembered up to this many. */
 const MAX_JUDGED = 1000;
 
+/** The runner's grace period between SIGTERM and SIGKILL of a command's group (as for plain commands). */
+const KILL_GRACE_MS = 200;
+
+/** The environment variables a command inside never gets: the gateway's credentials. */
+const UNSET_VARIABLES = ["RUDDER_TOKEN"];
+
 /**
  * The sandbox of one agent process. Whether bubblewrap is installed is known
  * at once (a `PATH` lookup); whether it can start is probed once, at the
  * first bash command, so start-up pays nothing. A command the gate judged as
  * sandboxed is never run unconfined: if the probe then fails, it is refused
  * and later ones are judged (and run) without the sandbox.
+ *
+ * Commands run in one long-lived sandbox (`SandboxRunner`), started at the
+ * first and kept while its confinement still fits: before each command the
+ * mounts are worked out again (a protected path or a secret may have
+ * appeared meanwhile, `git init` making `.git/config`), and when they differ
+ * a new sandbox takes the next commands while the old one ends with its
+ * last running command.
  */
 export class Sandbox {
   readonly policy: SandboxPolicy;
@@ -54,6 +68,9 @@ export class Sandbox {
   #proxy: Promise<DomainProxy | string> | undefined;
   readonly #placeholders = new Placeholders();
   readonly #judged = new Map<string, number>();
+  /** Every sandbox still running, with what releases its placeholders; the last one takes new commands. */
+  readonly #runners = new Map<SandboxRunner, () => void>();
+  #current: SandboxRunner | undefined;
   #probe: Promise<ProbeResult> | undefined;
   #failure: string | undefined;
   #stateFolder: string | undefined;
@@ -118,24 +135,61 @@ export class Sandbox {
     if (typeof proxy === "string") {
       return { kind: "refused", message: `the sandbox's network proxy cannot start: ${proxy}` };
     }
-    const file = this.#bubblewrap as string;
+    const socketPath = proxy?.socketPath;
+    return {
+      kind: "sandboxed",
+      start: (cwd, handlers) =>
+        this.#runnerNow(socketPath).run(
+          command,
+          cwd,
+          commandEnvironment(process.env, socketPath !== undefined),
+          handlers,
+        ),
+    };
+  }
+
+  /** The sandbox that fits the policy now: the running one, or a new one. */
+  #runnerNow(proxySocket: string | undefined): SandboxRunner {
     const release = this.#placeholders.acquire(this.policy.protectedInWorkspace);
-    const args = bubblewrapArgs(
-      this.policy,
-      {
-        privateTmp: join(this.#stateFolderOnce(), "tmp"),
-        cwd: this.policy.workspace,
-        ...(proxy === undefined
-          ? {}
-          : { proxy: { socketPath: proxy.socketPath, node: process.execPath } }),
+    const args = bubblewrapArgs(this.policy, {
+      privateTmp: join(this.#stateFolderOnce(), "tmp"),
+      node: process.execPath,
+      graceMs: KILL_GRACE_MS,
+      ...(proxySocket === undefined ? {} : { proxySocket }),
+    });
+    const key = args.join("\0");
+    const current = this.#current;
+    if (current?.usable && current.key === key) {
+      release();
+      return current;
+    }
+    if (current !== undefined) this.#endWhenIdle(current);
+    const runner: SandboxRunner = new SandboxRunner(this.#bubblewrap as string, args, {
+      key,
+      env: commandEnvironment(process.env, proxySocket !== undefined),
+      onIdle: () => {
+        if (runner !== this.#current || !runner.usable) this.#endWhenIdle(runner);
       },
-      command,
-    );
-    return { kind: "sandboxed", file, args, release };
+    });
+    this.#runners.set(runner, release);
+    this.#current = runner;
+    return runner;
+  }
+
+  /** Ends `runner` now if nothing runs in it, else once its last command has closed. */
+  #endWhenIdle(runner: SandboxRunner): void {
+    if (this.#current === runner) this.#current = undefined;
+    if (runner.running > 0) return;
+    runner.close();
+    this.#runners.get(runner)?.();
+    this.#runners.delete(runner);
   }
 
   /** Removes the private temporary folder and any placeholder. Synchronous; safe to call twice. */
   close(): void {
+    for (const runner of this.#runners.keys()) runner.close();
+    this.#runners.clear();
+    this.#current = undefined;
     this.#placeholders.removeAll();
     const proxy = this.#proxy;
     this.#proxy = undefined;
@@ -194,6 +248,17 @@ export class Sandbox {
     }
     return this.#stateFolder;
   }
+}
+
+/** A command's environment inside: rudder's, without the gateway's credentials, TMPDIR the private /tmp. */
+function commandEnvironment(env: NodeJS.ProcessEnv, proxied: boolean): NodeJS.ProcessEnv {
+  const inside: NodeJS.ProcessEnv = {
+    ...env,
+    TMPDIR: "/tmp",
+    ...(proxied ? proxyEnvironment() : {}),
+  };
+  for (const name of UNSET_VARIABLES) delete inside[name];
+  return inside;
 }
 
 /** The one line saying the sandbox is off for want of bubblewrap, and what happens instead. */

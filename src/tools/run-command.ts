@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { StringDecoder } from "node:string_decoder";
+import type { CommandHandlers, CommandProcess } from "../sandbox/command-process.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import { BoundedOutput } from "./bounded-output.js";
 import { KILL_GRACE_MS, registerProcessGroup, terminateProcessGroup } from "./process-groups.js";
@@ -45,8 +46,10 @@ const DRAIN_AFTER_EXIT_MS = KILL_GRACE_MS + 300;
  * stdout and stderr merged in arrival order. When the shell exits, the timeout
  * fires or the signal aborts, the whole group is killed (SIGTERM, grace,
  * SIGKILL), so nothing the command started in the background outlives it.
- * With a sandbox, the shell is started inside bubblewrap (or not at all, when
- * the sandbox refuses it, which is a result with the reason in `output`).
+ * With a sandbox, the shell is started inside the session's bubblewrap
+ * sandbox, by its runner, in a process group of its own there, with the same
+ * killing (or not at all, when the sandbox refuses it, which is a result
+ * with the reason in `output`).
  * Never rejects: a failure to spawn is a result with `exitCode: null` and the
  * error in `output`.
  */
@@ -62,96 +65,111 @@ export async function runCommand(
     output.append(prepared.message);
     return result(output, {});
   }
-  if (options.signal?.aborted) {
-    if (prepared.kind === "sandboxed") prepared.release();
-    return result(output, { aborted: true });
-  }
-  const [file, args] =
-    prepared.kind === "sandboxed" ? [prepared.file, prepared.args] : ["bash", ["-c", command]];
-  const release = prepared.kind === "sandboxed" ? prepared.release : () => {};
+  if (options.signal?.aborted) return result(output, { aborted: true });
   const sandboxed = prepared.kind === "sandboxed";
   return new Promise((resolve) => {
-    let child: ReturnType<typeof spawn>;
-    try {
-      child = spawn(file, args, {
-        cwd: options.cwd,
-        detached: true,
-        // A sandboxed command gets a pipe as fd 3, which tells it whether rudder still lives.
-        stdio: sandboxed ? ["ignore", "pipe", "pipe", "pipe"] : ["ignore", "pipe", "pipe"],
-      });
-    } catch (error) {
-      output.append(`failed to start bash: ${errorText(error)}`);
-      release();
-      resolve(result(output, { sandboxed }));
-      return;
-    }
-
-    const groupId = child.pid;
-    if (groupId !== undefined) registerProcessGroup(groupId);
     let timedOut = false;
     let aborted = false;
     let exitCode: number | null = null;
     let exitSignal: string | null = null;
     let settled = false;
     let drainTimer: NodeJS.Timeout | undefined;
-
-    const killGroup = (): void => {
-      if (groupId !== undefined) terminateProcessGroup(groupId);
-    };
-    const onAbort = (): void => {
-      aborted = true;
-      killGroup();
-    };
-    // Past 2^31 - 1 ms a Node timer fires at once; an unbounded timeout means no timer.
-    const timeoutTimer = Number.isFinite(options.timeoutMs)
-      ? setTimeout(
-          () => {
-            timedOut = true;
-            killGroup();
-          },
-          Math.min(options.timeoutMs, MAX_TIMER_MS),
-        )
-      : undefined;
-    options.signal?.addEventListener("abort", onAbort, { once: true });
-
+    let timeoutTimer: NodeJS.Timeout | undefined;
     const decoders = [new StringDecoder("utf8"), new StringDecoder("utf8")] as const;
     const take = (text: string): void => {
       if (text.length === 0 || settled) return;
       output.append(text);
       options.onOutput?.(text);
     };
-    child.stdout?.on("data", (chunk: Buffer) => take(decoders[0].write(chunk)));
-    child.stderr?.on("data", (chunk: Buffer) => take(decoders[1].write(chunk)));
-
-    const finish = (): void => {
-      if (settled) return;
-      take(decoders[0].end());
-      take(decoders[1].end());
-      settled = true;
-      clearTimeout(timeoutTimer);
-      if (drainTimer) clearTimeout(drainTimer);
-      options.signal?.removeEventListener("abort", onAbort);
+    let started: CommandProcess | undefined;
+    const killGroup = (): void => started?.terminate();
+    const onAbort = (): void => {
+      aborted = true;
       killGroup();
+    };
+    const handlers: CommandHandlers = {
+      onData: (stream, chunk) => take((stream === 1 ? decoders[0] : decoders[1]).write(chunk)),
+      onExit: (code, signal) => {
+        exitCode = code;
+        exitSignal = signal;
+        // The shell is gone; anything left in its group is a background child.
+        killGroup();
+        drainTimer = setTimeout(handlers.onClose, DRAIN_AFTER_EXIT_MS);
+      },
+      onError: (message) => output.append(message),
+      onClose: () => {
+        if (settled) return;
+        take(decoders[0].end());
+        take(decoders[1].end());
+        settled = true;
+        clearTimeout(timeoutTimer);
+        if (drainTimer) clearTimeout(drainTimer);
+        options.signal?.removeEventListener("abort", onAbort);
+        killGroup();
+        closeOutput();
+        resolve(result(output, { exitCode, signal: exitSignal, timedOut, aborted, sandboxed }));
+      },
+    };
+    let closeOutput = (): void => {};
+    if (prepared.kind === "sandboxed") {
+      started = prepared.start(options.cwd, handlers);
+    } else {
+      const plain = startPlain(command, options.cwd, handlers);
+      started = plain;
+      closeOutput = plain.closeOutput;
+    }
+    if (settled) return;
+    // Past 2^31 - 1 ms a Node timer fires at once; an unbounded timeout means no timer.
+    if (Number.isFinite(options.timeoutMs)) {
+      timeoutTimer = setTimeout(
+        () => {
+          timedOut = true;
+          killGroup();
+        },
+        Math.min(options.timeoutMs, MAX_TIMER_MS),
+      );
+    }
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** `bash -c command` as rudder's own child, in its own process group, reporting to `handlers`. */
+function startPlain(
+  command: string,
+  cwd: string,
+  handlers: CommandHandlers,
+): CommandProcess & { closeOutput: () => void } {
+  let child: ReturnType<typeof spawn>;
+  try {
+    child = spawn("bash", ["-c", command], {
+      cwd,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+  } catch (error) {
+    handlers.onError(`failed to start bash: ${errorText(error)}`);
+    handlers.onClose();
+    return { terminate: () => {}, closeOutput: () => {} };
+  }
+  const groupId = child.pid;
+  if (groupId !== undefined) registerProcessGroup(groupId);
+  child.stdout?.on("data", (chunk: Buffer) => handlers.onData(1, chunk));
+  child.stderr?.on("data", (chunk: Buffer) => handlers.onData(2, chunk));
+  child.on("error", (error) => {
+    handlers.onError(`failed to run bash: ${errorText(error)}`);
+    handlers.onClose();
+  });
+  child.on("exit", (code, signal) => handlers.onExit(code, signal));
+  child.on("close", () => handlers.onClose());
+  return {
+    terminate: () => {
+      if (groupId !== undefined) terminateProcessGroup(groupId);
+    },
+    closeOutput: () => {
       child.stdout?.destroy();
       child.stderr?.destroy();
-      child.stdio[3]?.destroy();
-      release();
-      resolve(result(output, { exitCode, signal: exitSignal, timedOut, aborted, sandboxed }));
-    };
-
-    child.on("error", (error) => {
-      output.append(`failed to run bash: ${errorText(error)}`);
-      finish();
-    });
-    child.on("exit", (code, signal) => {
-      exitCode = code;
-      exitSignal = signal;
-      // The shell is gone; anything left in its group is a background child.
-      killGroup();
-      drainTimer = setTimeout(finish, DRAIN_AFTER_EXIT_MS);
-    });
-    child.on("close", finish);
-  });
+    },
+  };
 }
 
 function result(

@@ -119,7 +119,7 @@ describe.skipIf(NO_BUBBLEWRAP !== undefined)(`the sandbox ${NO_BUBBLEWRAP ?? ""}
   });
 
   it("keeps the files that configure hooks and MCP servers read-only, existing or not", async () => {
-    const { run, workspace } = setUp();
+    const { run, workspace, sandbox } = setUp();
     await run("git init -q");
     const settings = JSON.stringify({
       hooks: { PreToolUse: [{ hooks: [{ type: "command", command: "touch /tmp/pwned" }] }] },
@@ -142,7 +142,9 @@ describe.skipIf(NO_BUBBLEWRAP !== undefined)(`the sandbox ${NO_BUBBLEWRAP ?? ""}
     expect(existsSync(join(workspace, ".git", "hooks", "pre-commit"))).toBe(false);
     expect(readFileSync(join(workspace, ".git", "config"), "utf8")).not.toContain("hooksPath");
     expect(existsSync(join(workspace, ".git", "hooks"))).toBe(true);
-    // The stand-ins for what did not exist are gone again.
+    // The stand-ins for what did not exist last as long as the session's sandbox, and no longer.
+    expect(readdirSync(workspace).sort()).toEqual([".claude", ".git", ".mcp.json", ".rudder"]);
+    sandbox.close();
     expect(readdirSync(workspace).sort()).toEqual([".git"]);
   });
 
@@ -183,8 +185,8 @@ describe.skipIf(NO_BUBBLEWRAP !== undefined)(`the sandbox ${NO_BUBBLEWRAP ?? ""}
     expect(readFileSync(join(workspace, "bg.txt"), "utf8")).toBe("bg\n");
     expect(task?.output).toContain("Read-only file system");
     expect(existsSync(join(outside, "bg.txt"))).toBe(false);
-    // Its own PID namespace: only the shell, ls and grep are there.
-    expect(Number(task?.output.trim().split("\n").at(-1))).toBeLessThan(6);
+    // Its own PID namespace: only the sandbox's init and runner, the shell, ls and grep are there.
+    expect(Number(task?.output.trim().split("\n").at(-1))).toBeLessThan(8);
   });
 
   it("runs excludedCommands outside the sandbox, and says which way each went", async () => {

@@ -1,0 +1,176 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { StringDecoder } from "node:string_decoder";
+import type { CommandHandlers, CommandProcess } from "./command-process.js";
+
+/** How much of bubblewrap's and the runner's own stderr is kept, to say why a sandbox broke. */
+const STDERR_TAIL_CHARS = 2000;
+
+interface RunnerEvent {
+  type: "data" | "exit" | "error" | "close";
+  id: number;
+  data?: string;
+  code?: number | null;
+  signal?: string | null;
+  message?: string;
+}
+
+/**
+ * One long-lived bubblewrap sandbox of a session and the runner inside it
+ * (`RUNNER_SCRIPT`), which starts each command in its own process group: a
+ * command costs a fork and exec, not a sandbox's setup. The sandbox is in
+ * its own process group on the host and dies with rudder (die-with-parent,
+ * and the runner kills its PID namespace when its stdin ends). What the
+ * runner writes is data, never trusted: commands inside share its user.
+ * `args` is bubblewrap's full argument list; `key` says which confinement
+ * it is, so the caller can tell when a new one is needed.
+ */
+export class SandboxRunner {
+  readonly key: string;
+  readonly #child: ChildProcess;
+  readonly #commands = new Map<number, CommandHandlers>();
+  readonly #onIdle: () => void;
+  #nextId = 1;
+  #stderrTail = "";
+  #partial = "";
+  readonly #decoder = new StringDecoder("utf8");
+  #broken: string | undefined;
+
+  /** `onIdle` is called whenever the last running command has closed. */
+  constructor(
+    file: string,
+    args: string[],
+    options: { key: string; env: NodeJS.ProcessEnv; onIdle: () => void },
+  ) {
+    this.key = options.key;
+    this.#onIdle = options.onIdle;
+    this.#child = spawn(file, args, {
+      detached: true,
+      env: options.env,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    this.#hold(false);
+    for (const stream of [this.#child.stdin, this.#child.stdout, this.#child.stderr]) {
+      stream?.on("error", () => {});
+    }
+    this.#child.stdout?.on("data", (chunk: Buffer) => this.#receive(chunk));
+    this.#child.stderr?.setEncoding("utf8");
+    this.#child.stderr?.on("data", (chunk: string) => {
+      this.#stderrTail = (this.#stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
+    });
+    this.#child.on("error", (error) =>
+      this.#break(`the sandbox could not start: ${error.message}`),
+    );
+    this.#child.on("close", (code, signal) => {
+      const tail = this.#stderrTail.trim();
+      const status = signal === null ? `exit status ${code}` : signal;
+      this.#break(`the sandbox ended (${status})${tail === "" ? "" : `: ${tail}`}`);
+    });
+  }
+
+  /** Whether it can still run commands. */
+  get usable(): boolean {
+    return this.#broken === undefined;
+  }
+
+  /** How many commands have started and not yet closed. */
+  get running(): number {
+    return this.#commands.size;
+  }
+
+  /** Starts `bash -c command` in `cwd` with `env` inside. */
+  run(
+    command: string,
+    cwd: string,
+    env: NodeJS.ProcessEnv,
+    handlers: CommandHandlers,
+  ): CommandProcess {
+    const id = this.#nextId++;
+    if (this.#broken !== undefined) {
+      handlers.onError(this.#broken);
+      handlers.onClose();
+      return { terminate: () => {} };
+    }
+    this.#commands.set(id, handlers);
+    this.#hold(true);
+    this.#send({ type: "run", id, command, cwd, env });
+    let terminated = false;
+    return {
+      terminate: () => {
+        if (terminated || !this.#commands.has(id)) return;
+        terminated = true;
+        this.#send({ type: "terminate", id });
+      },
+    };
+  }
+
+  /** Ends the sandbox and everything in it at once. Synchronous; safe to call twice. */
+  close(): void {
+    this.#break("the sandbox was closed");
+    if (this.#child.exitCode === null && this.#child.signalCode === null && this.#child.pid) {
+      try {
+        process.kill(-this.#child.pid, "SIGKILL");
+      } catch {
+        // Gone already.
+      }
+    }
+  }
+
+  #send(request: Record<string, unknown>): void {
+    this.#child.stdin?.write(`${JSON.stringify(request)}\n`);
+  }
+
+  #receive(chunk: Buffer): void {
+    const lines = (this.#partial + this.#decoder.write(chunk)).split("\n");
+    this.#partial = lines.pop() ?? "";
+    for (const line of lines) {
+      let event: RunnerEvent;
+      try {
+        event = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      const handlers = this.#commands.get(event?.id);
+      if (handlers === undefined) continue;
+      if (event.type === "data" && typeof event.data === "string") {
+        handlers.onData(1, Buffer.from(event.data, "base64"));
+      } else if (event.type === "exit") {
+        handlers.onExit(event.code ?? null, event.signal ?? null);
+      } else if (event.type === "error") {
+        handlers.onError(String(event.message));
+      } else if (event.type === "close") {
+        this.#closeCommand(event.id, handlers);
+      }
+    }
+  }
+
+  #closeCommand(id: number, handlers: CommandHandlers): void {
+    this.#commands.delete(id);
+    handlers.onClose();
+    if (this.#commands.size === 0) {
+      this.#hold(false);
+      this.#onIdle();
+    }
+  }
+
+  /** A running command keeps rudder alive, as a plain child would; an idle sandbox does not. */
+  #hold(held: boolean): void {
+    if (held) this.#child.ref();
+    else this.#child.unref();
+    for (const stream of [this.#child.stdin, this.#child.stdout, this.#child.stderr]) {
+      const handle = stream as unknown as { ref?: () => void; unref?: () => void } | null;
+      if (held) handle?.ref?.();
+      else handle?.unref?.();
+    }
+  }
+
+  /** Every running command learns why the sandbox is gone; later ones are refused with it. */
+  #break(reason: string): void {
+    if (this.#broken !== undefined) return;
+    this.#broken = reason;
+    for (const [id, handlers] of [...this.#commands]) {
+      handlers.onError(reason);
+      this.#closeCommand(id, handlers);
+    }
+    this.#child.stdin?.end();
+  }
+}

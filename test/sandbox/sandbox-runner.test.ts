@@ -1,0 +1,114 @@
+/**
+ * The session's one long-lived sandbox, with the real bubblewrap: each
+ * command still gets its own process group inside, killed on timeout, on
+ * abort and at its end; its cwd and environment are its own; a sandbox
+ * that no longer fits, or that broke, is replaced.
+ */
+import { mkdirSync, readFileSync, realpathSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { runCommand } from "../../src/tools/run-command.js";
+import { waitUntil } from "../agent/kernel-helpers.js";
+import { processesMatching } from "../fixtures/process-scan.js";
+import { NO_BUBBLEWRAP, type SandboxFixture, sandboxFixture } from "./sandbox-helpers.js";
+
+let fixture: SandboxFixture | undefined;
+afterEach(() => {
+  fixture?.cleanup();
+  fixture = undefined;
+});
+
+function setUp(): SandboxFixture {
+  fixture = sandboxFixture();
+  return fixture;
+}
+
+/** The host pids of sandboxes' processes (bubblewrap and the runner inside: their command lines hold its script). */
+function sandboxPids(): number[] {
+  return processesMatching("const groups = new Map()");
+}
+
+describe.skipIf(NO_BUBBLEWRAP !== undefined)(`the session's sandbox ${NO_BUBBLEWRAP ?? ""}`, () => {
+  it("runs every command in one sandbox, each in its own process group", async () => {
+    const { run } = setUp();
+    const before = sandboxPids();
+    const first = await run("echo $$; ps -o pgid= -p $$");
+    const sandbox = sandboxPids().filter((pid) => !before.includes(pid));
+    const second = await run("echo $$; ps -o pgid= -p $$");
+    expect(first.sandboxed && second.sandboxed).toBe(true);
+    expect(sandbox.length).toBeGreaterThan(0);
+    expect(sandboxPids().filter((pid) => !before.includes(pid))).toEqual(sandbox);
+    for (const result of [first, second]) {
+      const [pid, group] = result.output.trim().split(/\s+/);
+      expect(group).toBe(pid);
+    }
+    expect(first.output).not.toBe(second.output);
+  });
+
+  it("kills a command's whole tree on timeout, on abort and when it returns", async () => {
+    const { run, workspace, sandbox } = setUp();
+    const timedOut = await run("sleep 97.1 & sleep 97.2", 1500);
+    expect(timedOut.timedOut).toBe(true);
+    const controller = new AbortController();
+    const aborted = runCommand("sleep 97.3 & sleep 97.4", {
+      cwd: workspace,
+      timeoutMs: 60_000,
+      sandbox,
+      signal: controller.signal,
+    });
+    await waitUntil(() => processesMatching("sleep 97.4").length > 0, 15_000);
+    controller.abort();
+    expect((await aborted).aborted).toBe(true);
+    const returned = await run("(sleep 97.5 &) ; nohup sleep 97.6 >/dev/null 2>&1 & echo back");
+    expect(returned.output).toContain("back");
+    await waitUntil(
+      () =>
+        ["97.1", "97.2", "97.3", "97.4", "97.5", "97.6"].every(
+          (seconds) => processesMatching(`sleep ${seconds}`).length === 0,
+        ),
+      10_000,
+    );
+    // The sandbox itself lives on for the next command.
+    expect((await run("echo still")).output).toBe("still\n");
+  });
+
+  it("starts each command in its cwd with rudder's environment of the moment, minus credentials", async () => {
+    const { run, workspace, sandbox } = setUp();
+    mkdirSync(join(workspace, "sub"));
+    await run("true");
+    process.env.RUDDER_SANDBOX_TEST_VALUE = "late";
+    process.env.RUDDER_TOKEN = "secret-token";
+    try {
+      const result = await runCommand(
+        'pwd; echo "$RUDDER_SANDBOX_TEST_VALUE" "$(printenv RUDDER_TOKEN || echo none)"',
+        {
+          cwd: join(workspace, "sub"),
+          timeoutMs: 20_000,
+          sandbox,
+        },
+      );
+      expect(result.output).toBe(`${realpathSync(join(workspace, "sub"))}\nlate none\n`);
+      // Nor can a command read it from the runner's environment.
+      const runner = await run(
+        "cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c RUDDER_TOKEN",
+      );
+      expect(runner.output.trim()).toBe("0");
+    } finally {
+      delete process.env.RUDDER_SANDBOX_TEST_VALUE;
+      delete process.env.RUDDER_TOKEN;
+    }
+  });
+
+  it("replaces a sandbox that broke, and one whose confinement no longer fits", async () => {
+    const { run, workspace } = setUp();
+    // A command that kills everything in its sandbox, the runner included.
+    const killed = await run("kill -KILL -1; sleep 5");
+    expect(killed.exitCode).not.toBe(0);
+    expect((await run("echo again")).output).toBe("again\n");
+    await run("git init -q");
+    // .git/config did not exist when this sandbox started: the next command gets a new one.
+    const written = await run("git config core.hooksPath /tmp/hooks; echo status $?");
+    expect(written.output).toContain("could not write config file");
+    expect(readFileSync(join(workspace, ".git", "config"), "utf8")).not.toContain("hooksPath");
+  });
+});
