@@ -125,19 +125,27 @@ function isMessage(value: unknown): value is Message {
 
 /**
  * Makes a history the API accepts again after a process died mid-turn: a trailing
- * assistant `tool_use` without results gets results saying the tools were cut off.
+ * assistant `tool_use` without results gets error results saying what is known. The tool may
+ * have finished (a result computed but not yet recorded), run partly, or been killed with the
+ * process; the transcript cannot tell which, so the model is told exactly that, with the time
+ * of the conversation's last record (`lastRecordAt`, the file's modification time) when known.
  */
-export function repairHistory(history: Message[]): Message[] {
+export function repairHistory(history: Message[], lastRecordAt?: Date): Message[] {
   const last = history.at(-1);
   if (last === undefined || last.role !== "assistant" || typeof last.content === "string") {
     return history;
   }
   const uses = last.content.filter((block: ContentBlock) => block.type === "tool_use");
   if (uses.length === 0) return history;
+  const when =
+    lastRecordAt === undefined ? "" : ` (its last record is from ${lastRecordAt.toISOString()})`;
   const results: ToolResultBlock[] = uses.map((block) => ({
     type: "tool_result",
     tool_use_id: block.id,
-    content: "Interrupted: the agent process ended before this tool finished.",
+    content:
+      `Result unknown: the agent process ended${when} before a result of this tool call was ` +
+      "recorded. The tool may have finished, run in part, or been killed with the process, so " +
+      "some, all or none of its effects may have happened: check before running it again.",
     is_error: true,
   }));
   return [...history, { role: "user", content: results }];
@@ -193,7 +201,7 @@ export class TranscriptStore {
       const stored = transcript.history;
       const boundary = transcript.segments.at(-1)?.boundary;
       return {
-        history: repairHistory(stored),
+        history: repairHistory(stored, statSync(this.pathOf(sessionId)).mtime),
         storedLength: stored.length,
         ...(boundary === undefined ? {} : { boundary }),
       };

@@ -65,7 +65,7 @@ describe("sessions are stored as the turn goes and resumed whole", () => {
     expect(messages[2].content.at(-1)).toMatchObject({ type: "text", text: "continue please" });
   });
 
-  it("a process killed while a tool ran resumes with that tool marked interrupted", async () => {
+  it("a process killed while a tool ran resumes with that tool's result marked unknown", async () => {
     const api = await harness.api([
       { toolUse: { name: "bash", input: { command: "exec sleep 60.102" } } },
       { text: "recovered" },
@@ -87,7 +87,12 @@ describe("sessions are stored as the turn goes and resumed whole", () => {
     const messages = api.mainRequests()[1]?.body.messages;
     expect(messages).toHaveLength(3);
     expect(messages[2].content[0]).toMatchObject({ type: "tool_result", is_error: true });
-    expect(messages[2].content[0].content).toContain("Interrupted");
+    const told = messages[2].content[0].content as string;
+    expect(told).toMatch(
+      /^Result unknown: the agent process ended \(its last record is from \d{4}-/,
+    );
+    expect(told).toContain("may have finished, run in part, or been killed");
+    expect(told).not.toContain("Interrupted");
     expect(messages[2].content.at(-1)).toMatchObject({ type: "text", text: "what happened?" });
   });
 

@@ -89,12 +89,16 @@ describe("TranscriptStore", () => {
       { role: "user", content: "go" },
       { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "bash", input: {} }] },
     ];
-    const repaired = repairHistory(history);
+    const repaired = repairHistory(history, new Date("2026-01-02T03:04:05Z"));
     expect(repaired).toHaveLength(3);
     expect(repaired[2]).toMatchObject({
       role: "user",
       content: [{ type: "tool_result", tool_use_id: "t1", is_error: true }],
     });
+    const [result] = (repaired[2]?.content ?? []) as { content: string }[];
+    expect(result?.content).toContain("Result unknown");
+    expect(result?.content).toContain("its last record is from 2026-01-02T03:04:05.000Z");
+    expect(result?.content).not.toMatch(/interrupted/i);
     expect(repairHistory(repaired)).toBe(repaired);
   });
 
