@@ -4,7 +4,12 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { telegramConfig } from "../channels/telegram/telegram-config.js";
 import { TelegramChannelSource } from "../channels/telegram/telegram-source.js";
-import { type GatewayEngine, startGateway } from "../gateway/index.js";
+import {
+  type GatewayEngine,
+  StoreUnavailableError,
+  startGateway,
+  storeLocation,
+} from "../gateway/index.js";
 import { hasModelCredentials } from "../model/model-config.js";
 import { commandArgs, type FlagSpecs, stringFlag } from "./args.js";
 import type { CommandIo } from "./run.js";
@@ -18,6 +23,7 @@ export const SERVE_FLAGS: FlagSpecs = {
   "header-timeout": { type: "string" },
   "body-timeout": { type: "string" },
   data: { type: "string" },
+  store: { type: "string" },
   "max-live": { type: "string" },
   "idle-minutes": { type: "string" },
   engine: { type: "string" },
@@ -32,7 +38,7 @@ export const SERVE_FLAGS: FlagSpecs = {
 
 export const SERVE_USAGE = `usage: rudder serve [--port 4317] [--host 127.0.0.1] [--allowed-hosts NAME,NAME:PORT]
                     [--max-sse 512] [--max-sse-per-client 64] [--header-timeout 10]
-                    [--body-timeout 30] [--data ~/.rudder] [--max-live 8]
+                    [--body-timeout 30] [--data ~/.rudder] [--store postgres://...] [--max-live 8]
                     [--idle-minutes 20] [--engine rudder|claude] [--model M] [--cwd DIR]
                     [--permission-timeout 300] [--no-permission-prompts] [--no-sandbox]
                     [--telegram-token-file FILE --telegram-allow ID,ID]
@@ -47,7 +53,9 @@ export const SERVE_USAGE = `usage: rudder serve [--port 4317] [--host 127.0.0.1]
   Requests must name the gateway in Host: a loopback name or --host on its port, or one of
   --allowed-hosts (a proxy's name; NAME matches any port); others are refused. A client has
   --header-timeout seconds for a request's headers and --body-timeout more for its body; at most
-  --max-sse event streams are open (--max-sse-per-client from one address), then 503.`;
+  --max-sse event streams are open (--max-sse-per-client from one address), then 503.
+  State lives in SQLite in --data unless --store (or RUDDER_STORE) names a PostgreSQL database,
+  which several workers may share (they accept the same token).`;
 
 export const DEMO_HINT =
   "No model credentials, so agents run the offline demo model. To connect a real model, set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN, plus ANTHROPIC_BASE_URL for a compatible server) and restart, or use --engine claude with a logged-in Claude Code.";
@@ -114,6 +122,9 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
     return fail(`--engine must be rudder or claude (got "${engineName}")`);
   }
 
+  const store = storeLocation(stringFlag(args, "store") ?? io.env.RUDDER_STORE);
+  if (store instanceof Error) return fail(store.message);
+
   const telegram = telegramConfig({
     tokenFile: stringFlag(args, "telegram-token-file"),
     allow: stringFlag(args, "telegram-allow"),
@@ -152,6 +163,7 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
   try {
     gateway = await startGateway({
       dataDir,
+      store,
       host: stringFlag(args, "host") ?? "127.0.0.1",
       allowedHosts: listFlag(stringFlag(args, "allowed-hosts")),
       ...(maxSse === undefined ? {} : { maxEventStreams: maxSse as number }),
@@ -180,6 +192,10 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
       signal: shutdown.signal,
     });
   } catch (error) {
+    if (error instanceof StoreUnavailableError) {
+      io.stderr.write(`rudder serve: ${error.message}\n`);
+      return 1;
+    }
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "EADDRINUSE")
       return fail(`port ${String(port ?? 4317)} is in use; pick another with --port`);

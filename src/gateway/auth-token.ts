@@ -1,6 +1,7 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { GatewayStore } from "./store/store.js";
 
 /**
  * The gateway's bearer token: the whole content of `<dataDir>/token`, created
@@ -25,6 +26,24 @@ export function loadOrCreateToken(dataDir: string): string {
   }
   chmodSync(path, 0o600);
   return token;
+}
+
+/**
+ * The token this gateway accepts. With a store several workers share, the store's (the first
+ * worker's), and `<dataDir>/token` is rewritten as its 0600 copy for `rudder send` and friends.
+ */
+export async function gatewayToken(dataDir: string, store: GatewayStore): Promise<string> {
+  const local = loadOrCreateToken(dataDir);
+  if (store.sharedToken === undefined) return local;
+  const shared = await store.sharedToken(local);
+  if (shared !== local) {
+    const path = join(dataDir, "token");
+    const staged = `${path}.${process.pid}.tmp`;
+    writeFileSync(staged, `${shared}\n`, { mode: 0o600 });
+    chmodSync(staged, 0o600);
+    renameSync(staged, path);
+  }
+  return shared;
 }
 
 /** Reads an existing token (what `rudder send` and `rudder schedule` use). */

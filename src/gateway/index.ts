@@ -48,3 +48,5 @@ export type {
   ScheduleRecord,
   TurnRecord,
 } from "./store/store.js";
+export { redactedUrl, type StoreLocation, storeLocation } from "./store/store-location.js";
+export { StoreUnavailableError } from "./store/store-unavailable-error.js";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { serve } from "@hono/node-server";
 import type { ClaudeProcessOptions } from "../claude-cli/claude-process.js";
 import { AllowedHosts } from "./allowed-hosts.js";
-import { loadOrCreateToken } from "./auth-token.js";
+import { gatewayToken } from "./auth-token.js";
 import type { ChannelSource, SourceContext } from "./channel-source.js";
 import { EventBus } from "./event-bus.js";
 import { createHttpApp } from "./http-app.js";
@@ -15,7 +15,8 @@ import { PermissionRequests } from "./permission-requests.js";
 import { RegistryProcessPool } from "./process-pool.js";
 import { Router } from "./router.js";
 import { Scheduler } from "./scheduler.js";
-import { SqliteGatewayStore } from "./store/sqlite/sqlite-store.js";
+import { openStore } from "./store/open-store.js";
+import type { StoreLocation } from "./store/store-location.js";
 import { StreamLimits } from "./stream-limits.js";
 
 /** The agent every channel talks to: a stream-json CLI (`rudder run ...` or `claude`). */
@@ -34,6 +35,8 @@ export interface GatewayEngine {
 
 export interface GatewayOptions {
   dataDir: string;
+  /** Where state lives; default SQLite as `<dataDir>/gateway.db`. */
+  store?: StoreLocation;
   /** Default 127.0.0.1. */
   host?: string;
   /**
@@ -129,7 +132,8 @@ function linkHost(host: string): string {
 }
 
 /**
- * Starts the gateway: the store under `dataDir` (`gateway.db`, `token`), the
+ * Starts the gateway: the store (`gateway.db` under `dataDir`, or PostgreSQL) and the token
+ * (`<dataDir>/token`; with PostgreSQL the store's, shared by every worker), the
  * router with its process registry, the scheduler, and the HTTP server.
  * Unanswered messages of an earlier run are dispatched again and missed
  * schedules fire once. Unless `permissionPrompts` is false, a tool call an
@@ -141,8 +145,11 @@ function linkHost(host: string): string {
  */
 export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
   const log = options.logger ?? (() => {});
-  const token = loadOrCreateToken(options.dataDir);
-  const store = new SqliteGatewayStore(join(options.dataDir, "gateway.db"));
+  const store = await openStore(options.store ?? { kind: "sqlite" }, options.dataDir, log);
+  const token = await gatewayToken(options.dataDir, store).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
+  });
   const bus = new EventBus();
   let router: Router | undefined;
   const permissions = new PermissionRequests({
@@ -223,6 +230,9 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       () => resolve(started),
     );
     started.once("error", reject);
+  }).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
   });
   const { port } = server.address() as AddressInfo;
   hosts.setPort(port);

@@ -126,5 +126,11 @@ export interface GatewayStore {
     >,
   ): Promise<ScheduleRecord | null>;
 
+  /**
+   * Only a store several workers share (PostgreSQL): the API token all of them accept, the
+   * stored one, or `candidate` stored now when there is none yet (the first worker's).
+   */
+  sharedToken?(candidate: string): Promise<string>;
+
   close(): Promise<void>;
 }

@@ -2,9 +2,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, describe, expect, it } from "vitest";
+import pg from "pg";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { schemaVersion as postgresSchemaVersion } from "../../../src/gateway/store/postgres/migrations.js";
+import { PostgresGatewayStore } from "../../../src/gateway/store/postgres/postgres-store.js";
 import { migrate, schemaVersion } from "../../../src/gateway/store/sqlite/migrations.js";
 import { SqliteGatewayStore } from "../../../src/gateway/store/sqlite/sqlite-store.js";
+import type { GatewayStore } from "../../../src/gateway/store/store.js";
+import { type PostgresCluster, startPostgresCluster } from "../../fixtures/postgres-cluster.js";
 
 const folders: string[] = [];
 function databasePath(): string {
@@ -15,6 +20,29 @@ function databasePath(): string {
 afterEach(() => {
   for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
+
+/** One server for the file, started by the first test that needs it; a database per store. */
+let cluster: Promise<PostgresCluster> | undefined;
+const postgres = () => {
+  cluster ??= startPostgresCluster();
+  return cluster;
+};
+afterAll(async () => {
+  await (await cluster)?.destroy();
+});
+
+interface Adapter {
+  name: string;
+  open(): Promise<GatewayStore>;
+}
+
+const adapters: Adapter[] = [
+  { name: "SQLite", open: async () => new SqliteGatewayStore(databasePath()) },
+  {
+    name: "PostgreSQL",
+    open: async () => PostgresGatewayStore.open(await (await postgres()).createDatabase()),
+  },
+];
 
 describe("the SQLite gateway store", () => {
   it("migrates a new file to the current version in WAL mode, and reopens it unchanged", async () => {
@@ -34,9 +62,69 @@ describe("the SQLite gateway store", () => {
     expect((await reopened.listMessages("c")).map((message) => message.text)).toEqual(["hello"]);
     await reopened.close();
   });
+});
 
+describe("the PostgreSQL gateway store", () => {
+  it("migrates a new database once, even when workers open it together, and refuses a newer one", async () => {
+    const url = await (await postgres()).createDatabase();
+    const stores = await Promise.all([1, 2, 3].map(() => PostgresGatewayStore.open(url)));
+    await stores[0]?.insertUserMessage("c", "hello", "http");
+    await Promise.all(stores.map((store) => store.close()));
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const { rows } = await client.query("SELECT version FROM rudder_schema ORDER BY version");
+      expect(rows.map((row) => row.version)).toEqual(
+        Array.from({ length: postgresSchemaVersion }, (_, index) => index + 1),
+      );
+      const reopened = await PostgresGatewayStore.open(url);
+      expect((await reopened.listMessages("c")).map((message) => message.text)).toEqual(["hello"]);
+      await reopened.close();
+      await client.query("INSERT INTO rudder_schema (version) VALUES ($1)", [
+        postgresSchemaVersion + 1,
+      ]);
+      await expect(PostgresGatewayStore.open(url)).rejects.toThrow(/newer than this rudder/);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it("keeps one API token for every worker: the first one stored", async () => {
+    const url = await (await postgres()).createDatabase();
+    const [first, second] = await Promise.all([
+      PostgresGatewayStore.open(url),
+      PostgresGatewayStore.open(url),
+    ]);
+    const tokens = await Promise.all([
+      first!.sharedToken("token-of-a"),
+      second!.sharedToken("token-of-b"),
+    ]);
+    expect(tokens[0]).toBe(tokens[1]);
+    expect(["token-of-a", "token-of-b"]).toContain(tokens[0]);
+    expect(await second!.sharedToken("token-of-c")).toBe(tokens[0]);
+    await first!.close();
+    await second!.close();
+  });
+
+  it("names the unreachable database with its password hidden", async () => {
+    const { port } = await postgres();
+    const url = `postgres://rudder:hunter2@127.0.0.1:${port + 1}/nowhere`;
+    const failure = await PostgresGatewayStore.open(url, { connectTimeoutMs: 5000 }).catch(
+      (error: Error) => error,
+    );
+    expect(failure).toBeInstanceOf(Error);
+    expect((failure as Error).name).toBe("StoreUnavailableError");
+    expect((failure as Error).message).toContain(
+      `postgres://rudder:***@127.0.0.1:${port + 1}/nowhere`,
+    );
+    expect((failure as Error).message).toMatch(/ECONNREFUSED/);
+    expect((failure as Error).message).not.toContain("hunter2");
+  });
+});
+
+describe.each(adapters)("the $name gateway store", (adapter) => {
   it("keeps channels, message states and attempts, in order", async () => {
-    const store = new SqliteGatewayStore(databasePath());
+    const store = await adapter.open();
     const first = await store.insertUserMessage("chan", "one", "http");
     const second = await store.insertUserMessage("chan", "two", "schedule:x");
     expect(first).toMatchObject({
@@ -66,7 +154,7 @@ describe("the SQLite gateway store", () => {
   });
 
   it("settles a group of messages once: a second settlement answers nothing", async () => {
-    const store = new SqliteGatewayStore(databasePath());
+    const store = await adapter.open();
     const first = await store.insertUserMessage("c", "one", "http");
     const second = await store.insertUserMessage("c", "two", "http");
     const turn = {
@@ -110,7 +198,7 @@ describe("the SQLite gateway store", () => {
   });
 
   it("keeps deferred messages with their retry time, and schedules", async () => {
-    const store = new SqliteGatewayStore(databasePath());
+    const store = await adapter.open();
     const message = await store.insertUserMessage("c", "later", "http");
     const retryAt = new Date(Date.now() + 60_000).toISOString();
     const fallback = await store.settle({
@@ -140,6 +228,59 @@ describe("the SQLite gateway store", () => {
     expect(await store.deleteSchedule(schedule.id)).toBe(false);
     const notice = await store.insertSystemMessage("c", "note");
     expect(notice).toMatchObject({ role: "system", state: null });
+    await store.close();
+  });
+
+  it("answers a message settled by two callers at once exactly once", async () => {
+    const store = await adapter.open();
+    const message = await store.insertUserMessage("c", "once", "http");
+    const replies = await Promise.all(
+      ["first", "second", "third"].map((text) =>
+        store.settle({
+          messageIds: [message.id],
+          state: "answered",
+          reply: { kind: "reply", text },
+        }),
+      ),
+    );
+    expect(replies.filter((reply) => reply !== null)).toHaveLength(1);
+    expect((await store.listMessages("c")).map((stored) => stored.kind)).toEqual(["user", "reply"]);
+    await store.close();
+  });
+
+  it("round-trips times, context usage and unknown ids, and orders channels by activity", async () => {
+    const store = await adapter.open();
+    expect(await store.getMessage("not-an-id")).toBeNull();
+    expect(await store.getChannel("nobody")).toBeNull();
+    expect(await store.getSchedule("nothing")).toBeNull();
+    await store.insertUserMessage("older", "a", "http");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const newest = await store.insertUserMessage("newer", "b", "http");
+    expect((await store.listChannels()).map((channel) => channel.id)).toEqual(["newer", "older"]);
+    expect(Number.isNaN(Date.parse(newest.createdAt))).toBe(false);
+    await store.setChannelContext("newer", { tokens: 1200, window: 200_000 });
+    expect((await store.getChannel("newer"))?.context).toEqual({ tokens: 1200, window: 200_000 });
+    await store.setChannelContext("newer", null);
+    expect((await store.getChannel("newer"))?.context).toBeNull();
+    await store.setChannelSession("newer", "s-1");
+    await store.setChannelSession("newer", null);
+    expect((await store.getChannel("newer"))?.sessionId).toBeNull();
+    const nextRunAt = "2030-01-02T03:04:05.678Z";
+    const schedule = await store.insertSchedule(
+      { cron: "0 * * * *", channelId: "newer", prompt: "p" },
+      nextRunAt,
+    );
+    expect(schedule.nextRunAt).toBe(nextRunAt);
+    const lastRunAt = "2030-01-02T02:04:05.000Z";
+    expect(await store.updateSchedule(schedule.id, { lastRunAt, nextRunAt: null })).toMatchObject({
+      lastRunAt,
+      nextRunAt: null,
+    });
+    expect(await store.updateSchedule(schedule.id, {})).toMatchObject({ lastRunAt });
+    expect(await store.updateSchedule("nothing", { paused: true })).toBeNull();
+    expect((await store.listSchedules()).map((each) => each.id)).toEqual([schedule.id]);
+    const agent = await store.insertAgentMessage("newer", "woke up", "reply");
+    expect(agent).toMatchObject({ role: "assistant", kind: "reply", replyTo: null, state: null });
     await store.close();
   });
 });

@@ -1,0 +1,107 @@
+import type pg from "pg";
+
+/**
+ * The PostgreSQL schema, in versioned steps applied in order (the SQLite adapter has its own,
+ * see ../sqlite/migrations.ts). `rudder_schema` records each step applied; a step is never
+ * edited once released, only followed by a new one.
+ */
+export const migrations: readonly string[] = [
+  `
+  CREATE TABLE channels (
+    id text PRIMARY KEY,
+    session_id text,
+    created_at timestamptz NOT NULL,
+    last_activity_at timestamptz NOT NULL,
+    context_tokens integer,
+    context_window integer
+  );
+  CREATE TABLE messages (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id text NOT NULL UNIQUE,
+    channel_id text NOT NULL REFERENCES channels(id),
+    role text NOT NULL,
+    kind text NOT NULL,
+    text text NOT NULL,
+    state text,
+    reply_to text,
+    attempts integer NOT NULL DEFAULT 0,
+    retry_at timestamptz,
+    source text NOT NULL DEFAULT 'http',
+    created_at timestamptz NOT NULL,
+    updated_at timestamptz NOT NULL
+  );
+  CREATE INDEX messages_by_channel ON messages(channel_id, seq);
+  CREATE INDEX messages_by_state ON messages(state) WHERE kind = 'user';
+  CREATE TABLE turns (
+    message_id text PRIMARY KEY REFERENCES messages(id),
+    result text NOT NULL,
+    cost_usd double precision,
+    usage jsonb,
+    duration_ms integer,
+    num_turns integer,
+    is_error boolean NOT NULL,
+    subtype text,
+    session_id text,
+    created_at timestamptz NOT NULL
+  );
+  CREATE TABLE schedules (
+    id text PRIMARY KEY,
+    cron text NOT NULL,
+    channel_id text NOT NULL,
+    prompt text NOT NULL,
+    paused boolean NOT NULL DEFAULT false,
+    consecutive_failures integer NOT NULL DEFAULT 0,
+    last_run_at timestamptz,
+    next_run_at timestamptz,
+    last_error text,
+    created_at timestamptz NOT NULL
+  );
+  CREATE TABLE settings (
+    name text PRIMARY KEY,
+    value text NOT NULL
+  );
+  `,
+];
+
+/** The schema version a fully migrated database reports. */
+export const schemaVersion = migrations.length;
+
+/** Any number, the same for every rudder: workers starting together migrate one at a time. */
+const MIGRATION_LOCK = 0x72756464;
+
+/**
+ * Brings the database up to `schemaVersion` in one transaction (PostgreSQL's DDL is
+ * transactional: all steps or none), under an advisory lock so that workers starting together
+ * do not race. Throws when the database is newer than this code (a downgrade), rather than
+ * guessing at a schema it does not know.
+ */
+export async function migrate(client: pg.ClientBase): Promise<number> {
+  await client.query("BEGIN");
+  try {
+    await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS rudder_schema (
+         version integer PRIMARY KEY,
+         applied_at timestamptz NOT NULL DEFAULT now()
+       )`,
+    );
+    const { rows } = await client.query<{ version: number | null }>(
+      "SELECT max(version) AS version FROM rudder_schema",
+    );
+    const current = rows[0]?.version ?? 0;
+    if (current > schemaVersion) {
+      throw new Error(
+        `database schema version ${current} is newer than this rudder (${schemaVersion})`,
+      );
+    }
+    for (let version = current; version < schemaVersion; version += 1) {
+      await client.query(migrations[version]!);
+      await client.query("INSERT INTO rudder_schema (version) VALUES ($1)", [version + 1]);
+    }
+    await client.query("COMMIT");
+    return schemaVersion;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  }
+}

@@ -1,0 +1,342 @@
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import type { ContextUsage } from "../../context-usage.js";
+import type { MessageState } from "../../events.js";
+import type {
+  ChannelRecord,
+  GatewayStore,
+  MessageRecord,
+  NewSchedule,
+  ScheduleRecord,
+  Settlement,
+} from "../store.js";
+import { redactedUrl } from "../store-location.js";
+import { StoreUnavailableError } from "../store-unavailable-error.js";
+import { migrate } from "./migrations.js";
+import {
+  type ChannelRow,
+  type MessageRow,
+  type ScheduleRow,
+  toChannel,
+  toMessage,
+  toSchedule,
+} from "./postgres-rows.js";
+
+const scheduleColumns = {
+  paused: "paused",
+  consecutiveFailures: "consecutive_failures",
+  lastRunAt: "last_run_at",
+  nextRunAt: "next_run_at",
+  lastError: "last_error",
+} as const;
+
+export interface PostgresStoreOptions {
+  /** Connections kept at most; default 10. */
+  maxConnections?: number;
+  /** How long a connection attempt may take; default 10000. */
+  connectTimeoutMs?: number;
+  /** Where a lost idle connection is reported (the pool reconnects on the next query). */
+  logger?: (line: string) => void;
+}
+
+/**
+ * The PostgreSQL `GatewayStore`, through a node-postgres pool: the store that several gateway
+ * workers share. Each method is one statement or one transaction, so it is atomic on its own
+ * as the interface asks; `settle` locks the messages it answers (`FOR UPDATE`), so two workers
+ * settling the same message answer it once.
+ */
+export class PostgresGatewayStore implements GatewayStore {
+  readonly #pool: pg.Pool;
+  #closed: Promise<void> | undefined;
+
+  private constructor(pool: pg.Pool) {
+    this.#pool = pool;
+  }
+
+  /** Connects, migrates, and returns the store; `StoreUnavailableError` when it cannot. */
+  static async open(
+    url: string,
+    options: PostgresStoreOptions = {},
+  ): Promise<PostgresGatewayStore> {
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options.maxConnections ?? 10,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    });
+    // An idle connection the server drops must not crash the process.
+    pool.on("error", (error) => {
+      options.logger?.(`gateway: database connection lost: ${error.message}`);
+    });
+    try {
+      const client = await pool.connect();
+      try {
+        await migrate(client);
+      } finally {
+        client.release();
+      }
+    } catch (error) {
+      await pool.end().catch(() => {});
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new StoreUnavailableError(
+        `cannot use the database ${redactedUrl(url)}: ${reason || String(error)}`,
+        { cause: error },
+      );
+    }
+    return new PostgresGatewayStore(pool);
+  }
+
+  async #rows<Row extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<Row[]> {
+    return (await this.#pool.query<Row>(text, values)).rows;
+  }
+
+  async #transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.#pool.connect();
+    try {
+      await client.query("BEGIN");
+      const result = await work(client);
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  /**
+   * The API token every worker on this database accepts: the stored one, or `candidate`
+   * stored now when there is none yet (the first worker's).
+   */
+  async sharedToken(candidate: string): Promise<string> {
+    await this.#rows(
+      "INSERT INTO settings (name, value) VALUES ('api_token', $1) ON CONFLICT (name) DO NOTHING",
+      [candidate],
+    );
+    // A statement of its own: its snapshot sees a token another worker committed meanwhile.
+    const [row] = await this.#rows<{ value: string }>(
+      "SELECT value FROM settings WHERE name = 'api_token'",
+    );
+    if (row === undefined) throw new Error("the stored API token vanished");
+    return row.value;
+  }
+
+  async listChannels(): Promise<ChannelRecord[]> {
+    const rows = await this.#rows<ChannelRow>(
+      "SELECT * FROM channels ORDER BY last_activity_at DESC, id",
+    );
+    return rows.map(toChannel);
+  }
+
+  async getChannel(channelId: string): Promise<ChannelRecord | null> {
+    const [row] = await this.#rows<ChannelRow>("SELECT * FROM channels WHERE id = $1", [channelId]);
+    return row ? toChannel(row) : null;
+  }
+
+  async setChannelContext(channelId: string, usage: ContextUsage | null): Promise<void> {
+    await this.#rows("UPDATE channels SET context_tokens = $1, context_window = $2 WHERE id = $3", [
+      usage?.tokens ?? null,
+      usage?.window ?? null,
+      channelId,
+    ]);
+  }
+
+  async setChannelSession(channelId: string, sessionId: string | null): Promise<void> {
+    await this.#rows("UPDATE channels SET session_id = $1 WHERE id = $2", [sessionId, channelId]);
+  }
+
+  async insertUserMessage(channelId: string, text: string, source: string): Promise<MessageRecord> {
+    return this.#insertMessage(channelId, "user", "user", text, "received", source);
+  }
+
+  async insertSystemMessage(
+    channelId: string,
+    text: string,
+    kind: "error" | "compaction" | "reset" = "error",
+  ): Promise<MessageRecord> {
+    return this.#insertMessage(channelId, "system", kind, text, null, "gateway");
+  }
+
+  async insertAgentMessage(
+    channelId: string,
+    text: string,
+    kind: "reply" | "error",
+  ): Promise<MessageRecord> {
+    return this.#insertMessage(channelId, "assistant", kind, text, null, "agent");
+  }
+
+  /** The channel's upsert and the message's insert in one statement, so one round trip. */
+  async #insertMessage(
+    channelId: string,
+    role: MessageRecord["role"],
+    kind: MessageRecord["kind"],
+    text: string,
+    state: MessageState | null,
+    source: string,
+  ): Promise<MessageRecord> {
+    const now = new Date();
+    const [row] = await this.#rows<MessageRow>(
+      `WITH channel AS (
+         INSERT INTO channels (id, created_at, last_activity_at) VALUES ($2, $8, $8)
+         ON CONFLICT (id) DO UPDATE SET last_activity_at = excluded.last_activity_at
+         RETURNING id
+       )
+       INSERT INTO messages (id, channel_id, role, kind, text, state, source, created_at,
+         updated_at)
+       SELECT $1, channel.id, $3, $4, $5, $6, $7, $8, $8 FROM channel
+       RETURNING *`,
+      [randomUUID(), channelId, role, kind, text, state, source, now],
+    );
+    return toMessage(row!);
+  }
+
+  async getMessage(messageId: string): Promise<MessageRecord | null> {
+    const [row] = await this.#rows<MessageRow>("SELECT * FROM messages WHERE id = $1", [messageId]);
+    return row ? toMessage(row) : null;
+  }
+
+  async listMessages(channelId: string, limit?: number): Promise<MessageRecord[]> {
+    const rows = await this.#rows<MessageRow>(
+      `SELECT * FROM (SELECT * FROM messages WHERE channel_id = $1 ORDER BY seq DESC LIMIT $2)
+         AS latest
+       ORDER BY seq`,
+      [channelId, limit ?? null],
+    );
+    return rows.map(toMessage);
+  }
+
+  async setMessageState(messageId: string, state: MessageState): Promise<void> {
+    const counts = state === "received" || state === "steered" ? 1 : 0;
+    await this.#rows(
+      `UPDATE messages SET state = $1, attempts = attempts + $2, updated_at = $3
+       WHERE id = $4 AND state IS DISTINCT FROM 'answered'`,
+      [state, counts, new Date(), messageId],
+    );
+  }
+
+  async settle(settlement: Settlement): Promise<MessageRecord | null> {
+    const { messageIds, state, reply, turn } = settlement;
+    if (messageIds.length === 0) return null;
+    return this.#transaction(async (client) => {
+      const now = new Date();
+      const locked = await client.query<MessageRow>(
+        `SELECT * FROM messages WHERE id = ANY($1) AND state IS DISTINCT FROM 'answered'
+         FOR UPDATE`,
+        [messageIds],
+      );
+      const open = messageIds
+        .map((id) => locked.rows.find((row) => row.id === id))
+        .filter((row): row is MessageRow => row !== undefined);
+      const firstOpen = open[0];
+      if (firstOpen === undefined) return null;
+      await client.query(
+        "UPDATE messages SET state = $1, retry_at = $2, updated_at = $3 WHERE id = ANY($4)",
+        [state, settlement.retryAt ?? null, now, open.map((row) => row.id)],
+      );
+      const inserted = await client.query<MessageRow>(
+        `INSERT INTO messages (id, channel_id, role, kind, text, state, reply_to, source,
+           created_at, updated_at)
+         VALUES ($1, $2, 'assistant', $3, $4, NULL, $5, 'gateway', $6, $6)
+         RETURNING *`,
+        [randomUUID(), firstOpen.channel_id, reply.kind, reply.text, firstOpen.id, now],
+      );
+      await client.query("UPDATE channels SET last_activity_at = $1 WHERE id = $2", [
+        now,
+        firstOpen.channel_id,
+      ]);
+      if (turn) {
+        await client.query(
+          `INSERT INTO turns (message_id, result, cost_usd, usage, duration_ms, num_turns,
+             is_error, subtype, session_id, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+           ON CONFLICT (message_id) DO UPDATE SET result = excluded.result,
+             cost_usd = excluded.cost_usd, usage = excluded.usage,
+             duration_ms = excluded.duration_ms, num_turns = excluded.num_turns,
+             is_error = excluded.is_error, subtype = excluded.subtype,
+             session_id = excluded.session_id, created_at = excluded.created_at`,
+          [
+            firstOpen.id,
+            turn.result,
+            turn.costUsd,
+            turn.usage === undefined ? null : JSON.stringify(turn.usage),
+            turn.durationMs,
+            turn.numTurns,
+            turn.isError,
+            turn.subtype,
+            turn.sessionId,
+            now,
+          ],
+        );
+      }
+      return toMessage(inserted.rows[0]!);
+    });
+  }
+
+  async listUnanswered(): Promise<MessageRecord[]> {
+    const rows = await this.#rows<MessageRow>(
+      "SELECT * FROM messages WHERE kind = 'user' AND state IN ('received', 'steered') ORDER BY seq",
+    );
+    return rows.map(toMessage);
+  }
+
+  async listDeferred(): Promise<MessageRecord[]> {
+    const rows = await this.#rows<MessageRow>(
+      "SELECT * FROM messages WHERE kind = 'user' AND state = 'deferred' ORDER BY seq",
+    );
+    return rows.map(toMessage);
+  }
+
+  async listSchedules(): Promise<ScheduleRecord[]> {
+    const rows = await this.#rows<ScheduleRow>("SELECT * FROM schedules ORDER BY created_at, id");
+    return rows.map(toSchedule);
+  }
+
+  async getSchedule(scheduleId: string): Promise<ScheduleRecord | null> {
+    const [row] = await this.#rows<ScheduleRow>("SELECT * FROM schedules WHERE id = $1", [
+      scheduleId,
+    ]);
+    return row ? toSchedule(row) : null;
+  }
+
+  async insertSchedule(schedule: NewSchedule, nextRunAt: string | null): Promise<ScheduleRecord> {
+    const [row] = await this.#rows<ScheduleRow>(
+      `INSERT INTO schedules (id, cron, channel_id, prompt, next_run_at, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
+      [randomUUID(), schedule.cron, schedule.channelId, schedule.prompt, nextRunAt, new Date()],
+    );
+    return toSchedule(row!);
+  }
+
+  async deleteSchedule(scheduleId: string): Promise<boolean> {
+    const result = await this.#pool.query("DELETE FROM schedules WHERE id = $1", [scheduleId]);
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async updateSchedule(
+    scheduleId: string,
+    change: Partial<
+      Pick<
+        ScheduleRecord,
+        "paused" | "consecutiveFailures" | "lastRunAt" | "nextRunAt" | "lastError"
+      >
+    >,
+  ): Promise<ScheduleRecord | null> {
+    const entries = Object.entries(change).filter(([, value]) => value !== undefined);
+    if (entries.length === 0) return this.getSchedule(scheduleId);
+    const assignments = entries
+      .map(
+        ([key], index) => `${scheduleColumns[key as keyof typeof scheduleColumns]} = $${index + 1}`,
+      )
+      .join(", ");
+    const [row] = await this.#rows<ScheduleRow>(
+      `UPDATE schedules SET ${assignments} WHERE id = $${entries.length + 1} RETURNING *`,
+      [...entries.map(([, value]) => value), scheduleId],
+    );
+    return row ? toSchedule(row) : null;
+  }
+
+  async close(): Promise<void> {
+    this.#closed ??= this.#pool.end();
+    await this.#closed;
+  }
+}
