@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawnOwned } from "../sandbox/owned-spawn.js";
 
 /** stdout beyond this is dropped (a hook's JSON answer is small). */
 const STDOUT_LIMIT_BYTES = 1024 * 1024;
@@ -32,8 +32,9 @@ export interface HookProcessResult {
 }
 
 /**
- * Runs one hook program in its own process group, feeds it `stdin`, and
- * collects bounded output. The whole group is killed (SIGTERM, grace,
+ * Runs one hook program in its own process group, owned (`spawnOwned`: the
+ * group dies with rudder, SIGKILL included), feeds it `stdin`, and collects
+ * bounded output. The whole group is killed (SIGTERM, grace,
  * SIGKILL) on timeout, on abort, and once the hook itself has exited, so
  * nothing it started outlives it. Never rejects.
  */
@@ -48,12 +49,7 @@ export function runHookProcess(options: HookProcessOptions): Promise<HookProcess
     let exitCode: number | undefined;
     let settled = false;
 
-    const child = spawn(program, args, {
-      cwd: options.cwd,
-      env: options.env,
-      detached: true,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+    const child = spawnOwned(program, args, { cwd: options.cwd, env: options.env });
 
     const killGroup = (): void => {
       const pid = child.pid;

@@ -1,7 +1,8 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { spawnOwned } from "../sandbox/owned-spawn.js";
 import { registerProcessGroup, terminateProcessGroup } from "../tools/process-groups.js";
 
 /** How much of a server's stderr is kept for messages. */
@@ -17,7 +18,7 @@ export interface ProcessTransportOptions {
 /**
  * An MCP stdio client transport over a child that rudder owns: spawned
  * detached (its own process group, registered so rudder's exit and SIGTERM
- * kill it), stderr drained into a bounded tail, and the whole group killed on
+ * kill it, and SIGKILLed with rudder when rudder itself is: `spawnOwned`), stderr drained into a bounded tail, and the whole group killed on
  * `close()` or when the server exits (a grandchild it left is not kept).
  * The SDK's StdioClientTransport cannot spawn detached, hence this one.
  */
@@ -58,11 +59,9 @@ export class ProcessTransport implements Transport {
 
   start(): Promise<void> {
     if (this.#child !== undefined) return Promise.reject(new Error("already started"));
-    const child = spawn(this.#options.command, [...this.#options.args], {
+    const child = spawnOwned(this.#options.command, this.#options.args, {
       cwd: this.#options.cwd,
       env: this.#options.env,
-      detached: true,
-      stdio: ["pipe", "pipe", "pipe"],
     });
     this.#child = child;
     this.#exited = new Promise((resolveExit) => {
@@ -82,7 +81,7 @@ export class ProcessTransport implements Transport {
     // its timeout timer): a front end that forgot close() still exits, and
     // the exit handler kills the group.
     child.unref();
-    for (const stream of [child.stdin, child.stdout, child.stderr]) {
+    for (const stream of child.stdio) {
       stream?.on("error", (error) => this.onerror?.(error));
       (stream as { unref?: () => void } | null)?.unref?.();
     }

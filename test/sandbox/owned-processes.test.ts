@@ -1,0 +1,137 @@
+/**
+ * Hooks and MCP servers run unconfined, as configured, but owned: when the
+ * agent process is SIGKILLed mid-hook or mid-MCP-call, no process of theirs
+ * is left (zombies count as dead), and nothing they meant to do later happens.
+ */
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { waitUntil } from "../agent/kernel-helpers.js";
+import { killRudderGroup, type RudderRun, startRudder } from "../cli/rudder-process.js";
+import { type FakeMessagesApi, startFakeMessagesApi } from "../fixtures/fake-messages-api.js";
+import { processesMatching } from "../fixtures/process-scan.js";
+import { FAKE_MCP_SERVER, isRunning, readPids } from "../mcp/mcp-helpers.js";
+
+let api: FakeMessagesApi;
+let root: string;
+let workspace: string;
+const runs: RudderRun[] = [];
+const leftovers: number[] = [];
+
+beforeEach(async () => {
+  api = await startFakeMessagesApi({ fallback: () => ({ text: "done" }) });
+  root = realpathSync(mkdtempSync(join(tmpdir(), "rudder-owned-")));
+  workspace = join(root, "work");
+  mkdirSync(workspace);
+  mkdirSync(join(root, "home"));
+});
+
+afterEach(async () => {
+  for (const run of runs.splice(0)) killRudderGroup(run);
+  for (const pid of leftovers.splice(0)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // Gone, as it should be.
+    }
+  }
+  await api.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+function rudder(args: string[]): RudderRun {
+  const run = startRudder(args, {
+    cwd: workspace,
+    env: {
+      PATH: process.env.PATH,
+      HOME: join(root, "home"),
+      TMPDIR: root,
+      ANTHROPIC_BASE_URL: api.url,
+      ANTHROPIC_API_KEY: "dummy",
+      RUDDER_MAX_RETRIES: "0",
+    },
+  });
+  runs.push(run);
+  return run;
+}
+
+describe("hooks and MCP servers die with the agent", () => {
+  it("a hook running when the agent is SIGKILLed is killed with its whole group", async () => {
+    const marker = join(workspace, "hook.started");
+    const late = join(workspace, "hook-late.txt");
+    const settings = join(root, "settings.json");
+    writeFileSync(
+      settings,
+      JSON.stringify({
+        hooks: {
+          PreToolUse: [
+            {
+              hooks: [
+                {
+                  type: "command",
+                  command: `touch ${marker}; sleep 97.81 & sleep 97.82; echo late > ${late}`,
+                },
+              ],
+            },
+          ],
+        },
+      }),
+    );
+    api.push({ toolUse: [{ name: "bash", input: { command: "echo hi" } }] });
+    const run = rudder(["run", "--settings", settings, "say hi"]);
+    await waitUntil(
+      () =>
+        existsSync(marker) &&
+        processesMatching("sleep 97.81").length > 0 &&
+        processesMatching("sleep 97.82").length > 0,
+      20_000,
+    );
+    leftovers.push(...processesMatching("sleep 97.8"));
+    run.child.kill("SIGKILL");
+    expect((await run.exited).signal).toBe("SIGKILL");
+    await waitUntil(() => processesMatching("sleep 97.8").length === 0, 10_000);
+    expect(existsSync(late)).toBe(false);
+  });
+
+  it("an MCP server mid-call when the agent is SIGKILLed is killed, its grandchild too", async () => {
+    const pidFile = join(root, "server.pids");
+    const callLog = join(root, "calls.log");
+    const config = {
+      mcpServers: {
+        fake: {
+          command: process.execPath,
+          args: [FAKE_MCP_SERVER, "--pid-file", pidFile, "--call-log", callLog, "--grandchild"],
+        },
+      },
+    };
+    api.push({ toolUse: [{ name: "mcp__fake__hang", input: {} }] });
+    const run = rudder([
+      "run",
+      "--mcp-config",
+      JSON.stringify(config),
+      "--allowedTools",
+      "mcp__fake",
+      "call it",
+    ]);
+    await waitUntil(
+      () => existsSync(callLog) && readFileSync(callLog, "utf8").includes("hang"),
+      20_000,
+    );
+    const pids = readPids(pidFile);
+    leftovers.push(...pids);
+    expect(pids.length).toBe(2);
+    expect(pids.every(isRunning)).toBe(true);
+    run.child.kill("SIGKILL");
+    expect((await run.exited).signal).toBe("SIGKILL");
+    await waitUntil(() => !pids.some(isRunning), 10_000);
+  });
+});
