@@ -69,8 +69,9 @@ await build({
   sourcemap: true,
   external: EXTERNAL,
   plugins: [importMetaAsEmitted],
-  // `Headers` without loading Node's fetch stack: see src/model/light-headers.ts.
-  inject: [join(source, "model", "bundled-globals.ts")],
+  // `Headers` without loading Node's fetch stack: see src/model/bundled-globals.ts, which
+  // src/cli.ts imports first.
+  define: { Headers: "globalThis.__rudderHeaders", FormData: "globalThis.__rudderFormData" },
   // Bundled CommonJS dependencies call require() for Node's built-ins.
   banner: {
     js: 'import { createRequire as __rudderCreateRequire } from "node:module";\nconst require = __rudderCreateRequire(import.meta.url);',

@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readSync, realpathSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, parse, relative, resolve, sep } from "node:path";
 import { importPaths } from "./project-instructions-imports.js";
 
@@ -28,7 +28,7 @@ export const IMPORT_DEPTH_LIMIT = 5;
 
 const FOLDER_FILES: ReadonlyArray<{ name: string; scope: InstructionScope }> = [
   { name: "CLAUDE.md", scope: "project" },
-  { name: join(".claude", "CLAUDE.md"), scope: "project" },
+  { name: ".claude/CLAUDE.md", scope: "project" },
   { name: "CLAUDE.local.md", scope: "local" },
 ];
 
@@ -49,12 +49,21 @@ export function loadProjectInstructions(options: {
   loader.load(join(options.home, ".claude", "CLAUDE.md"), "user", undefined);
   const folders = foldersDownTo(resolve(options.workspace));
   for (const folder of folders) {
-    for (const { name, scope } of FOLDER_FILES) loader.load(join(folder, name), scope, folder);
+    for (const { name, scope } of FOLDER_FILES) loader.load(inFolder(folder, name), scope, folder);
   }
   if (!loader.files.some((file) => file.scope !== "user")) {
-    for (const folder of folders) loader.load(join(folder, "AGENTS.md"), "project", folder);
+    for (const folder of folders) loader.load(inFolder(folder, "AGENTS.md"), "project", folder);
   }
   return { files: loader.files, warnings: loader.warnings };
+}
+
+/**
+ * `name` in the absolute, normalized `folder`. Plain concatenation rather than `join`: the
+ * one-shot start-up probes a dozen of these, and the path module's normalization of each is
+ * enough work to make V8 compile it with its optimizing compiler (megabytes of peak memory).
+ */
+function inFolder(folder: string, name: string): string {
+  return folder.endsWith(sep) ? `${folder}${name}` : `${folder}${sep}${name}`;
 }
 
 /** `/`, then each folder down to `folder` itself. */
@@ -84,6 +93,8 @@ class InstructionLoader {
    * where a project file's imports may lead; `undefined` (the user's file) leaves them free.
    */
   load(path: string, scope: InstructionScope, root: string | undefined): void {
+    // Most candidates do not exist: a stat that does not throw answers that cheaply.
+    if (statSync(path, { throwIfNoEntry: false }) === undefined) return;
     const real = realPath(path);
     if (real === undefined || this.#seen.has(real)) return;
     const bound = root === undefined ? undefined : (realPath(root) ?? root);

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import type { HookEventName, HooksConfig } from "../hooks/types.js";
 import type { PermissionRules } from "../permissions/types.js";
 import { mergeSandboxSettings, type SandboxSettings } from "../sandbox/sandbox-settings.js";
@@ -54,6 +54,10 @@ export interface LoadedSettings {
  * are taken from the last file that sets them. A missing optional file is skipped silently, a broken one with a
  * warning. Never rejects.
  */
+function withSlash(folder: string): string {
+  return folder.endsWith("/") ? folder : `${folder}/`;
+}
+
 export async function loadSettings(options: LoadSettingsOptions): Promise<LoadedSettings> {
   const result: LoadedSettings = {
     settings: emptySettings(),
@@ -62,13 +66,16 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
     errors: [],
   };
   const seen = new Set<string>();
+  // Each folder resolved once and the names appended: the one-shot start-up pays for every
+  // path normalization (see test/cli/run-footprint.test.ts).
+  const home = withSlash(resolve(options.home));
+  const cwd = withSlash(resolve(options.cwd));
   const optionalFiles = [
-    join(options.home, ".rudder", "settings.json"),
-    join(options.cwd, ".rudder", "settings.json"),
-    join(options.cwd, ".rudder", "settings.local.json"),
+    `${home}.rudder/settings.json`,
+    `${cwd}.rudder/settings.json`,
+    `${cwd}.rudder/settings.local.json`,
   ];
-  for (const path of optionalFiles) {
-    const resolved = resolve(path);
+  for (const resolved of optionalFiles) {
     if (seen.has(resolved)) continue;
     seen.add(resolved);
     const loaded = await readSettingsFile(resolved);

@@ -1,13 +1,17 @@
+import { LightHeaders } from "./light-headers.js";
+
 /**
  * Globals the bundled CLI (dist/cli.js) takes from rudder instead of Node. Node defines its fetch
  * classes (`Headers`, `FormData`, `Response` ...) as lazy globals: the first touch of any of them
  * loads undici, which costs a fresh process about 30 ms and 9 MB, a fifth of a one-shot
  * `rudder run`. The Anthropic SDK touches `Headers` and `FormData` on every request, and
- * `nodeHttpFetch` needs nothing else of undici. esbuild's `inject` (scripts/bundle-cli.mjs) makes
- * each free reference to these names in the bundle, the SDK's included, refer to the exports
- * here. The library build (tsc) and the tests use Node's own globals.
+ * `nodeHttpFetch` needs nothing else of undici. esbuild's `define` (scripts/bundle-cli.mjs)
+ * turns each free reference to these names in the bundle, the SDK's included, into
+ * `globalThis.__rudderHeaders` / `globalThis.__rudderFormData`, which this module sets: src/cli.ts
+ * imports it first. (A `define` rather than an `inject`: an injected module is imported by every
+ * chunk, and each import is a module resolution the one-shot start-up pays for.) The library
+ * build (tsc) and the tests use Node's own globals; Node's own globals are never replaced.
  */
-export { LightHeaders as Headers } from "./light-headers.js";
 
 /**
  * The SDK asks `body instanceof FormData` of every request body. A FormData names itself in its
@@ -20,4 +24,10 @@ Object.defineProperty(FormDataOnDemand, Symbol.hasInstance, {
   value: (value: unknown): boolean => Object.prototype.toString.call(value) === "[object FormData]",
 });
 
-export { FormDataOnDemand as FormData };
+declare global {
+  var __rudderHeaders: typeof LightHeaders | undefined;
+  var __rudderFormData: typeof FormDataOnDemand | undefined;
+}
+
+globalThis.__rudderHeaders = LightHeaders;
+globalThis.__rudderFormData = FormDataOnDemand;

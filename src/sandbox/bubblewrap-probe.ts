@@ -1,12 +1,13 @@
 import { spawn } from "node:child_process";
 import { accessSync, constants } from "node:fs";
-import { delimiter, join } from "node:path";
+import { delimiter } from "node:path";
 
 /** The first executable `name` on `PATH`, or undefined. A few `access` calls: cheap enough for start-up. */
 export function findExecutable(name: string, path: string | undefined): string | undefined {
   for (const folder of (path ?? "").split(delimiter)) {
     if (folder === "") continue;
-    const candidate = join(folder, name);
+    // Concatenated, not joined: each `join` normalizes, and start-up pays for every PATH entry.
+    const candidate = folder.endsWith("/") ? `${folder}${name}` : `${folder}/${name}`;
     try {
       accessSync(candidate, constants.X_OK);
       return candidate;

@@ -8,6 +8,16 @@ import { killRudderGroup, type RudderRun, startRudder } from "./rudder-process.j
 // What a one-shot `rudder run` loads decides its startup time and memory (bench/startup.ts).
 // Node's fetch implementation (undici) and TLS are the two big built-ins it can do without
 // over http: this fails when a change pulls either back in.
+//
+// Path work is the other cost: every module import the loader resolves, and every join or
+// resolve rudder does, runs the path module's normalizer over a whole absolute path. Past a few
+// thousand characters of that V8 deems the normalizer hot and compiles it with its optimizing
+// compiler, which costs a one-shot run 5 MB of peak memory (measured: 55 MB instead of 50 MB,
+// all of it gone with `node --no-opt`). So the counts below are kept small: imports by keeping
+// the chunk graph lean (no injected module imported by every chunk), rudder's own calls by
+// resolving a folder once and appending names to it where many candidates are probed.
+const MAX_MODULE_RESOLUTIONS = 30;
+const MAX_RUDDER_PATH_CALLS = 30;
 
 let api: FakeMessagesApi;
 let scratch: string;
@@ -24,10 +34,14 @@ afterEach(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-it("a one-shot run with a tool call loads neither Node's fetch nor TLS", async () => {
+it("a one-shot run with a tool call loads neither Node's fetch nor TLS, and does little path work", async () => {
   api.push({ toolUse: { name: "bash", input: { command: "echo footprint" } } }, { text: "done" });
   const moduleList = join(scratch, "modules.txt");
-  const preload = join(import.meta.dirname, "..", "fixtures", "report-loaded-modules.cjs");
+  const pathWork = join(scratch, "path-work.json");
+  const fixtures = join(import.meta.dirname, "..", "fixtures");
+  const preloads = ["report-loaded-modules.cjs", "report-path-work.cjs"]
+    .map((name) => `--require ${join(fixtures, name)}`)
+    .join(" ");
   run = startRudder(["run", "--output-format", "stream-json", "--verbose", "echo something"], {
     cwd: scratch,
     env: {
@@ -37,8 +51,9 @@ it("a one-shot run with a tool call loads neither Node's fetch nor TLS", async (
       ANTHROPIC_BASE_URL: api.url,
       ANTHROPIC_API_KEY: "dummy",
       RUDDER_MAX_RETRIES: "0",
-      NODE_OPTIONS: `--require ${preload}`,
+      NODE_OPTIONS: preloads,
       RUDDER_TEST_MODULE_LIST: moduleList,
+      RUDDER_TEST_PATH_WORK: pathWork,
     },
   });
   const { code } = await run.exited;
@@ -50,4 +65,14 @@ it("a one-shot run with a tool call loads neither Node's fetch nor TLS", async (
   const loaded = readFileSync(moduleList, "utf8").split("\n");
   expect(loaded).toContain("NativeModule http");
   expect(loaded.filter((name) => /undici|\btls\b|\bhttps\b/.test(name))).toEqual([]);
+
+  const work = JSON.parse(readFileSync(pathWork, "utf8")) as {
+    moduleResolutions: number;
+    rudderCalls: Record<string, number>;
+  };
+  expect(work.moduleResolutions).toBeGreaterThan(0);
+  expect(work.moduleResolutions).toBeLessThanOrEqual(MAX_MODULE_RESOLUTIONS);
+  const rudderCalls = Object.values(work.rudderCalls).reduce((sum, count) => sum + count, 0);
+  expect(rudderCalls, JSON.stringify(work.rudderCalls)).toBeGreaterThan(0);
+  expect(rudderCalls, JSON.stringify(work.rudderCalls)).toBeLessThanOrEqual(MAX_RUDDER_PATH_CALLS);
 });
