@@ -24,6 +24,7 @@ export const SERVE_FLAGS: FlagSpecs = {
   "body-timeout": { type: "string" },
   data: { type: "string" },
   store: { type: "string" },
+  "lease-seconds": { type: "string" },
   "max-live": { type: "string" },
   "idle-minutes": { type: "string" },
   engine: { type: "string" },
@@ -38,8 +39,8 @@ export const SERVE_FLAGS: FlagSpecs = {
 
 export const SERVE_USAGE = `usage: rudder serve [--port 4317] [--host 127.0.0.1] [--allowed-hosts NAME,NAME:PORT]
                     [--max-sse 512] [--max-sse-per-client 64] [--header-timeout 10]
-                    [--body-timeout 30] [--data ~/.rudder] [--store postgres://...] [--max-live 8]
-                    [--idle-minutes 20] [--engine rudder|claude] [--model M] [--cwd DIR]
+                    [--body-timeout 30] [--data ~/.rudder] [--store postgres://...]
+                    [--lease-seconds 15] [--max-live 8] [--idle-minutes 20] [--engine rudder|claude] [--model M] [--cwd DIR]
                     [--permission-timeout 300] [--no-permission-prompts] [--no-sandbox]
                     [--telegram-token-file FILE --telegram-allow ID,ID]
   Starts the gateway: the web page, the HTTP API, the scheduler. Each channel gets its own
@@ -55,7 +56,9 @@ export const SERVE_USAGE = `usage: rudder serve [--port 4317] [--host 127.0.0.1]
   --header-timeout seconds for a request's headers and --body-timeout more for its body; at most
   --max-sse event streams are open (--max-sse-per-client from one address), then 503.
   State lives in SQLite in --data unless --store (or RUDDER_STORE) names a PostgreSQL database,
-  which several workers may share (they accept the same token).`;
+  which several workers may share (they accept the same token); each channel is then driven by
+  the worker holding its lease, renewed while it lives and taken by another --lease-seconds
+  after it dies.`;
 
 export const DEMO_HINT =
   "No model credentials, so agents run the offline demo model. To connect a real model, set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN, plus ANTHROPIC_BASE_URL for a compatible server) and restart, or use --engine claude with a logged-in Claude Code.";
@@ -114,7 +117,8 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
   );
   const headerTimeout = wholeNumber(stringFlag(args, "header-timeout"), "--header-timeout", 1);
   const bodyTimeout = wholeNumber(stringFlag(args, "body-timeout"), "--body-timeout", 1);
-  const limits = [maxSse, maxSsePerClient, headerTimeout, bodyTimeout];
+  const leaseSeconds = wholeNumber(stringFlag(args, "lease-seconds"), "--lease-seconds", 1);
+  const limits = [maxSse, maxSsePerClient, headerTimeout, bodyTimeout, leaseSeconds];
   for (const value of [port, maxLive, idleMinutes, permissionTimeout, ...limits])
     if (value instanceof Error) return fail(value.message);
   const engineName = stringFlag(args, "engine") ?? "rudder";
@@ -164,6 +168,7 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
     gateway = await startGateway({
       dataDir,
       store,
+      ...(leaseSeconds === undefined ? {} : { leaseSeconds: leaseSeconds as number }),
       host: stringFlag(args, "host") ?? "127.0.0.1",
       allowedHosts: listFlag(stringFlag(args, "allowed-hosts")),
       ...(maxSse === undefined ? {} : { maxEventStreams: maxSse as number }),

@@ -8,7 +8,15 @@ export type MessageState = "received" | "steered" | "answered" | "deferred" | "f
  * process, waits for a rate limit (`deferred`) or for a command to finish (`queued`), or was
  * itself a command (`/compact`, `/clear`).
  */
-export type Disposition = "started" | "steered" | "one_shot" | "deferred" | "queued" | "command";
+/** `forwarded`: stored, and the channel's owner (another worker on the same database) woken. */
+export type Disposition =
+  | "started"
+  | "steered"
+  | "one_shot"
+  | "deferred"
+  | "queued"
+  | "command"
+  | "forwarded";
 
 /** A stored message as the API returns it. */
 export interface StoredMessage {

@@ -28,6 +28,8 @@ export interface HealthInfo {
   engine: string;
   demo: boolean;
   hint?: string;
+  /** With a store several workers share: this worker's name. */
+  worker?: string;
 }
 
 export interface HttpAppOptions {
@@ -161,7 +163,7 @@ function channelParam(value: string | undefined): string {
  *   GET    /api/schedules                    -> {schedules: [ScheduleRecord]}
  *   POST   /api/schedules {cron, channel, prompt} -> 201 {schedule} | 400 bad cron
  *   DELETE /api/schedules/:id                -> {deleted: id} | 404
- *   GET    /api/health (no token)            -> {ok, version, engine, demo, hint?}
+ *   GET    /api/health (no token)            -> {ok, version, engine, demo, hint?, worker?}
  *   POST   /api/link-codes                   -> 201 {code, expiresAt} (for `rudder link`)
  *   POST   /api/link-codes/redeem {code} (no token) -> {token} | 401 unknown, used or expired
  */

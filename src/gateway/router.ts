@@ -27,6 +27,11 @@ export interface RouterOptions {
   logger?: (line: string) => void;
   /** A turn of the channel ended: nothing it asked (a permission) can be answered any more. */
   onTurnEnd?: (channelId: string) => void;
+  /**
+   * With several workers on one store: whether this worker may drive the channel (it holds or
+   * took the channel's lease). `start()` replays and re-arms only the channels it may drive.
+   */
+  claimChannel?: (channelId: string) => Promise<boolean>;
 }
 
 export { GatewayClosedError };
@@ -92,8 +97,20 @@ export class Router {
     for (const channel of await store.listChannels()) {
       this.#channel(channel.id).sessionId = channel.sessionId;
     }
+    const claims = new Map<string, Promise<boolean>>();
+    const mayDrive = (channelId: string) => {
+      const claim = this.#options.claimChannel;
+      if (claim === undefined) return Promise.resolve(true);
+      let claimed = claims.get(channelId);
+      if (claimed === undefined) {
+        claimed = claim(channelId);
+        claims.set(channelId, claimed);
+      }
+      return claimed;
+    };
     const maxAttempts = this.#options.maxAttempts ?? 5;
     for (const message of await store.listUnanswered()) {
+      if (!(await mayDrive(message.channelId))) continue;
       if (message.attempts >= maxAttempts) {
         await this.#settlements.settle([message], "failed", {
           kind: "error",
@@ -105,10 +122,29 @@ export class Router {
     }
     const retryAt = new Map<string, number>();
     for (const message of await store.listDeferred()) {
+      if (!(await mayDrive(message.channelId))) continue;
       const at = message.retryAt ? Date.parse(message.retryAt) : Date.now();
       retryAt.set(message.channelId, Math.max(retryAt.get(message.channelId) ?? 0, at));
     }
     for (const [channelId, at] of retryAt) this.#retries.arm(channelId, at);
+  }
+
+  /**
+   * Routes a message another worker stored (it woke this one, the channel's owner) or left
+   * unanswered when it died: as if delivered here, without storing it again.
+   */
+  routeStored(message: MessageRecord): Disposition {
+    if (this.#closed) throw new GatewayClosedError();
+    return this.#dispatch(message, true);
+  }
+
+  /**
+   * The channel's session as the store has it now, for a channel this worker takes over from
+   * another: its next turn resumes that conversation. Ignored while the channel is busy.
+   */
+  useSession(channelId: string, sessionId: string | null): void {
+    const channel = this.#channel(channelId);
+    if (channel.turn === null && !channel.commands.busy) channel.sessionId = sessionId;
   }
 
   /** Stores the message, then routes it. Resolves once it is stored and its route chosen. */

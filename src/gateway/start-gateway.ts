@@ -1,10 +1,13 @@
+import { randomBytes } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import type { AddressInfo } from "node:net";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { serve } from "@hono/node-server";
 import type { ClaudeProcessOptions } from "../claude-cli/claude-process.js";
 import { AllowedHosts } from "./allowed-hosts.js";
 import { gatewayToken } from "./auth-token.js";
+import { ChannelOwnership } from "./channel-ownership.js";
 import type { ChannelSource, SourceContext } from "./channel-source.js";
 import { EventBus } from "./event-bus.js";
 import { createHttpApp } from "./http-app.js";
@@ -16,6 +19,7 @@ import { RegistryProcessPool } from "./process-pool.js";
 import { Router } from "./router.js";
 import { Scheduler } from "./scheduler.js";
 import { openStore } from "./store/open-store.js";
+import { isSharedStore } from "./store/shared-store.js";
 import type { StoreLocation } from "./store/store-location.js";
 import { StreamLimits } from "./stream-limits.js";
 
@@ -37,6 +41,13 @@ export interface GatewayOptions {
   dataDir: string;
   /** Where state lives; default SQLite as `<dataDir>/gateway.db`. */
   store?: StoreLocation;
+  /**
+   * With a store several workers share: how long a channel's lease lasts unless renewed
+   * (default 15 s), and this worker's name in leases and `GET /api/health` (default
+   * `<host>-<pid>-<random>`).
+   */
+  leaseSeconds?: number;
+  workerName?: string;
   /** Default 127.0.0.1. */
   host?: string;
   /**
@@ -168,16 +179,29 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
           onPermissionRequest: (channelId, request) => permissions.ask(channelId, request),
         }),
   });
+  const shared = isSharedStore(store) ? store : undefined;
+  let ownership: ChannelOwnership | undefined;
   router = new Router({
     store,
     pool,
     bus,
     logger: log,
+    ...(shared ? { claimChannel: (channelId: string) => ownership!.claim(channelId) } : {}),
     onTurnEnd: (channelId) =>
       permissions.expire(channelId, "the turn ended before anyone answered"),
     ...(options.turnTimeoutMs ? { turnTimeoutMs: options.turnTimeoutMs } : {}),
     ...(options.rateLimitRetryMs ? { rateLimitRetryMs: options.rateLimitRetryMs } : {}),
   });
+  ownership = shared
+    ? new ChannelOwnership({
+        store: shared,
+        router,
+        worker:
+          options.workerName ?? `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`,
+        leaseSeconds: options.leaseSeconds ?? 15,
+        logger: log,
+      })
+    : undefined;
   const scheduler = new Scheduler({ store, router, bus, logger: log });
   const httpSource = new HttpChannelSource();
   const sources: ChannelSource[] = [httpSource, ...(options.sources ?? [])];
@@ -214,6 +238,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       engine: options.engineName ?? "claude",
       demo: options.demo ?? false,
       ...(options.demoHint ? { hint: options.demoHint } : {}),
+      ...(ownership ? { worker: ownership.worker } : {}),
     },
   });
 
@@ -247,6 +272,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       permissions.close();
       await pool.stopAll();
       await router.idle();
+      // Only once nothing runs here: another worker may take the channels at once.
+      await ownership?.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         if ("closeAllConnections" in server) server.closeAllConnections();
@@ -270,7 +297,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     for (const source of sources) {
       await source.start(
         (channelId, text, meta) =>
-          router.deliver(
+          (ownership ?? router).deliver(
             channelId,
             text,
             typeof meta?.source === "string" ? meta.source : source.name,
@@ -278,6 +305,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         sourceContext,
       );
     }
+    await ownership?.start();
     await router.start();
     await scheduler.start();
   } catch (error) {

@@ -61,6 +61,14 @@ export const migrations: readonly string[] = [
     value text NOT NULL
   );
   `,
+  `
+  CREATE TABLE leases (
+    channel_id text PRIMARY KEY,
+    owner text NOT NULL,
+    expires_at timestamptz NOT NULL
+  );
+  CREATE INDEX leases_by_owner ON leases(owner);
+  `,
 ];
 
 /** The schema version a fully migrated database reports. */

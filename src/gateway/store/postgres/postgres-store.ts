@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import type { ContextUsage } from "../../context-usage.js";
 import type { MessageState } from "../../events.js";
+import type { SharedStore, WorkerLeases } from "../shared-store.js";
 import type {
   ChannelRecord,
   GatewayStore,
@@ -12,6 +13,7 @@ import type {
 } from "../store.js";
 import { redactedUrl } from "../store-location.js";
 import { StoreUnavailableError } from "../store-unavailable-error.js";
+import { ChannelLeases } from "./channel-leases.js";
 import { migrate } from "./migrations.js";
 import {
   type ChannelRow,
@@ -21,6 +23,7 @@ import {
   toMessage,
   toSchedule,
 } from "./postgres-rows.js";
+import { WakeUps } from "./wake-ups.js";
 
 const scheduleColumns = {
   paused: "paused",
@@ -45,12 +48,16 @@ export interface PostgresStoreOptions {
  * as the interface asks; `settle` locks the messages it answers (`FOR UPDATE`), so two workers
  * settling the same message answer it once.
  */
-export class PostgresGatewayStore implements GatewayStore {
+export class PostgresGatewayStore implements SharedStore {
   readonly #pool: pg.Pool;
+  readonly #url: string;
+  readonly #logger: (line: string) => void;
   #closed: Promise<void> | undefined;
 
-  private constructor(pool: pg.Pool) {
+  private constructor(pool: pg.Pool, url: string, logger: (line: string) => void) {
     this.#pool = pool;
+    this.#url = url;
+    this.#logger = logger;
   }
 
   /** Connects, migrates, and returns the store; `StoreUnavailableError` when it cannot. */
@@ -82,7 +89,24 @@ export class PostgresGatewayStore implements GatewayStore {
         { cause: error },
       );
     }
-    return new PostgresGatewayStore(pool);
+    return new PostgresGatewayStore(pool, url, options.logger ?? (() => {}));
+  }
+
+  channelLeases(worker: string, seconds: number): WorkerLeases {
+    return new ChannelLeases(this.#pool, worker, seconds);
+  }
+
+  async wake(owner: string, messageId: string): Promise<void> {
+    const [text, values] = WakeUps.notification(owner, messageId);
+    await this.#pool.query(text, values);
+  }
+
+  listenForWakeUps(
+    worker: string,
+    onWake: (messageId: string) => void,
+    onReconnect: () => void,
+  ): Promise<WakeUps> {
+    return WakeUps.listen(this.#url, worker, onWake, onReconnect, this.#logger);
   }
 
   async #rows<Row extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<Row[]> {

@@ -1,0 +1,150 @@
+import type { Delivery, Router } from "./router.js";
+import type { SharedStore, WorkerLeases } from "./store/shared-store.js";
+import type { MessageRecord } from "./store/store.js";
+
+export interface ChannelOwnershipOptions {
+  store: SharedStore;
+  router: Router;
+  /** This worker's name in leases and wake-ups (what `GET /api/health` shows). */
+  worker: string;
+  /** A lease lasts this long unless renewed; renewed every third of it. */
+  leaseSeconds: number;
+  logger?: (line: string) => void;
+}
+
+/**
+ * Which channels this worker drives, when several workers share one database. A channel is
+ * driven by the worker holding its lease. A message arriving here for a channel no live worker
+ * holds is claimed and routed here; one for a channel another worker holds is stored and that
+ * worker woken (`LISTEN/NOTIFY`), and the client is told `forwarded`. Every third of a lease
+ * period the worker renews its leases and takes the channels whose owner died (their leases
+ * expired with messages unanswered), replaying those messages. `stop()` releases every lease,
+ * so another worker takes the channels at once instead of waiting for them to expire.
+ *
+ * Not yet: stopping a channel's process when its lease is found lost (it is only logged), and
+ * steering or events across workers.
+ */
+export class ChannelOwnership {
+  readonly #options: ChannelOwnershipOptions;
+  readonly #leases: WorkerLeases;
+  readonly #held = new Set<string>();
+  /** Messages routed through here (wake-ups, take-overs), so that none is routed twice. */
+  readonly #routed = new Set<string>();
+  #listener: { close(): Promise<void> } | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #ticking: Promise<void> | undefined;
+  #stopped = false;
+
+  constructor(options: ChannelOwnershipOptions) {
+    this.#options = options;
+    this.#leases = options.store.channelLeases(options.worker, options.leaseSeconds);
+  }
+
+  get worker(): string {
+    return this.#options.worker;
+  }
+
+  /** Claims for the router's `start()`: this worker may drive the channel. */
+  claim = async (channelId: string): Promise<boolean> => {
+    if (!(await this.#leases.claim(channelId))) return false;
+    if (!this.#held.has(channelId)) {
+      this.#held.add(channelId);
+      const channel = await this.#options.store.getChannel(channelId);
+      this.#options.router.useSession(channelId, channel?.sessionId ?? null);
+    }
+    return true;
+  };
+
+  /** Listens for wake-ups and starts renewing; call before the router's `start()`. */
+  async start(): Promise<void> {
+    this.#listener = await this.#options.store.listenForWakeUps(
+      this.worker,
+      (messageId) => void this.#woken(messageId),
+      () => void this.#tick(),
+    );
+    const period = Math.max(200, (this.#options.leaseSeconds * 1000) / 3);
+    this.#timer = setInterval(() => void this.#tick(), period);
+    this.#timer.unref();
+  }
+
+  /** What the sources deliver through: routed here, or stored for the channel's owner. */
+  async deliver(channelId: string, text: string, source: string): Promise<Delivery> {
+    const { router, store } = this.#options;
+    if (await this.claim(channelId)) return router.deliver(channelId, text, source);
+    const message = await store.insertUserMessage(channelId, text, source);
+    const holder = await this.#leases.holder(channelId);
+    if (holder?.live) await store.wake(holder.owner, message.id);
+    // The owner's lease ran out meanwhile: take the channel now rather than at the next sweep.
+    else void this.#tick();
+    return { id: message.id, disposition: "forwarded" };
+  }
+
+  async #woken(messageId: string): Promise<void> {
+    if (this.#stopped) return;
+    try {
+      const message = await this.#options.store.getMessage(messageId);
+      if (message === null || message.kind !== "user" || message.state !== "received") return;
+      if (await this.claim(message.channelId)) this.#route(message);
+    } catch (error) {
+      this.#options.logger?.(`gateway: wake-up for ${messageId} failed: ${String(error)}`);
+    }
+  }
+
+  /** Renews, notes lost leases, and takes orphaned channels; one at a time. */
+  #tick(): Promise<void> {
+    this.#ticking ??= this.#renewAndSweep()
+      .catch((error: unknown) => {
+        this.#options.logger?.(`gateway: lease renewal failed: ${String(error)}`);
+      })
+      .finally(() => {
+        this.#ticking = undefined;
+      });
+    return this.#ticking;
+  }
+
+  async #renewAndSweep(): Promise<void> {
+    if (this.#stopped) return;
+    const { router, store, logger } = this.#options;
+    const kept = new Set(await this.#leases.renew());
+    for (const channelId of [...this.#held]) {
+      if (kept.has(channelId)) continue;
+      this.#held.delete(channelId);
+      logger?.(`gateway: lost the lease of channel ${channelId} to another worker`);
+    }
+    const orphans = await this.#leases.claimOrphans();
+    if (orphans.length === 0) return;
+    const taken = new Set(orphans);
+    for (const channelId of orphans) {
+      this.#held.add(channelId);
+      const channel = await store.getChannel(channelId);
+      router.useSession(channelId, channel?.sessionId ?? null);
+    }
+    // A turn still running here (a lease that lapsed while this worker stalled) settles its own.
+    const busy = new Set(orphans.filter((channelId) => router.inflight(channelId)));
+    const unanswered = [...(await store.listUnanswered()), ...(await store.listDeferred())];
+    for (const message of unanswered) {
+      if (!taken.has(message.channelId) || busy.has(message.channelId)) continue;
+      logger?.(`gateway: took over channel ${message.channelId}; replaying ${message.id}`);
+      this.#route(message);
+    }
+  }
+
+  #route(message: MessageRecord): void {
+    if (this.#routed.has(message.id)) return;
+    this.#routed.add(message.id);
+    if (this.#routed.size > 10_000) {
+      const oldest = this.#routed.values().next().value;
+      if (oldest !== undefined) this.#routed.delete(oldest);
+    }
+    this.#options.router.routeStored(message);
+  }
+
+  /** Stops renewing and releases every lease (a clean shutdown hands its channels over). */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearInterval(this.#timer);
+    await this.#ticking;
+    await this.#listener?.close();
+    await this.#leases.releaseAll().catch(() => {});
+  }
+}

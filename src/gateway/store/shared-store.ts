@@ -1,0 +1,35 @@
+import type { GatewayStore } from "./store.js";
+
+/** One worker's leases on the channels it drives (see postgres/channel-leases.ts). */
+export interface WorkerLeases {
+  readonly worker: string;
+  readonly seconds: number;
+  /** Takes (or renews) the channel unless another worker holds it unexpired. */
+  claim(channelId: string): Promise<boolean>;
+  /** Takes the channels with unanswered messages and no live owner; returns them. */
+  claimOrphans(): Promise<string[]>;
+  /** Extends this worker's leases; returns the channels it still holds. */
+  renew(): Promise<string[]>;
+  holder(channelId: string): Promise<{ owner: string; live: boolean } | null>;
+  releaseAll(): Promise<void>;
+}
+
+/** A store several workers share: leases, and wake-ups of a channel's owner. */
+export interface SharedStore extends GatewayStore {
+  channelLeases(worker: string, seconds: number): WorkerLeases;
+  /** Tells `owner` that a message of a channel it drives was stored by another worker. */
+  wake(owner: string, messageId: string): Promise<void>;
+  /**
+   * Calls `onWake` with each message id another worker stored for this one; `onReconnect`
+   * after the listening connection was lost and made again (wake-ups may have been missed).
+   */
+  listenForWakeUps(
+    worker: string,
+    onWake: (messageId: string) => void,
+    onReconnect: () => void,
+  ): Promise<{ close(): Promise<void> }>;
+}
+
+export function isSharedStore(store: GatewayStore): store is SharedStore {
+  return "channelLeases" in store;
+}

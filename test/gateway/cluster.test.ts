@@ -1,0 +1,125 @@
+/**
+ * Two gateway workers on one PostgreSQL database, on loopback: each channel is driven by the
+ * worker holding its lease, a message through the other worker reaches the owner, and a
+ * channel whose owner is gone is taken by the other.
+ */
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
+import { fakeLogEntries, startTestGateway, type TestGateway, waitFor } from "./helpers.js";
+
+let cluster: PostgresCluster;
+const gateways: TestGateway[] = [];
+beforeAll(async () => {
+  cluster = await startPostgresCluster();
+});
+afterAll(async () => {
+  await Promise.allSettled(gateways.map((gateway) => gateway.cleanup()));
+  await cluster?.destroy();
+});
+
+async function worker(url: string, name: string): Promise<TestGateway> {
+  const gateway = await startTestGateway({
+    prefix: `cluster-${name}`,
+    store: { kind: "postgres", url },
+    workerName: name,
+    leaseSeconds: 2,
+  });
+  gateways.push(gateway);
+  return gateway;
+}
+
+type Posted = { id: string; disposition: string };
+
+async function replyTo(gateway: TestGateway, channelId: string, messageId: string) {
+  return waitFor(
+    async () =>
+      (await gateway.messages(channelId)).find(
+        (message) => message.replyTo === messageId && message.kind === "reply",
+      ),
+    `the reply to ${messageId}`,
+    30_000,
+  );
+}
+
+/** The prompts the fake agents of `gateway` were given. */
+function prompts(gateway: TestGateway): string[] {
+  return fakeLogEntries(gateway.fakeLog).flatMap((entry) => {
+    const message = entry.message as
+      | { type?: string; message?: { content?: string | Array<{ text?: string }> } }
+      | undefined;
+    if (entry.event !== "stdin" || message?.type !== "user") return [];
+    const content = message.message?.content;
+    return [
+      typeof content === "string" ? content : (content ?? []).map((part) => part.text).join(""),
+    ];
+  });
+}
+
+describe("two gateway workers on one PostgreSQL", () => {
+  it("route a message through either worker to the channel's owner, readable through both", async () => {
+    const url = await cluster.createDatabase();
+    const a = await worker(url, "worker-a");
+    const b = await worker(url, "worker-b");
+    expect(b.token).toBe(a.token);
+    expect(await (await fetch(`${a.url}/api/health`)).json()).toMatchObject({ worker: "worker-a" });
+    expect(await (await fetch(`${b.url}/api/health`)).json()).toMatchObject({ worker: "worker-b" });
+
+    const first = await a.api<Posted>("POST", "/api/channels/shared/messages", { text: "one" });
+    expect(["started", "one_shot"]).toContain(first.body.disposition);
+    expect((await replyTo(a, "shared", first.body.id)).text).toMatch(/^echo: [\s\S]*one/);
+
+    const second = await b.api<Posted>("POST", "/api/channels/shared/messages", { text: "two" });
+    expect(second.status).toBe(202);
+    expect(second.body.disposition).toBe("forwarded");
+    expect((await replyTo(b, "shared", second.body.id)).text).toMatch(/^echo: [\s\S]*two/);
+    expect(prompts(a)).toEqual([expect.stringContaining("one"), expect.stringContaining("two")]);
+    expect(prompts(b)).toEqual([]);
+    const throughA = await a.messages("shared");
+    const throughB = await b.messages("shared");
+    expect(throughB.map((message) => [message.kind, message.text])).toEqual(
+      throughA.map((message) => [message.kind, message.text]),
+    );
+    expect(throughB.filter((message) => message.kind === "reply")).toHaveLength(2);
+
+    // A worker that stops cleanly hands its channels over at once.
+    await a.cleanup();
+    gateways.splice(gateways.indexOf(a), 1);
+    const third = await b.api<Posted>("POST", "/api/channels/shared/messages", { text: "three" });
+    expect(["started", "one_shot"]).toContain(third.body.disposition);
+    expect((await replyTo(b, "shared", third.body.id)).text).toMatch(/^echo: [\s\S]*three/);
+    expect(prompts(b)).toEqual([expect.stringContaining("three")]);
+  });
+
+  it("take over a channel whose owner died, answering its unanswered message once", async () => {
+    const url = await cluster.createDatabase();
+    const survivor = await worker(url, "survivor");
+    // What a worker killed mid-turn leaves: a stored, unanswered message and a lease nobody renews.
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(
+        `INSERT INTO channels (id, created_at, last_activity_at) VALUES ('orphan', now(), now())`,
+      );
+      await client.query(
+        `INSERT INTO messages (id, channel_id, role, kind, text, state, attempts, source,
+           created_at, updated_at)
+         VALUES ('m-orphan', 'orphan', 'user', 'user', 'are you there?', 'received', 1, 'http',
+           now(), now())`,
+      );
+      await client.query(
+        `INSERT INTO leases (channel_id, owner, expires_at)
+         VALUES ('orphan', 'dead-worker', now() + interval '1 second')`,
+      );
+    } finally {
+      await client.end();
+    }
+    expect((await replyTo(survivor, "orphan", "m-orphan")).text).toMatch(
+      /^echo: [\s\S]*are you there?/,
+    );
+    const messages = await survivor.messages("orphan");
+    expect(messages.filter((message) => message.kind === "reply")).toHaveLength(1);
+    expect(messages[0]).toMatchObject({ id: "m-orphan", state: "answered" });
+    expect(prompts(survivor)).toEqual([expect.stringContaining("are you there?")]);
+  });
+});

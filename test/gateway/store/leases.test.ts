@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PostgresGatewayStore } from "../../../src/gateway/store/postgres/postgres-store.js";
+import { type PostgresCluster, startPostgresCluster } from "../../fixtures/postgres-cluster.js";
+import { waitFor } from "../helpers.js";
+
+let cluster: PostgresCluster;
+const stores: PostgresGatewayStore[] = [];
+beforeAll(async () => {
+  cluster = await startPostgresCluster();
+});
+afterAll(async () => {
+  await Promise.all(stores.map((store) => store.close()));
+  await cluster?.destroy();
+});
+
+/** Two workers' stores on one fresh database. */
+async function twoWorkers() {
+  const url = await cluster.createDatabase();
+  const a = await PostgresGatewayStore.open(url);
+  const b = await PostgresGatewayStore.open(url);
+  stores.push(a, b);
+  return { url, a, b };
+}
+
+describe("channel leases in PostgreSQL", () => {
+  it("gives a channel claimed by two workers at once to exactly one", async () => {
+    const { a, b } = await twoWorkers();
+    for (const channel of ["c1", "c2", "c3", "c4", "c5"]) {
+      const leases = [a.channelLeases("worker-a", 15), b.channelLeases("worker-b", 15)];
+      const won = await Promise.all(leases.map((lease) => lease.claim(channel)));
+      expect(won.filter(Boolean)).toHaveLength(1);
+      const winner = won[0] ? "worker-a" : "worker-b";
+      expect(await leases[0]!.holder(channel)).toEqual({ owner: winner, live: true });
+      // The holder renews by claiming again; the other still cannot.
+      expect(await leases[won[0] ? 0 : 1]!.claim(channel)).toBe(true);
+      expect(await leases[won[0] ? 1 : 0]!.claim(channel)).toBe(false);
+    }
+  });
+
+  it("lets another worker take a channel once its lease expires, and the first sees it lost", async () => {
+    const { a, b } = await twoWorkers();
+    const first = a.channelLeases("worker-a", 1);
+    const second = b.channelLeases("worker-b", 15);
+    expect(await first.claim("moving")).toBe(true);
+    expect(await first.claim("kept")).toBe(true);
+    expect(await first.renew()).toEqual(["kept", "moving"]);
+    expect(await second.claim("moving")).toBe(false);
+    await waitFor(
+      async () => (await second.holder("moving"))?.live === false,
+      "the lease to expire",
+    );
+    expect(await second.claim("moving")).toBe(true);
+    expect(await first.renew()).toEqual(["kept"]);
+    await first.releaseAll();
+    expect(await second.claim("kept")).toBe(true);
+    expect(await first.renew()).toEqual([]);
+  });
+
+  it("takes orphaned channels with unanswered messages, and only those", async () => {
+    const { a, b } = await twoWorkers();
+    const dead = a.channelLeases("dead-worker", 1);
+    const alive = a.channelLeases("alive-worker", 15);
+    const sweeper = b.channelLeases("sweeper", 15);
+    await a.insertUserMessage("orphan", "lost?", "http");
+    const answered = await a.insertUserMessage("done", "hi", "http");
+    await a.settle({
+      messageIds: [answered.id],
+      state: "answered",
+      reply: { kind: "reply", text: "hello" },
+    });
+    await a.insertUserMessage("owned", "busy", "http");
+    await a.insertUserMessage("unclaimed", "nobody took me", "http");
+    expect(await dead.claim("orphan")).toBe(true);
+    expect(await dead.claim("done")).toBe(true);
+    expect(await alive.claim("owned")).toBe(true);
+    await waitFor(
+      async () => (await b.channelLeases("x", 1).holder("orphan"))?.live === false,
+      "expiry",
+    );
+    const [first, second] = await Promise.all([
+      sweeper.claimOrphans(),
+      a.channelLeases("other-sweeper", 15).claimOrphans(),
+    ]);
+    expect([...(first ?? []), ...(second ?? [])].sort()).toEqual(["orphan", "unclaimed"]);
+    expect(await sweeper.claimOrphans()).toEqual([]);
+  });
+});
+
+describe("wake-ups through LISTEN/NOTIFY", () => {
+  it("reach the named worker only, and again after the database restarts", async () => {
+    const { a, b } = await twoWorkers();
+    const woken: string[] = [];
+    let reconnects = 0;
+    const listener = await b.listenForWakeUps(
+      "worker-b",
+      (messageId) => woken.push(messageId),
+      () => {
+        reconnects += 1;
+      },
+    );
+    try {
+      await a.wake("worker-c", "not-for-b");
+      await a.wake("worker-b", "m-1");
+      await waitFor(() => woken.includes("m-1"), "the wake-up");
+      expect(woken).toEqual(["m-1"]);
+
+      await cluster.stop();
+      await cluster.start();
+      await waitFor(() => reconnects > 0, "the listener to reconnect", 30_000);
+      await a.wake("worker-b", "m-2");
+      await waitFor(() => woken.includes("m-2"), "the wake-up after the restart");
+      expect(woken).toEqual(["m-1", "m-2"]);
+    } finally {
+      await listener.close();
+    }
+  });
+});
