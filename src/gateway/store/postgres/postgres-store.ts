@@ -5,7 +5,6 @@ import type { MessageState } from "../../events.js";
 import type { SharedStore, WorkerLeases } from "../shared-store.js";
 import type {
   ChannelRecord,
-  GatewayStore,
   MessageRecord,
   NewSchedule,
   ScheduleRecord,
