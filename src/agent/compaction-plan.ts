@@ -31,7 +31,7 @@ export function isSummaryMessage(message: Message | undefined): boolean {
  * The index from which the most recent messages are kept verbatim: the earliest cut point
  * whose tail fits `keepTokens`. A conversation waiting for the model keeps at least its
  * last step (the prompt, or the last tool call with its results), whatever its size.
- * 0 means there is nothing before that step to summarize.
+ * 0 (or 1 after a summary) means there is nothing before that step to summarize.
  */
 export function keptFrom(history: readonly Message[], keepTokens: number): number {
   let latest = history.length;
@@ -46,7 +46,10 @@ export function keptFrom(history: readonly Message[], keepTokens: number): numbe
     if (tail > keepTokens) break;
     if (index <= latest && isCutPoint(history, index)) chosen = index;
   }
-  return chosen;
+  // After a summary, a tail that fits whole would leave nothing new to summarize: then all of
+  // it up to the last step is (so `/compact` after one short exchange compacts, as Claude
+  // Code's does, and an auto compaction is not stuck on one big exchange).
+  return chosen <= (isSummaryMessage(history[0]) ? 1 : 0) ? latest : chosen;
 }
 
 /** The texts the user typed in `messages` (not tool results, notifications or summaries). */

@@ -1,4 +1,5 @@
 import { combineOutcomes } from "../agent/combine-outcomes.js";
+import { parseLocalCommand } from "../agent/local-command.js";
 import { resultLine } from "../protocol/output-lines.js";
 import { PermissionDenials } from "../protocol/permission-denials.js";
 import { installSignalCleanup } from "../tools/process-groups.js";
@@ -123,7 +124,14 @@ export async function runCommandLine(argv: readonly string[], io: CommandIo): Pr
   if (args.flags.verbose === true) {
     session.subscribe((event) => io.stderr.write(`${JSON.stringify(event)}\n`));
   }
-  let outcome = await session.send(prompt);
+  // `/compact [focus]` and `/clear` act on the conversation, as in Claude Code's `-p`.
+  const command = parseLocalCommand(prompt);
+  let outcome =
+    command === undefined
+      ? await session.send(prompt)
+      : command.name === "clear"
+        ? await session.clear()
+        : await session.compact(command.focus);
   // Results of background tasks still running are not dropped: wait for
   // them and give the model one more call carrying their notifications.
   for (let woken = await session.wake(); woken !== undefined; woken = await session.wake()) {

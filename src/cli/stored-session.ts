@@ -75,6 +75,9 @@ export function openStoredSession(
     persistBoundary: (boundary, history) => transcript.writeBoundary(boundary, history, onError),
     restart: (sessionId) => {
       transcript = store.writer(sessionId, workspace);
+      // Stored at once, empty: as after Claude Code's `/clear`, the new conversation is the
+      // one `--continue` picks and `--resume` finds.
+      transcript.write([], onError);
     },
   };
 }
