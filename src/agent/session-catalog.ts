@@ -4,6 +4,7 @@ import {
   isValidSessionId,
   readTranscript,
   type TranscriptFile,
+  type TranscriptSegment,
   type TranscriptStore,
 } from "./transcript-store.js";
 
@@ -21,9 +22,12 @@ export interface SessionSummary {
   createdAt: string;
   /** The file's last modification. */
   updatedAt: Date;
-  /** Messages on disk (a user prompt, an assistant reply, tool results: one each). */
+  /** Messages on disk (a user prompt, an assistant reply, tool results: one each), every
+   * compacted part included. */
   messages: number;
-  /** The text of the first user message, as stored; undefined when there is none. */
+  /** Compactions the conversation went through. */
+  compactions: number;
+  /** The text of the first user message (before any compaction); undefined when there is none. */
   firstPrompt: string | undefined;
 }
 
@@ -36,8 +40,10 @@ export interface UnreadableSession {
 
 export interface SessionTranscript {
   summary: SessionSummary;
-  /** The stored messages, not repaired for the API. */
+  /** The stored messages since the last compaction, not repaired for the API. */
   history: Message[];
+  /** Every part of the conversation, oldest first, each after the boundary that opened it. */
+  segments: TranscriptSegment[];
 }
 
 export type TranscriptLookup =
@@ -97,7 +103,7 @@ function examine(file: TranscriptFile): Examined {
   } catch (error) {
     return { ok: false, unreadable: { id: file.id, updatedAt, problem: describeError(error) } };
   }
-  const { header, history } = read;
+  const { header, history, segments } = read;
   if (header === undefined || typeof header.cwd !== "string") {
     const problem = "not a rudder transcript (no session header)";
     return { ok: false, unreadable: { id: file.id, updatedAt, problem } };
@@ -107,10 +113,11 @@ function examine(file: TranscriptFile): Examined {
     cwd: header.cwd,
     createdAt: typeof header.created_at === "string" ? header.created_at : "",
     updatedAt,
-    messages: history.length,
-    firstPrompt: firstPromptOf(history),
+    messages: segments.reduce((count, segment) => count + segment.messages.length, 0),
+    compactions: segments.length - 1,
+    firstPrompt: firstPromptOf(segments[0]?.messages ?? history),
   };
-  return { ok: true, transcript: { summary, history } };
+  return { ok: true, transcript: { summary, history, segments } };
 }
 
 /** Reads, lists and removes the transcripts of one store. */

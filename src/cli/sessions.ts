@@ -2,9 +2,15 @@ import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { SessionCatalog, type SessionSummary } from "../agent/session-catalog.js";
 import { sessionsDirectory, TranscriptStore } from "../agent/transcript-store.js";
-import type { ContentBlock, Message } from "../model/types.js";
 import { booleanFlag, commandArgs, type ParsedArgs, stringFlag } from "./args.js";
 import type { CommandIo } from "./run.js";
+import {
+  formatTime,
+  formatTranscript,
+  oneLine,
+  printable,
+  transcriptJson,
+} from "./transcript-format.js";
 
 export const SESSIONS_USAGE = `usage: rudder sessions [list] [--all | --cwd DIR] [--limit N] [--json]
        rudder sessions show <id> [--json]
@@ -25,7 +31,6 @@ const FLAGS_OF = {
 type Action = keyof typeof FLAGS_OF;
 
 const PROMPT_WIDTH = 60;
-const RESULT_WIDTH = 100;
 const UNITS_MS: Record<string, number> = {
   s: 1000,
   m: 60_000,
@@ -42,33 +47,6 @@ export function parseDuration(text: string): number | undefined {
   return milliseconds > 0 && Number.isSafeInteger(milliseconds) ? milliseconds : undefined;
 }
 
-/** ISO 8601 in UTC to the second: the same text on every machine. */
-function formatTime(date: Date): string {
-  return Number.isNaN(date.getTime()) ? "?" : date.toISOString().replace(/\.\d{3}Z$/, "Z");
-}
-
-/**
- * Control characters (terminal escapes among them, the C1 ones such as the 8-bit CSI too)
- * become spaces; newlines and tabs stay.
- */
-function printable(text: string): string {
-  let out = "";
-  for (const character of text) {
-    const code = character.charCodeAt(0);
-    const control =
-      (code < 0x20 && character !== "\n" && character !== "\t") || (code >= 0x7f && code <= 0x9f);
-    out += control ? " " : character;
-  }
-  return out;
-}
-
-/** One line, at most `width` characters (code points, so no pair is cut in half). */
-function oneLine(text: string, width: number): string {
-  const characters = [...printable(text).replace(/\s+/g, " ").trim()];
-  if (characters.length <= width) return characters.join("");
-  return `${characters.slice(0, width - 3).join("")}...`;
-}
-
 function tildePath(path: string, env: NodeJS.ProcessEnv): string {
   const home = env.HOME?.trim();
   if (!home || home === "/") return path;
@@ -83,6 +61,7 @@ function summaryJson(summary: SessionSummary) {
     createdAt: summary.createdAt,
     updatedAt: summary.updatedAt.toISOString(),
     messages: summary.messages,
+    compactions: summary.compactions,
     firstPrompt: summary.firstPrompt ?? null,
   };
 }
@@ -102,60 +81,6 @@ function listLines(sessions: SessionSummary[], showFolder: boolean, env: NodeJS.
     (row) =>
       `${row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] as number))).join("  ")}\n`,
   );
-}
-
-/** A tool call as `name(summary)`: its main argument when it has one, else its input as JSON. */
-function toolCallLine(name: string, input: Record<string, unknown>): string {
-  const main = ["command", "path", "file_path", "pattern", "url", "query"]
-    .map((key) => input[key])
-    .find((value) => typeof value === "string");
-  const summary = typeof main === "string" ? main : JSON.stringify(input);
-  return `${printable(name)}(${oneLine(summary, RESULT_WIDTH)})`;
-}
-
-function toolResultLine(content: string, isError: boolean): string {
-  const lines = content.split("\n").filter((line) => line.trim() !== "");
-  const first = lines[0] === undefined ? "(empty)" : oneLine(lines[0], RESULT_WIDTH);
-  const more = lines.length > 1 ? ` (+${lines.length - 1} lines)` : "";
-  return `${isError ? "error: " : ""}${first}${more}`;
-}
-
-function blockLines(role: Message["role"], block: ContentBlock): string[] {
-  if (block.type === "tool_use") return [`  * ${toolCallLine(block.name, block.input ?? {})}`];
-  if (block.type === "tool_result") {
-    const content =
-      typeof block.content === "string" ? block.content : JSON.stringify(block.content);
-    return [`    -> ${toolResultLine(content, block.is_error === true)}`];
-  }
-  if (block.type === "image") return [role === "user" ? "> [image]" : "[image]"];
-  const text = printable(block.text).replace(/\s+$/, "");
-  if (text === "") return [];
-  return role === "user" ? text.split("\n").map((line) => `> ${line}`) : [text];
-}
-
-/** The conversation for a person: `> ` before user text, tool calls and results indented. */
-export function formatTranscript(summary: SessionSummary, history: readonly Message[]): string {
-  const out = [
-    `session ${summary.id} (${summary.messages} message${summary.messages === 1 ? "" : "s"})`,
-    `folder  ${printable(summary.cwd)}`,
-    `started ${formatTime(new Date(summary.createdAt))}, last modified ${formatTime(summary.updatedAt)}`,
-  ];
-  let previous: "text" | "tool" | undefined;
-  for (const message of history) {
-    const blocks: ContentBlock[] =
-      typeof message.content === "string"
-        ? [{ type: "text", text: message.content }]
-        : message.content;
-    for (const block of blocks) {
-      const lines = blockLines(message.role, block);
-      if (lines.length === 0) continue;
-      const kind = block.type === "text" ? "text" : "tool";
-      if (kind === "text" || previous !== "tool") out.push("");
-      out.push(...lines);
-      previous = kind;
-    }
-  }
-  return `${out.join("\n")}\n`;
 }
 
 /** `rudder sessions [list|show|rm|prune]`: the stored conversations of this machine. */
@@ -310,9 +235,11 @@ function showSession(catalog: SessionCatalog, id: string, json: boolean, io: Com
     );
     return 1;
   }
-  const { summary, history } = lookup.transcript;
+  const { summary, segments } = lookup.transcript;
   io.stdout.write(
-    json ? `${JSON.stringify(history, null, 2)}\n` : formatTranscript(summary, history),
+    json
+      ? `${JSON.stringify(transcriptJson(segments), null, 2)}\n`
+      : formatTranscript(summary, segments),
   );
   return 0;
 }

@@ -34,6 +34,8 @@ const isSummary = (request: RecordedRequest) =>
 
 interface Engine {
   api: FakeMessagesApi;
+  /** Runs the executable with `args` as they are (no `-p` or `run` before them). */
+  exec: (args: string[]) => Promise<{ code: number | null; stdout: string; stderr: string }>;
   run: (args: string[]) => Promise<{ code: number | null; stdout: string; stderr: string }>;
 }
 
@@ -60,11 +62,10 @@ async function engine(kind: "rudder" | "claude"): Promise<Engine> {
           ANTHROPIC_API_KEY: "dummy",
           RUDDER_MAX_RETRIES: "0",
         };
-  const [file, prefix] =
-    kind === "claude" ? [CLAUDE, ["-p"]] : [process.execPath, [RUDDER_CLI, "run"]];
-  const run = (args: string[]) =>
+  const file = kind === "claude" ? CLAUDE : process.execPath;
+  const exec = (args: string[]) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((done, fail) => {
-      const child = spawn(file, [...prefix, ...args], {
+      const child = spawn(file, [...(kind === "rudder" ? [RUDDER_CLI] : []), ...args], {
         cwd: home,
         env,
         detached: true,
@@ -88,7 +89,8 @@ async function engine(kind: "rudder" | "claude"): Promise<Engine> {
         done({ code, stdout, stderr });
       });
     });
-  return { api, run };
+  const run = (args: string[]) => exec([kind === "claude" ? "-p" : "run", ...args]);
+  return { api, exec, run };
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a result line is whatever JSON the engine printed.
@@ -133,9 +135,10 @@ const pick = (line: Result) => Object.fromEntries(RESULT_KEYS.map((key) => [key,
 
 describe("rudder run /compact and /clear, paired with Claude Code 2.1.328", () => {
   it("acts on the resumed conversation and prints what claude -p prints", async () => {
+    const rudderEngine = await engine("rudder");
     const [claude, rudder] = await Promise.all([
       engine("claude").then(scenario),
-      engine("rudder").then(scenario),
+      scenario(rudderEngine),
     ]);
 
     for (const side of [claude, rudder]) {
@@ -155,6 +158,12 @@ describe("rudder run /compact and /clear, paired with Claude Code 2.1.328", () =
       expect(side.continued.session_id).toBe(side.cleared.session_id);
       expect(JSON.stringify(side.continuedRequest?.body.messages)).not.toContain("FACT-31");
     }
+    // `rudder sessions show` marks both compactions of the first conversation.
+    const shown = await rudderEngine.exec(["sessions", "show", rudder.id]);
+    expect(shown.code).toBe(0);
+    expect(
+      shown.stdout.match(/\u2500\u2500 compacted: \S+ -> \S+ tokens \(manual, /g),
+    ).toHaveLength(2);
     expect(pick(rudder.compacted)).toEqual(pick(claude.compacted));
     expect(pick(rudder.compacted)).toMatchObject({
       result: "",

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SUMMARY_OPENING } from "../../src/agent/compaction-prompt.js";
 import { sessionsDirectory, TranscriptStore } from "../../src/agent/transcript-store.js";
 import { parseDuration, sessionsCommandLine } from "../../src/cli/sessions.js";
 import type { Message } from "../../src/model/types.js";
@@ -127,6 +128,7 @@ describe("rudder sessions (in process)", () => {
       createdAt: expect.stringMatching(/^\d{4}-/),
       updatedAt: "2026-01-04T00:00:00.000Z",
       messages: 1,
+      compactions: 0,
       firstPrompt: "in b",
     });
 
@@ -178,6 +180,84 @@ describe("rudder sessions (in process)", () => {
       code: 1,
       stdout: "",
       stderr: "rudder sessions show: No conversation found with session ID: nope\n",
+    });
+  });
+
+  it("shows each compaction as a divider between the parts, and as a boundary item in JSON", () => {
+    const summary = (text: string): Message => ({
+      role: "user",
+      content: [{ type: "text", text: `${SUMMARY_OPENING}\n\n<summary>\n${text}\n</summary>` }],
+    });
+    const boundary = (trigger: "auto" | "manual", preTokens: number, postTokens: number) => ({
+      trigger,
+      preTokens,
+      postTokens,
+      durationMs: 1200,
+      at: "2026-01-02T03:04:05.000Z",
+      userTexts: ["remember FACT-7"],
+    });
+    const writer = store.writer("s-compacted", folderA);
+    const first: Message[] = [
+      { role: "user", content: "remember FACT-7" },
+      { role: "assistant", content: "Noted." },
+    ];
+    writer.write(first);
+    const second: Message[] = [summary("The user asked to remember FACT-7."), ...first.slice(1)];
+    writer.writeBoundary(boundary("auto", 182_400, 14_100), second);
+    second.push({ role: "user", content: "and then?" }, { role: "assistant", content: "Then 2." });
+    writer.write(second);
+    const third: Message[] = [summary("FACT-7; then 2.")];
+    writer.writeBoundary(boundary("manual", 15_000, 900), third);
+    third.push({ role: "user", content: "last one" }, { role: "assistant", content: "Done." });
+    writer.write(third);
+
+    const shown = sessions("show", "s-compacted");
+    expect(shown.code).toBe(0);
+    expect(shown.stdout.split("\n")[0]).toBe("session s-compacted (9 messages, 2 compactions)");
+    expect(shown.stdout.split("\n").slice(3).join("\n")).toBe(
+      [
+        "",
+        "> remember FACT-7",
+        "",
+        "Noted.",
+        "",
+        "\u2500\u2500 compacted: 182k -> 14k tokens (auto, 2026-01-02T03:04:05Z) \u2500\u2500",
+        "",
+        "(the summary that replaced it: 5 lines)",
+        "",
+        "Noted.",
+        "",
+        "> and then?",
+        "",
+        "Then 2.",
+        "",
+        "\u2500\u2500 compacted: 15k -> 900 tokens (manual, 2026-01-02T03:04:05Z) \u2500\u2500",
+        "",
+        "(the summary that replaced it: 5 lines)",
+        "",
+        "> last one",
+        "",
+        "Done.",
+        "",
+      ].join("\n"),
+    );
+
+    const json = JSON.parse(sessions("show", "s-compacted", "--json").stdout) as unknown[];
+    const item = { type: "compact_boundary", durationMs: 1200, at: "2026-01-02T03:04:05.000Z" };
+    expect(json).toEqual([
+      ...first,
+      { ...item, trigger: "auto", preTokens: 182_400, postTokens: 14_100 },
+      ...second,
+      { ...item, trigger: "manual", preTokens: 15_000, postTokens: 900 },
+      ...third,
+    ]);
+    const listed = JSON.parse(sessions("list", "--all", "--json").stdout) as Array<
+      Record<string, unknown>
+    >;
+    expect(listed.find((entry) => entry.id === "s-compacted")).toMatchObject({
+      messages: 9,
+      compactions: 2,
+      firstPrompt: "remember FACT-7",
     });
   });
 
