@@ -11,6 +11,8 @@ export interface BubblewrapLayout {
   node: string;
   /** The runner's grace period between SIGTERM and SIGKILL of a command's group. */
   graceMs: number;
+  /** The most processes the sandbox's user may have inside (`ulimit -u`; not enforced for root). */
+  maxProcesses: number;
   /** With an allow-list of domains: rudder's proxy socket (host path; it is bound inside). */
   proxySocket?: string;
 }
@@ -18,6 +20,13 @@ export interface BubblewrapLayout {
 /** Where the proxy's socket is seen inside: in the hidden /run, or else in the private /tmp. */
 const PROXY_SOCKET_IN_RUN = "/run/rudder-proxy.sock";
 const PROXY_SOCKET_IN_TMP = "/tmp/.rudder-proxy.sock";
+
+/**
+ * Caps the processes inside, fork bombs the deny list cannot see included: in
+ * the sandbox's own user namespace the count is of its processes alone. The
+ * kernel does not apply it to root; there the sandbox's cgroup does (`Sandbox`).
+ */
+const LIMIT_PROCESSES = 'ulimit -u "$1" 2>/dev/null; shift; exec "$@"';
 
 type Existing = { kind: "dir" | "file"; real: string } | undefined;
 
@@ -45,7 +54,8 @@ function isWithin(path: string, folder: string): boolean {
  * by empty read-only ones (a hidden folder holding the workspace is left
  * visible, or the workspace would vanish), `/run` hidden with its sockets
  * unless unix sockets are allowed, the network namespace unshared unless the
- * network is open, its own PID namespace, and death with the parent.
+ * network is open, its own PID namespace, no capabilities, a process limit,
+ * and death with the parent.
  * Mounts apply in order, so later ones win. Paths are looked up now: the
  * same arguments mean the same confinement, which is how a running sandbox
  * is known to still fit (`Sandbox`).
@@ -92,7 +102,10 @@ export function bubblewrapArgs(policy: SandboxPolicy, layout: BubblewrapLayout):
   }
   if (policy.network.kind !== "all") args.push("--unshare-net");
   args.push("--unshare-pid", "--unshare-ipc", "--die-with-parent", "--chdir", policy.workspace);
-  args.push("--", layout.node, "-e", RUNNER_SCRIPT, String(layout.graceMs));
+  // No capabilities, even for root: with them a command could remount `/` writable.
+  args.push("--cap-drop", "ALL");
+  args.push("--", "bash", "-c", LIMIT_PROCESSES, "bash", String(layout.maxProcesses));
+  args.push(layout.node, "-e", RUNNER_SCRIPT, String(layout.graceMs));
   if (layout.proxySocket !== undefined) args.push(proxySocket, String(BRIDGE_PORT));
   return args;
 }

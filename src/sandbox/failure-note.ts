@@ -1,13 +1,16 @@
 import type { SandboxPolicy } from "./sandbox-policy.js";
 
 const READ_ONLY = /Read-only file system|EROFS/;
+const TOO_MANY_PROCESSES =
+  /fork: (retry: )?Resource temporarily unavailable|EAGAIN.*spawn|spawn.*EAGAIN/;
 const NO_NETWORK =
   /Network is unreachable|ENETUNREACH|Could not resolve host|Temporary failure in name resolution|Name or service not known|EAI_AGAIN|getaddrinfo|Connection refused|ECONNREFUSED|Couldn't connect to server|nodename nor servname/i;
 
 /**
  * A note for the model when a sandboxed command's output shows the sandbox
  * stopped it, saying what the policy allows, so it can adapt instead of
- * retrying: a write outside the writable folders, a refused connection.
+ * retrying: a write outside the writable folders, a refused connection, the
+ * process limit reached.
  * Undefined when the output shows neither.
  */
 export function sandboxFailureNote(output: string, policy: SandboxPolicy): string | undefined {
@@ -20,6 +23,12 @@ export function sandboxFailureNote(output: string, policy: SandboxPolicy): strin
     );
   }
   if (NO_NETWORK.test(output) && policy.network.kind !== "all") notes.push(networkNote(policy));
+  if (TOO_MANY_PROCESSES.test(output)) {
+    notes.push(
+      `the sandbox holds at most ${policy.maxProcesses} processes at once (threads count): ` +
+        "a command that forks without end stops there; run fewer at a time (sandbox.maxProcesses sets the limit)",
+    );
+  }
   return notes.length === 0 ? undefined : notes.map((note) => `[sandbox] ${note}`).join("\n");
 }
 

@@ -17,6 +17,8 @@ export interface SandboxPolicy {
   failIfUnavailable: boolean;
   /** Command prefixes that run outside the sandbox (and so are judged by the strict gate). */
   excludedCommands: string[];
+  /** How many processes (tasks: threads count) the sandbox may hold at once: a fork bomb stops there. */
+  maxProcesses: number;
   workspace: string;
   /** Writable beyond the workspace and the private temporary folder. */
   writable: string[];
@@ -31,6 +33,9 @@ export interface SandboxPolicy {
   allowUnixSockets: string[];
   allowAllUnixSockets: boolean;
 }
+
+/** Enough for builds and test runners with worker threads; few enough to leave the machine alive. */
+export const DEFAULT_MAX_PROCESSES = 1024;
 
 export interface PolicyContext {
   workspace: string;
@@ -110,6 +115,7 @@ export function sandboxPolicy(settings: SandboxSettings, context: PolicyContext)
     autoAllowBash: settings.autoAllowBashIfSandboxed !== false,
     failIfUnavailable: settings.failIfUnavailable === true,
     excludedCommands: settings.excludedCommands ?? [],
+    maxProcesses: settings.maxProcesses ?? DEFAULT_MAX_PROCESSES,
     workspace: context.workspace,
     writable: paths(settings.filesystem?.allowWrite),
     readOnly: paths(settings.filesystem?.denyWrite),

@@ -1,6 +1,13 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { StringDecoder } from "node:string_decoder";
 import type { CommandHandlers, CommandProcess } from "./command-process.js";
+import type { PidsCgroup } from "./pids-cgroup.js";
+
+/** Moves the shell into the cgroup (`$0` is its `cgroup.procs`), then becomes bubblewrap. */
+const ENTER_CGROUP = 'echo $$ > "$0" && exec "$@"';
+/** How often, and how many times, an ended sandbox's cgroup is tried to be removed (it empties a moment later). */
+const CGROUP_REMOVE_RETRY_MS = 100;
+const CGROUP_REMOVE_TRIES = 30;
 
 /** How much of bubblewrap's and the runner's own stderr is kept, to say why a sandbox broke. */
 const STDERR_TAIL_CHARS = 2000;
@@ -39,11 +46,16 @@ export class SandboxRunner {
   constructor(
     file: string,
     args: string[],
-    options: { key: string; env: NodeJS.ProcessEnv; onIdle: () => void },
+    options: { key: string; env: NodeJS.ProcessEnv; onIdle: () => void; cgroup?: PidsCgroup },
   ) {
     this.key = options.key;
     this.#onIdle = options.onIdle;
-    this.#child = spawn(file, args, {
+    const cgroup = options.cgroup;
+    const [program, programArgs] =
+      cgroup === undefined
+        ? [file, args]
+        : ["/bin/sh", ["-c", ENTER_CGROUP, cgroup.procsFile, file, ...args]];
+    this.#child = spawn(program, programArgs, {
       detached: true,
       env: options.env,
       stdio: ["pipe", "pipe", "pipe"],
@@ -61,6 +73,7 @@ export class SandboxRunner {
       this.#break(`the sandbox could not start: ${error.message}`),
     );
     this.#child.on("close", (code, signal) => {
+      if (cgroup !== undefined) removeWhenEmpty(cgroup);
       const tail = this.#stderrTail.trim();
       const status = signal === null ? `exit status ${code}` : signal;
       this.#break(`the sandbox ended (${status})${tail === "" ? "" : `: ${tail}`}`);
@@ -173,4 +186,9 @@ export class SandboxRunner {
     }
     this.#child.stdin?.end();
   }
+}
+
+function removeWhenEmpty(cgroup: PidsCgroup, tries = CGROUP_REMOVE_TRIES): void {
+  if (cgroup.remove() || tries <= 1) return;
+  setTimeout(() => removeWhenEmpty(cgroup, tries - 1), CGROUP_REMOVE_RETRY_MS).unref();
 }

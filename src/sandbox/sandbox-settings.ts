@@ -7,13 +7,15 @@ const pathList = v.optional(v.array(v.string()));
  * are ignored, as elsewhere in a settings file). `filesystem` is where rudder
  * takes its extra paths: `allowWrite` (writable beyond the workspace and the
  * private temporary folder), `denyWrite` (read-only even inside them),
- * `denyRead` (hidden, beside the built-in secrets).
+ * `denyRead` (hidden, beside the built-in secrets). `maxProcesses` is
+ * rudder's own: how many processes the sandbox may hold at once.
  */
 export const sandboxSettingsSchema = v.object({
   enabled: v.optional(v.boolean()),
   autoAllowBashIfSandboxed: v.optional(v.boolean()),
   failIfUnavailable: v.optional(v.boolean()),
   excludedCommands: v.optional(v.array(v.string())),
+  maxProcesses: v.optional(v.pipe(v.number(), v.integer(), v.minValue(16))),
   network: v.optional(
     v.object({
       allowedDomains: v.optional(v.array(v.string())),

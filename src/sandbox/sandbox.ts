@@ -7,6 +7,7 @@ import { findExecutable, type ProbeResult, probeBubblewrap } from "./bubblewrap-
 import type { CommandHandlers, CommandProcess } from "./command-process.js";
 import { type DomainProxy, startDomainProxy } from "./domain-proxy.js";
 import { isExcludedCommand } from "./excluded-command.js";
+import { createPidsCgroup } from "./pids-cgroup.js";
 import { Placeholders } from "./placeholders.js";
 import { proxyEnvironment } from "./proxy-bridge.js";
 import type { SandboxPolicy } from "./sandbox-policy.js";
@@ -21,6 +22,9 @@ export type PreparedCommand =
     }
   | { kind: "plain" }
   | { kind: "refused"; message: string };
+
+/** How a sandbox's processes are capped (`Sandbox.processLimit`). */
+export type ProcessLimitKind = "cgroup" | "ulimit" | "none";
 
 /** For `system/init` and the start-up line: `on`, `off` (disabled), `unavailable` (and why). */
 export type SandboxStatus =
@@ -58,7 +62,10 @@ const UNSET_VARIABLES = ["RUDDER_TOKEN"];
  * mounts are worked out again (a protected path or a secret may have
  * appeared meanwhile, `git init` making `.git/config`), and when they differ
  * a new sandbox takes the next commands while the old one ends with its
- * last running command.
+ * last running command. Each sandbox may hold `maxProcesses` processes: by
+ * `ulimit -u` inside (its own user namespace counts only its processes) and,
+ * where rudder may make one (root, which the limit does not bind), a pids
+ * cgroup of its own.
  */
 export class Sandbox {
   readonly policy: SandboxPolicy;
@@ -71,6 +78,9 @@ export class Sandbox {
   /** Every sandbox still running, with what releases its placeholders; the last one takes new commands. */
   readonly #runners = new Map<SandboxRunner, () => void>();
   #current: SandboxRunner | undefined;
+  /** How many sandboxes this session has started (names their cgroups). */
+  #started = 0;
+  #processLimit: ProcessLimitKind | undefined;
   #probe: Promise<ProbeResult> | undefined;
   #failure: string | undefined;
   #stateFolder: string | undefined;
@@ -90,6 +100,15 @@ export class Sandbox {
     if (!this.policy.enabled) return { state: "off" };
     if (this.#failure !== undefined) return { state: "unavailable", reason: this.#failure };
     return { state: "on" };
+  }
+
+  /**
+   * How the last sandbox started caps its processes: a pids cgroup, `ulimit
+   * -u` alone (not root), or not at all (root, and no cgroup to be had);
+   * undefined before the first sandboxed command.
+   */
+  processLimit(): ProcessLimitKind | undefined {
+    return this.#processLimit;
   }
 
   /**
@@ -155,6 +174,7 @@ export class Sandbox {
       privateTmp: join(this.#stateFolderOnce(), "tmp"),
       node: process.execPath,
       graceMs: KILL_GRACE_MS,
+      maxProcesses: this.policy.maxProcesses,
       ...(proxySocket === undefined ? {} : { proxySocket }),
     });
     const key = args.join("\0");
@@ -164,8 +184,16 @@ export class Sandbox {
       return current;
     }
     if (current !== undefined) this.#endWhenIdle(current);
+    this.#started += 1;
+    const cgroup = createPidsCgroup(
+      `rudder-sandbox-${process.pid}-${this.#started}`,
+      this.policy.maxProcesses,
+    );
+    this.#processLimit =
+      cgroup !== undefined ? "cgroup" : process.getuid?.() === 0 ? "none" : "ulimit";
     const runner: SandboxRunner = new SandboxRunner(this.#bubblewrap as string, args, {
       key,
+      ...(cgroup === undefined ? {} : { cgroup }),
       env: commandEnvironment(process.env, proxySocket !== undefined),
       onIdle: () => {
         if (runner !== this.#current || !runner.usable) this.#endWhenIdle(runner);

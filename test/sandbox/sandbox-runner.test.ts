@@ -4,7 +4,7 @@
  * abort and at its end; its cwd and environment are its own; a sandbox
  * that no longer fits, or that broke, is replaced.
  */
-import { mkdirSync, readFileSync, realpathSync } from "node:fs";
+import { mkdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCommand } from "../../src/tools/run-command.js";
@@ -23,26 +23,20 @@ function setUp(): SandboxFixture {
   return fixture;
 }
 
-/** The host pids of sandboxes' processes (bubblewrap and the runner inside: their command lines hold its script). */
-function sandboxPids(): number[] {
-  return processesMatching("const groups = new Map()");
-}
-
 describe.skipIf(NO_BUBBLEWRAP !== undefined)(`the session's sandbox ${NO_BUBBLEWRAP ?? ""}`, () => {
   it("runs every command in one sandbox, each in its own process group", async () => {
     const { run } = setUp();
-    const before = sandboxPids();
-    const first = await run("echo $$; ps -o pgid= -p $$");
-    const sandbox = sandboxPids().filter((pid) => !before.includes(pid));
-    const second = await run("echo $$; ps -o pgid= -p $$");
+    const first = await run("echo $$; ps -o pgid= -p $$; readlink /proc/self/ns/pid");
+    const second = await run("echo $$; ps -o pgid= -p $$; readlink /proc/self/ns/pid");
     expect(first.sandboxed && second.sandboxed).toBe(true);
-    expect(sandbox.length).toBeGreaterThan(0);
-    expect(sandboxPids().filter((pid) => !before.includes(pid))).toEqual(sandbox);
-    for (const result of [first, second]) {
-      const [pid, group] = result.output.trim().split(/\s+/);
-      expect(group).toBe(pid);
-    }
-    expect(first.output).not.toBe(second.output);
+    const [firstPid, firstGroup, firstNamespace] = first.output.trim().split(/\s+/);
+    const [secondPid, secondGroup, secondNamespace] = second.output.trim().split(/\s+/);
+    expect(firstGroup).toBe(firstPid);
+    expect(secondGroup).toBe(secondPid);
+    expect(secondPid).not.toBe(firstPid);
+    // One PID namespace, so one sandbox, for both; not the host's.
+    expect(secondNamespace).toBe(firstNamespace);
+    expect(firstNamespace).not.toBe(readlinkSync("/proc/self/ns/pid"));
   });
 
   it("kills a command's whole tree on timeout, on abort and when it returns", async () => {
