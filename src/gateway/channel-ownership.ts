@@ -9,6 +9,8 @@ export interface ChannelOwnershipOptions {
   worker: string;
   /** A lease lasts this long unless renewed; renewed every third of it. */
   leaseSeconds: number;
+  /** Stops the channel's agent process (its lease was lost to another worker). */
+  stopChannel: (channelId: string) => Promise<unknown>;
   logger?: (line: string) => void;
 }
 
@@ -21,8 +23,10 @@ export interface ChannelOwnershipOptions {
  * expired with messages unanswered), replaying those messages. `stop()` releases every lease,
  * so another worker takes the channels at once instead of waiting for them to expire.
  *
- * Not yet: stopping a channel's process when its lease is found lost (it is only logged), and
- * steering or events across workers.
+ * A worker that finds a lease lost stops the channel's agent process at once, routes nothing
+ * more to it (`holds` is false), and the store refuses its late answers (`fence`).
+ *
+ * Not yet: steering or events across workers.
  */
 export class ChannelOwnership {
   readonly #options: ChannelOwnershipOptions;
@@ -38,11 +42,15 @@ export class ChannelOwnership {
   constructor(options: ChannelOwnershipOptions) {
     this.#options = options;
     this.#leases = options.store.channelLeases(options.worker, options.leaseSeconds);
+    options.store.fence(options.worker);
   }
 
   get worker(): string {
     return this.#options.worker;
   }
+
+  /** Whether this worker drives the channel now (it claimed it and has not lost it since). */
+  holds = (channelId: string): boolean => this.#held.has(channelId);
 
   /** Claims for the router's `start()`: this worker may drive the channel. */
   claim = async (channelId: string): Promise<boolean> => {
@@ -109,7 +117,9 @@ export class ChannelOwnership {
     for (const channelId of [...this.#held]) {
       if (kept.has(channelId)) continue;
       this.#held.delete(channelId);
-      logger?.(`gateway: lost the lease of channel ${channelId} to another worker`);
+      logger?.(`gateway: lost the lease of channel ${channelId}; stopping its agent`);
+      // Its turn, if any, ends now; the store refuses its answer (see `fence`).
+      await this.#options.stopChannel(channelId).catch(() => {});
     }
     const orphans = await this.#leases.claimOrphans();
     if (orphans.length === 0) return;

@@ -32,6 +32,11 @@ export interface RouterOptions {
    * took the channel's lease). `start()` replays and re-arms only the channels it may drive.
    */
   claimChannel?: (channelId: string) => Promise<boolean>;
+  /**
+   * With several workers: whether this worker drives the channel now. A message of a channel
+   * it does not (it lost the lease) is left in the store for the channel's owner.
+   */
+  drives?: (channelId: string) => boolean;
 }
 
 export { GatewayClosedError };
@@ -222,6 +227,7 @@ export class Router {
 
   /** Chooses the route synchronously (so concurrent messages see each other), then acts. */
   #dispatch(message: MessageRecord, fresh: boolean): Disposition {
+    if (this.#options.drives?.(message.channelId) === false) return "forwarded";
     const channel = this.#channel(message.channelId);
     const command = message.kind === "user" ? parseChannelCommand(message.text) : null;
     const announce = (disposition: Disposition, state: MessageState) => {

@@ -1,6 +1,6 @@
 import { Cron } from "croner";
 import type { EventBus } from "./event-bus.js";
-import type { Router } from "./router.js";
+import type { Delivery, Router } from "./router.js";
 import { storedMessage } from "./settlements.js";
 import type { GatewayStore, NewSchedule, ScheduleRecord } from "./store/store.js";
 
@@ -47,6 +47,19 @@ export interface SchedulerOptions {
   router: Router;
   bus: EventBus;
   logger?: (line: string) => void;
+  /**
+   * With several workers on one store: delivers a firing's prompt (routed here, or forwarded
+   * to the channel's owner), and claims each firing so that one worker fires it.
+   */
+  cluster?: {
+    deliver(channelId: string, text: string, source: string): Promise<Delivery>;
+    claimFiring(
+      scheduleId: string,
+      dueAt: string,
+      nextRunAt: string | null,
+      now: Date,
+    ): Promise<boolean>;
+  };
 }
 
 /**
@@ -140,17 +153,29 @@ export class Scheduler {
     const schedule = await store.getSchedule(scheduleId);
     if (!schedule || schedule.paused || this.#stopped) return;
     const nextRun = this.#jobs.get(scheduleId)?.nextRun() ?? null;
-    await store.updateSchedule(scheduleId, {
-      lastRunAt: new Date().toISOString(),
-      nextRunAt: nextRun ? nextRun.toISOString() : null,
-    });
+    const cluster = this.#options.cluster;
+    if (cluster) {
+      const dueAt = schedule.nextRunAt;
+      const next = nextRun ? nextRun.toISOString() : null;
+      if (dueAt === null || !(await cluster.claimFiring(scheduleId, dueAt, next, new Date()))) {
+        return;
+      }
+    } else {
+      await store.updateSchedule(scheduleId, {
+        lastRunAt: new Date().toISOString(),
+        nextRunAt: nextRun ? nextRun.toISOString() : null,
+      });
+    }
     let error: string | null = null;
     try {
-      const delivery = await router.deliver(
+      const source = `schedule:${schedule.id}`;
+      const delivery = await (cluster ?? router).deliver(
         schedule.channelId,
         schedule.prompt,
-        `schedule:${schedule.id}`,
+        source,
       );
+      // Forwarded: the channel's owner, another worker, answers it and keeps no count here.
+      if (delivery.disposition === "forwarded") return;
       const settled = await router.settled(delivery.id);
       if (settled.state === "failed") error = settled.reply.text;
     } catch (failure) {

@@ -186,7 +186,12 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     pool,
     bus,
     logger: log,
-    ...(shared ? { claimChannel: (channelId: string) => ownership!.claim(channelId) } : {}),
+    ...(shared
+      ? {
+          claimChannel: (channelId: string) => ownership!.claim(channelId),
+          drives: (channelId: string) => ownership!.holds(channelId),
+        }
+      : {}),
     onTurnEnd: (channelId) =>
       permissions.expire(channelId, "the turn ended before anyone answered"),
     ...(options.turnTimeoutMs ? { turnTimeoutMs: options.turnTimeoutMs } : {}),
@@ -199,10 +204,26 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         worker:
           options.workerName ?? `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`,
         leaseSeconds: options.leaseSeconds ?? 15,
+        stopChannel: (channelId) => pool.stop(channelId),
         logger: log,
       })
     : undefined;
-  const scheduler = new Scheduler({ store, router, bus, logger: log });
+  const scheduler = new Scheduler({
+    store,
+    router,
+    bus,
+    logger: log,
+    ...(shared && ownership
+      ? {
+          cluster: {
+            deliver: (channelId: string, text: string, source: string) =>
+              ownership!.deliver(channelId, text, source),
+            claimFiring: (id: string, dueAt: string, next: string | null, now: Date) =>
+              shared.claimFiring(id, dueAt, next, now),
+          },
+        }
+      : {}),
+  });
   const httpSource = new HttpChannelSource();
   const sources: ChannelSource[] = [httpSource, ...(options.sources ?? [])];
   const closing = new AbortController();

@@ -16,7 +16,24 @@ export interface WorkerLeases {
 
 /** A store several workers share: leases, and wake-ups of a channel's owner. */
 export interface SharedStore extends GatewayStore {
+  /**
+   * From now on this store writes answers as `worker`: `settle` answers nothing (resolves to
+   * null) for a channel whose lease another worker holds, so a worker that lost a channel never
+   * answers for it again.
+   */
+  fence(worker: string): void;
   channelLeases(worker: string, seconds: number): WorkerLeases;
+  /**
+   * Claims one firing of a schedule for this worker: moves the schedule from `dueAt` (the
+   * firing, which must be due by `now`) to `nextRunAt`. Of workers firing it together, one
+   * gets true; the others skip that firing.
+   */
+  claimFiring(
+    scheduleId: string,
+    dueAt: string,
+    nextRunAt: string | null,
+    now: Date,
+  ): Promise<boolean>;
   /** Tells `owner` that a message of a channel it drives was stored by another worker. */
   wake(owner: string, messageId: string): Promise<void>;
   /**

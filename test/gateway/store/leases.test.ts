@@ -86,6 +86,44 @@ describe("channel leases in PostgreSQL", () => {
   });
 });
 
+describe("a worker's answers in PostgreSQL", () => {
+  it("are refused for a channel another worker holds, so a lost channel is never answered twice", async () => {
+    const { a, b } = await twoWorkers();
+    a.fence("worker-a");
+    b.fence("worker-b");
+    const message = await a.insertUserMessage("taken", "who answers?", "http");
+    const free = await a.insertUserMessage("free", "nobody holds me", "http");
+    expect(await b.channelLeases("worker-b", 15).claim("taken")).toBe(true);
+    const late = { state: "answered" as const, reply: { kind: "reply" as const, text: "stale" } };
+    expect(await a.settle({ messageIds: [message.id], ...late })).toBeNull();
+    expect((await a.getMessage(message.id))?.state).toBe("received");
+    const reply = await b.settle({
+      messageIds: [message.id],
+      state: "answered",
+      reply: { kind: "reply", text: "owner" },
+    });
+    expect(reply?.text).toBe("owner");
+    expect(await a.settle({ messageIds: [free.id], ...late })).not.toBeNull();
+  });
+
+  it("claim each schedule firing for one worker, and only once it is due", async () => {
+    const { a, b } = await twoWorkers();
+    const due = new Date(Date.now() - 60_000).toISOString();
+    const next = new Date(Date.now() + 60_000).toISOString();
+    const schedule = await a.insertSchedule(
+      { cron: "* * * * *", channelId: "c", prompt: "p" },
+      due,
+    );
+    const claims = await Promise.all(
+      [a, b, a, b].map((store) => store.claimFiring(schedule.id, due, next, new Date())),
+    );
+    expect(claims.filter(Boolean)).toHaveLength(1);
+    expect((await b.getSchedule(schedule.id))?.nextRunAt).toBe(next);
+    // The next firing is not due yet: nobody may take it early.
+    expect(await b.claimFiring(schedule.id, next, null, new Date())).toBe(false);
+  });
+});
+
 describe("wake-ups through LISTEN/NOTIFY", () => {
   it("reach the named worker only, and again after the database restarts", async () => {
     const { a, b } = await twoWorkers();

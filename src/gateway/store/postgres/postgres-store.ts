@@ -52,6 +52,7 @@ export class PostgresGatewayStore implements SharedStore {
   readonly #url: string;
   readonly #logger: (line: string) => void;
   #closed: Promise<void> | undefined;
+  #worker: string | undefined;
 
   private constructor(pool: pg.Pool, url: string, logger: (line: string) => void) {
     this.#pool = pool;
@@ -91,8 +92,29 @@ export class PostgresGatewayStore implements SharedStore {
     return new PostgresGatewayStore(pool, url, options.logger ?? (() => {}));
   }
 
+  fence(worker: string): void {
+    this.#worker = worker;
+  }
+
   channelLeases(worker: string, seconds: number): WorkerLeases {
     return new ChannelLeases(this.#pool, worker, seconds);
+  }
+
+  async claimFiring(
+    scheduleId: string,
+    dueAt: string,
+    nextRunAt: string | null,
+    now: Date,
+  ): Promise<boolean> {
+    // Records carry milliseconds (ISO strings); half a second of slack, as the cron fires on the
+    // worker's clock at about `dueAt`.
+    const result = await this.#pool.query(
+      `UPDATE schedules SET last_run_at = $4, next_run_at = $3
+       WHERE id = $1 AND date_trunc('milliseconds', next_run_at) = $2
+         AND next_run_at <= $4::timestamptz + interval '500 ms'`,
+      [scheduleId, dueAt, nextRunAt, now],
+    );
+    return (result.rowCount ?? 0) > 0;
   }
 
   async wake(owner: string, messageId: string): Promise<void> {
@@ -252,6 +274,15 @@ export class PostgresGatewayStore implements SharedStore {
         .filter((row): row is MessageRow => row !== undefined);
       const firstOpen = open[0];
       if (firstOpen === undefined) return null;
+      if (this.#worker !== undefined) {
+        // FOR SHARE holds off a take-over (an UPDATE of the row) until this answer is written.
+        const lease = await client.query<{ owner: string }>(
+          "SELECT owner FROM leases WHERE channel_id = $1 FOR SHARE",
+          [firstOpen.channel_id],
+        );
+        const owner = lease.rows[0]?.owner;
+        if (owner !== undefined && owner !== this.#worker) return null;
+      }
       await client.query(
         "UPDATE messages SET state = $1, retry_at = $2, updated_at = $3 WHERE id = ANY($4)",
         [state, settlement.retryAt ?? null, now, open.map((row) => row.id)],
