@@ -12,9 +12,9 @@ const OPTIONS: PermissionOption[] = [
   { optionId: "reject_once", name: "Reject", kind: "reject_once" },
 ];
 
-/** The session rule an "always" answer adds: the exact command for bash, else the tool. */
+/** The session rule an "always" answer adds: the exact command for bash (`Bash`), else the tool. */
 export function alwaysRule(toolName: string, input: Record<string, unknown>): string {
-  return toolName === "bash" && typeof input.command === "string"
+  return (toolName === "bash" || toolName === "Bash") && typeof input.command === "string"
     ? `Bash(${input.command})`
     : toolName;
 }

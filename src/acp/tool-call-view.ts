@@ -36,19 +36,21 @@ function editView(
 }
 
 /**
- * The view of a call to one of rudder's tools (or an MCP tool, shown as `other` under its
- * name): `bash` is `execute` titled with its command, `read_file` is `read`, `write_file` and
- * `edit_file` are `edit` with a diff, `glob` is `search`.
+ * The view of a call to one of the built-in tools, under rudder's names or Claude Code's
+ * (or an MCP tool, shown as `other` under its name): `bash` / `Bash` is `execute` titled
+ * with its command, `read_file` / `Read` is `read`, the writes and edits are `edit` with
+ * a diff, `glob` / `Glob` is `search`.
  */
 export function toolCallView(
   name: string,
   input: Record<string, unknown>,
   workspace: string,
 ): ToolCallView {
-  const path = text(input.path);
+  const path = text(input.path) ?? text(input.file_path);
   const locations = path === undefined ? [] : [{ path: absolute(workspace, path) }];
   switch (name) {
     case "bash":
+    case "Bash":
       return {
         kind: "execute",
         title: text(input.command) ?? "bash",
@@ -56,18 +58,22 @@ export function toolCallView(
         content: [],
       };
     case "read_file":
+    case "Read":
       return { kind: "read", title: `Read ${path ?? "a file"}`, locations, content: [] };
     case "write_file":
+    case "Write":
       return editView(`Write ${path ?? "a file"}`, workspace, path, null, text(input.content));
     case "edit_file":
+    case "Edit":
       return editView(
         `Edit ${path ?? "a file"}`,
         workspace,
         path,
-        text(input.old_text) ?? "",
-        text(input.new_text),
+        text(input.old_text) ?? text(input.old_string) ?? "",
+        text(input.new_text) ?? text(input.new_string),
       );
     case "glob":
+    case "Glob":
       return {
         kind: "search",
         title: `Find ${text(input.pattern) ?? "files"}`,

@@ -124,12 +124,13 @@ async function decide(
  */
 function verdictFor(
   tool: AnyTool,
-  input: Record<string, unknown>,
+  toolInput: Record<string, unknown>,
   context: DispatchContext,
 ): PermissionVerdict {
+  const { name, input } = judged(tool, toolInput);
   const sandboxed =
     typeof context.bashSandboxed === "function"
-      ? tool.name === "bash" && typeof input.command === "string"
+      ? name === "bash" && typeof input.command === "string"
         ? context.bashSandboxed(input.command)
         : undefined
       : context.bashSandboxed;
@@ -137,14 +138,14 @@ function verdictFor(
     ...(context.home === undefined ? {} : { home: context.home }),
     ...(sandboxed === undefined ? {} : { sandboxed }),
   };
-  const given = evaluatePermission(tool.name, input, context.rules, context.workspace, options);
-  if (given.decision === "deny" || typeof input.path !== "string" || tool.name === "glob") {
+  const given = evaluatePermission(name, input, context.rules, context.workspace, options);
+  if (given.decision === "deny" || typeof input.path !== "string" || name === "glob") {
     return given;
   }
   const real = realWorkspacePath(context.workspace, input.path);
   if (real === undefined || real === input.path) return given;
   const linked = evaluatePermission(
-    tool.name,
+    name,
     { ...input, path: real },
     context.rules,
     context.workspace,
@@ -152,6 +153,16 @@ function verdictFor(
   );
   const rank = { allow: 0, ask: 1, deny: 2 } as const;
   return rank[linked.decision] > rank[given.decision] ? linked : given;
+}
+
+/** The call as the gate judges it: a tool that serves another (`Read`) as that one's call. */
+function judged(
+  tool: AnyTool,
+  input: Record<string, unknown>,
+): { name: string; input: Record<string, unknown> } {
+  return tool.aliasOf === undefined
+    ? { name: tool.name, input }
+    : { name: tool.aliasOf.name, input: tool.aliasOf.input(input) };
 }
 
 /**
@@ -252,7 +263,8 @@ export async function dispatchToolUse(
     validInput = replacement.input;
   }
 
-  if (context.background !== undefined && shouldRunBackground(tool.name, validInput)) {
+  const subject = judged(tool, validInput);
+  if (context.background !== undefined && shouldRunBackground(subject.name, subject.input)) {
     const command = String(validInput.command);
     const taskId = context.background.start(command, block.id);
     emit({ type: "task_start", taskId, command, toolUseId: block.id });

@@ -4,7 +4,13 @@ import type { OpenSession } from "../acp/rudder-acp-agent.js";
 import { RudderAcpAgent } from "../acp/rudder-acp-agent.js";
 import { Session } from "../agent/session.js";
 import { installSignalCleanup } from "../tools/process-groups.js";
-import { createAgentSetup, MCP_FLAGS, setupFlagsFromArgs } from "./agent-setup.js";
+import {
+  createAgentSetup,
+  MCP_FLAGS,
+  setupFlagsFromArgs,
+  TOOL_NAMES_FLAGS,
+  toolNamesFlag,
+} from "./agent-setup.js";
 import { commandArgs, type FlagSpecs, type ParsedArgs } from "./args.js";
 import type { CommandIo } from "./run.js";
 import { openStoredSession, storedSessionOptions } from "./stored-session.js";
@@ -15,12 +21,15 @@ const ACP_FLAGS: FlagSpecs = {
   allowedTools: { type: "list" },
   disallowedTools: { type: "list" },
   ...MCP_FLAGS,
+  ...TOOL_NAMES_FLAGS,
 };
 
 const ACP_USAGE = `usage: rudder acp [--model M] [--settings FILE] [--allowedTools ...] [--mcp-config FILE|JSON]
+                  [--tool-names claude|rudder]
   An Agent Client Protocol agent on stdin/stdout, for editors (Zed, JetBrains, Neovim).
   Each session works in the folder the editor names; its conversation is stored like
-  rudder run's, so session/load carries it on.`;
+  rudder run's, so session/load carries it on. The built-in tools have Claude Code's
+  names and inputs (Bash, Read, Write, Edit, Glob) unless --tool-names rudder.`;
 
 /**
  * `rudder acp`: rudder as an ACP agent over stdio. Each session gets its own setup (the
@@ -33,10 +42,15 @@ export async function acpCommandLine(argv: readonly string[], io: CommandIo): Pr
   const warn = (message: string): void => {
     io.stderr.write(`rudder acp: ${message}\n`);
   };
+  const toolNames = toolNamesFlag(args, "claude");
+  if (toolNames instanceof Error) {
+    warn(toolNames.message);
+    return 2;
+  }
   installSignalCleanup();
   const open: OpenSession = async (request) => {
     const created = await createAgentSetup(
-      { ...setupFlagsFromArgs(args), cwd: request.cwd, deferMcpStart: true },
+      { ...setupFlagsFromArgs(args), cwd: request.cwd, deferMcpStart: true, toolNames },
       io.env,
     );
     if (!created.ok) return { ok: false, error: created.error };

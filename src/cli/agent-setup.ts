@@ -27,6 +27,12 @@ import { rulesFromToolLists, validatePermissionRules } from "../permissions/pars
 import type { PermissionRules } from "../permissions/types.js";
 import { Sandbox, unavailableLine } from "../sandbox/sandbox.js";
 import { sandboxPolicy } from "../sandbox/sandbox-policy.js";
+import {
+  surfaceToolName,
+  TOOL_SURFACES,
+  type ToolSurface,
+  toolsForSurface,
+} from "../tools/claude-code-tools.js";
 import { createDefaultTools } from "../tools/default-tools.js";
 import { installSignalCleanup } from "../tools/process-groups.js";
 import { booleanFlag, type FlagSpecs, listFlag, type ParsedArgs, stringFlag } from "./args.js";
@@ -45,6 +51,8 @@ export const PROJECT_INSTRUCTIONS_FLAGS: FlagSpecs = {
 };
 /** `--no-sandbox`, which every agent command takes. */
 export const SANDBOX_FLAGS: FlagSpecs = { "no-sandbox": { type: "boolean" } };
+/** `--tool-names claude|rudder`, which every agent command takes. */
+export const TOOL_NAMES_FLAGS: FlagSpecs = { "tool-names": { type: "string" } };
 
 /** Claude Code's defaults: 10 s to start a server (`MCP_TIMEOUT`); rudder's for a call. */
 const MCP_STARTUP_TIMEOUT_MS = 10_000;
@@ -75,6 +83,8 @@ export interface AgentSetupFlags {
   deferMcpStart?: boolean;
   /** `--no-sandbox`: bash commands run unconfined (and the strict gate judges them). */
   noSandbox?: boolean;
+  /** Whose names and input shapes the built-in tools have (`--tool-names`); default rudder's. */
+  toolNames?: ToolSurface;
 }
 
 export interface AgentSetup {
@@ -191,6 +201,7 @@ export async function createAgentSetup(
   warnings.push(...mcpConfig.warnings);
 
   const sessionId = flags.sessionId ?? randomUUID();
+  const surface = flags.toolNames ?? "rudder";
   const hooks = createHookRunner({
     commandHooks: settings.hooks,
     cwd: workspace,
@@ -204,7 +215,9 @@ export async function createAgentSetup(
   const instructionsText = projectInstructionsSection(instructions.files);
   const systemPromptWith = (base: string | undefined, append: string | undefined): string =>
     composeSystemPrompt({
-      base: base ?? defaultSystemPrompt(workspace),
+      base:
+        base ??
+        defaultSystemPrompt(workspace, new Date(), (name) => surfaceToolName(surface, name)),
       instructions: instructionsText,
       append,
     });
@@ -229,7 +242,7 @@ export async function createAgentSetup(
     }
     warnings.push(unavailableLine(status.reason, false));
   }
-  const tools = createDefaultTools({ sandbox });
+  const tools = toolsForSurface(createDefaultTools({ sandbox }), surface);
   const mcpServers: McpServerStatus[] = [];
   let close = async (): Promise<void> => {};
   let mcpStarted = false;
@@ -327,6 +340,17 @@ export function setupFlagsFromArgs(args: ParsedArgs): AgentSetupFlags {
     if (value !== undefined) flags[key as keyof typeof strings] = value;
   }
   return flags;
+}
+
+/**
+ * `--tool-names`: the flag's surface, `fallback` when it is absent (each command has its
+ * own default), or an error for the user.
+ */
+export function toolNamesFlag(args: ParsedArgs, fallback: ToolSurface): ToolSurface | Error {
+  const raw = stringFlag(args, "tool-names");
+  if (raw === undefined) return fallback;
+  const surface = TOOL_SURFACES.find((name) => name === raw);
+  return surface ?? new Error(`--tool-names must be claude or rudder (got "${raw}")`);
 }
 
 /** `--max-turns`: absent, a positive whole number, or an error for the user. */

@@ -31,6 +31,11 @@ const MAIN_FIELD: Record<string, string> = {
   write_file: "path",
   edit_file: "path",
   glob: "pattern",
+  Bash: "command",
+  Read: "file_path",
+  Write: "file_path",
+  Edit: "file_path",
+  Glob: "pattern",
 };
 
 /** `  > bash  npm test`: the tool and what it was given, on one line. */

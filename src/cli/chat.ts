@@ -7,6 +7,8 @@ import {
   PROJECT_INSTRUCTIONS_FLAGS,
   SANDBOX_FLAGS,
   setupFlagsFromArgs,
+  TOOL_NAMES_FLAGS,
+  toolNamesFlag,
 } from "./agent-setup.js";
 import { commandArgs, type FlagSpecs } from "./args.js";
 import { ChatController } from "./chat-controller.js";
@@ -31,11 +33,13 @@ export const CHAT_FLAGS: FlagSpecs = {
   ...MCP_FLAGS,
   ...PROJECT_INSTRUCTIONS_FLAGS,
   ...SANDBOX_FLAGS,
+  ...TOOL_NAMES_FLAGS,
 };
 
 export const CHAT_USAGE = `usage: rudder chat [--model M] [--settings FILE] [--cwd DIR] [--wake]
                    [--resume ID | --continue | --session-id UUID]
                    [--mcp-config FILE|JSON]... [--strict-mcp-config] [--no-project-instructions] [--no-sandbox]
+                   [--tool-names rudder|claude]
   The interactive agent in a terminal. Text typed while the agent works joins
   the running turn. The conversation is stored as it goes (rudder sessions
   lists them): --resume ID picks one up again, --continue the latest of this
@@ -64,10 +68,18 @@ export async function chatCommandLine(argv: readonly string[], io: ChatIo): Prom
     return 2;
   }
 
+  const toolNames = toolNamesFlag(args, "rudder");
+  if (toolNames instanceof Error) {
+    io.stderr.write(`rudder chat: ${toolNames.message}\n`);
+    return 2;
+  }
   let controller: ChatController | undefined;
   const confirm: Confirm = (request, signal) =>
     controller === undefined ? Promise.resolve(false) : controller.confirm(request, signal);
-  const created = await createAgentSetup({ ...setupFlagsFromArgs(args), confirm }, io.env);
+  const created = await createAgentSetup(
+    { ...setupFlagsFromArgs(args), confirm, toolNames },
+    io.env,
+  );
   if (!created.ok) {
     io.stderr.write(`rudder chat: ${created.error}\n`);
     return 2;

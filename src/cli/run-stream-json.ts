@@ -12,7 +12,13 @@ import { startupErrorResult } from "../protocol/output-lines.js";
 import { isPermissionMode, type PermissionMode } from "../protocol/permission-mode.js";
 import { StreamJsonFrontEnd } from "../protocol/stream-json-front-end.js";
 import { installSignalCleanup } from "../tools/process-groups.js";
-import { createAgentSetup, maxTurnsFlag, sandboxInfo, setupFlagsFromArgs } from "./agent-setup.js";
+import {
+  createAgentSetup,
+  maxTurnsFlag,
+  sandboxInfo,
+  setupFlagsFromArgs,
+  toolNamesFlag,
+} from "./agent-setup.js";
 import { booleanFlag, type FlagSpecs, type ParsedArgs, stringFlag } from "./args.js";
 import type { CommandIo } from "./run.js";
 import { readStdinText } from "./stdin.js";
@@ -121,6 +127,12 @@ export async function runStreamJson(args: ParsedArgs, io: CommandIo): Promise<nu
     warn(maxTurns.message);
     return 2;
   }
+  // Hosts of Claude Code key on its tool names and input shapes (`Bash`, `Read {file_path}`).
+  const toolNames = toolNamesFlag(args, "claude");
+  if (toolNames instanceof Error) {
+    warn(toolNames.message);
+    return 2;
+  }
   const permissionMode = permissionModeOf(args, warn);
   const promptTool = stringFlag(args, "permission-prompt-tool");
   if (promptTool !== undefined && promptTool !== "stdio") {
@@ -148,6 +160,7 @@ export async function runStreamJson(args: ParsedArgs, io: CommandIo): Promise<nu
       cwd: workspace,
       sessionId: resolved.sessionId,
       deferMcpStart: true,
+      toolNames,
       ...(maxTurns === undefined ? {} : { maxTurns }),
     },
     env,

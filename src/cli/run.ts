@@ -10,6 +10,8 @@ import {
   PROJECT_INSTRUCTIONS_FLAGS,
   SANDBOX_FLAGS,
   setupFlagsFromArgs,
+  TOOL_NAMES_FLAGS,
+  toolNamesFlag,
 } from "./agent-setup.js";
 import { commandArgs, type FlagSpecs, stringFlag } from "./args.js";
 import { runStreamJson, STREAM_JSON_FLAGS, UNKNOWN_FLAGS_WITH_VALUE } from "./run-stream-json.js";
@@ -34,17 +36,20 @@ export const RUN_FLAGS: FlagSpecs = {
   ...MCP_FLAGS,
   ...PROJECT_INSTRUCTIONS_FLAGS,
   ...SANDBOX_FLAGS,
+  ...TOOL_NAMES_FLAGS,
 };
 
 export const RUN_USAGE = `usage: rudder run [--model M] [--settings FILE] [--cwd DIR] [--output-format text|json|stream-json]
          [--resume ID | --continue | --session-id ID] [--mcp-config FILE|JSON]... [--strict-mcp-config]
-         [--no-project-instructions] [--no-sandbox] "<prompt>"
+         [--no-project-instructions] [--no-sandbox] [--tool-names rudder|claude] "<prompt>"
        rudder run -p --input-format stream-json --output-format stream-json --verbose
          [--resume ID | --continue | --session-id ID] [--permission-prompt-tool stdio]
          [--permission-mode default|acceptEdits|bypassPermissions|dontAsk] [--include-partial-messages]
   Runs one task in the workspace and exits 0, or 1 when the turn ended in error.
   The prompt may also come on stdin. --model demo runs the offline demo model.
   With --input-format stream-json, rudder speaks Claude Code's stream-json on stdin/stdout.
+  The built-in tools have rudder's names (bash, read_file, ...) except in stream-json
+  mode, which shows Claude Code's (Bash, Read, ...); --tool-names claude|rudder chooses.
   MCP servers (stdio) come from .mcp.json, the settings files' mcpServers and --mcp-config.
   CLAUDE.md (or AGENTS.md) files of the workspace and its parents join the system prompt
   unless --no-project-instructions is given.`;
@@ -98,6 +103,11 @@ export async function runCommandLine(argv: readonly string[], io: CommandIo): Pr
     io.stderr.write(`rudder run: ${maxTurns.message}\n`);
     return 2;
   }
+  const toolNames = toolNamesFlag(args, "rudder");
+  if (toolNames instanceof Error) {
+    io.stderr.write(`rudder run: ${toolNames.message}\n`);
+    return 2;
+  }
   let prompt = args.positionals.join(" ");
   if (prompt.trim() === "" && !io.stdin.isTTY) prompt = await readStdinText(io.stdin);
   if (prompt.trim() === "") {
@@ -106,7 +116,7 @@ export async function runCommandLine(argv: readonly string[], io: CommandIo): Pr
   }
 
   const created = await createAgentSetup(
-    { ...setupFlagsFromArgs(args), ...(maxTurns === undefined ? {} : { maxTurns }) },
+    { ...setupFlagsFromArgs(args), toolNames, ...(maxTurns === undefined ? {} : { maxTurns }) },
     io.env,
   );
   if (!created.ok) {

@@ -17,9 +17,15 @@ export function claudeToolName(rudderName: string): string {
   return CLAUDE_NAMES[rudderName]?.[0] ?? rudderName;
 }
 
-/** Every name a matcher may use for this tool: rudder's and Claude Code's. */
-export function toolNameAliases(rudderName: string): string[] {
-  return [rudderName, ...(CLAUDE_NAMES[rudderName] ?? [])];
+/**
+ * Every name a matcher may use for this tool: rudder's and Claude Code's, whichever of
+ * the two the call was made under (`read_file` and `Read` both give `read_file`, `Read`).
+ */
+export function toolNameAliases(toolName: string): string[] {
+  const claudeNames = CLAUDE_NAMES[toolName];
+  if (claudeNames !== undefined) return [toolName, ...claudeNames];
+  const rudderName = Object.keys(CLAUDE_NAMES).find((name) => CLAUDE_NAMES[name]?.[0] === toolName);
+  return rudderName === undefined ? [toolName] : [toolName, rudderName];
 }
 
 /** rudder input field -> Claude Code input field, per tool. */

@@ -20,9 +20,18 @@ function firstLine(text: string, limit = 120): string {
   return line.length > limit ? `${line.slice(0, limit)}...` : line.trim();
 }
 
-function summary(progress: DemoProgress): string {
+/** The demo's tools under Claude Code's names, which hosts of Claude Code are shown. */
+const CLAUDE_NAMES: Readonly<Record<string, string>> = {
+  glob: "Glob",
+  read_file: "Read",
+  bash: "Bash",
+};
+
+type ToolNamer = (rudderName: string) => string;
+
+function summary(progress: DemoProgress, name: ToolNamer): string {
   const lines = [`${DEMO_LABEL} Here is what just happened, with rudder's real tools:`];
-  const glob = progress.calls.get("glob");
+  const glob = progress.calls.get(name("glob"));
   if (glob?.result !== undefined) {
     const listing = glob.result.split("\n");
     const omitted = listing.find((line) => /omitted/i.test(line));
@@ -34,15 +43,15 @@ function summary(progress: DemoProgress): string {
         : `- glob found ${found} in your workspace${omitted ? ` (${omitted.replace(/^[.\s]+/, "")})` : ""}.`,
     );
   }
-  const read = progress.calls.get("read_file");
+  const read = progress.calls.get(name("read_file"));
   if (read?.result !== undefined) {
     lines.push(
       read.isError
         ? `- read_file failed: ${firstLine(read.result)}`
-        : `- read_file read ${String(read.input.path)}; it starts: "${firstLine(read.result)}"`,
+        : `- read_file read ${String(read.input.path ?? read.input.file_path)}; it starts: "${firstLine(read.result)}"`,
     );
   }
-  const bash = progress.calls.get("bash");
+  const bash = progress.calls.get(name("bash"));
   if (bash?.result !== undefined && bash.isError) {
     lines.push(`- bash was refused: ${firstLine(bash.result)}`);
   }
@@ -58,42 +67,52 @@ function summary(progress: DemoProgress): string {
   return lines.join("\n");
 }
 
-/** The next scripted move, from what the conversation shows has happened so far. */
+/**
+ * The next scripted move, from what the conversation shows has happened so far. The tools
+ * are called under the names the request offers: rudder's, or Claude Code's (`Glob`, `Read`
+ * with `file_path`, `Bash`).
+ */
 export function nextDemoStep(request: ModelRequest): DemoStep {
   const progress = demoProgress(request.messages);
   const available = new Set(request.tools.map((tool) => tool.name));
+  const claude = !available.has("glob") && available.has("Glob");
+  const name: ToolNamer = (rudderName) =>
+    claude ? (CLAUDE_NAMES[rudderName] ?? rudderName) : rudderName;
   const { calls } = progress;
-  if (progress.notices.length > 0) return { text: summary(progress) };
-  if (!calls.has("glob") && available.has("glob")) {
+  if (progress.notices.length > 0) return { text: summary(progress, name) };
+  if (!calls.has(name("glob")) && available.has(name("glob"))) {
     return {
       text: `${DEMO_LABEL} I am rudder's offline demo model: I follow a fixed script whatever you ask, using the real tools on your workspace. First, a look around with glob.`,
-      toolUse: { name: "glob", input: { pattern: "**/*" } },
+      toolUse: { name: name("glob"), input: { pattern: "**/*" } },
     };
   }
-  const glob = calls.get("glob");
+  const glob = calls.get(name("glob"));
   const file = glob?.result === undefined || glob.isError ? undefined : pickFileToRead(glob.result);
-  if (!calls.has("read_file") && available.has("read_file") && file !== undefined) {
+  if (!calls.has(name("read_file")) && available.has(name("read_file")) && file !== undefined) {
     return {
       text: `${DEMO_LABEL} Now reading ${file}.`,
-      toolUse: { name: "read_file", input: { path: file, limit: 20 } },
+      toolUse: {
+        name: name("read_file"),
+        input: { [claude ? "file_path" : "path"]: file, limit: 20 },
+      },
     };
   }
-  if (!calls.has("bash") && available.has("bash")) {
+  if (!calls.has(name("bash")) && available.has(name("bash"))) {
     return {
       text: `${DEMO_LABEL} Next, a command in the background; its result arrives later as a task notification.`,
       toolUse: {
-        name: "bash",
+        name: name("bash"),
         input: { command: DEMO_BACKGROUND_COMMAND, run_in_background: true },
       },
     };
   }
-  const bash = calls.get("bash");
+  const bash = calls.get(name("bash"));
   if (bash !== undefined && !bash.isError) {
     return {
       text: `${DEMO_LABEL} The background task is running; I will sum up when its notification arrives.`,
     };
   }
-  return { text: summary(progress) };
+  return { text: summary(progress, name) };
 }
 
 function streamText(text: string, onTextDelta: ((text: string) => void) | undefined): void {

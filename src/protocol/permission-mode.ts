@@ -16,7 +16,8 @@ export function isPermissionMode(value: string): value is PermissionMode {
   return (PERMISSION_MODES as readonly string[]).includes(value);
 }
 
-const EDIT_TOOLS = new Set(["write_file", "edit_file"]);
+/** The file-editing tools under rudder's names and Claude Code's. */
+const EDIT_TOOLS = new Set(["write_file", "edit_file", "Write", "Edit"]);
 
 /**
  * The `confirm` for a mode. rudder's gate decides allow/ask/deny first and never passes a

@@ -11,6 +11,12 @@ const editFileInput = v.object({
     v.description("The exact text to replace; it must occur exactly once in the file."),
   ),
   new_text: v.pipe(v.string(), v.description("The text to put in its place.")),
+  replace_all: v.optional(
+    v.pipe(
+      v.boolean(),
+      v.description("Replace every occurrence of old_text instead of exactly one (default false)."),
+    ),
+  ),
 });
 
 export type EditFileInput = v.InferOutput<typeof editFileInput>;
@@ -18,9 +24,10 @@ export type EditFileInput = v.InferOutput<typeof editFileInput>;
 const description = [
   "Replace one exact piece of text in an existing file of the workspace.",
   "",
-  "- `old_text` must match the file exactly, whitespace and indentation included, and occur exactly once;",
+  "- `old_text` must match the file exactly, whitespace and indentation included, and (without `replace_all`) occur exactly once;",
   "  otherwise nothing changes and the error says whether it was not found or how many times it occurs.",
   "  Include a few surrounding lines to make it unique.",
+  "- With `replace_all: true`, every occurrence is replaced (at least one must exist).",
   "- Everything else in the file is kept byte for byte.",
   "- Read the file first so that `old_text` is copied from its current content.",
 ].join("\n");
@@ -45,23 +52,25 @@ export function createEditFileTool(): Tool<EditFileInput> {
             `old_text was not found in ${input.path}; nothing was changed. Read the file and copy the text exactly.`,
           );
         }
-        if (positions.length > 1) {
+        const replaceAll = input.replace_all === true;
+        if (positions.length > 1 && !replaceAll) {
           return fail(
             `old_text occurs ${positions.length} times in ${input.path}; nothing was changed. ` +
               "Include more surrounding text so that it occurs exactly once.",
           );
         }
-        const at = positions[0]!;
         const replacement = Buffer.from(input.new_text, "utf8");
-        const updated = Buffer.concat([
-          bytes.subarray(0, at),
+        const { updated, count } = replaceAt(
+          bytes,
+          replaceAll ? positions : positions.slice(0, 1),
+          needle.length,
           replacement,
-          bytes.subarray(at + needle.length),
-        ]);
+        );
         await opened.handle.truncate(0);
         await opened.handle.write(updated, 0, updated.length, 0);
+        const replaced = count === 1 ? "1 occurrence" : `${count} occurrences`;
         return {
-          content: `Edited ${input.path}: replaced 1 occurrence (${updated.length} bytes now).`,
+          content: `Edited ${input.path}: replaced ${replaced} (${updated.length} bytes now).`,
           isError: false,
         };
       } catch (error) {
@@ -72,6 +81,29 @@ export function createEditFileTool(): Tool<EditFileInput> {
       }
     },
   };
+}
+
+/**
+ * `bytes` with `length` bytes at each of the ascending `positions` replaced; a position
+ * inside an earlier replaced span is skipped (overlapping occurrences replace once).
+ */
+function replaceAt(
+  bytes: Buffer,
+  positions: readonly number[],
+  length: number,
+  replacement: Buffer,
+): { updated: Buffer; count: number } {
+  const pieces: Buffer[] = [];
+  let from = 0;
+  let count = 0;
+  for (const at of positions) {
+    if (at < from) continue;
+    pieces.push(bytes.subarray(from, at), replacement);
+    from = at + length;
+    count += 1;
+  }
+  pieces.push(bytes.subarray(from));
+  return { updated: Buffer.concat(pieces), count };
 }
 
 /** Start offsets of `needle` in `haystack`, overlapping ones included (they make it ambiguous too). */

@@ -32,6 +32,13 @@ export interface Tool<Input = Record<string, unknown>> {
   inputSchema: GenericSchema<unknown, Input>;
   jsonSchema: Record<string, unknown>;
   execute(input: Input, context: ToolContext): Promise<ToolResult>;
+  /**
+   * Set on a tool that serves another under a different name and input shape (Claude
+   * Code's `Read` serving `read_file`): the permission gate and the background manager
+   * judge each call as a call of `name` with `input(input)`, so rules mean the same
+   * under either name.
+   */
+  aliasOf?: { name: string; input(input: Input): Record<string, unknown> };
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a heterogeneous tool list is typed by each tool's own schema

@@ -37,21 +37,21 @@ function start(sandbox: Parameters<typeof harness.start>[0]): AcpClient {
 describe("rudder acp", () => {
   it("streams a prompt's text and tool calls by kind, asks permission, and replays on load", async () => {
     const api = await harness.api([
-      { toolUse: { id: "t1", name: "bash", input: { command: "touch a.txt" } } },
-      { toolUse: { id: "t2", name: "bash", input: { command: "touch a.txt" } } },
-      { toolUse: { id: "t3", name: "bash", input: { command: "touch b.txt" } } },
+      { toolUse: { id: "t1", name: "Bash", input: { command: "touch a.txt" } } },
+      { toolUse: { id: "t2", name: "Bash", input: { command: "touch a.txt" } } },
+      { toolUse: { id: "t3", name: "Bash", input: { command: "touch b.txt" } } },
       {
         toolUse: [
-          { id: "t4", name: "read_file", input: { path: "a.txt" } },
-          { id: "t5", name: "glob", input: { pattern: "*.txt" } },
-          { id: "t6", name: "write_file", input: { path: "c.txt", content: "new\n" } },
+          { id: "t4", name: "Read", input: { file_path: "a.txt" } },
+          { id: "t5", name: "Glob", input: { pattern: "*.txt" } },
+          { id: "t6", name: "Write", input: { file_path: "c.txt", content: "new\n" } },
         ],
       },
       {
         toolUse: {
           id: "t7",
-          name: "edit_file",
-          input: { path: "c.txt", old_text: "new", new_text: "newer" },
+          name: "Edit",
+          input: { file_path: "c.txt", old_string: "new", new_string: "newer" },
         },
       },
       { text: "all done" },
@@ -150,7 +150,7 @@ describe("rudder acp", () => {
       {
         toolUse: {
           id: "slow",
-          name: "bash",
+          name: "Bash",
           input: { command: "exec sleep 301.777" },
         },
       },

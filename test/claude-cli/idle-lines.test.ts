@@ -25,7 +25,7 @@ it("reports the wake-up turn of a background task through onIdleLine", async () 
     script: [
       {
         toolUse: {
-          name: "bash",
+          name: "Bash",
           input: { command: "sleep 0.5; printf bg-finished", run_in_background: true },
         },
       },

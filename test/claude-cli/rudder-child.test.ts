@@ -26,7 +26,7 @@ afterAll(() => {
 it("steers a rudder child during a tool run into the same turn", async () => {
   const api = await startFakeMessagesApi({
     script: [
-      { toolUse: { name: "bash", input: { command: "sleep 1" } } },
+      { toolUse: { name: "Bash", input: { command: "sleep 1" } } },
       {
         reply: (request) => ({
           text: JSON.stringify(request.body.messages.at(-1)).includes("and the steer")

@@ -62,8 +62,8 @@ interface Engine {
   options(sandbox: Sandbox): ClaudeProcessOptions;
   /** Options under which tools run without asking. */
   unattended: Partial<ClaudeProcessOptions>;
-  /** The shell tool's name in the model's tool list. */
-  shellTool: "Bash" | "bash";
+  /** The shell tool's name in the model's tool list (both show Claude Code's in stream-json). */
+  shellTool: "Bash";
   /** Makes `touch` commands need a permission decision. */
   requirePermission(sandbox: Sandbox): void;
   /** Deletes the stored sessions, so that a `--resume` finds nothing. */
@@ -152,7 +152,7 @@ const engines: Engine[] = [
     }),
     // rudder's default permission mode allows bash unless a settings rule asks.
     unattended: {},
-    shellTool: "bash",
+    shellTool: "Bash",
     requirePermission: (sandbox) =>
       writeSettings(sandbox.workspace, { permissions: { ask: ["Bash(touch:*)"] } }),
     forgetSessions: (sandbox) =>

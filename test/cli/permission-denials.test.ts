@@ -11,7 +11,10 @@ import { runPrint, SDK_ENGINES, type SdkEngine } from "../protocol/sdk-engines.j
 const harness = protocolHarness();
 afterEach(() => harness.cleanup());
 
-const SHELL_TOOL = { rudder: "bash", claude: "Bash" } as const;
+/** rudder shows Claude Code's tool names in stream-json and its own in json output. */
+function shellTool(engine: SdkEngine, format: string): string {
+  return engine.name === "claude" || format === "stream-json" ? "Bash" : "bash";
+}
 
 function denyRemovals(engine: SdkEngine, sandbox: Sandbox): void {
   const folder = join(sandbox.workspace, engine.name === "rudder" ? ".rudder" : ".claude");
@@ -34,7 +37,7 @@ describe.each(SDK_ENGINES)("permission_denials on $name", (engine) => {
       const api = await harness.api([
         {
           toolUse: {
-            name: SHELL_TOOL[engine.name],
+            name: shellTool(engine, format),
             id: "toolu_denied_1",
             input: { command: "rm -rf victim" },
           },
@@ -60,7 +63,7 @@ describe.each(SDK_ENGINES)("permission_denials on $name", (engine) => {
       expect(result).toMatchObject({ result: "it was refused" });
       expect(result?.permission_denials).toEqual([
         {
-          tool_name: SHELL_TOOL[engine.name],
+          tool_name: shellTool(engine, format),
           tool_use_id: "toolu_denied_1",
           tool_input: expect.objectContaining({ command: "rm -rf victim" }),
         },

@@ -69,7 +69,7 @@ async function permissions(args: string[]) {
 async function pendingRequestId(channel: string): Promise<string> {
   return waitFor(async () => {
     const listed = await permissions(["list", channel]);
-    return /^(\S+)\tbash\trm /m.exec(listed.stdout)?.[1];
+    return /^(\S+)\tBash\trm /m.exec(listed.stdout)?.[1];
   }, `a pending request on ${channel}`);
 }
 
@@ -83,7 +83,7 @@ async function replyOn(channel: string): Promise<string> {
 it("denies with a message the agent reads, and allows", async () => {
   const kept = join(workspace, "kept.txt");
   writeFileSync(kept, "precious");
-  api.push({ toolUse: { name: "bash", input: { command: "rm kept.txt" } } });
+  api.push({ toolUse: { name: "Bash", input: { command: "rm kept.txt" } } });
   await gateway.api("POST", "/api/channels/deny-me/messages", { text: "delete kept.txt" });
   const denied = await pendingRequestId("deny-me");
   const deny = await permissions(["deny", "deny-me", denied, "move it to trash instead"]);
@@ -93,7 +93,7 @@ it("denies with a message the agent reads, and allows", async () => {
 
   const gone = join(workspace, "gone.txt");
   writeFileSync(gone, "bye");
-  api.push({ toolUse: { name: "bash", input: { command: "rm gone.txt" } } });
+  api.push({ toolUse: { name: "Bash", input: { command: "rm gone.txt" } } });
   await gateway.api("POST", "/api/channels/allow-me/messages", { text: "delete gone.txt" });
   const allowed = await pendingRequestId("allow-me");
   expect((await permissions(["allow", "allow-me", allowed])).code).toBe(0);

@@ -157,7 +157,7 @@ describe("rudder serve with Telegram", () => {
   it("announces a permission request in the chat and takes /allow from it", async () => {
     const doomed = join(root, "workspace", "gone.txt");
     writeFileSync(doomed, "bye");
-    messagesApi.push({ toolUse: { name: "bash", input: { command: "rm gone.txt" } } });
+    messagesApi.push({ toolUse: { name: "Bash", input: { command: "rm gone.txt" } } });
     telegram.pushMessage({ userId: 111, text: "delete gone.txt" });
     const announced = await sentTo("111", "rm gone.txt");
     const id = /\/allow (\S+)/.exec(announced.text)?.[1];

@@ -29,7 +29,7 @@ const rudderBin = join(import.meta.dirname, "..", "fixtures", "rudder-bin");
 
 /** The model deletes the victim, then reports what its tool said. */
 const deleteVictim: ScriptStep[] = [
-  { toolUse: { name: "bash", input: { command: "rm victim.txt" } } },
+  { toolUse: { name: "Bash", input: { command: "rm victim.txt" } } },
   {
     reply: (request: RecordedRequest) => ({
       text: `tool said: ${JSON.stringify(lastToolResults(request)[0]?.content ?? "")}`,
@@ -117,7 +117,7 @@ describe("permission prompts with rudder as the engine", () => {
       const request = asked.data.request as PermissionRequestInfo;
       expect(request).toMatchObject({
         channelId: "allow",
-        toolName: "bash",
+        toolName: "Bash",
         input: { command: "rm victim.txt" },
       });
       expect(typeof request.description).toBe("string");

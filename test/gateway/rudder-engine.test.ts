@@ -26,7 +26,7 @@ it("delivers a rudder agent's wake-up after a background task as a reply", async
     script: [
       {
         toolUse: {
-          name: "bash",
+          name: "Bash",
           input: { command: "sleep 0.5; printf build-ok", run_in_background: true },
         },
       },

@@ -174,7 +174,7 @@ describe("rudder run with MCP servers", () => {
     const init = lines.find((line) => line.type === "system" && line.subtype === "init");
     expect(init.mcp_servers).toEqual([{ name: "fake", status: "connected" }]);
     expect(init.tools).toEqual(
-      expect.arrayContaining(["bash", "mcp__fake__echo", "mcp__fake__add", "mcp__fake__hang"]),
+      expect.arrayContaining(["Bash", "mcp__fake__echo", "mcp__fake__add", "mcp__fake__hang"]),
     );
     expect(init.tools.some((name: string) => name.startsWith("mcp__project__"))).toBe(false);
     expect(existsSync(join(workspace, "project.pids"))).toBe(false);

@@ -20,7 +20,7 @@ beforeAll(async () => {
 
 it("the SDK's hooks block a Bash call and add context to the prompt", async () => {
   const api = await harness.api([
-    { toolUse: { name: "bash", input: { command: "touch hooked.txt" } } },
+    { toolUse: { name: "Bash", input: { command: "touch hooked.txt" } } },
     { text: "the hook said no" },
   ]);
   const sandbox = harness.sandbox(api);

@@ -38,7 +38,7 @@ function options(sandbox: Sandbox, extra: Partial<Options> = {}): Options {
 describe("the Claude Agent SDK drives rudder", () => {
   it("query() with a string prompt runs a turn and ends cleanly", async () => {
     const { api, sandbox } = await setup([
-      { toolUse: { name: "bash", input: { command: "echo from-tool" } } },
+      { toolUse: { name: "Bash", input: { command: "echo from-tool" } } },
       { text: "Hello from rudder" },
     ]);
     const seen: SDKMessage[] = [];
@@ -101,8 +101,8 @@ describe("the Claude Agent SDK drives rudder", () => {
 
   it("canUseTool answers rudder's ask decisions: allow runs the tool, deny does not", async () => {
     const { sandbox } = await setup([
-      { toolUse: { name: "bash", input: { command: "touch yes.txt" } } },
-      { toolUse: { name: "bash", input: { command: "touch no.txt" } } },
+      { toolUse: { name: "Bash", input: { command: "touch yes.txt" } } },
+      { toolUse: { name: "Bash", input: { command: "touch no.txt" } } },
       { text: "asked twice" },
     ]);
     writeSettings(sandbox.workspace, { permissions: { ask: ["Bash(touch:*)"] } });
@@ -122,8 +122,8 @@ describe("the Claude Agent SDK drives rudder", () => {
     for await (const message of conversation) seen.push(message);
 
     expect(asked.map((entry) => [entry.tool, entry.command])).toEqual([
-      ["bash", "touch yes.txt"],
-      ["bash", "touch no.txt"],
+      ["Bash", "touch yes.txt"],
+      ["Bash", "touch no.txt"],
     ]);
     expect(asked[0]?.toolUseId).toEqual(expect.any(String));
     expect(existsSync(join(sandbox.workspace, "yes.txt"))).toBe(true);

@@ -39,7 +39,7 @@ describe("sessions are stored as the turn goes and resumed whole", () => {
 
   it("a SIGKILLed process keeps what was sent before the model call in flight", async () => {
     const api = await harness.api([
-      { toolUse: { name: "bash", input: { command: "echo step-one" } } },
+      { toolUse: { name: "Bash", input: { command: "echo step-one" } } },
       { hangUntilAborted: true, text: "never finished" },
       { text: "resumed fine" },
     ]);
@@ -60,14 +60,14 @@ describe("sessions are stored as the turn goes and resumed whole", () => {
     const messages = api.mainRequests()[2]?.body.messages;
     expect(messages).toHaveLength(3);
     expect(messages[0]).toEqual({ role: "user", content: "do the first step" });
-    expect(messages[1].content[0]).toMatchObject({ type: "tool_use", name: "bash" });
+    expect(messages[1].content[0]).toMatchObject({ type: "tool_use", name: "Bash" });
     expect(messages[2].content[0]).toMatchObject({ type: "tool_result", content: "step-one\n" });
     expect(messages[2].content.at(-1)).toMatchObject({ type: "text", text: "continue please" });
   });
 
   it("a process killed while a tool ran resumes with that tool's result marked unknown", async () => {
     const api = await harness.api([
-      { toolUse: { name: "bash", input: { command: "exec sleep 60.102" } } },
+      { toolUse: { name: "Bash", input: { command: "exec sleep 60.102" } } },
       { text: "recovered" },
     ]);
     const sandbox = harness.sandbox(api);

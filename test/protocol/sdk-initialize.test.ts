@@ -35,7 +35,7 @@ function answer(rudder: RudderChild, request: Line, response: Record<string, unk
 describe("hook callbacks registered in initialize", () => {
   it("are called with hook_callback and their answers block, add context and warn", async () => {
     const api = await harness.api([
-      { toolUse: { name: "bash", input: { command: "echo should-not-run > ran.txt" } } },
+      { toolUse: { name: "Bash", input: { command: "echo should-not-run > ran.txt" } } },
       { text: "blocked, as told" },
     ]);
     const rudder = harness.start(harness.sandbox(api));
@@ -95,9 +95,9 @@ describe("hook callbacks registered in initialize", () => {
 
   it("one that never answers times out as a warning, and an interrupt cancels one", async () => {
     const api = await harness.api([
-      { toolUse: { name: "bash", input: { command: "echo first" } } },
+      { toolUse: { name: "Bash", input: { command: "echo first" } } },
       { text: "went on after the timeout" },
-      { toolUse: { name: "bash", input: { command: "echo second" } } },
+      { toolUse: { name: "Bash", input: { command: "echo second" } } },
     ]);
     const rudder = harness.start(harness.sandbox(api));
     initialize(rudder, "init-1", {

@@ -14,7 +14,7 @@ const SECOND = "22222222-2222-4222-8222-222222222222";
 describe("rudder speaks Claude Code's stream-json", () => {
   it("answers a turn with init, one assistant line per block, tool results, result and lifecycle", async () => {
     const api = await harness.api([
-      { text: "Running it", toolUse: { name: "bash", input: { command: "echo hi" } } },
+      { text: "Running it", toolUse: { name: "Bash", input: { command: "echo hi" } } },
       { text: "Done" },
     ]);
     const rudder = harness.start(harness.sandbox(api));
@@ -49,10 +49,10 @@ describe("rudder speaks Claude Code's stream-json", () => {
       model: expect.any(String),
       permissionMode: "default",
     });
-    expect(init?.tools).toContain("bash");
+    expect(init?.tools).toContain("Bash");
     const [text, toolUse, final] = rudder.ofType("assistant");
     expect(text?.message.content).toEqual([{ type: "text", text: "Running it" }]);
-    expect(toolUse?.message.content[0]).toMatchObject({ type: "tool_use", name: "bash" });
+    expect(toolUse?.message.content[0]).toMatchObject({ type: "tool_use", name: "Bash" });
     expect(text?.message.id).toBe(toolUse?.message.id);
     expect(final?.message.id).not.toBe(text?.message.id);
     const toolResult = rudder.ofType("user")[0]?.message.content[0];
@@ -116,7 +116,7 @@ describe("rudder speaks Claude Code's stream-json", () => {
 
   it("folds a message sent while a tool runs into the running turn: one result", async () => {
     const api = await harness.api([
-      { toolUse: { name: "bash", input: { command: "while [ ! -f go ]; do sleep 0.02; done" } } },
+      { toolUse: { name: "Bash", input: { command: "while [ ! -f go ]; do sleep 0.02; done" } } },
       { text: "Both answered" },
     ]);
     const sandbox = harness.sandbox(api);
@@ -145,7 +145,7 @@ describe("rudder speaks Claude Code's stream-json", () => {
 
   it("interrupt aborts the turn, kills its tool, answers, and the next message still works", async () => {
     const api = await harness.api([
-      { toolUse: { name: "bash", input: { command: "exec sleep 60.101" } } },
+      { toolUse: { name: "Bash", input: { command: "exec sleep 60.101" } } },
       { text: "after the interrupt" },
     ]);
     const sandbox = harness.sandbox(api);
@@ -240,8 +240,8 @@ describe("rudder speaks Claude Code's stream-json", () => {
 
   it("asks the host with can_use_tool and follows its allow and deny", async () => {
     const api = await harness.api([
-      { toolUse: { name: "bash", input: { command: "touch allowed.txt" } } },
-      { toolUse: { name: "bash", input: { command: "touch denied.txt" } } },
+      { toolUse: { name: "Bash", input: { command: "touch allowed.txt" } } },
+      { toolUse: { name: "Bash", input: { command: "touch denied.txt" } } },
       { text: "done asking" },
     ]);
     const sandbox = harness.sandbox(api);
@@ -252,7 +252,7 @@ describe("rudder speaks Claude Code's stream-json", () => {
     const first = await rudder.waitFor((line) => line.type === "control_request");
     expect(first.request).toMatchObject({
       subtype: "can_use_tool",
-      tool_name: "bash",
+      tool_name: "Bash",
       input: { command: "touch allowed.txt" },
       tool_use_id: expect.any(String),
     });
@@ -284,7 +284,7 @@ describe("rudder speaks Claude Code's stream-json", () => {
     expect(toolResults[1].content).toContain("Permission denied");
     expect(result.permission_denials).toEqual([
       {
-        tool_name: "bash",
+        tool_name: "Bash",
         tool_use_id: second.request.tool_use_id,
         tool_input: { command: "touch denied.txt" },
       },
@@ -293,9 +293,9 @@ describe("rudder speaks Claude Code's stream-json", () => {
 
   it("denies asks without a prompt tool, and bypassPermissions allows them", async () => {
     const api = await harness.api([
-      { toolUse: { name: "bash", input: { command: "touch one.txt" } } },
+      { toolUse: { name: "Bash", input: { command: "touch one.txt" } } },
       { text: "first" },
-      { toolUse: { name: "bash", input: { command: "touch two.txt" } } },
+      { toolUse: { name: "Bash", input: { command: "touch two.txt" } } },
       { text: "second" },
     ]);
     const sandbox = harness.sandbox(api);
@@ -321,7 +321,7 @@ describe("rudder speaks Claude Code's stream-json", () => {
     const api = await harness.api([
       {
         toolUse: {
-          name: "bash",
+          name: "Bash",
           input: {
             command: "while [ ! -f go ]; do sleep 0.02; done; echo bg-finished",
             run_in_background: true,
@@ -451,9 +451,9 @@ describe("rudder speaks Claude Code's stream-json", () => {
 
   it("applies an allow that changes the input, a deny's message, and a deny with interrupt", async () => {
     const api = await harness.api([
-      { toolUse: { name: "bash", input: { command: "touch original.txt" } } },
-      { toolUse: { name: "bash", input: { command: "touch second.txt" } } },
-      { toolUse: { name: "bash", input: { command: "touch third.txt" } } },
+      { toolUse: { name: "Bash", input: { command: "touch original.txt" } } },
+      { toolUse: { name: "Bash", input: { command: "touch second.txt" } } },
+      { toolUse: { name: "Bash", input: { command: "touch third.txt" } } },
       { text: "never reached" },
     ]);
     const sandbox = harness.sandbox(api);
@@ -486,7 +486,7 @@ describe("rudder speaks Claude Code's stream-json", () => {
 
   it("set_permission_mode changes how later asks are answered", async () => {
     const api = await harness.api([
-      { toolUse: { name: "bash", input: { command: "touch later.txt" } } },
+      { toolUse: { name: "Bash", input: { command: "touch later.txt" } } },
       { text: "made it" },
     ]);
     const sandbox = harness.sandbox(api);

@@ -14,7 +14,7 @@ describe("createDefaultTools", () => {
       bash: ["command", "run_in_background", "timeout"],
       read_file: ["path", "offset", "limit"],
       write_file: ["path", "content"],
-      edit_file: ["path", "old_text", "new_text"],
+      edit_file: ["path", "old_text", "new_text", "replace_all"],
       glob: ["pattern"],
     });
   });
