@@ -229,7 +229,7 @@ describe("the web page, with rudder agents on the fake Messages API", () => {
       script: [
         {
           text: "Let me look around first.",
-          toolUse: { name: "bash", input: { command: waitForRelease } },
+          toolUse: { name: "Bash", input: { command: waitForRelease } },
         },
         {
           reply: (request) => ({
@@ -279,7 +279,7 @@ describe("the web page, with rudder agents on the fake Messages API", () => {
     const streaming = page.locator('[data-testid="turn"][data-turn-state="streaming"]');
     await streaming.filter({ hasText: "Let me look around first." }).waitFor();
     const tool = page.locator('[data-testid="activity"][data-activity="tool"]');
-    await tool.and(page.locator('[data-status="running"]')).filter({ hasText: "bash" }).waitFor();
+    await tool.and(page.locator('[data-status="running"]')).filter({ hasText: "Bash" }).waitFor();
 
     await composer.fill("take the other road");
     await composer.press("Enter");

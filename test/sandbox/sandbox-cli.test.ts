@@ -120,14 +120,14 @@ describe.skipIf(NO_BUBBLEWRAP !== undefined)(`rudder run's sandbox ${NO_BUBBLEWR
   });
 
   it("system/init says the sandbox is on; --no-sandbox turns it off", async () => {
-    api.push({ toolUse: { name: "bash", input: { command: `touch ${outside}/on` } } });
+    api.push({ toolUse: { name: "Bash", input: { command: `touch ${outside}/on` } } });
     const on = rudder(["run", "--output-format", "stream-json", "--verbose", "go"]);
     await on.exited;
     expect(initLine(on.stdout()).sandbox).toEqual({ enabled: true, status: "on", network: "none" });
     expect(toolResults().join("\n")).toContain("Read-only file system");
     expect(existsSync(join(outside, "on"))).toBe(false);
 
-    api.push({ toolUse: { name: "bash", input: { command: `touch ${outside}/off` } } });
+    api.push({ toolUse: { name: "Bash", input: { command: `touch ${outside}/off` } } });
     // Unconfined, a write is asked about (headless: denied) unless an allow rule covers it.
     const off = rudder([
       "run",
@@ -150,7 +150,7 @@ describe.skipIf(NO_BUBBLEWRAP !== undefined)(`rudder run's sandbox ${NO_BUBBLEWR
 
   it("without bubblewrap says so in one line, and refuses to start with failIfUnavailable", async () => {
     const bin = pathWithout();
-    api.push({ toolUse: { name: "bash", input: { command: "echo plain" } } });
+    api.push({ toolUse: { name: "Bash", input: { command: "echo plain" } } });
     const warned = rudder(["run", "--output-format", "stream-json", "--verbose", "go"], {
       PATH: bin,
     });
