@@ -5,99 +5,33 @@
 // heap back where it was, and nothing growing from one round to the next; RSS keeps V8's grown
 // young generation), then how many streams the default caps accept from one client.
 // Run: node --import tsx bench/sse-flood.ts
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
+import { pathToFileURL } from "node:url";
+import { type GatewayChildOptions, GatewayProcess, type GatewayStats } from "./gateway-process.js";
 
 const STREAMS = Number(process.env.BENCH_SSE ?? 3000);
+const SETTLE_MS = Number(process.env.BENCH_SSE_SETTLE_MS ?? 20_000);
+const FAKE_CLAUDE = join(import.meta.dirname, "..", "test", "fixtures", "fake-claude");
 
-interface Stats {
-  rssMiB: number;
-  heapMiB: number;
-  /** V8's committed heap and the memory outside it (buffers), to say where RSS sits. */
-  heapTotalMiB: number;
-  externalMiB: number;
-  streams: number;
-}
-
-function residentMiB(pid: number): number {
-  const match = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return match ? Number(match[1]) / 1024 : 0;
-}
-
-/** The gateway side: started as `sse-flood.ts --gateway <dir> <maxStreams>`, driven by stdin. */
-async function runGateway(dataDir: string, maxStreams: number): Promise<void> {
-  const { startGateway } = await import("../src/gateway/index.js");
-  const gateway = await startGateway({
+/** A gateway whose agents are the fake Claude CLI; `maxStreams` 0 keeps the default caps. */
+export function floodGateway(
+  dataDir: string,
+  maxStreams: number,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<GatewayProcess> {
+  const options: GatewayChildOptions = {
     dataDir,
     port: 0,
-    engine: {
-      claudeBin: join(import.meta.dirname, "..", "test", "fixtures", "fake-claude"),
-    },
-    // 0: the defaults.
+    engine: { claudeBin: FAKE_CLAUDE },
     ...(maxStreams > 0
       ? { maxEventStreams: maxStreams, maxEventStreamsPerClient: maxStreams }
       : {}),
-  });
-  process.stdout.write(`${JSON.stringify({ url: gateway.url, token: gateway.token })}\n`);
-  for await (const line of createInterface({ input: process.stdin })) {
-    if (line !== "stats") break;
-    for (let round = 0; round < 3; round += 1) {
-      (globalThis as { gc?: () => void }).gc?.();
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    const stats: Stats = {
-      rssMiB: residentMiB(process.pid),
-      heapMiB: process.memoryUsage().heapUsed / 2 ** 20,
-      heapTotalMiB: process.memoryUsage().heapTotal / 2 ** 20,
-      externalMiB: process.memoryUsage().external / 2 ** 20,
-      streams: gateway.eventStreams(),
-    };
-    process.stdout.write(`${JSON.stringify(stats)}\n`);
-  }
-  await gateway.close();
-}
-
-class GatewayProcess {
-  readonly child: ChildProcess;
-  readonly #lines: AsyncIterator<string>;
-
-  constructor(dataDir: string, maxStreams: number) {
-    this.child = spawn(
-      process.execPath,
-      [
-        "--expose-gc",
-        "--import",
-        "tsx",
-        import.meta.filename,
-        "--gateway",
-        dataDir,
-        String(maxStreams),
-      ],
-      { stdio: ["pipe", "pipe", "inherit"], detached: true },
-    );
-    this.#lines = createInterface({ input: this.child.stdout! })[Symbol.asyncIterator]();
-  }
-
-  async line(): Promise<string> {
-    const next = await this.#lines.next();
-    if (next.done) throw new Error("the gateway process ended");
-    return next.value;
-  }
-
-  async stats(): Promise<Stats> {
-    this.child.stdin!.write("stats\n");
-    return JSON.parse(await this.line()) as Stats;
-  }
-
-  async stop(): Promise<void> {
-    const exited = new Promise((resolve) => this.child.once("exit", resolve));
-    this.child.stdin!.end();
-    await exited;
-  }
+  };
+  const nodeFlags = process.env.BENCH_GATEWAY_NODE_FLAGS?.split(" ").filter(Boolean) ?? [];
+  return GatewayProcess.start(options, env, nodeFlags);
 }
 
 /** One raw event stream: resolves `connected` at the stream's first comment. */
@@ -130,13 +64,17 @@ function openStream(port: number, token: string, channel: string) {
   return { socket, connected: seen(": connected"), seen };
 }
 
-async function flood(
+/**
+ * One round: `count` streams on one channel, one message fanned out to all, every socket
+ * closed; the gateway's memory at the peak, 3 s after and `settleMs` after that.
+ */
+export async function flood(
   gateway: GatewayProcess,
-  url: string,
-  token: string,
   round: number,
   count = STREAMS,
-) {
+  settleMs = SETTLE_MS,
+): Promise<{ accepted: number; peak: GatewayStats; after: GatewayStats; settled: GatewayStats }> {
+  const { url, token } = gateway;
   const port = Number(new URL(url).port);
   const streams = [];
   for (let index = 0; index < count; index += 1) {
@@ -163,10 +101,18 @@ async function flood(
   // Sockets finish closing a moment after their streams are given back.
   await new Promise((resolve) => setTimeout(resolve, 3000));
   after = await gateway.stats();
-  return { accepted: accepted.length, peak, after };
+  // V8 gives back its grown heap only once allocation has been quiet a while (its memory
+  // reducer); measured again after SETTLE_MS.
+  await new Promise((resolve) => setTimeout(resolve, settleMs));
+  const settled = await gateway.stats();
+  return { accepted: accepted.length, peak, after, settled };
 }
 
-async function capped(url: string, token: string): Promise<{ accepted: number; refused: number }> {
+/** 200 streams from one client against `gateway`'s caps: how many got in, how many a 503. */
+export async function capped(
+  gateway: GatewayProcess,
+): Promise<{ accepted: number; refused: number }> {
+  const { url, token } = gateway;
   const port = Number(new URL(url).port);
   const streams = Array.from({ length: 200 }, () => openStream(port, token, "capped"));
   const answers = await Promise.all(streams.map((each) => each.connected));
@@ -177,33 +123,31 @@ async function capped(url: string, token: string): Promise<{ accepted: number; r
 
 async function main(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), "rudder-sse-flood-"));
-  const gateway = new GatewayProcess(join(root, "data"), STREAMS + 100);
+  const gateway = await floodGateway(join(root, "data"), STREAMS + 100);
   try {
-    const { url, token } = JSON.parse(await gateway.line()) as { url: string; token: string };
     // One message first, so the agent process and its first turn are not counted as the leak.
-    await flood(gateway, url, token, 0, 100);
+    await flood(gateway, 0, 100, 0);
     const before = await gateway.stats();
     const mib = (value: number) => `${value.toFixed(1)} MiB`;
     console.log(`streams per round: ${STREAMS}`);
     console.log(
       `before:  rss ${mib(before.rssMiB)}, heap ${mib(before.heapMiB)} used of ${mib(before.heapTotalMiB)}, external ${mib(before.externalMiB)}`,
     );
-    for (const round of [1, 2]) {
-      const { accepted, peak, after } = await flood(gateway, url, token, round);
+    for (const round of [1, 2, 3]) {
+      const { accepted, peak, after, settled } = await flood(gateway, round);
       console.log(
         `round ${round}: ${accepted} accepted; peak rss ${mib(peak.rssMiB)}; after rss ${mib(after.rssMiB)}, heap ${mib(after.heapMiB)} used of ${mib(after.heapTotalMiB)}, external ${mib(after.externalMiB)}, ${after.streams} streams open`,
       );
       console.log(
-        `  ratio after/before: rss ${(after.rssMiB / before.rssMiB).toFixed(2)}, heap ${(after.heapMiB / before.heapMiB).toFixed(2)} (retained ${mib(after.rssMiB - before.rssMiB)} rss)`,
+        `  ${SETTLE_MS / 1000}s later: rss ${mib(settled.rssMiB)} (retained ${mib(settled.rssMiB - before.rssMiB)}, ratio ${(settled.rssMiB / before.rssMiB).toFixed(2)}), heap ${mib(settled.heapMiB)} used of ${mib(settled.heapTotalMiB)} (ratio ${(settled.heapMiB / before.heapMiB).toFixed(2)})`,
       );
     }
   } finally {
     await gateway.stop();
   }
-  const defaults = new GatewayProcess(join(root, "data-defaults"), 0);
+  const defaults = await floodGateway(join(root, "data-defaults"), 0);
   try {
-    const { url, token } = JSON.parse(await defaults.line()) as { url: string; token: string };
-    const { accepted, refused } = await capped(url, token);
+    const { accepted, refused } = await capped(defaults);
     console.log(
       `default caps, 200 streams from one client: ${accepted} accepted, ${refused} refused (503)`,
     );
@@ -213,9 +157,4 @@ async function main(): Promise<void> {
   }
 }
 
-if (process.argv[2] === "--gateway") {
-  const maxStreams = Number(process.argv[4]);
-  await runGateway(process.argv[3]!, maxStreams);
-} else {
-  await main();
-}
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await main();

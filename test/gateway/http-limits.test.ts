@@ -3,6 +3,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway, waitFor } from "./helpers.js";
+import { trickle } from "./raw-http.js";
 
 /** An event stream over a raw socket from `localAddress` (any 127.x address is loopback). */
 function openStream(port: number, token: string, channel: string, localAddress = "127.0.0.1") {
@@ -21,32 +22,6 @@ function openStream(port: number, token: string, channel: string, localAddress =
     text: () => text,
     answered: () => waitFor(() => /\r\n\r\n/.test(text) && text, "the stream's answer"),
   };
-}
-
-/** Sends `text` one byte every `everyMs` until the server closes; resolves the ms it took. */
-function trickle(
-  port: number,
-  text: string,
-  everyMs: number,
-): Promise<{ ms: number; got: string }> {
-  return new Promise((resolve) => {
-    const started = Date.now();
-    const socket = connect(port, "127.0.0.1");
-    let got = "";
-    let sent = 0;
-    const timer = setInterval(() => {
-      if (sent < text.length) socket.write(text[sent] ?? "");
-      sent += 1;
-    }, everyMs);
-    socket.on("data", (chunk) => {
-      got += chunk.toString("utf8");
-    });
-    socket.on("error", () => undefined);
-    socket.on("close", () => {
-      clearInterval(timer);
-      resolve({ ms: Date.now() - started, got });
-    });
-  });
 }
 
 describe("the gateway's limits", () => {

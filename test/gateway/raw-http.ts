@@ -38,3 +38,34 @@ export function rawRequest(
     if (body !== "") socket.write(body);
   });
 }
+
+/**
+ * Sends `head` at once, then `text` one byte every `everyMs`, until the server closes;
+ * resolves the ms it took and what the server said.
+ */
+export function trickle(
+  port: number,
+  text: string,
+  everyMs: number,
+  head = "",
+): Promise<{ ms: number; got: string }> {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const socket = connect(port, "127.0.0.1");
+    if (head !== "") socket.write(head);
+    let got = "";
+    let sent = 0;
+    const timer = setInterval(() => {
+      if (sent < text.length) socket.write(text[sent] ?? "");
+      sent += 1;
+    }, everyMs);
+    socket.on("data", (chunk) => {
+      got += chunk.toString("utf8");
+    });
+    socket.on("error", () => undefined);
+    socket.on("close", () => {
+      clearInterval(timer);
+      resolve({ ms: Date.now() - started, got });
+    });
+  });
+}

@@ -1,0 +1,67 @@
+/**
+ * A Claude CLI (the fake one) writing a 20 MB reply, over the runner's 16 MiB line cap: the turn
+ * must fail at once with a clear error, not wait for the turn timeout, and the channel go on.
+ */
+import { join } from "node:path";
+import { GatewayProcess } from "../gateway-process.js";
+import { type Figure, figure, poll } from "./figures.js";
+
+const FAKE_CLAUDE = join(import.meta.dirname, "..", "..", "test", "fixtures", "fake-claude");
+
+interface Message {
+  id: string;
+  kind: string;
+  text: string;
+  state: string | null;
+  replyTo: string | null;
+}
+
+export async function overCapLine(root: string): Promise<Figure[]> {
+  const gateway = await GatewayProcess.start({
+    dataDir: join(root, "over-cap"),
+    port: 0,
+    engine: { claudeBin: FAKE_CLAUDE, env: { FAKE_CLAUDE_SCENARIO: "over_cap_line" } },
+  });
+  const scenario = "20 MB line from a Claude CLI";
+  try {
+    const list = async () =>
+      (await gateway.api<{ messages: Message[] }>("GET", "/api/channels/cap/messages")).body
+        .messages;
+    const started = Date.now();
+    const first = await gateway.api<{ id: string }>("POST", "/api/channels/cap/messages", {
+      text: "write me a novel",
+    });
+    const failed = await poll(async () => {
+      const messages = await list();
+      return messages.find((message) => message.replyTo === first.body.id);
+    }, 120_000);
+    const seconds = (Date.now() - started) / 1000;
+    const second = await gateway.api<{ id: string }>("POST", "/api/channels/cap/messages", {
+      text: "a short one then",
+    });
+    const answered = await poll(async () => {
+      const messages = await list();
+      return messages.find((message) => message.id === second.body.id)?.state === "answered";
+    }, 60_000);
+    const clear = failed?.kind === "error" && failed.text.includes("output_too_long");
+    return [
+      figure(scenario, "turn failed with output_too_long", clear ? "yes" : "no", "yes", clear),
+      figure(
+        scenario,
+        "seconds to the error (turn timeout 600)",
+        seconds.toFixed(1),
+        "< 30",
+        seconds < 30,
+      ),
+      figure(
+        scenario,
+        "the next message answered",
+        answered ? "yes" : "no",
+        "yes",
+        answered === true,
+      ),
+    ];
+  } finally {
+    await gateway.stop();
+  }
+}

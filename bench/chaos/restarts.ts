@@ -1,0 +1,127 @@
+/**
+ * Messages posted every 20 ms over several channels while the gateway is SIGKILLed and
+ * started again on the same data, `kills` times (one message is sent while it is down). Counts, per message: sent, accepted (202),
+ * answered exactly once, lost (accepted, never answered), answered twice; and the agents (fake
+ * Claude CLIs, each a 0.4 s turn) still alive after the last restart has answered everything.
+ */
+import { join } from "node:path";
+import { pidAlive } from "../../test/claude-cli/helpers.js";
+import { fakeLogEntries } from "../../test/gateway/helpers.js";
+import { GatewayProcess } from "../gateway-process.js";
+import { type Figure, figure, poll } from "./figures.js";
+
+const FAKE_CLAUDE = join(import.meta.dirname, "..", "..", "test", "fixtures", "fake-claude");
+
+export interface RestartOptions {
+  root: string;
+  messages: number;
+  channels: number;
+  kills: number;
+}
+
+interface Message {
+  id: string;
+  kind: string;
+  text: string;
+  state: string | null;
+}
+
+export async function restarts(options: RestartOptions): Promise<Figure[]> {
+  const dataDir = join(options.root, "restarts");
+  const fakeLog = join(options.root, "restarts-fake.log");
+  const start = () =>
+    GatewayProcess.start({
+      dataDir,
+      port: 0,
+      engine: {
+        claudeBin: FAKE_CLAUDE,
+        env: { FAKE_CLAUDE_LOG: fakeLog, FAKE_CLAUDE_REPLY_DELAY_MS: "400" },
+      },
+    });
+  let gateway = await start();
+  const texts = Array.from({ length: options.messages }, (_, index) => ({
+    channel: `chaos-${index % options.channels}`,
+    text: `message m${String(index).padStart(5, "0")}.`,
+  }));
+  let sent = 0;
+  let accepted = 0;
+  const acceptedTexts: typeof texts = [];
+  const post = async (message: (typeof texts)[number]) => {
+    sent += 1;
+    try {
+      const answer = await gateway.api("POST", `/api/channels/${message.channel}/messages`, {
+        text: message.text,
+      });
+      if (answer.status !== 202) return;
+      accepted += 1;
+      acceptedTexts.push(message);
+    } catch {
+      // The gateway was down: the client saw the failure, so nothing was promised.
+    }
+  };
+  const step = Math.ceil(options.messages / (options.kills + 1));
+  for (const [index, message] of texts.entries()) {
+    if (index > 0 && index % step === 0) {
+      // Turns of the last messages are in flight (each takes 0.4 s) when the gateway dies.
+      await gateway.kill();
+      await post(message);
+      gateway = await start();
+      continue;
+    }
+    await post(message);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+
+  const all = async () => {
+    const messages: Message[] = [];
+    for (let index = 0; index < options.channels; index += 1) {
+      const { body } = await gateway.api<{ messages: Message[] }>(
+        "GET",
+        `/api/channels/chaos-${index}/messages`,
+      );
+      messages.push(...body.messages);
+    }
+    return messages;
+  };
+  const settled = await poll(async () => {
+    const messages = await all();
+    const users = messages.filter((message) => message.kind === "user");
+    return users.length >= accepted &&
+      users.every((message) => message.state === "answered" || message.state === "failed")
+      ? messages
+      : undefined;
+  }, 120_000);
+  const messages = settled ?? (await all());
+  const replies = messages.filter((message) => message.kind === "reply");
+  let once = 0;
+  let twice = 0;
+  let lost = 0;
+  for (const message of acceptedTexts) {
+    const count = replies.filter((reply) => reply.text.includes(message.text)).length;
+    if (count === 1) once += 1;
+    else if (count > 1) twice += 1;
+    else lost += 1;
+  }
+  const failed = messages.filter((message) => message.kind === "error").length;
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  const agents = fakeLogEntries(fakeLog)
+    .filter((entry) => entry.event === "start")
+    .map((entry) => entry.pid as number);
+  const running = new Set(
+    (await gateway.api<{ runners: { pid: number }[] }>("GET", "/api/runners")).body.runners.map(
+      (runner) => runner.pid,
+    ),
+  );
+  const orphans = agents.filter((pid) => !running.has(pid) && pidAlive(pid)).length;
+  await gateway.stop();
+  const scenario = `${options.kills} gateway SIGKILLs`;
+  return [
+    figure(scenario, `messages sent over ${options.channels} channels`, sent),
+    figure(scenario, "accepted (202)", accepted),
+    figure(scenario, "answered once", once, "= accepted", once === accepted),
+    figure(scenario, "lost", lost, "0", lost === 0),
+    figure(scenario, "answered twice", twice, "0", twice === 0),
+    figure(scenario, "failed (error shown)", failed, "0", failed === 0),
+    figure(scenario, "agents of killed gateways left alive", orphans, "0", orphans === 0),
+  ];
+}

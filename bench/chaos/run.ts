@@ -1,0 +1,105 @@
+/**
+ * `npm run chaos`: the gateway under faults and abuse, on loopback, in a few minutes. Runs each
+ * scenario (gateway SIGKILLs and restarts, an agent SIGKILLed mid-tool, a tool output flood,
+ * a 20 MB reply from a rudder agent and a 20 MB line from a Claude CLI, an HTTP fuzz of every
+ * route, slow clients, SSE floods) and prints one table of figures, each with its goal; exits 1
+ * when a goal is missed. CHAOS_SIZE=small runs smaller sizes; CHAOS_ONLY=<part of a name>
+ * runs only the scenarios whose name holds it.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { GatewayProcess } from "../gateway-process.js";
+import { type Figure, figure, table } from "./figures.js";
+import { httpFuzz, slowClients, sseCaps, sseFlood } from "./http-abuse.js";
+import { overCapLine } from "./over-cap.js";
+import { restarts } from "./restarts.js";
+import { agentKilledMidTool, longReply, toolOutputFlood } from "./rudder-agents.js";
+
+const FAKE_CLAUDE = join(import.meta.dirname, "..", "..", "test", "fixtures", "fake-claude");
+const small = process.env.CHAOS_SIZE === "small";
+const size = small
+  ? {
+      messages: 30,
+      channels: 4,
+      kills: 2,
+      floodMb: 20,
+      replyMb: 20,
+      streams: 300,
+      rounds: 2,
+      slow: 5,
+    }
+  : {
+      messages: 200,
+      channels: 20,
+      kills: 5,
+      floodMb: 200,
+      replyMb: 20,
+      streams: 3000,
+      rounds: 3,
+      slow: 50,
+    };
+
+const only = process.env.CHAOS_ONLY;
+
+async function scenario(name: string, run: () => Promise<Figure[]>): Promise<Figure[]> {
+  if (only && !name.includes(only)) return [];
+  const started = Date.now();
+  process.stderr.write(`chaos: ${name} ...\n`);
+  try {
+    const figures = await run();
+    process.stderr.write(`chaos: ${name} done in ${((Date.now() - started) / 1000).toFixed(0)}s\n`);
+    return figures;
+  } catch (error) {
+    return [figure(name, "scenario failed", String(error).slice(0, 120), "runs", false)];
+  }
+}
+
+const root = mkdtempSync(join(tmpdir(), "rudder-chaos-"));
+const figures: Figure[] = [];
+const started = Date.now();
+try {
+  figures.push(...(await scenario("restarts", () => restarts({ root, ...size }))));
+  figures.push(...(await scenario("agent SIGKILL mid-tool", () => agentKilledMidTool(root))));
+  figures.push(...(await scenario("tool output flood", () => toolOutputFlood(root, size.floodMb))));
+  figures.push(...(await scenario("long reply", () => longReply(root, size.replyMb))));
+  figures.push(...(await scenario("over-cap line", () => overCapLine(root))));
+  figures.push(
+    ...(await scenario("HTTP", async () => {
+      const gateway = await GatewayProcess.start({
+        dataDir: join(root, "http"),
+        port: 0,
+        engine: { claudeBin: FAKE_CLAUDE },
+      });
+      try {
+        return [...(await httpFuzz(gateway)), ...(await slowClients(gateway, size.slow))];
+      } finally {
+        await gateway.stop();
+      }
+    })),
+  );
+  const settleMs = small ? 2000 : 20_000;
+  figures.push(
+    ...(await scenario("SSE flood", () =>
+      sseFlood(root, size.streams, size.rounds, settleMs, "default"),
+    )),
+  );
+  if (!small) {
+    figures.push(
+      ...(await scenario("SSE flood, MALLOC_ARENA_MAX=2", () =>
+        sseFlood(root, size.streams, size.rounds, settleMs, "MALLOC_ARENA_MAX=2", {
+          ...process.env,
+          MALLOC_ARENA_MAX: "2",
+        }),
+      )),
+    );
+  }
+  figures.push(...(await scenario("SSE caps", () => sseCaps(root))));
+} finally {
+  rmSync(root, { recursive: true, force: true });
+}
+console.log(table(figures));
+console.log(
+  `\n${figures.filter((each) => each.ok === false).length} goals missed; ${((Date.now() - started) / 1000).toFixed(0)} s in all`,
+);
+process.exitCode = figures.some((each) => each.ok === false) ? 1 : 0;
