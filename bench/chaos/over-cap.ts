@@ -3,18 +3,11 @@
  * must fail at once with a clear error, not wait for the turn timeout, and the channel go on.
  */
 import { join } from "node:path";
+import type { ApiMessage } from "../../test/gateway/helpers.js";
 import { GatewayProcess } from "../gateway-process.js";
 import { type Figure, figure, poll } from "./figures.js";
 
 const FAKE_CLAUDE = join(import.meta.dirname, "..", "..", "test", "fixtures", "fake-claude");
-
-interface Message {
-  id: string;
-  kind: string;
-  text: string;
-  state: string | null;
-  replyTo: string | null;
-}
 
 export async function overCapLine(root: string): Promise<Figure[]> {
   const gateway = await GatewayProcess.start({
@@ -25,7 +18,7 @@ export async function overCapLine(root: string): Promise<Figure[]> {
   const scenario = "20 MB line from a Claude CLI";
   try {
     const list = async () =>
-      (await gateway.api<{ messages: Message[] }>("GET", "/api/channels/cap/messages")).body
+      (await gateway.api<{ messages: ApiMessage[] }>("GET", "/api/channels/cap/messages")).body
         .messages;
     const started = Date.now();
     const first = await gateway.api<{ id: string }>("POST", "/api/channels/cap/messages", {

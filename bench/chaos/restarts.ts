@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import { pidAlive } from "../../test/claude-cli/helpers.js";
-import { fakeLogEntries } from "../../test/gateway/helpers.js";
+import { type ApiMessage, fakeLogEntries } from "../../test/gateway/helpers.js";
 import { GatewayProcess } from "../gateway-process.js";
 import { type Figure, figure, poll } from "./figures.js";
 
@@ -17,13 +17,6 @@ export interface RestartOptions {
   messages: number;
   channels: number;
   kills: number;
-}
-
-interface Message {
-  id: string;
-  kind: string;
-  text: string;
-  state: string | null;
 }
 
 export async function restarts(options: RestartOptions): Promise<Figure[]> {
@@ -73,9 +66,9 @@ export async function restarts(options: RestartOptions): Promise<Figure[]> {
   }
 
   const all = async () => {
-    const messages: Message[] = [];
+    const messages: ApiMessage[] = [];
     for (let index = 0; index < options.channels; index += 1) {
-      const { body } = await gateway.api<{ messages: Message[] }>(
+      const { body } = await gateway.api<{ messages: ApiMessage[] }>(
         "GET",
         `/api/channels/chaos-${index}/messages`,
       );

@@ -13,18 +13,11 @@ import {
   startFakeMessagesApi,
 } from "../../test/fixtures/fake-messages-api.js";
 import { processesMatching } from "../../test/fixtures/process-scan.js";
+import type { ApiMessage } from "../../test/gateway/helpers.js";
 import { GatewayProcess, residentMiB } from "../gateway-process.js";
 import { type Figure, figure, mib, poll } from "./figures.js";
 
 const RUDDER_BIN = join(import.meta.dirname, "..", "..", "test", "fixtures", "rudder-bin");
-
-interface Message {
-  id: string;
-  kind: string;
-  text: string;
-  state: string | null;
-  replyTo: string | null;
-}
 
 interface RudderGateway {
   gateway: GatewayProcess;
@@ -65,8 +58,8 @@ async function rudderGateway(
   };
 }
 
-async function messages(gateway: GatewayProcess, channel: string): Promise<Message[]> {
-  return (await gateway.api<{ messages: Message[] }>("GET", `/api/channels/${channel}/messages`))
+async function messages(gateway: GatewayProcess, channel: string): Promise<ApiMessage[]> {
+  return (await gateway.api<{ messages: ApiMessage[] }>("GET", `/api/channels/${channel}/messages`))
     .body.messages;
 }
 
