@@ -1,9 +1,10 @@
 // Server-Sent Events come and go: the gateway (its own process, the fake Claude CLI as the
 // agent) gets BENCH_SSE (3,000) event streams on one channel, one message whose events fan out
-// to all of them, then every socket closes; twice. Prints the gateway's resident memory before,
-// at the peak and after each round (after a forced GC), and the ratio after/before (goal: the
-// heap back where it was, and nothing growing from one round to the next; RSS keeps V8's grown
-// young generation), then how many streams the default caps accept from one client.
+// to all of them, then every socket closes; three rounds. Prints the gateway's resident memory
+// before, at the peak, 3 s after and BENCH_SSE_SETTLE_MS (20 s) after each round (after a forced
+// GC), with the ratio to before (goal: back within a few MiB once V8 has shrunk its grown young
+// generation, and flat from one round to the next), then how many streams the default caps
+// accept from one client. BENCH_GATEWAY_NODE_FLAGS passes node flags to the gateway process.
 // Run: node --import tsx bench/sse-flood.ts
 import { mkdtempSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
