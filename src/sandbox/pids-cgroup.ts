@@ -1,5 +1,4 @@
 import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 
 /** A cgroup capping how many tasks (processes and threads) the processes put in it may have. */
 export interface PidsCgroup {
@@ -23,7 +22,7 @@ function mountPoint(mountInfo: string, version: 1 | 2): string | undefined {
 }
 
 /** The folder of rudder's own cgroup in the hierarchy that has the pids controller, if any. */
-function ownPidsFolder(): string | undefined {
+export function ownPidsFolder(): string | undefined {
   try {
     const mountInfo = readFileSync("/proc/self/mountinfo", "utf8");
     for (const line of readFileSync("/proc/self/cgroup", "utf8").split("\n")) {
@@ -31,11 +30,11 @@ function ownPidsFolder(): string | undefined {
       if (path === undefined) continue;
       if (controllers?.split(",").includes("pids")) {
         const point = mountPoint(mountInfo, 1);
-        if (point !== undefined) return join(point, path);
+        if (point !== undefined) return `${point}${path === "/" ? "" : path}`;
       }
       if (controllers === "") {
         const point = mountPoint(mountInfo, 2);
-        if (point !== undefined) return join(point, path);
+        if (point !== undefined) return `${point}${path === "/" ? "" : path}`;
       }
     }
   } catch {
@@ -53,7 +52,7 @@ function ownPidsFolder(): string | undefined {
 export function createPidsCgroup(name: string, max: number): PidsCgroup | undefined {
   const parent = ownPidsFolder();
   if (parent === undefined) return undefined;
-  const folder = join(parent, name);
+  const folder = `${parent}/${name}`;
   try {
     mkdirSync(folder);
   } catch {
@@ -68,10 +67,10 @@ export function createPidsCgroup(name: string, max: number): PidsCgroup | undefi
     }
   };
   try {
-    writeFileSync(join(folder, "pids.max"), String(max));
+    writeFileSync(`${folder}/pids.max`, String(max));
   } catch {
     remove();
     return undefined;
   }
-  return { procsFile: join(folder, "cgroup.procs"), remove };
+  return { procsFile: `${folder}/cgroup.procs`, remove };
 }

@@ -79,6 +79,11 @@ export class Placeholders {
     removeIfUnchanged(path);
   }
 
+  /** The stand-ins held now. */
+  paths(): string[] {
+    return [...this.#users.keys()];
+  }
+
   /** Removes every placeholder at once (rudder's exit). Synchronous. */
   removeAll(): void {
     for (const path of this.#users.keys()) removeIfUnchanged(path);
@@ -86,7 +91,8 @@ export class Placeholders {
   }
 }
 
-function removeIfUnchanged(path: string): void {
+/** Removes a stand-in if it is still as created (an empty folder, a file holding `{}`). */
+export function removeIfUnchanged(path: string): void {
   try {
     if (isFolder(path)) rmdirSync(path);
     else if (readFileSync(path, "utf8") === FILE_PLACEHOLDER) unlinkSync(path);

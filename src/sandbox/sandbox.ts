@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import type { LookupFunction } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,11 +7,12 @@ import { findExecutable, type ProbeResult, probeBubblewrap } from "./bubblewrap-
 import type { CommandHandlers, CommandProcess } from "./command-process.js";
 import { type DomainProxy, startDomainProxy } from "./domain-proxy.js";
 import { isExcludedCommand } from "./excluded-command.js";
-import { createPidsCgroup } from "./pids-cgroup.js";
+import { createPidsCgroup, ownPidsFolder } from "./pids-cgroup.js";
 import { Placeholders } from "./placeholders.js";
 import { proxyEnvironment } from "./proxy-bridge.js";
 import type { SandboxPolicy } from "./sandbox-policy.js";
 import { SandboxRunner } from "./sandbox-runner.js";
+import { PLACEHOLDER_MANIFEST, STATE_PREFIX, sweepStale } from "./stale-sweep.js";
 
 /** How a bash command is to be started. */
 export type PreparedCommand =
@@ -85,6 +86,7 @@ export class Sandbox {
   #failure: string | undefined;
   #stateFolder: string | undefined;
   #cleanupInstalled = false;
+  #swept = false;
 
   constructor(policy: SandboxPolicy, options: SandboxOptions) {
     this.policy = policy;
@@ -169,9 +171,10 @@ export class Sandbox {
 
   /** The sandbox that fits the policy now: the running one, or a new one. */
   #runnerNow(proxySocket: string | undefined): SandboxRunner {
+    const stateFolder = this.#stateFolderOnce();
     const release = this.#placeholders.acquire(this.policy.protectedInWorkspace);
     const args = bubblewrapArgs(this.policy, {
-      privateTmp: join(this.#stateFolderOnce(), "tmp"),
+      privateTmp: join(stateFolder, "tmp"),
       node: process.execPath,
       graceMs: KILL_GRACE_MS,
       maxProcesses: this.policy.maxProcesses,
@@ -186,7 +189,7 @@ export class Sandbox {
     if (current !== undefined) this.#endWhenIdle(current);
     this.#started += 1;
     const cgroup = createPidsCgroup(
-      `rudder-sandbox-${process.pid}-${this.#started}`,
+      `${STATE_PREFIX}${process.pid}-${this.#started}`,
       this.policy.maxProcesses,
     );
     this.#processLimit =
@@ -201,6 +204,7 @@ export class Sandbox {
     });
     this.#runners.set(runner, release);
     this.#current = runner;
+    this.#recordPlaceholders();
     return runner;
   }
 
@@ -211,6 +215,20 @@ export class Sandbox {
     runner.close();
     this.#runners.get(runner)?.();
     this.#runners.delete(runner);
+    this.#recordPlaceholders();
+  }
+
+  /** Lists the stand-ins in the state folder, for the sweep after a SIGKILL (`sweepStale`). */
+  #recordPlaceholders(): void {
+    if (this.#stateFolder === undefined) return;
+    try {
+      writeFileSync(
+        `${this.#stateFolder}/${PLACEHOLDER_MANIFEST}`,
+        JSON.stringify(this.#placeholders.paths()),
+      );
+    } catch {
+      // The state folder is gone (closing): nothing to sweep later either.
+    }
   }
 
   /** Removes the private temporary folder and any placeholder. Synchronous; safe to call twice. */
@@ -264,10 +282,18 @@ export class Sandbox {
     return this.#proxy;
   }
 
-  /** The host folder holding the private /tmp (`tmp/`) and the proxy's socket. */
+  /**
+   * The host folder holding the private /tmp (`tmp/`), the proxy's socket and
+   * the list of stand-ins, named after rudder's pid. Made at the first
+   * sandboxed command, after sweeping what a SIGKILLed rudder left.
+   */
   #stateFolderOnce(): string {
     if (this.#stateFolder === undefined) {
-      this.#stateFolder = mkdtempSync(join(tmpdir(), "rudder-sandbox-"));
+      if (!this.#swept) {
+        this.#swept = true;
+        sweepStale(tmpdir(), ownPidsFolder());
+      }
+      this.#stateFolder = mkdtempSync(join(tmpdir(), `${STATE_PREFIX}${process.pid}-`));
       mkdirSync(join(this.#stateFolder, "tmp"));
       if (!this.#cleanupInstalled) {
         this.#cleanupInstalled = true;
