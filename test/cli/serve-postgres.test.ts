@@ -2,14 +2,14 @@
  * `rudder serve --store postgres://...` against a real PostgreSQL server: state in the database,
  * one token for every worker, and a clear one-line failure when the database is not there.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitUntil } from "../agent/kernel-helpers.js";
 import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
-import { waitFor } from "../gateway/helpers.js";
-import { killRudderGroup, type RudderRun, startRudder } from "./rudder-process.js";
+import { fakeClaudeSwitch, fakeLogEntries, waitFor } from "../gateway/helpers.js";
+import { isAlive, killRudderGroup, type RudderRun, startRudder } from "./rudder-process.js";
 
 let root: string;
 let cluster: PostgresCluster;
@@ -133,5 +133,79 @@ describe("rudder serve --store postgres://", () => {
     const { code } = await run.exited;
     expect(code).toBe(2);
     expect(run.stderr()).toContain("--store must be a postgres:// URL");
+  });
+
+  it("moves a channel whose worker is killed mid-turn to another, answered once, resuming its session", async () => {
+    const store = await cluster.createDatabase("failover");
+    const engine = (name: string, scenario: string) => {
+      writeFileSync(join(root, `${name}.scenario`), scenario);
+      return {
+        RUDDER_CLAUDE_BIN: fakeClaudeSwitch,
+        GATEWAY_TEST_SCENARIO_FILE: join(root, `${name}.scenario`),
+        FAKE_CLAUDE_LOG: join(root, `${name}.log`),
+      };
+    };
+    const flags = ["--store", store, "--engine", "claude", "--lease-seconds", "2"];
+    const doomed = await worker("doomed", flags, engine("doomed", "hold"));
+    const survivor = await worker("survivor", flags, engine("survivor", "normal"));
+    const posted = await doomed.api<{ id: string; disposition: string }>(
+      "POST",
+      "/api/channels/moving/messages",
+      { text: "survive this" },
+    );
+    expect(posted.disposition).toBe("started");
+    const [agent] = await waitFor(() => {
+      const starts = fakeLogEntries(join(root, "doomed.log")).filter(
+        (entry) => entry.event === "start",
+      );
+      return starts.length > 0 ? starts : undefined;
+    }, "the doomed worker's agent");
+    const sessionId = await waitFor(async () => {
+      const { channels } = await doomed.api<{ channels: Array<{ sessionId: string | null }> }>(
+        "GET",
+        "/api/channels",
+      );
+      return channels[0]?.sessionId ?? undefined;
+    }, "the channel's session id");
+
+    // kill -9 of the worker and of its agent (a SIGKILLed gateway cannot stop its children).
+    const killedAt = Date.now();
+    killRudderGroup(doomed.run);
+    process.kill(Number(agent?.pid), "SIGKILL");
+    await doomed.run.exited;
+    // Dead: gone, or a zombie (this container's PID 1 reaps no orphans).
+    await waitFor(() => {
+      if (!isAlive(Number(agent?.pid))) return true;
+      const stat = readFileSync(`/proc/${Number(agent?.pid)}/stat`, "utf8");
+      return stat.split(") ")[1]?.startsWith("Z") === true;
+    }, "the killed agent to be dead");
+
+    const reply = await waitFor(
+      async () => {
+        const { messages } = await survivor.api<{
+          messages: Array<{ kind: string; text: string; replyTo: string | null }>;
+        }>("GET", "/api/channels/moving/messages");
+        return messages.find((message) => message.replyTo === posted.id);
+      },
+      "the survivor's answer",
+      60_000,
+    );
+    const failoverMs = Date.now() - killedAt;
+    expect(reply.kind).toBe("reply");
+    expect(reply.text).toContain("survive this");
+    const { messages } = await survivor.api<{ messages: Array<{ kind: string; state: string }> }>(
+      "GET",
+      "/api/channels/moving/messages",
+    );
+    expect(messages.map((message) => message.kind)).toEqual(["user", "reply"]);
+    expect(messages[0]?.state).toBe("answered");
+    // The survivor's agent resumed the conversation the dead worker's agent had begun.
+    const resumed = fakeLogEntries(join(root, "survivor.log")).filter(
+      (entry) => entry.event === "start",
+    );
+    expect(resumed).toHaveLength(1);
+    expect(resumed[0]?.args).toEqual(expect.arrayContaining(["--resume", sessionId]));
+    // Within a lease period and a renewal (2 s + 0.7 s), plus the load of a shared machine.
+    expect(failoverMs).toBeLessThan(30_000);
   });
 });
