@@ -7,7 +7,15 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 
-const BENCHES = ["glob.ts", "runner.ts", "startup.ts", "gateway.ts", "sse-flood.ts", "sandbox.ts"];
+const BENCHES = [
+  "glob.ts",
+  "runner.ts",
+  "startup.ts",
+  "gateway.ts",
+  "sse-flood.ts",
+  "sandbox.ts",
+  "long-session.ts",
+];
 
 let failed = 0;
 for (const name of BENCHES) {
