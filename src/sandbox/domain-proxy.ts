@@ -1,5 +1,13 @@
+import { lookup as systemLookup } from "node:dns";
 import { unlinkSync } from "node:fs";
-import { connect, createServer, type LookupFunction, type Server, type Socket } from "node:net";
+import {
+  connect,
+  createServer,
+  isIP,
+  type LookupFunction,
+  type Server,
+  type Socket,
+} from "node:net";
 
 /** Longest request head (request line and headers) the proxy reads before giving up. */
 const MAX_HEAD_BYTES = 64 * 1024;
@@ -13,6 +21,8 @@ export interface DomainProxyOptions {
   denied: readonly string[];
   /** How host names are resolved (tests map names to loopback); default the system's. */
   lookup?: LookupFunction;
+  /** Let allowed names reach loopback addresses (only tests, whose servers are there, set it). */
+  reachLoopback?: boolean;
 }
 
 export interface DomainProxy {
@@ -31,6 +41,60 @@ export function domainMatches(host: string, pattern: string): boolean {
 function allowedHost(host: string, options: DomainProxyOptions): boolean {
   if (options.denied.some((pattern) => domainMatches(host, pattern))) return false;
   return options.allowed.some((pattern) => domainMatches(host, pattern));
+}
+
+/**
+ * Why the proxy will not connect to `address` (an allowed name may resolve
+ * anywhere: a rebinding DNS, a stale record), or undefined: loopback (the
+ * gateway's API, the host's services), unspecified and link-local (cloud
+ * metadata at 169.254.169.254). Private ranges stay reachable: an allowed
+ * internal registry lives there.
+ */
+export function refusedAddress(address: string, reachLoopback = false): string | undefined {
+  const v4 = address.replace(/^::ffff:/i, "");
+  if (isIP(v4) === 4) {
+    const [first, second] = v4.split(".").map(Number);
+    if (first === 127) return reachLoopback ? undefined : "a loopback address";
+    if (first === 0) return "an unspecified address";
+    if (first === 169 && second === 254) return "a link-local address";
+    return undefined;
+  }
+  const lower = address.toLowerCase();
+  if (lower === "::1") return reachLoopback ? undefined : "a loopback address";
+  if (lower === "::") return "an unspecified address";
+  if (/^fe[89ab]/.test(lower)) return "a link-local address";
+  return undefined;
+}
+
+/** Resolves like `lookup`, refusing an address `refusedAddress` names. */
+function checkedLookup(options: DomainProxyOptions): LookupFunction {
+  const resolve = options.lookup ?? (systemLookup as unknown as LookupFunction);
+  return (hostname, lookupOptions, callback) => {
+    resolve(hostname, lookupOptions, (error, address, family) => {
+      if (error) {
+        callback(error, "", 4);
+        return;
+      }
+      const found = Array.isArray(address) ? address : [{ address, family }];
+      const kept = found.filter(
+        (entry) => refusedAddress(entry.address, options.reachLoopback) === undefined,
+      );
+      const first = found[0];
+      if (kept.length === 0 && first !== undefined) {
+        const why = refusedAddress(first.address, options.reachLoopback);
+        const refusal = Object.assign(
+          new Error(
+            `${hostname} resolves to ${first.address}, ${why}, which the sandbox never reaches`,
+          ),
+          { code: "EACCES" },
+        );
+        callback(refusal, "", 4);
+        return;
+      }
+      if (Array.isArray(address)) callback(null, kept as never);
+      else callback(null, address, family);
+    });
+  };
 }
 
 /** `host:port` of a CONNECT target or an absolute URL, with the default port. */
@@ -86,14 +150,32 @@ function handle(client: Socket, options: DomainProxyOptions): void {
       );
       return;
     }
+    const literal = refusedAddress(destination.host, options.reachLoopback);
+    if (literal !== undefined) {
+      refuse(
+        client,
+        "403 Forbidden",
+        `${destination.host} is ${literal}, which the sandbox never reaches`,
+      );
+      return;
+    }
     const upstream = connect({
       host: destination.host,
       port: destination.port,
-      ...(options.lookup === undefined ? {} : { lookup: options.lookup }),
+      lookup: checkedLookup(options),
     });
     upstream.on("error", (error) => {
-      if (!client.destroyed)
-        refuse(client, "502 Bad Gateway", `${destination.host}: ${error.message}`);
+      if (!client.destroyed) {
+        const status =
+          (error as NodeJS.ErrnoException).code === "EACCES" ? "403 Forbidden" : "502 Bad Gateway";
+        refuse(
+          client,
+          status,
+          error.message.startsWith(destination.host)
+            ? error.message
+            : `${destination.host}: ${error.message}`,
+        );
+      }
       upstream.destroy();
     });
     upstream.on("connect", () => {
@@ -119,8 +201,9 @@ function handle(client: Socket, options: DomainProxyOptions): void {
  * An HTTP proxy on a unix socket letting sandboxed commands reach only the
  * allowed domains, as Claude Code's sandbox does: `CONNECT host:port` (HTTPS
  * and any TLS) and plain `http://` requests, each checked by host name before
- * rudder connects; anything else is answered 403 with the reason. Resolves
- * once it listens.
+ * rudder connects, and then by the address the name resolves to
+ * (`refusedAddress`); anything else is answered 403 with the reason.
+ * Resolves once it listens.
  */
 export function startDomainProxy(options: DomainProxyOptions): Promise<DomainProxy> {
   return new Promise((resolve, reject) => {

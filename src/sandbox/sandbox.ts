@@ -40,6 +40,8 @@ export interface SandboxOptions {
   onUnavailable?: (line: string) => void;
   /** How the allow-list proxy resolves host names (tests map names to loopback). */
   lookup?: LookupFunction;
+  /** Let the allow-list proxy reach loopback addresses (tests, whose servers are there). */
+  reachLoopback?: boolean;
 }
 
 /** Commands judged as sandboxed and not yet started are remembered up to this many. */
@@ -73,6 +75,7 @@ export class Sandbox {
   readonly #bubblewrap: string | undefined;
   readonly #onUnavailable: (line: string) => void;
   readonly #lookup: LookupFunction | undefined;
+  readonly #reachLoopback: boolean;
   #proxy: Promise<DomainProxy | string> | undefined;
   readonly #placeholders = new Placeholders();
   readonly #judged = new Map<string, number>();
@@ -96,6 +99,7 @@ export class Sandbox {
     }
     this.#onUnavailable = options.onUnavailable ?? (() => {});
     this.#lookup = options.lookup;
+    this.#reachLoopback = options.reachLoopback === true;
   }
 
   status(): SandboxStatus {
@@ -278,6 +282,7 @@ export class Sandbox {
       allowed: network.allowed,
       denied: network.denied,
       ...(this.#lookup === undefined ? {} : { lookup: this.#lookup }),
+      reachLoopback: this.#reachLoopback,
     }).catch((error: Error) => error.message);
     return this.#proxy;
   }

@@ -230,7 +230,7 @@ describe.skipIf(NO_BUBBLEWRAP !== undefined)(
             deniedDomains: ["bad.api.test"],
           },
         },
-        { lookup },
+        { lookup, reachLoopback: true },
       );
       try {
         const result = await run(
@@ -250,6 +250,38 @@ describe.skipIf(NO_BUBBLEWRAP !== undefined)(
         expect(result.output).toContain("no direct route");
         expect(requests).toEqual([`allowed.test:${port} /plain`, `v1.api.test:${port} /tunnel`]);
         expect(sandbox.confines("curl x")).toBe(true);
+      } finally {
+        server.close();
+      }
+    });
+
+    it("never connects to loopback or link-local addresses, whatever an allowed name resolves to", async () => {
+      const server = createHttpServer((_request, response) => response.end("reached\n"));
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const port = (server.address() as { port: number }).port;
+      // An allowed name whose DNS answers with the host's loopback (a rebinding DNS).
+      const lookup: LookupFunction = (_hostname, options, callback) => {
+        if (options.all) callback(null, [{ address: "127.0.0.1", family: 4 }]);
+        else callback(null, "127.0.0.1", 4);
+      };
+      const { run } = setUp(
+        { network: { allowedDomains: ["rebound.test", "169.254.169.254"] } },
+        { lookup },
+      );
+      try {
+        const result = await run(
+          [
+            `curl -sS http://rebound.test:${port}/`,
+            `curl -sS --proxytunnel http://rebound.test:${port}/ 2>&1`,
+            "curl -sS http://169.254.169.254/latest/meta-data/",
+          ].join("; "),
+        );
+        expect(result.output).not.toContain("reached");
+        expect(result.output).toContain(
+          "rudder sandbox: rebound.test resolves to 127.0.0.1, a loopback address, which the sandbox never reaches",
+        );
+        expect(result.output).toContain("CONNECT tunnel failed, response 403");
+        expect(result.output).toContain("169.254.169.254 is a link-local address");
       } finally {
         server.close();
       }
