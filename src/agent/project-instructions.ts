@@ -1,6 +1,7 @@
 import { closeSync, fstatSync, openSync, readSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, parse, relative, resolve, sep } from "node:path";
 import { importPaths } from "./project-instructions-imports.js";
+import { isPathScoped, ruleFiles } from "./project-rules.js";
 
 /** Whose instructions a file holds, as Claude Code labels them. */
 export type InstructionScope = "user" | "project" | "local";
@@ -26,6 +27,7 @@ export const INSTRUCTION_CHARACTER_CAP = 40_000;
 /** Imports nest at most this deep (Claude Code's limit): the file itself is depth 0. */
 export const IMPORT_DEPTH_LIMIT = 5;
 
+/** A folder's CLAUDE files; its `.claude/rules/` come before `CLAUDE.local.md`, as in Claude Code. */
 const FOLDER_FILES: ReadonlyArray<{ name: string; scope: InstructionScope }> = [
   { name: "CLAUDE.md", scope: "project" },
   { name: ".claude/CLAUDE.md", scope: "project" },
@@ -33,9 +35,10 @@ const FOLDER_FILES: ReadonlyArray<{ name: string; scope: InstructionScope }> = [
 ];
 
 /**
- * Claude Code's instruction files for `workspace`: `~/.claude/CLAUDE.md`, then in every
- * folder from `/` down to the workspace its `CLAUDE.md`, `.claude/CLAUDE.md` and
- * `CLAUDE.local.md`, each followed by the files it imports. When none of those folders
+ * Claude Code's instruction files for `workspace`: `~/.claude/CLAUDE.md` and the rules under
+ * `~/.claude/rules/`, then in every folder from `/` down to the workspace its `CLAUDE.md`,
+ * `.claude/CLAUDE.md`, the rules under `.claude/rules/` (those without `paths` front matter)
+ * and `CLAUDE.local.md`, each followed by the files it imports. When none of those folders
  * has a CLAUDE file, their `AGENTS.md` files are read instead (as Claude Code 2.1.328
  * does). An import from a project file that leads outside the folder the file was found
  * in is refused with a warning (Claude Code asks first; rudder has nobody to ask), and a
@@ -46,12 +49,25 @@ export function loadProjectInstructions(options: {
   home: string;
 }): ProjectInstructions {
   const loader = new InstructionLoader(options.home);
-  loader.load(join(options.home, ".claude", "CLAUDE.md"), "user", undefined);
-  const folders = foldersDownTo(resolve(options.workspace));
-  for (const folder of folders) {
-    for (const { name, scope } of FOLDER_FILES) loader.load(inFolder(folder, name), scope, folder);
+  const home = resolve(options.home);
+  loader.load(inFolder(home, ".claude/CLAUDE.md"), "user", undefined);
+  for (const rule of ruleFiles(inFolder(home, ".claude/rules"))) {
+    loader.load(rule, "user", undefined, { rule: true });
   }
-  if (!loader.files.some((file) => file.scope !== "user")) {
+  const folders = foldersDownTo(resolve(options.workspace));
+  // Rules are not CLAUDE files: a project with only rules still reads its AGENTS.md.
+  let claudeFiles = 0;
+  for (const folder of folders) {
+    for (const { name, scope } of FOLDER_FILES) {
+      if (scope === "local") {
+        for (const rule of ruleFiles(inFolder(folder, ".claude/rules"))) {
+          loader.load(rule, "project", folder, { rule: true });
+        }
+      }
+      if (loader.load(inFolder(folder, name), scope, folder)) claudeFiles += 1;
+    }
+  }
+  if (claudeFiles === 0) {
     for (const folder of folders) loader.load(inFolder(folder, "AGENTS.md"), "project", folder);
   }
   return { files: loader.files, warnings: loader.warnings };
@@ -89,29 +105,42 @@ class InstructionLoader {
   }
 
   /**
-   * Reads `path` (silently absent when it does not exist) and its imports. `root` bounds
-   * where a project file's imports may lead; `undefined` (the user's file) leaves them free.
+   * Reads `path` (silently absent when it does not exist) and its imports; true when it was
+   * loaded. `root` bounds where a project file's imports may lead; `undefined` (the user's
+   * files) leaves them free. A path-scoped `rule` is left out (Claude Code loads it on demand).
    */
-  load(path: string, scope: InstructionScope, root: string | undefined): void {
+  load(
+    path: string,
+    scope: InstructionScope,
+    root: string | undefined,
+    kind: { rule?: boolean } = {},
+  ): boolean {
     // Most candidates do not exist: a stat that does not throw answers that cheaply.
-    if (statSync(path, { throwIfNoEntry: false }) === undefined) return;
+    if (statSync(path, { throwIfNoEntry: false }) === undefined) return false;
     const real = realPath(path);
-    if (real === undefined || this.#seen.has(real)) return;
+    if (real === undefined || this.#seen.has(real)) return false;
     const bound = root === undefined ? undefined : (realPath(root) ?? root);
-    this.#read(real, { scope, root: bound, depth: 0 });
+    return this.#read(real, { scope, root: bound, depth: 0, rule: kind.rule === true });
   }
 
   #read(
     path: string,
-    place: { scope: InstructionScope; root: string | undefined; depth: number; by?: string },
-  ): void {
+    place: {
+      scope: InstructionScope;
+      root: string | undefined;
+      depth: number;
+      by?: string;
+      rule?: boolean;
+    },
+  ): boolean {
     const { scope, root, depth } = place;
     this.#seen.add(path);
     const read = readCapped(path);
     if ("problem" in read) {
       this.warnings.push(`${path}: ${read.problem}; not loaded`);
-      return;
+      return false;
     }
+    if (place.rule === true && isPathScoped(read.text)) return false;
     if (read.cut) {
       this.warnings.push(
         `${path} is over ${INSTRUCTION_CHARACTER_CAP.toLocaleString("en-US")} characters; only its start is loaded`,
@@ -145,6 +174,7 @@ class InstructionLoader {
       }
       this.#read(real, { scope, root, depth: depth + 1, by: path });
     }
+    return true;
   }
 }
 
