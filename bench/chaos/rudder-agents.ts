@@ -91,7 +91,7 @@ async function agentPid(gateway: GatewayProcess, channel: string): Promise<numbe
 export async function agentKilledMidTool(root: string): Promise<Figure[]> {
   const marker = "sleep 3.217";
   const setup = await rudderGateway(root, "agent-kill", [
-    { toolUse: { name: "bash", input: { command: `${marker}; echo late > late-effect.txt` } } },
+    { toolUse: { name: "Bash", input: { command: `${marker}; echo late > late-effect.txt` } } },
     { text: "unused: the agent is killed before this" },
   ]);
   const scenario = "agent SIGKILL mid-tool";
@@ -141,6 +141,20 @@ export async function agentKilledMidTool(root: string): Promise<Figure[]> {
   }
 }
 
+/** "yes" when the last model request carries a tool result that is not an error. */
+function toolRan(api: FakeMessagesApi): "yes" | "no" {
+  const messages = api.mainRequests().at(-1)?.body.messages ?? [];
+  const results = messages.flatMap((message: { content: unknown }) =>
+    Array.isArray(message.content) ? message.content : [],
+  );
+  return results.some(
+    (block: { type?: string; is_error?: boolean }) =>
+      block.type === "tool_result" && block.is_error !== true,
+  )
+    ? "yes"
+    : "no";
+}
+
 /** Samples the resident memory of the gateway and the channel's agent until `done` settles. */
 async function peakRss(gateway: GatewayProcess, channel: string, done: Promise<unknown>) {
   let gatewayPeak = 0;
@@ -163,7 +177,7 @@ export async function toolOutputFlood(root: string, megabytes: number): Promise<
   const setup = await rudderGateway(root, "tool-flood", [
     {
       toolUse: {
-        name: "bash",
+        name: "Bash",
         input: { command: `head -c ${megabytes}000000 /dev/zero | tr '\\0' y` },
       },
     },
@@ -177,8 +191,10 @@ export async function toolOutputFlood(root: string, megabytes: number): Promise<
     const running = settle(gateway, "flood", "flood the output");
     const peaks = await peakRss(gateway, "flood", running);
     const result = await running;
+    const ran = toolRan(setup.api);
     return [
       figure(scenario, "the message", result.state, "answered", result.state === "answered"),
+      figure(scenario, "the tool ran (its output reached the model)", ran, "yes", ran === "yes"),
       figure(scenario, "gateway RSS before / peak", `${mib(before)} / ${mib(peaks.gatewayPeak)}`),
       figure(scenario, "agent peak RSS", mib(peaks.agentPeak)),
     ];
