@@ -61,15 +61,31 @@ const MAX_USER_TEXTS = 400;
  * rejects: failures come back as data.
  */
 export class ContextKeeper {
-  readonly budget: ContextBudget;
   readonly #model: Model;
+  readonly #budgetFor: (model: string) => ContextBudget;
+  #budget: { model: string; budget: ContextBudget } | undefined;
   #anchor: { tokens: number; length: number } | undefined;
   #userTexts: string[];
 
-  constructor(model: Model, budget: ContextBudget, restored: { userTexts?: string[] } = {}) {
+  /**
+   * `budget` is fixed, or a function of the model's name: then it follows the model, so a
+   * session switched to another model (`set_model`) compacts in that model's window.
+   */
+  constructor(
+    model: Model,
+    budget: ContextBudget | ((model: string) => ContextBudget),
+    restored: { userTexts?: string[] } = {},
+  ) {
     this.#model = model;
-    this.budget = budget;
+    this.#budgetFor = typeof budget === "function" ? budget : () => budget;
     this.#userTexts = [...(restored.userTexts ?? [])];
+  }
+
+  /** The window and budgets of the model now in use. */
+  get budget(): ContextBudget {
+    const model = this.#model.name;
+    if (this.#budget?.model !== model) this.#budget = { model, budget: this.#budgetFor(model) };
+    return this.#budget.budget;
   }
 
   /** The tokens a request with `history` would carry. */

@@ -18,8 +18,11 @@ export interface SessionOptions
   sessionId?: string;
   history?: Message[];
   background?: BackgroundManager;
-  /** The window and compaction budgets; default the model's window, auto compaction on. */
-  contextBudget?: ContextBudget;
+  /**
+   * The window and compaction budgets, or a function of the model's name (they then follow a
+   * model switch); default the model's window, auto compaction on.
+   */
+  contextBudget?: ContextBudget | ((model: string) => ContextBudget);
   /** The user's texts a stored boundary carried (a resumed, compacted session). */
   compactedUserTexts?: string[];
   /** Called after every change to the history, so it can be persisted as the turn goes. */
@@ -55,7 +58,7 @@ export class Session {
     this.context = new ContextKeeper(
       model,
       options.contextBudget ??
-        contextBudget(contextWindowFor(model.name), maxOutputTokensFor(model.name)),
+        ((name: string) => contextBudget(contextWindowFor(name), maxOutputTokensFor(name))),
       options.compactedUserTexts === undefined ? {} : { userTexts: options.compactedUserTexts },
     );
     this.background = options.background ?? new BackgroundManager({ workspace: options.workspace });

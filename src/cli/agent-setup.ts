@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { contextBudgetFrom } from "../agent/context-budget.js";
+import { type ContextBudget, contextBudgetFrom } from "../agent/context-budget.js";
 import { loadProjectInstructions } from "../agent/project-instructions.js";
 import type { SessionOptions } from "../agent/session.js";
 import { loadSettings } from "../agent/settings.js";
@@ -175,15 +175,22 @@ export async function createAgentSetup(
   const model = createModel(flags.model ?? settingsEnv.RUDDER_MODEL ?? settings.model);
   if ("error" in model) return { ok: false, error: model.error };
 
-  const budget = contextBudgetFrom(model.name, settingsEnv, {
+  const compactionSettings = {
     ...(settings.autoCompactEnabled === undefined
       ? {}
       : { autoCompactEnabled: settings.autoCompactEnabled }),
     ...(settings.autoCompactWindow === undefined
       ? {}
       : { autoCompactWindow: settings.autoCompactWindow }),
-  });
+  };
+  const budget = contextBudgetFrom(model.name, settingsEnv, compactionSettings);
   if ("error" in budget) return { ok: false, error: budget.error };
+  // The window follows a `set_model` switch; the environment was checked above, so another
+  // model's budget has no error to report.
+  const budgetFor = (name: string): ContextBudget => {
+    const other = contextBudgetFrom(name, settingsEnv, compactionSettings);
+    return "error" in other ? budget : other;
+  };
 
   const toolRules = rulesFromToolLists(flags.allowedTools ?? [], flags.disallowedTools ?? []);
   const rules = mergeRules(settings.permissions, toolRules);
@@ -288,7 +295,7 @@ export async function createAgentSetup(
     background: new BackgroundManager({ workspace, sandbox }),
     systemPrompt,
     sessionId,
-    contextBudget: budget,
+    contextBudget: budgetFor,
     ...(flags.history === undefined ? {} : { history: flags.history }),
     ...(flags.confirm === undefined ? {} : { confirm: flags.confirm }),
     ...(flags.maxTurns === undefined ? {} : { maxTurns: flags.maxTurns }),
