@@ -1,5 +1,5 @@
 import type { TaskStatus } from "../background/task.js";
-import type { Message, Usage } from "../model/types.js";
+import type { Message, ToolResultBlock, Usage } from "../model/types.js";
 import type { CompactionBoundary } from "./context-keeper.js";
 
 /** How a turn ended. `subtype` names the failure when `isError` is true. */
@@ -50,6 +50,10 @@ export type AgentEvent =
       name: string;
       content: string;
       isError: boolean;
+      /** The result as Claude Code reports it to hosts, per tool (`tool_use_result`). */
+      response?: unknown;
+      /** The content blocks the model was sent, when the result holds images. */
+      blocks?: ToolResultBlock["content"];
     }
   | { type: "permission_denied"; toolUseId: string; name: string; reason: string }
   | { type: "task_start"; taskId: string; command: string; toolUseId: string }

@@ -5,6 +5,7 @@ import type { HookRunner } from "../hooks/types.js";
 import type { ToolResultBlock, ToolUseBlock } from "../model/types.js";
 import { evaluatePermission } from "../permissions/evaluate.js";
 import type { PermissionRules, PermissionVerdict } from "../permissions/types.js";
+import { claudeToolResponse, partsAsBlocks } from "../tools/claude-code-response.js";
 import type { AnyTool, ToolResult } from "../tools/types.js";
 import { realWorkspacePath } from "../tools/workspace-path.js";
 import type { AgentEventSink } from "./events.js";
@@ -61,17 +62,7 @@ function resultBlock(toolUseId: string, result: ToolResult): ToolResultBlock {
   return {
     type: "tool_result",
     tool_use_id: toolUseId,
-    content:
-      result.parts === undefined
-        ? result.content
-        : result.parts.map((part) =>
-            part.type === "text"
-              ? part
-              : {
-                  type: "image" as const,
-                  source: { type: "base64" as const, media_type: part.mediaType, data: part.data },
-                },
-          ),
+    content: result.parts === undefined ? result.content : partsAsBlocks(result.parts),
     ...(result.isError ? { is_error: true } : {}),
   };
 }
@@ -194,13 +185,15 @@ export async function dispatchToolUse(
 ): Promise<ToolResultBlock> {
   const { emit } = context;
   emit({ type: "tool_start", toolUseId: block.id, name: block.name, input: block.input });
-  const finish = (result: ToolResult): ToolResultBlock => {
+  const finish = (result: ToolResult, response = claudeToolResponse(result)): ToolResultBlock => {
     emit({
       type: "tool_end",
       toolUseId: block.id,
       name: block.name,
       content: result.content,
       isError: result.isError,
+      response,
+      ...(result.parts === undefined ? {} : { blocks: partsAsBlocks(result.parts) }),
     });
     return resultBlock(block.id, result);
   };
@@ -271,6 +264,7 @@ export async function dispatchToolUse(
     return finish({
       content: `Started background task ${taskId}. Its result will arrive as a <task_notification> in a later message; do not wait or poll for it.`,
       isError: false,
+      details: { tool: "bash", output: "", interrupted: false, backgroundTaskId: taskId },
     });
   }
 
@@ -278,6 +272,7 @@ export async function dispatchToolUse(
     workspace: context.workspace,
     signal: context.signal,
   });
+  const response = claudeToolResponse(result);
   const postHook = await context.hooks?.run(
     {
       session_id: context.sessionId,
@@ -285,7 +280,7 @@ export async function dispatchToolUse(
       hook_event_name: "PostToolUse",
       tool_name: tool.name,
       tool_input: validInput,
-      tool_response: { content: result.content, is_error: result.isError },
+      tool_response: response,
       tool_use_id: block.id,
     },
     context.signal,
@@ -302,5 +297,6 @@ export async function dispatchToolUse(
     notes.length === 0
       ? result
       : { ...result, content: `${result.content}\n\n${notes.join("\n")}` },
+    response,
   );
 }

@@ -101,18 +101,25 @@ function userLine(sessionId: string, content: unknown[]): OutputLine {
   };
 }
 
+/**
+ * A tool's result as Claude Code prints it: the block the model got (images as `image`
+ * blocks) and, in `tool_use_result`, the tool's own report in Claude Code's per-tool shape.
+ */
 export function toolResultLine(
   sessionId: string,
   event: Extract<AgentEvent, { type: "tool_end" }>,
 ): OutputLine {
-  return userLine(sessionId, [
-    {
-      tool_use_id: event.toolUseId,
-      type: "tool_result",
-      content: event.content,
-      is_error: event.isError,
-    },
-  ]);
+  return {
+    ...userLine(sessionId, [
+      {
+        tool_use_id: event.toolUseId,
+        type: "tool_result",
+        content: event.blocks ?? event.content,
+        is_error: event.isError,
+      },
+    ]),
+    ...(event.response === undefined ? {} : { tool_use_result: event.response }),
+  };
 }
 
 /** The interrupt marker the kernel put into the conversation, as Claude Code prints it. */

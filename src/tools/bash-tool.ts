@@ -91,7 +91,13 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput> {
         return error(`Error: command timed out after ${formatSeconds(timeoutMs)} s\n${output}`);
       }
       if (result.aborted) return error(`Error: command was cancelled\n${output}`);
-      if (result.exitCode === 0) return { content: output, isError: false };
+      if (result.exitCode === 0) {
+        return {
+          content: output,
+          isError: false,
+          details: { tool: "bash", output: result.output, interrupted: false },
+        };
+      }
       if (result.exitCode !== null) {
         return error(`Error: command exited with status ${result.exitCode}\n${output}`);
       }

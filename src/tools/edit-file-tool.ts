@@ -72,6 +72,15 @@ export function createEditFileTool(): Tool<EditFileInput> {
         return {
           content: `Edited ${input.path}: replaced ${replaced} (${updated.length} bytes now).`,
           isError: false,
+          details: {
+            tool: "edit",
+            path: opened.path,
+            oldText: input.old_text,
+            newText: input.new_text,
+            replaceAll,
+            originalFile: bytes.toString("utf8"),
+            updatedFile: updated.toString("utf8"),
+          },
         };
       } catch (error) {
         const text = error instanceof Error ? error.message : String(error);

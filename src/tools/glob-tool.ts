@@ -35,6 +35,7 @@ export function createGlobTool(): Tool<GlobInput> {
     inputSchema: globInput,
     jsonSchema: toolJsonSchema(globInput),
     async execute(input, context): Promise<ToolResult> {
+      const started = performance.now();
       const found = await findFiles(
         context.workspace,
         input.pattern,
@@ -42,7 +43,16 @@ export function createGlobTool(): Tool<GlobInput> {
         MAX_GLOB_LINES,
       );
       if (!found.ok) return { content: found.error, isError: true };
-      return { content: formatPaths(found.paths, found.total), isError: false };
+      return {
+        content: formatPaths(found.paths, found.total),
+        isError: false,
+        details: {
+          tool: "glob",
+          filenames: found.paths,
+          total: found.total,
+          durationMs: Math.round(performance.now() - started),
+        },
+      };
     },
   };
 }

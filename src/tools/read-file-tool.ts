@@ -69,21 +69,45 @@ export function createReadFileTool(): Tool<ReadFileInput> {
       } finally {
         await opened.handle.close();
       }
+      const slice = sliceLines(text, input.offset ?? 1, input.limit ?? DEFAULT_READ_LINES);
       return {
-        content: sliceLines(text, input.offset ?? 1, input.limit ?? DEFAULT_READ_LINES),
+        content: slice.text,
         isError: false,
+        details: {
+          tool: "read",
+          path: opened.path,
+          content: slice.content,
+          startLine: input.offset ?? 1,
+          numLines: slice.numLines,
+          totalLines: slice.totalLines,
+        },
       };
     },
   };
 }
 
+interface Slice {
+  /** What the model is shown: the lines, and a note when more remain. */
+  text: string;
+  /** The lines alone. */
+  content: string;
+  numLines: number;
+  totalLines: number;
+}
+
 /** Lines `offset`..`offset+limit-1` of `text`, verbatim, with a note when more remain. */
-function sliceLines(text: string, offset: number, limit: number): string {
-  if (text.length === 0) return "(empty file)";
+function sliceLines(text: string, offset: number, limit: number): Slice {
+  if (text.length === 0) return { text: "(empty file)", content: "", numLines: 0, totalLines: 0 };
   const lines = text.split(/(?<=\n)/);
   const total = lines.length;
+  const slice = (shown: string, content: string, numLines: number): Slice => ({
+    text: shown,
+    content,
+    numLines,
+    totalLines: total,
+  });
   if (offset > total) {
-    return `(offset ${offset} is past the end of the file, which has ${total} lines)`;
+    return slice(`(offset ${offset} is past the end of the file, which has ${total} lines)`, "", 0);
   }
   let content = "";
   let last = offset - 1;
@@ -92,17 +116,26 @@ function sliceLines(text: string, offset: number, limit: number): string {
     if (content.length + line.length > MAX_READ_CHARS) {
       if (last === offset - 1) {
         content = line.slice(0, MAX_READ_CHARS);
-        return `${content}\n[Line ${offset} alone is ${line.length} characters; showed the first ${MAX_READ_CHARS}. Use bash to see the rest.]`;
+        return slice(
+          `${content}\n[Line ${offset} alone is ${line.length} characters; showed the first ${MAX_READ_CHARS}. Use bash to see the rest.]`,
+          content,
+          1,
+        );
       }
       break;
     }
     content += line;
     last += 1;
   }
-  if (offset === 1 && last === total) return content;
+  const count = last - (offset - 1);
+  if (offset === 1 && last === total) return slice(content, content, count);
   const separator = content.endsWith("\n") ? "" : "\n";
   const more = last < total ? ` Use offset=${last + 1} to read more.` : "";
-  return `${content}${separator}[Showed lines ${offset}-${last} of ${total}.${more}]`;
+  return slice(
+    `${content}${separator}[Showed lines ${offset}-${last} of ${total}.${more}]`,
+    content,
+    count,
+  );
 }
 
 function fail(content: string): ToolResult {

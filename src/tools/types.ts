@@ -12,6 +12,40 @@ export type ToolResultPart =
   | { type: "text"; text: string }
   | { type: "image"; mediaType: string; data: string };
 
+/**
+ * What one of the built-in tools did, as data (hosts get it in Claude Code's per-tool shapes:
+ * a hook's `tool_response`, stream-json's `tool_use_result`). Paths are absolute and real.
+ */
+export type ToolDetails =
+  | { tool: "bash"; output: string; interrupted: boolean; backgroundTaskId?: string }
+  | {
+      tool: "read";
+      path: string;
+      /** The lines shown, without rudder's notes. */
+      content: string;
+      startLine: number;
+      numLines: number;
+      totalLines: number;
+    }
+  | {
+      tool: "write";
+      path: string;
+      content: string;
+      created: boolean;
+      /** What an overwritten file held (null when created, or too large to keep). */
+      originalFile: string | null;
+    }
+  | {
+      tool: "edit";
+      path: string;
+      oldText: string;
+      newText: string;
+      replaceAll: boolean;
+      originalFile: string;
+      updatedFile: string;
+    }
+  | { tool: "glob"; filenames: string[]; total: number; durationMs: number };
+
 /** What a tool gives back to the model. Failures are data: `isError: true`. */
 export interface ToolResult {
   /** The result as text (what people and hooks are shown). */
@@ -19,6 +53,8 @@ export interface ToolResult {
   isError: boolean;
   /** When the result holds images: every part in order, sent to the model instead of `content`. */
   parts?: ToolResultPart[];
+  /** What a built-in tool did, when it succeeded. */
+  details?: ToolDetails;
 }
 
 /**

@@ -4,14 +4,17 @@ import { dirname } from "node:path";
 import { isInside, resolveInWorkspace } from "./workspace-path.js";
 
 export type OpenedFile =
-  | { ok: true; handle: FileHandle; size: number; created: boolean }
+  | { ok: true; handle: FileHandle; size: number; created: boolean; path: string }
   | { ok: false; error: string };
 
-/** `read`: an existing file; `update`: an existing file, read then rewritten; `write`: created if missing. */
+/**
+ * `read`: an existing file; `update`: an existing file, read then rewritten; `write`: created
+ * if missing (an existing one can be read first, for what it held).
+ */
 export type OpenMode = "read" | "update" | "write";
 
-const { O_RDONLY, O_RDWR, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = constants;
-const FLAGS: Record<OpenMode, number> = { read: O_RDONLY, update: O_RDWR, write: O_WRONLY };
+const { O_RDONLY, O_RDWR, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = constants;
+const FLAGS: Record<OpenMode, number> = { read: O_RDONLY, update: O_RDWR, write: O_RDWR };
 
 /**
  * Opens a file of the workspace so that what is read or written is the file
@@ -45,7 +48,7 @@ export async function openWorkspaceFile(
     if (code === "ENOENT" && mode === "write") {
       try {
         await mkdir(dirname(resolved.path), { recursive: true });
-        handle = await open(resolved.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o666);
+        handle = await open(resolved.path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0o666);
         created = true;
       } catch (inner) {
         return { ok: false, error: describe(userPath, inner) };
@@ -60,7 +63,7 @@ export async function openWorkspaceFile(
     return { ok: false, error: refused };
   }
   const info = await handle.stat();
-  return { ok: true, handle, size: info.size, created };
+  return { ok: true, handle, size: info.size, created, path: resolved.path };
 }
 
 async function refusal(

@@ -4,6 +4,9 @@ import type { Tool, ToolResult } from "./types.js";
 import { openWorkspaceFile } from "./workspace-file.js";
 import { filePathInput } from "./workspace-path.js";
 
+/** An overwritten file up to this size is kept in the result's details (for a host's diff). */
+const MAX_ORIGINAL_BYTES = 8 * 1024 * 1024;
+
 const writeFileInput = v.object({
   path: filePathInput,
   content: v.pipe(v.string(), v.description("The complete new content of the file.")),
@@ -29,6 +32,10 @@ export function createWriteFileTool(): Tool<WriteFileInput> {
       const opened = await openWorkspaceFile(context.workspace, input.path, "write");
       if (!opened.ok) return { content: opened.error, isError: true };
       try {
+        const originalFile =
+          opened.created || opened.size > MAX_ORIGINAL_BYTES
+            ? null
+            : (await opened.handle.readFile({ signal: context.signal })).toString("utf8");
         const bytes = Buffer.from(input.content, "utf8");
         await opened.handle.truncate(0);
         await opened.handle.write(bytes, 0, bytes.length, 0);
@@ -36,6 +43,13 @@ export function createWriteFileTool(): Tool<WriteFileInput> {
         return {
           content: `${verb} ${input.path} (${bytes.length} bytes written).`,
           isError: false,
+          details: {
+            tool: "write",
+            path: opened.path,
+            content: input.content,
+            created: opened.created,
+            originalFile,
+          },
         };
       } catch (error) {
         const text = error instanceof Error ? error.message : String(error);

@@ -91,4 +91,41 @@ describe.each(SDK_ENGINES)("server-everything behind $name", (engine) => {
     const roots = textOf(resultFor(after, "toolu_roots"));
     expect(roots).toContain(pathToFileURL(sandbox.workspace).href);
   }, 120_000);
+
+  it("prints an image result as image blocks in stream-json's user line", async () => {
+    const api = await harness.api([
+      { toolUse: { id: "toolu_image", name: "mcp__everything__get-tiny-image", input: {} } },
+      { text: "done" },
+    ]);
+    const sandbox = harness.sandbox(api);
+    const config = {
+      mcpServers: { everything: { command: process.execPath, args: [serverEntry, "stdio"] } },
+    };
+    const run = await runPrint(engine, sandbox, [
+      "-p",
+      "show the image",
+      "--output-format",
+      "stream-json",
+      "--verbose",
+      "--mcp-config",
+      JSON.stringify(config),
+      "--allowedTools",
+      "mcp__everything",
+    ]);
+    const line = run.stdout
+      .split("\n")
+      .filter((text) => text.trim() !== "")
+      .map((text) => JSON.parse(text))
+      .find(
+        (parsed) => parsed.type === "user" && parsed.message.content[0]?.type === "tool_result",
+      );
+    expect(line?.message.content[0].content).toEqual(
+      expect.arrayContaining([
+        {
+          type: "image",
+          source: { type: "base64", media_type: "image/png", data: expect.any(String) },
+        },
+      ]),
+    );
+  }, 120_000);
 });

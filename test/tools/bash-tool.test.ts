@@ -22,11 +22,17 @@ describe("bash tool", () => {
   });
 
   it("returns the output of a successful command", async () => {
-    expect(await run({ command: "echo hello" })).toEqual({ content: "hello\n", isError: false });
+    expect(await run({ command: "echo hello" })).toMatchObject({
+      content: "hello\n",
+      isError: false,
+    });
   });
 
   it("says (no output) when there is none", async () => {
-    expect(await run({ command: "true" })).toEqual({ content: "(no output)", isError: false });
+    expect(await run({ command: "true" })).toMatchObject({
+      content: "(no output)",
+      isError: false,
+    });
   });
 
   it("prefixes a non-zero exit status", async () => {

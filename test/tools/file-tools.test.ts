@@ -39,7 +39,7 @@ describe("write_file", () => {
 describe("read_file", () => {
   it("round-trips unicode exactly", async () => {
     await write.execute({ path: "u.txt", content: unicode }, context);
-    expect(await read.execute({ path: "u.txt" }, context)).toEqual({
+    expect(await read.execute({ path: "u.txt" }, context)).toMatchObject({
       content: unicode,
       isError: false,
     });

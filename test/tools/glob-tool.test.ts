@@ -119,8 +119,11 @@ describe("glob tool", () => {
   });
 
   it("says (no matches) when nothing matches", async () => {
-    expect(await run("**/*.rs")).toEqual({ content: "(no matches)", isError: false });
-    expect(await run("missing-dir/**/*.ts")).toEqual({ content: "(no matches)", isError: false });
+    expect(await run("**/*.rs")).toMatchObject({ content: "(no matches)", isError: false });
+    expect(await run("missing-dir/**/*.ts")).toMatchObject({
+      content: "(no matches)",
+      isError: false,
+    });
   });
 
   it("keeps the smallest paths in order when capping a large result", async () => {

@@ -44,7 +44,10 @@ describe("the file tools and hard links", () => {
     writeFileSync(join(workspace, "single.txt"), "one link\n");
     expect((await read.execute({ path: "single.txt" }, context)).content).toBe("one link\n");
     const result = await write.execute({ path: "single.txt", content: "two\n" }, context);
-    expect(result).toEqual({ content: "Overwrote single.txt (4 bytes written).", isError: false });
+    expect(result).toMatchObject({
+      content: "Overwrote single.txt (4 bytes written).",
+      isError: false,
+    });
   });
 });
 
