@@ -3,8 +3,8 @@
  * graceMs [socket port]`. It reads one JSON request a line on stdin and
  * answers one JSON event a line on stdout:
  * - `{type:"run", id, command, cwd, env}` starts `bash -c command` in its
- *   own process group; `{type:"data", id, data}` (base64, stdout and stderr
- *   merged in arrival order), `{type:"exit", id, code, signal}`, then
+ *   own process group; `{type:"data", id, stream, length}` followed by that
+ *   many raw bytes of its stdout (1) or stderr (2), in arrival order, `{type:"exit", id, code, signal}`, then
  *   `{type:"close", id}` follow (`{type:"error", id, message}` when it could
  *   not start, then `close`).
  * - `{type:"terminate", id}` kills that command's group: SIGTERM, then
@@ -41,9 +41,12 @@ export const RUNNER_SCRIPT = [
   "    return;",
   "  }",
   "  if (child.pid !== undefined) groups.set(id, child.pid);",
-  "  const data = (chunk) => send({ type: 'data', id, data: chunk.toString('base64') });",
-  "  child.stdout.on('data', data);",
-  "  child.stderr.on('data', data);",
+  "  const data = (stream) => (chunk) => {",
+  "    send({ type: 'data', id, stream, length: chunk.length });",
+  "    process.stdout.write(chunk);",
+  "  };",
+  "  child.stdout.on('data', data(1));",
+  "  child.stderr.on('data', data(2));",
   "  child.on('error', (error) => send({ type: 'error', id, message: error.message }));",
   "  child.on('exit', (code, signal) => { send({ type: 'exit', id, code, signal }); terminate(id); });",
   "  child.on('close', () => send({ type: 'close', id }));",

@@ -1,5 +1,4 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { StringDecoder } from "node:string_decoder";
 import type { CommandHandlers, CommandProcess } from "./command-process.js";
 import type { PidsCgroup } from "./pids-cgroup.js";
 
@@ -15,7 +14,8 @@ const STDERR_TAIL_CHARS = 2000;
 interface RunnerEvent {
   type: "data" | "exit" | "error" | "close";
   id: number;
-  data?: string;
+  stream?: number;
+  length?: number;
   code?: number | null;
   signal?: string | null;
   message?: string;
@@ -38,8 +38,10 @@ export class SandboxRunner {
   readonly #onIdle: () => void;
   #nextId = 1;
   #stderrTail = "";
-  #partial = "";
-  readonly #decoder = new StringDecoder("utf8");
+  /** The start of a line not yet complete. */
+  #partial: Buffer = Buffer.alloc(0);
+  /** Raw output bytes still to come for a command's stream, after a `data` event's line. */
+  #raw: { id: number; stream: 1 | 2; remaining: number } | undefined;
   #broken: string | undefined;
 
   /** `onIdle` is called whenever the last running command has closed. */
@@ -133,26 +135,52 @@ export class SandboxRunner {
   }
 
   #receive(chunk: Buffer): void {
-    const lines = (this.#partial + this.#decoder.write(chunk)).split("\n");
-    this.#partial = lines.pop() ?? "";
-    for (const line of lines) {
-      let event: RunnerEvent;
-      try {
-        event = JSON.parse(line);
-      } catch {
+    let data = this.#partial.length === 0 ? chunk : Buffer.concat([this.#partial, chunk]);
+    this.#partial = Buffer.alloc(0);
+    while (data.length > 0) {
+      const raw = this.#raw;
+      if (raw !== undefined) {
+        const taken = data.subarray(0, raw.remaining);
+        raw.remaining -= taken.length;
+        data = data.subarray(taken.length);
+        if (raw.remaining === 0) this.#raw = undefined;
+        this.#commands.get(raw.id)?.onData(raw.stream, taken);
         continue;
       }
-      const handlers = this.#commands.get(event?.id);
-      if (handlers === undefined) continue;
-      if (event.type === "data" && typeof event.data === "string") {
-        handlers.onData(1, Buffer.from(event.data, "base64"));
-      } else if (event.type === "exit") {
-        handlers.onExit(event.code ?? null, event.signal ?? null);
-      } else if (event.type === "error") {
-        handlers.onError(String(event.message));
-      } else if (event.type === "close") {
-        this.#closeCommand(event.id, handlers);
+      const end = data.indexOf(10);
+      if (end === -1) {
+        this.#partial = Buffer.from(data);
+        return;
       }
+      const line = data.subarray(0, end).toString("utf8");
+      data = data.subarray(end + 1);
+      this.#event(line);
+    }
+  }
+
+  #event(line: string): void {
+    let event: RunnerEvent;
+    try {
+      event = JSON.parse(line);
+    } catch {
+      return;
+    }
+    if (event?.type === "data") {
+      const length = Number(event.length);
+      const stream = event.stream === 2 ? 2 : 1;
+      if (Number.isInteger(length) && length > 0) {
+        this.#raw = { id: event.id, stream, remaining: length };
+      }
+      return;
+    }
+    const handlers = this.#commands.get(event?.id);
+    if (handlers === undefined) return;
+    if (event.type === "exit") {
+      handlers.onExit(event.code ?? null, event.signal ?? null);
+    } else if (event.type === "error") {
+      handlers.onError(String(event.message));
+    } else if (event.type === "close") {
+      this.#closeCommand(event.id, handlers);
     }
   }
 

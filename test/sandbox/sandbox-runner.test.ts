@@ -93,6 +93,27 @@ describe.skipIf(NO_BUBBLEWRAP !== undefined)(`the session's sandbox ${NO_BUBBLEW
     }
   });
 
+  it("carries output byte for byte: large, multi-byte, stdout and stderr each whole", async () => {
+    const { workspace, sandbox } = setUp();
+    const command = `python3 -c "
+import sys
+for _ in range(50):
+    sys.stdout.write('é' * 5001 + '\\n'); sys.stdout.flush()
+    sys.stderr.write('ü' * 3001 + '\\n'); sys.stderr.flush()
+"`;
+    const result = await runCommand(command, {
+      cwd: workspace,
+      timeoutMs: 30_000,
+      sandbox,
+      maxOutputChars: 1_000_000,
+    });
+    expect(result.exitCode, result.output.slice(0, 500)).toBe(0);
+    const lines = result.output.trim().split("\n");
+    expect(lines.filter((line) => line === "é".repeat(5001))).toHaveLength(50);
+    expect(lines.filter((line) => line === "ü".repeat(3001))).toHaveLength(50);
+    expect(lines).toHaveLength(100);
+  });
+
   it("replaces a sandbox that broke, and one whose confinement no longer fits", async () => {
     const { run, workspace } = setUp();
     // A command that kills everything in its sandbox, the runner included.
