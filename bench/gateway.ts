@@ -15,7 +15,7 @@ import { startGateway } from "../src/gateway/index.js";
 const FAKE_CLAUDE = join(import.meta.dirname, "..", "test", "fixtures", "fake-claude");
 const MAX_LIVE = 8;
 
-function percentile(values: number[], fraction: number): number {
+export function percentile(values: number[], fraction: number): number {
   const sorted = [...values].sort((left, right) => left - right);
   const index = Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1);
   return sorted[Math.max(0, index)] ?? 0;
@@ -32,7 +32,7 @@ function residentMiB(pid: number): number {
   }
 }
 
-interface Gateway {
+export interface Gateway {
   url: string;
   token: string;
 }
@@ -40,9 +40,10 @@ interface Gateway {
 /**
  * One channel's SSE stream, kept open like the page keeps it. `send` POSTs a message and
  * resolves with the milliseconds until the `turn_end` that follows that message's
- * `message_received` (events replayed from earlier turns are skipped by message id).
+ * `message_received` (events replayed from earlier turns are skipped by message id). `via`
+ * posts through another gateway (a worker on the same database) than the stream's.
  */
-class ChannelStream {
+export class ChannelStream {
   readonly #gateway: Gateway;
   readonly #channelId: string;
   readonly #controller = new AbortController();
@@ -82,12 +83,12 @@ class ChannelStream {
     }
   }
 
-  async send(text: string): Promise<number> {
+  async send(text: string, via: Gateway = this.#gateway): Promise<number> {
     const started = performance.now();
-    const posted = await fetch(`${this.#gateway.url}/api/channels/${this.#channelId}/messages`, {
+    const posted = await fetch(`${via.url}/api/channels/${this.#channelId}/messages`, {
       method: "POST",
       headers: {
-        authorization: `Bearer ${this.#gateway.token}`,
+        authorization: `Bearer ${via.token}`,
         "content-type": "application/json",
       },
       body: JSON.stringify({ text }),
@@ -136,7 +137,7 @@ async function drive(
   return { latencies, seconds: (performance.now() - started) / 1000 };
 }
 
-function report(label: string, result: { latencies: number[]; seconds: number }): void {
+export function report(label: string, result: { latencies: number[]; seconds: number }): void {
   const { latencies, seconds } = result;
   process.stdout.write(
     `${label.padEnd(34)} ${String(latencies.length).padStart(5)} msgs  ` +

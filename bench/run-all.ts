@@ -15,6 +15,7 @@ const BENCHES = [
   "sse-flood.ts",
   "sandbox.ts",
   "long-session.ts",
+  "cluster.ts",
 ];
 
 let failed = 0;
