@@ -214,7 +214,9 @@ export async function runAgentLoop(
       if (error.subtype === "aborted") {
         return interrupted("aborted_streaming", streamed.text, streamed.messageId);
       }
-      const overflow = contextOverflowOf(error) !== undefined;
+      const refusal = contextOverflowOf(error);
+      const overflow = refusal !== undefined;
+      if (refusal?.maximum !== undefined) context?.learnWindow(refusal.maximum);
       if (overflow && context?.budget.auto === true && !recovering) {
         recovering = true;
         const compacted = await context.compact(history, shape, "auto", { signal, emit });

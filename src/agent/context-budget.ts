@@ -53,6 +53,22 @@ export function contextBudget(
   };
 }
 
+/**
+ * `budget` for a smaller `window` (one the API said it has, refusing a request as too long):
+ * every share scaled to it, the threshold no later a share of it than it was. A window no
+ * smaller leaves the budget as it is.
+ */
+export function narrowedBudget(
+  budget: ContextBudget,
+  window: number,
+  maxOutputTokens: number,
+): ContextBudget {
+  if (window >= budget.window) return budget;
+  const narrowed = contextBudget(window, maxOutputTokens, { auto: budget.auto });
+  const threshold = Math.floor((budget.threshold * window) / budget.window);
+  return { ...narrowed, threshold: Math.min(narrowed.threshold, threshold) };
+}
+
 /** The settings keys Claude Code reads for compaction. */
 export interface CompactionSettingKeys {
   autoCompactEnabled?: boolean;

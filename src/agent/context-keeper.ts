@@ -17,7 +17,7 @@ import {
   userTexts,
 } from "./compaction-plan.js";
 import { summaryMessageText, summaryRequest } from "./compaction-prompt.js";
-import type { ContextBudget } from "./context-budget.js";
+import { type ContextBudget, maxOutputTokensFor, narrowedBudget } from "./context-budget.js";
 import { messageText } from "./conversation.js";
 import type { AgentEventSink, CompactionTrigger } from "./events.js";
 
@@ -63,7 +63,8 @@ const MAX_USER_TEXTS = 400;
 export class ContextKeeper {
   readonly #model: Model;
   readonly #budgetFor: (model: string) => ContextBudget;
-  #budget: { model: string; budget: ContextBudget } | undefined;
+  #budget: { model: string; learned: number | undefined; budget: ContextBudget } | undefined;
+  #learnedWindow: number | undefined;
   #anchor: { tokens: number; length: number } | undefined;
   #userTexts: string[];
 
@@ -81,11 +82,27 @@ export class ContextKeeper {
     this.#userTexts = [...(restored.userTexts ?? [])];
   }
 
-  /** The window and budgets of the model now in use. */
+  /** The window and budgets of the model now in use (narrowed to a window the API reported). */
   get budget(): ContextBudget {
     const model = this.#model.name;
-    if (this.#budget?.model !== model) this.#budget = { model, budget: this.#budgetFor(model) };
+    if (this.#budget?.model !== model || this.#budget.learned !== this.#learnedWindow) {
+      const base = this.#budgetFor(model);
+      const budget =
+        this.#learnedWindow === undefined
+          ? base
+          : narrowedBudget(base, this.#learnedWindow, maxOutputTokensFor(model));
+      this.#budget = { model, learned: this.#learnedWindow, budget };
+    }
     return this.#budget.budget;
+  }
+
+  /**
+   * The API refused a request as too long and named its maximum: from now on the budgets are
+   * that window's (a compatible server's window can be smaller than the model's known one).
+   */
+  learnWindow(maximum: number): void {
+    if (!(maximum > 0)) return;
+    this.#learnedWindow = Math.min(this.#learnedWindow ?? maximum, maximum);
   }
 
   /** The tokens a request with `history` would carry. */
