@@ -7,7 +7,7 @@
 #     test/fixtures/postgres-cluster.ts);
 #   - the pinned Claude Code CLI and the Claude Agent SDK, into .cache/ (never package
 #     dependencies: each would pull a ~380 MB native binary into every install), and the MCP
-#     reference server (server-everything) beside them.
+#     reference server (server-everything) and Zed's ACP adapter for Claude Code beside them.
 # Idempotent: does nothing when everything is already present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,3 +31,4 @@ fi
 bash scripts/install-claude-code.sh
 bash scripts/install-agent-sdk.sh
 bash scripts/install-mcp-everything.sh
+bash scripts/install-zed-adapter.sh

@@ -32,6 +32,7 @@ import {
   TOOL_SURFACES,
   type ToolSurface,
   toolsForSurface,
+  withoutDeniedTools,
 } from "../tools/claude-code-tools.js";
 import { createDefaultTools } from "../tools/default-tools.js";
 import { installSignalCleanup } from "../tools/process-groups.js";
@@ -249,7 +250,10 @@ export async function createAgentSetup(
     }
     warnings.push(unavailableLine(status.reason, false));
   }
-  const tools = toolsForSurface(createDefaultTools({ sandbox }), surface);
+  const tools = withoutDeniedTools(
+    toolsForSurface(createDefaultTools({ sandbox }), surface),
+    rules.deny,
+  );
   const mcpServers: McpServerStatus[] = [];
   let close = async (): Promise<void> => {};
   let mcpStarted = false;

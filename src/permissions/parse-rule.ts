@@ -20,7 +20,8 @@ export type ParsedRule = { ok: true; rule: PermissionRule } | { ok: false; error
 /**
  * Claude Code's tool names mean rudder's equivalents, so existing settings work
  * unchanged. As in Claude Code, `Edit` covers every tool that edits files
- * (here edit_file and write_file), and `Read` is applied to glob too.
+ * (here edit_file and write_file), and `Read(path)` is applied to glob too; a bare
+ * `Read` (`--disallowedTools Read`) means the Read tool alone, so searching still works.
  */
 const TOOL_ALIASES: Record<string, RuleTool[]> = {
   Bash: ["bash"],
@@ -63,7 +64,10 @@ export function parsePermissionRule(text: string): ParsedRule {
     }
     return { ok: true, rule: { text: rule, tools, specifier: undefined, mcp } };
   }
-  if (open === -1) return { ok: true, rule: { text: rule, tools, specifier: undefined } };
+  if (open === -1) {
+    const named = name === "Read" ? (["read_file"] as RuleTool[]) : tools;
+    return { ok: true, rule: { text: rule, tools: named, specifier: undefined } };
+  }
   if (!rule.endsWith(")")) {
     return { ok: false, error: `"${text}" lacks its closing parenthesis (or has text after it).` };
   }

@@ -204,3 +204,17 @@ export function surfaceToolName(surface: ToolSurface, rudderName: string): strin
   if (surface === "rudder") return rudderName;
   return CLAUDE_TOOLS.find((spec) => spec.serves === rudderName)?.name ?? rudderName;
 }
+
+/**
+ * The tools without those a bare deny rule names (`--disallowedTools Read` removes `Read`, or
+ * rudder's `read_file`, from what the model is offered, as Claude Code removes it), under
+ * either surface's name. Rules with a specifier only judge calls.
+ */
+export function withoutDeniedTools(tools: readonly AnyTool[], deny: readonly string[]): AnyTool[] {
+  const denied = new Set(deny.map((rule) => rule.trim()));
+  return tools.filter((tool) => {
+    const rudderName = tool.aliasOf?.name ?? tool.name;
+    const names = [tool.name, rudderName, surfaceToolName("claude", rudderName)];
+    return !names.some((name) => denied.has(name));
+  });
+}

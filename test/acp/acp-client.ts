@@ -1,4 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import { Readable, Writable } from "node:stream";
 import {
   type Client,
@@ -11,9 +12,19 @@ import {
 } from "@agentclientprotocol/sdk";
 import { RUDDER_CLI, type Sandbox } from "../protocol/helpers.js";
 
+export interface AcpAgentProgram {
+  /** The program and its arguments; default `rudder acp`. */
+  argv?: string[];
+  env?: NodeJS.ProcessEnv;
+  /** Offer the `fs` capability: the agent may read and write text files through the client. */
+  fs?: boolean;
+}
+
 /**
- * `rudder acp` driven by the ACP SDK's own client side, as an editor drives it: the updates it
- * streams are kept; each permission request is answered by `answer` (and kept).
+ * An ACP agent (`rudder acp`, or another program such as Zed's adapter) driven by the ACP
+ * SDK's own client side, as an editor drives it: the updates it streams are kept; each
+ * permission request is answered by `answer` (and kept); with `fs`, file reads and writes
+ * the agent asks of the client are done on disk and kept in `fileReads`.
  */
 export class AcpClient {
   readonly child: ChildProcessWithoutNullStreams;
@@ -21,14 +32,17 @@ export class AcpClient {
   readonly updates: SessionNotification[] = [];
   readonly permissions: RequestPermissionRequest[] = [];
   readonly exited: Promise<number | null>;
+  readonly fileReads: string[] = [];
+  readonly #fs: boolean;
   stderr = "";
   answer: (request: RequestPermissionRequest) => string = () => "reject_once";
   readonly #waiters = new Set<() => void>();
 
-  constructor(sandbox: Sandbox) {
-    this.child = spawn(process.execPath, [RUDDER_CLI, "acp"], {
+  constructor(sandbox: Sandbox, program: AcpAgentProgram = {}) {
+    this.#fs = program.fs === true;
+    this.child = spawn(process.execPath, program.argv ?? [RUDDER_CLI, "acp"], {
       cwd: sandbox.workspace,
-      env: sandbox.env,
+      env: program.env ?? sandbox.env,
       detached: true,
       stdio: ["pipe", "pipe", "pipe"],
     });
@@ -45,6 +59,14 @@ export class AcpClient {
         this.permissions.push(request);
         return { outcome: { outcome: "selected", optionId: this.answer(request) } };
       },
+      readTextFile: async (request) => {
+        this.fileReads.push(request.path);
+        return { content: readFileSync(request.path, "utf8") };
+      },
+      writeTextFile: async (request) => {
+        writeFileSync(request.path, request.content);
+        return {};
+      },
     };
     const stream = ndJsonStream(
       Writable.toWeb(this.child.stdin) as WritableStream<Uint8Array>,
@@ -56,7 +78,10 @@ export class AcpClient {
   async initialize() {
     return this.connection.initialize({
       protocolVersion: PROTOCOL_VERSION,
-      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+      clientCapabilities: {
+        fs: { readTextFile: this.#fs, writeTextFile: this.#fs },
+        terminal: false,
+      },
     });
   }
 

@@ -215,7 +215,7 @@ describe("Claude Code's tool surface", () => {
       command: `jq -c '{tag: "${tag}", tool: .tool_name, input: .tool_input}' >> ${log}`,
     });
     writeSettings(sandbox.workspace, {
-      permissions: { ask: ["Bash(git:*)"], deny: ["Bash(rm:*)"] },
+      permissions: { ask: ["Bash(git:*)"], deny: ["Bash(rm:*)", "Read(./secret.txt)"] },
       hooks: {
         PreToolUse: [
           { matcher: "Bash", hooks: [hook("Bash")] },
@@ -229,10 +229,14 @@ describe("Claude Code's tool surface", () => {
       "stream-json",
       "--verbose",
       "--disallowedTools",
-      "Read",
+      "Glob",
       "go",
     ]);
     await child.exited;
+    // A bare rule removes the tool, as in Claude Code; Read stays (a Read rule is no Glob rule).
+    const offered = toolShapes(api.mainRequests()[0]);
+    expect(offered.has("Glob")).toBe(false);
+    expect(offered.has("Read")).toBe(true);
     const result = child.ofType("result")[0];
     expect(
       result?.permission_denials.map((denial: { tool_name: string; tool_use_id: string }) => [
