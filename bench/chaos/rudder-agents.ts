@@ -111,7 +111,9 @@ export async function agentKilledMidTool(root: string): Promise<Figure[]> {
     const late = existsSync(join(workspace, "late-effect.txt")) ? 1 : 0;
     const next = await settle(gateway, "kill", "what happened to the tool?");
     const told = JSON.stringify(api.mainRequests().at(-1)?.body.messages ?? []);
+    const started = toolPids !== undefined;
     return [
+      figure(scenario, "the tool was running when killed", started ? "yes" : "no", "yes", started),
       figure(scenario, "tool processes left after the kill", left, "0", left === 0),
       figure(scenario, "late side effects (file written after the kill)", late, "0", late === 0),
       figure(
