@@ -1,16 +1,14 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { claudeCodeEnv } from "../fixtures/claude-code-env.js";
+import { type FakeMessagesApi, startFakeMessagesApi } from "../fixtures/fake-messages-api.js";
 import {
-  type FakeMessagesApi,
-  lastUserText,
-  type RecordedRequest,
-  startFakeMessagesApi,
-} from "../fixtures/fake-messages-api.js";
-import { RUDDER_CLI } from "./rudder-process.js";
+  type Engine,
+  isSummaryRequest as isSummary,
+  oneShotEnv,
+  runOneShot,
+} from "../fixtures/one-shot-engine.js";
 
 /**
  * A resumed turn the API refuses as too long (`prompt is too long`), with and without
@@ -19,16 +17,10 @@ import { RUDDER_CLI } from "./rudder-process.js";
  * The window is set per engine just above its third request, so the fourth passes it.
  */
 
-const CLAUDE = resolve(".cache/claude-code/node_modules/.bin/claude");
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-const isSummary = (request: RecordedRequest) =>
-  /summary of the conversation|write a summary of the whole conversation/i.test(
-    lastUserText(request),
-  );
 
 async function fakeApi(contextWindow?: number): Promise<FakeMessagesApi> {
   const api = await startFakeMessagesApi({
@@ -43,47 +35,16 @@ async function fakeApi(contextWindow?: number): Promise<FakeMessagesApi> {
 // biome-ignore lint/suspicious/noExplicitAny: a result line is whatever JSON the engine printed.
 type Result = Record<string, any>;
 
-async function overflowingTurn(kind: "rudder" | "claude", disableAutoCompact: boolean) {
+async function overflowingTurn(kind: Engine, disableAutoCompact: boolean) {
   const home = realpathSync(mkdtempSync(join(tmpdir(), `rudder-overflow-${kind}-`)));
   cleanups.push(() => rmSync(home, { recursive: true, force: true }));
   const run = async (api: FakeMessagesApi, args: string[]) => {
     const env = {
-      ...(kind === "claude"
-        ? claudeCodeEnv(home, api.url)
-        : {
-            PATH: process.env.PATH,
-            HOME: home,
-            RUDDER_HOME: join(home, ".rudder"),
-            ANTHROPIC_BASE_URL: api.url,
-            ANTHROPIC_API_KEY: "dummy",
-            RUDDER_MAX_RETRIES: "0",
-          }),
+      ...oneShotEnv(kind, home, api.url),
       ...(disableAutoCompact ? { DISABLE_AUTO_COMPACT: "1" } : {}),
     };
-    const [file, prefix] =
-      kind === "claude" ? [CLAUDE, ["-p"]] : [process.execPath, [RUDDER_CLI, "run"]];
-    return new Promise<{ code: number | null; result: Result }>((done, fail) => {
-      const child = spawn(file, [...prefix, "--output-format", "json", ...args], {
-        cwd: home,
-        env,
-        detached: true,
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let stdout = "";
-      child.stdout.on("data", (chunk: Buffer) => {
-        stdout += chunk.toString("utf8");
-      });
-      child.stderr.resume();
-      const timer = setTimeout(() => {
-        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-        fail(new Error(`${kind} timed out: ${stdout}`));
-      }, 90_000);
-      child.on("error", fail);
-      child.on("close", (code) => {
-        clearTimeout(timer);
-        done({ code, result: JSON.parse(stdout) as Result });
-      });
-    });
+    const done = await runOneShot(kind, ["--output-format", "json", ...args], { cwd: home, env });
+    return { code: done.code, result: JSON.parse(done.stdout) as Result };
   };
   // Three short prompts with long replies, on an API without a window; then a fourth turn on
   // one whose window is just above the third request: the refused request's compaction must

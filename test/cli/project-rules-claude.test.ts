@@ -1,11 +1,9 @@
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { claudeCodeEnv } from "../fixtures/claude-code-env.js";
 import { type FakeMessagesApi, startFakeMessagesApi } from "../fixtures/fake-messages-api.js";
-import { RUDDER_CLI } from "./rudder-process.js";
+import { type Engine, oneShotEnv, runOneShot } from "../fixtures/one-shot-engine.js";
 
 /**
  * `.claude/rules/**\/*.md` as project instructions, next to the real Claude Code 2.1.328 on the
@@ -36,7 +34,6 @@ function rulesAsSets(paths: string[]): string[] {
   return out;
 }
 
-const CLAUDE = resolve(".cache/claude-code/node_modules/.bin/claude");
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -68,44 +65,16 @@ function tree(withClaudeFiles: boolean): { root: string; home: string; workspace
 }
 
 /** The files whose contents the engine sent the model, in order, relative to the tree. */
-async function headings(kind: "rudder" | "claude", withClaudeFiles: boolean): Promise<string[]> {
+async function headings(kind: Engine, withClaudeFiles: boolean): Promise<string[]> {
   const { root, home, workspace } = tree(withClaudeFiles);
   const api: FakeMessagesApi = await startFakeMessagesApi({ fallback: () => ({ text: "ok" }) });
   cleanups.push(() => api.close());
-  const env =
-    kind === "claude"
-      ? claudeCodeEnv(home, api.url)
-      : {
-          PATH: process.env.PATH,
-          HOME: home,
-          RUDDER_HOME: join(root, ".rudder"),
-          ANTHROPIC_BASE_URL: api.url,
-          ANTHROPIC_API_KEY: "dummy",
-          RUDDER_MAX_RETRIES: "0",
-        };
-  const [file, args] =
-    kind === "claude"
-      ? [CLAUDE, ["-p", "--output-format", "json", "hello"]]
-      : [process.execPath, [RUDDER_CLI, "run", "--output-format", "json", "hello"]];
-  const code = await new Promise<number | null>((done, fail) => {
-    const child = spawn(file, args, {
-      cwd: workspace,
-      env,
-      detached: true,
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    child.stderr.resume();
-    const timer = setTimeout(() => {
-      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-      fail(new Error(`${kind} timed out`));
-    }, 90_000);
-    child.on("error", fail);
-    child.on("close", (exit) => {
-      clearTimeout(timer);
-      done(exit);
-    });
+  const env = { ...oneShotEnv(kind, home, api.url), RUDDER_HOME: join(root, ".rudder") };
+  const done = await runOneShot(kind, ["--output-format", "json", "hello"], {
+    cwd: workspace,
+    env,
   });
-  expect(code).toBe(0);
+  expect(done.code, done.stderr).toBe(0);
   const body = JSON.stringify(api.mainRequests()[0]?.body);
   return [...body.matchAll(/Contents of (\S+) \(/g)]
     .map((match) => match[1] as string)

@@ -1,9 +1,7 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { claudeCodeEnv } from "../fixtures/claude-code-env.js";
 import {
   type FakeMessagesApi,
   lastUserText,
@@ -11,7 +9,13 @@ import {
   type ScriptStep,
   startFakeMessagesApi,
 } from "../fixtures/fake-messages-api.js";
-import { RUDDER_CLI } from "./rudder-process.js";
+import {
+  type Engine as EngineKind,
+  isSummaryRequest as isSummary,
+  type OneShot,
+  oneShotEnv,
+  runOneShot,
+} from "../fixtures/one-shot-engine.js";
 
 /**
  * `rudder run "/compact"` and `rudder run "/clear"` on a resumed conversation, in text and json
@@ -21,25 +25,19 @@ import { RUDDER_CLI } from "./rudder-process.js";
  * then picks.
  */
 
-const CLAUDE = resolve(".cache/claude-code/node_modules/.bin/claude");
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-const isSummary = (request: RecordedRequest) =>
-  /summary of the conversation|write a summary of the whole conversation/i.test(
-    lastUserText(request),
-  );
-
 interface Engine {
   api: FakeMessagesApi;
   /** Runs the executable with `args` as they are (no `-p` or `run` before them). */
-  exec: (args: string[]) => Promise<{ code: number | null; stdout: string; stderr: string }>;
-  run: (args: string[]) => Promise<{ code: number | null; stdout: string; stderr: string }>;
+  exec: (args: string[]) => Promise<OneShot>;
+  run: (args: string[]) => Promise<OneShot>;
 }
 
-async function engine(kind: "rudder" | "claude"): Promise<Engine> {
+async function engine(kind: EngineKind): Promise<Engine> {
   const api = await startFakeMessagesApi({
     fallback: (request): ScriptStep =>
       isSummary(request)
@@ -51,46 +49,12 @@ async function engine(kind: "rudder" | "claude"): Promise<Engine> {
     await api.close();
     rmSync(home, { recursive: true, force: true });
   });
-  const env =
-    kind === "claude"
-      ? claudeCodeEnv(home, api.url)
-      : {
-          PATH: process.env.PATH,
-          HOME: home,
-          RUDDER_HOME: join(home, ".rudder"),
-          ANTHROPIC_BASE_URL: api.url,
-          ANTHROPIC_API_KEY: "dummy",
-          RUDDER_MAX_RETRIES: "0",
-        };
-  const file = kind === "claude" ? CLAUDE : process.execPath;
-  const exec = (args: string[]) =>
-    new Promise<{ code: number | null; stdout: string; stderr: string }>((done, fail) => {
-      const child = spawn(file, [...(kind === "rudder" ? [RUDDER_CLI] : []), ...args], {
-        cwd: home,
-        env,
-        detached: true,
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (chunk: Buffer) => {
-        stdout += chunk.toString("utf8");
-      });
-      child.stderr.on("data", (chunk: Buffer) => {
-        stderr += chunk.toString("utf8");
-      });
-      const timer = setTimeout(() => {
-        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-        fail(new Error(`${kind} ${args.join(" ")} timed out: ${stdout} ${stderr}`));
-      }, 90_000);
-      child.on("error", fail);
-      child.on("close", (code) => {
-        clearTimeout(timer);
-        done({ code, stdout, stderr });
-      });
-    });
-  const run = (args: string[]) => exec([kind === "claude" ? "-p" : "run", ...args]);
-  return { api, exec, run };
+  const env = oneShotEnv(kind, home, api.url);
+  return {
+    api,
+    exec: (args) => runOneShot(kind, args, { cwd: home, env, command: false }),
+    run: (args) => runOneShot(kind, args, { cwd: home, env }),
+  };
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a result line is whatever JSON the engine printed.
