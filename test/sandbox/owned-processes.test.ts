@@ -3,40 +3,19 @@
  * agent process is SIGKILLed mid-hook or mid-MCP-call, no process of theirs
  * is left (zombies count as dead), and nothing they meant to do later happens.
  */
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { waitUntil } from "../agent/kernel-helpers.js";
-import { killRudderGroup, type RudderRun, startRudder } from "../cli/rudder-process.js";
-import { type FakeMessagesApi, startFakeMessagesApi } from "../fixtures/fake-messages-api.js";
 import { processesMatching } from "../fixtures/process-scan.js";
 import { FAKE_MCP_SERVER, isRunning, readPids } from "../mcp/mcp-helpers.js";
+import { rudderFixture } from "./rudder-fixture.js";
 
-let api: FakeMessagesApi;
-let root: string;
-let workspace: string;
-const runs: RudderRun[] = [];
+const fixture = rudderFixture("rudder-owned-");
+const { rudder } = fixture;
 const leftovers: number[] = [];
 
-beforeEach(async () => {
-  api = await startFakeMessagesApi({ fallback: () => ({ text: "done" }) });
-  root = realpathSync(mkdtempSync(join(tmpdir(), "rudder-owned-")));
-  workspace = join(root, "work");
-  mkdirSync(workspace);
-  mkdirSync(join(root, "home"));
-});
-
-afterEach(async () => {
-  for (const run of runs.splice(0)) killRudderGroup(run);
+afterEach(() => {
   for (const pid of leftovers.splice(0)) {
     try {
       process.kill(pid, "SIGKILL");
@@ -44,31 +23,13 @@ afterEach(async () => {
       // Gone, as it should be.
     }
   }
-  await api.close();
-  rmSync(root, { recursive: true, force: true });
 });
-
-function rudder(args: string[]): RudderRun {
-  const run = startRudder(args, {
-    cwd: workspace,
-    env: {
-      PATH: process.env.PATH,
-      HOME: join(root, "home"),
-      TMPDIR: root,
-      ANTHROPIC_BASE_URL: api.url,
-      ANTHROPIC_API_KEY: "dummy",
-      RUDDER_MAX_RETRIES: "0",
-    },
-  });
-  runs.push(run);
-  return run;
-}
 
 describe("hooks and MCP servers die with the agent", () => {
   it("a hook running when the agent is SIGKILLed is killed with its whole group", async () => {
-    const marker = join(workspace, "hook.started");
-    const late = join(workspace, "hook-late.txt");
-    const settings = join(root, "settings.json");
+    const marker = join(fixture.workspace, "hook.started");
+    const late = join(fixture.workspace, "hook-late.txt");
+    const settings = join(fixture.root, "settings.json");
     writeFileSync(
       settings,
       JSON.stringify({
@@ -86,7 +47,7 @@ describe("hooks and MCP servers die with the agent", () => {
         },
       }),
     );
-    api.push({ toolUse: [{ name: "bash", input: { command: "echo hi" } }] });
+    fixture.api.push({ toolUse: [{ name: "bash", input: { command: "echo hi" } }] });
     const run = rudder(["run", "--settings", settings, "say hi"]);
     await waitUntil(
       () =>
@@ -103,8 +64,8 @@ describe("hooks and MCP servers die with the agent", () => {
   });
 
   it("an MCP server mid-call when the agent is SIGKILLed is killed, its grandchild too", async () => {
-    const pidFile = join(root, "server.pids");
-    const callLog = join(root, "calls.log");
+    const pidFile = join(fixture.root, "server.pids");
+    const callLog = join(fixture.root, "calls.log");
     const config = {
       mcpServers: {
         fake: {
@@ -113,7 +74,7 @@ describe("hooks and MCP servers die with the agent", () => {
         },
       },
     };
-    api.push({ toolUse: [{ name: "mcp__fake__hang", input: {} }] });
+    fixture.api.push({ toolUse: [{ name: "mcp__fake__hang", input: {} }] });
     const run = rudder([
       "run",
       "--mcp-config",

@@ -14,58 +14,29 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { findExecutable } from "../../src/sandbox/bubblewrap-probe.js";
 import { waitUntil } from "../agent/kernel-helpers.js";
-import { killRudderGroup, type RudderRun, startRudder } from "../cli/rudder-process.js";
-import { type FakeMessagesApi, startFakeMessagesApi } from "../fixtures/fake-messages-api.js";
 import { processesMatching } from "../fixtures/process-scan.js";
+import { rudderFixture } from "./rudder-fixture.js";
 import { NO_BUBBLEWRAP } from "./sandbox-helpers.js";
 
-let api: FakeMessagesApi;
-let root: string;
-let workspace: string;
+const fixture = rudderFixture("rudder-sandbox-cli-");
+const { rudder } = fixture;
 let outside: string;
-const runs: RudderRun[] = [];
 
-beforeEach(async () => {
-  api = await startFakeMessagesApi({ fallback: () => ({ text: "done" }) });
-  root = realpathSync(mkdtempSync(join(tmpdir(), "rudder-sandbox-cli-")));
-  workspace = join(root, "work");
-  mkdirSync(workspace);
-  mkdirSync(join(root, "home"));
+beforeEach(() => {
   outside = realpathSync(mkdtempSync("/var/tmp/rudder-sandbox-cli-"));
 });
 
-afterEach(async () => {
-  for (const run of runs.splice(0)) killRudderGroup(run);
-  await api.close();
-  rmSync(root, { recursive: true, force: true });
+afterEach(() => {
   rmSync(outside, { recursive: true, force: true });
 });
 
-function rudder(args: string[], env: NodeJS.ProcessEnv = {}): RudderRun {
-  const run = startRudder(args, {
-    cwd: workspace,
-    env: {
-      PATH: process.env.PATH,
-      HOME: join(root, "home"),
-      TMPDIR: root,
-      ANTHROPIC_BASE_URL: api.url,
-      ANTHROPIC_API_KEY: "dummy",
-      RUDDER_MAX_RETRIES: "0",
-      ...env,
-    },
-  });
-  runs.push(run);
-  return run;
-}
-
 /** A PATH holding only bash, and `bwrap` when given: a machine without (or with a broken) bubblewrap. */
 function pathWithout(bubblewrap?: string): string {
-  const bin = join(root, "bin");
+  const bin = join(fixture.root, "bin");
   mkdirSync(bin);
   symlinkSync(findExecutable("bash", process.env.PATH) as string, join(bin, "bash"));
   if (bubblewrap !== undefined) {
@@ -77,7 +48,7 @@ function pathWithout(bubblewrap?: string): string {
 
 /** The tool results of the conversation, as the last request to the model carried them. */
 function toolResults(): string[] {
-  return (api.mainRequests().at(-1)?.body.messages ?? [])
+  return (fixture.api.mainRequests().at(-1)?.body.messages ?? [])
     .flatMap((message: { content: unknown }) =>
       Array.isArray(message.content) ? message.content : [],
     )
@@ -91,7 +62,7 @@ function initLine(stdout: string): Record<string, unknown> {
 
 describe.skipIf(NO_BUBBLEWRAP !== undefined)(`rudder run's sandbox ${NO_BUBBLEWRAP ?? ""}`, () => {
   it("SIGKILL of the agent mid-command leaves no process of it alive and no side effect after", async () => {
-    api.push({
+    fixture.api.push({
       toolUse: [
         {
           name: "bash",
@@ -115,19 +86,19 @@ describe.skipIf(NO_BUBBLEWRAP !== undefined)(`rudder run's sandbox ${NO_BUBBLEWR
         processesMatching("sleep 2.469").length === 0,
       5000,
     );
-    expect(existsSync(join(workspace, "late.txt"))).toBe(false);
-    expect(existsSync(join(workspace, "bg-late.txt"))).toBe(false);
+    expect(existsSync(join(fixture.workspace, "late.txt"))).toBe(false);
+    expect(existsSync(join(fixture.workspace, "bg-late.txt"))).toBe(false);
   });
 
   it("system/init says the sandbox is on; --no-sandbox turns it off", async () => {
-    api.push({ toolUse: { name: "Bash", input: { command: `touch ${outside}/on` } } });
+    fixture.api.push({ toolUse: { name: "Bash", input: { command: `touch ${outside}/on` } } });
     const on = rudder(["run", "--output-format", "stream-json", "--verbose", "go"]);
     await on.exited;
     expect(initLine(on.stdout()).sandbox).toEqual({ enabled: true, status: "on", network: "none" });
     expect(toolResults().join("\n")).toContain("Read-only file system");
     expect(existsSync(join(outside, "on"))).toBe(false);
 
-    api.push({ toolUse: { name: "Bash", input: { command: `touch ${outside}/off` } } });
+    fixture.api.push({ toolUse: { name: "Bash", input: { command: `touch ${outside}/off` } } });
     // Unconfined, a write is asked about (headless: denied) unless an allow rule covers it.
     const off = rudder([
       "run",
@@ -150,7 +121,7 @@ describe.skipIf(NO_BUBBLEWRAP !== undefined)(`rudder run's sandbox ${NO_BUBBLEWR
 
   it("without bubblewrap says so in one line, and refuses to start with failIfUnavailable", async () => {
     const bin = pathWithout();
-    api.push({ toolUse: { name: "Bash", input: { command: "echo plain" } } });
+    fixture.api.push({ toolUse: { name: "Bash", input: { command: "echo plain" } } });
     const warned = rudder(["run", "--output-format", "stream-json", "--verbose", "go"], {
       PATH: bin,
     });
@@ -163,9 +134,9 @@ describe.skipIf(NO_BUBBLEWRAP !== undefined)(`rudder run's sandbox ${NO_BUBBLEWR
       status: "unavailable",
     });
 
-    mkdirSync(join(workspace, ".rudder"));
+    mkdirSync(join(fixture.workspace, ".rudder"));
     writeFileSync(
-      join(workspace, ".rudder", "settings.json"),
+      join(fixture.workspace, ".rudder", "settings.json"),
       JSON.stringify({ sandbox: { failIfUnavailable: true } }),
     );
     const refused = rudder(["run", "go"], { PATH: bin });
@@ -180,7 +151,7 @@ describe.skipIf(NO_BUBBLEWRAP !== undefined)(`rudder run's sandbox ${NO_BUBBLEWR
     const bin = pathWithout(
       "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n",
     );
-    api.push(
+    fixture.api.push(
       { toolUse: { name: "bash", input: { command: "echo first > first.txt" } } },
       { toolUse: { name: "bash", input: { command: "echo second > second.txt" } } },
       { toolUse: { name: "bash", input: { command: "echo third" } } },
@@ -191,9 +162,9 @@ describe.skipIf(NO_BUBBLEWRAP !== undefined)(`rudder run's sandbox ${NO_BUBBLEWR
     expect(first).toContain(
       "the sandbox cannot start (bubblewrap cannot start a sandbox here: bwrap: No permissions to create new namespace), so this command was not run",
     );
-    expect(existsSync(join(workspace, "first.txt"))).toBe(false);
+    expect(existsSync(join(fixture.workspace, "first.txt"))).toBe(false);
     // Unconfined now: a write is not known read-only, so headless it is refused; echo runs.
-    expect(existsSync(join(workspace, "second.txt"))).toBe(false);
+    expect(existsSync(join(fixture.workspace, "second.txt"))).toBe(false);
     expect(second).not.toContain("the sandbox cannot start");
     expect(third).toContain("third");
     expect(run.stderr().match(/the sandbox is unavailable/g)).toHaveLength(1);
