@@ -2,6 +2,8 @@ import {
   type Agent,
   type AgentSideConnection,
   type CancelNotification,
+  type ClientCapabilities,
+  type InitializeRequest,
   type InitializeResponse,
   type LoadSessionRequest,
   type McpServer,
@@ -36,6 +38,16 @@ export interface OpenSessionRequest {
   loadId?: string;
   /** Answers the gate's asks (through `session/request_permission`). */
   confirm: Confirm;
+  /** The client's file access, when it offers `fs` (absent: rudder reads and writes itself). */
+  clientFiles?: ClientFileAccess;
+}
+
+/** What the client offers of `fs/read_text_file` and `fs/write_text_file`, for one session. */
+export interface ClientFileAccess {
+  canRead: boolean;
+  canWrite: boolean;
+  read(path: string, line: number | undefined, limit: number): Promise<string>;
+  write(path: string, content: string): Promise<void>;
 }
 
 /** Opens sessions: a new one, or a stored one (`loadId`); an error text for the client. */
@@ -80,13 +92,15 @@ export class RudderAcpAgent implements Agent {
   readonly #connection: AgentSideConnection;
   readonly #open: OpenSession;
   readonly #sessions = new Map<string, LiveSession>();
+  #capabilities: ClientCapabilities = {};
 
   constructor(connection: AgentSideConnection, open: OpenSession) {
     this.#connection = connection;
     this.#open = open;
   }
 
-  async initialize(): Promise<InitializeResponse> {
+  async initialize(params: InitializeRequest): Promise<InitializeResponse> {
+    this.#capabilities = params.clientCapabilities ?? {};
     return {
       protocolVersion: PROTOCOL_VERSION,
       agentCapabilities: {
@@ -165,11 +179,30 @@ export class RudderAcpAgent implements Agent {
       request: (request) => this.#connection.requestPermission(request),
       always: new Set<string>(),
     });
+    const fs = this.#capabilities.fs;
+    const sessionId = (): string => holder.live?.opened.session.id ?? "";
+    const clientFiles: ClientFileAccess = {
+      canRead: fs?.readTextFile === true,
+      canWrite: fs?.writeTextFile === true,
+      read: async (path, line, limit) =>
+        (
+          await this.#connection.readTextFile({
+            sessionId: sessionId(),
+            path,
+            limit,
+            ...(line === undefined ? {} : { line }),
+          })
+        ).content,
+      write: async (path, content) => {
+        await this.#connection.writeTextFile({ sessionId: sessionId(), path, content });
+      },
+    };
     const opened = await this.#open({
       cwd,
       mcpServers: mcpServersOf(servers),
       ...(loadId === undefined ? {} : { loadId }),
       confirm,
+      ...(clientFiles.canRead || clientFiles.canWrite ? { clientFiles } : {}),
     });
     if (!opened.ok) throw RequestError.invalidParams(undefined, opened.error);
     const live: LiveSession = { opened: opened.opened, toolCallId: "", updates: Promise.resolve() };

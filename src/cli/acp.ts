@@ -4,6 +4,7 @@ import type { OpenSession } from "../acp/rudder-acp-agent.js";
 import { RudderAcpAgent } from "../acp/rudder-acp-agent.js";
 import { Session } from "../agent/session.js";
 import { installSignalCleanup } from "../tools/process-groups.js";
+import { withClientFiles } from "./acp-client-files.js";
 import {
   createAgentSetup,
   MCP_FLAGS,
@@ -71,6 +72,9 @@ export async function acpCommandLine(argv: readonly string[], io: CommandIo): Pr
     }
     const session = new Session({
       ...setup.options,
+      ...(request.clientFiles === undefined
+        ? {}
+        : { tools: withClientFiles(setup.options.tools, request.clientFiles) }),
       ...storedSessionOptions(stored),
       confirm: request.confirm,
     });

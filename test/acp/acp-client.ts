@@ -33,6 +33,7 @@ export class AcpClient {
   readonly permissions: RequestPermissionRequest[] = [];
   readonly exited: Promise<number | null>;
   readonly fileReads: string[] = [];
+  readonly fileWrites: string[] = [];
   readonly #fs: boolean;
   stderr = "";
   answer: (request: RequestPermissionRequest) => string = () => "reject_once";
@@ -61,9 +62,13 @@ export class AcpClient {
       },
       readTextFile: async (request) => {
         this.fileReads.push(request.path);
-        return { content: readFileSync(request.path, "utf8") };
+        const lines = readFileSync(request.path, "utf8").split(/(?<=\n)/);
+        const from = (request.line ?? 1) - 1;
+        const to = request.limit == null ? undefined : from + request.limit;
+        return { content: lines.slice(from, to).join("") };
       },
       writeTextFile: async (request) => {
+        this.fileWrites.push(request.path);
         writeFileSync(request.path, request.content);
         return {};
       },

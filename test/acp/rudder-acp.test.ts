@@ -1,6 +1,7 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { lastToolResults } from "../fixtures/fake-messages-api.js";
 import { protocolHarness, writeSettings } from "../protocol/helpers.js";
 import { AcpClient } from "./acp-client.js";
 
@@ -143,6 +144,39 @@ describe("rudder acp", () => {
       content: { type: "text", text: "all done" },
     });
     expect(await again.close()).toBe(0);
+  }, 60_000);
+
+  it("reads and writes files through the client when it offers fs", async () => {
+    const api = await harness.api([
+      {
+        toolUse: { id: "r1", name: "Read", input: { file_path: "notes.txt", offset: 2, limit: 1 } },
+      },
+      { toolUse: { id: "w1", name: "Write", input: { file_path: "out.txt", content: "hi\n" } } },
+      { toolUse: { id: "r2", name: "Read", input: { file_path: "../outside.txt" } } },
+      { text: "done" },
+    ]);
+    const sandbox = harness.sandbox(api);
+    writeFileSync(join(sandbox.workspace, "notes.txt"), "one\ntwo\nthree\n");
+    const client = new AcpClient(sandbox, { fs: true });
+    clients.push(client);
+    await client.initialize();
+    const { sessionId } = await client.connection.newSession({
+      cwd: sandbox.workspace,
+      mcpServers: [],
+    });
+    await client.connection.prompt({ sessionId, prompt: [{ type: "text", text: "go" }] });
+    expect(client.fileReads).toEqual([join(sandbox.workspace, "notes.txt")]);
+    expect(client.fileWrites).toEqual([join(sandbox.workspace, "out.txt")]);
+    expect(readFileSync(join(sandbox.workspace, "out.txt"), "utf8")).toBe("hi\n");
+    const results = new Map(
+      api
+        .mainRequests()
+        .flatMap((request) => lastToolResults(request))
+        .map((block) => [block.tool_use_id, block]),
+    );
+    expect(results.get("r1")?.content).toBe("two\n");
+    expect(results.get("r2")?.is_error).toBe(true);
+    expect(await client.close()).toBe(0);
   }, 60_000);
 
   it("session/cancel ends the turn and the processes it runs", async () => {
