@@ -10,6 +10,7 @@ import { CHANNEL_ID_PATTERN, isValidChannelId } from "./channel-source.js";
 import type { EventBus } from "./event-bus.js";
 import type { HttpChannelSource } from "./http-source.js";
 import type { LinkCodes } from "./link-codes.js";
+import { oversizedBody } from "./oversized-body.js";
 import type { PermissionRequests } from "./permission-requests.js";
 import { requestGuard } from "./request-guard.js";
 import { GatewayClosedError, type Router } from "./router.js";
@@ -185,6 +186,8 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   );
 
   app.use(requestGuard(options.hosts));
+  const tooLarge = `the body is larger than ${MAX_BODY_BYTES} bytes`;
+  app.use("/api/*", oversizedBody(MAX_BODY_BYTES, tooLarge));
   app.use(
     "/api/*",
     bodyLimit({
@@ -192,7 +195,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
       // The rest of the body is never read, so the connection cannot carry another request.
       onError: (context) => {
         context.header("connection", "close");
-        return context.json({ error: `the body is larger than ${MAX_BODY_BYTES} bytes` }, 413);
+        return context.json({ error: tooLarge }, 413);
       },
     }),
   );

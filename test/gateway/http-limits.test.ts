@@ -68,6 +68,33 @@ describe("the gateway's limits", () => {
     await waitFor(() => gateway.eventStreams() === 0, "every stream given back");
   });
 
+  it("answers every body over 1 MiB with its 413, never a reset connection", async () => {
+    // The whole body is sent, and the client reads only later (as a busy client does): a
+    // socket closed with the body unread is reset by the kernel, which throws away the answer
+    // the client had not read yet.
+    const body = JSON.stringify({ text: "x".repeat(4 * 1024 * 1024) });
+    const head =
+      `POST /api/channels/big/messages HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n` +
+      `Authorization: Bearer ${gateway.token}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${body.length}\r\n\r\n`;
+    const lateReader = () =>
+      new Promise<string>((resolve) => {
+        const socket = connect(port, "127.0.0.1");
+        let text = "";
+        socket.pause();
+        socket.write(head);
+        socket.write(body, () => setTimeout(() => socket.resume(), 500));
+        socket.on("data", (chunk) => {
+          text += chunk.toString("latin1");
+        });
+        socket.on("error", () => resolve(text));
+        socket.on("end", () => resolve(text));
+      });
+    const answers = await Promise.all(Array.from({ length: 8 }, lateReader));
+    expect(answers.map((text) => text.slice(0, 12))).toEqual(answers.map(() => "HTTP/1.1 413"));
+    expect(answers[0]).toContain("larger than");
+  });
+
   it("cuts a client sending its headers byte by byte, and serves others meanwhile", async () => {
     const slow = trickle(port, `GET /api/health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`, 150);
     const health = await fetch(`${gateway.url}/api/health`);
