@@ -78,10 +78,7 @@ function writeThrough(tool: AnyTool, files: ClientFileAccess): AnyTool {
  * offers `fs` (so the agent sees unsaved buffers and the editor sees its writes); the
  * permission gate and hooks judge the calls as before. Edits stay rudder's own.
  */
-export function withClientFiles(
-  tools: readonly AnyTool[],
-  files: ClientFileAccess,
-): AnyTool[] {
+export function withClientFiles(tools: readonly AnyTool[], files: ClientFileAccess): AnyTool[] {
   return tools.map((tool) => {
     const name = tool.aliasOf?.name ?? tool.name;
     if (name === "read_file" && files.canRead) return readThrough(tool, files);
