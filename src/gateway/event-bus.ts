@@ -8,8 +8,20 @@ export interface NumberedEvent {
 
 export type EventListener = (numbered: NumberedEvent) => void;
 
+/**
+ * Where the events live when several workers share a database: `append` stores one and gives
+ * its id (the same on every worker, ascending per channel), `after` reads a channel's stored
+ * ones back. The events every worker appends come back through `deliver`.
+ */
+export interface SharedEventLog {
+  append(event: GatewayEvent): Promise<number>;
+  after(channelId: string, after: number | undefined, limit: number): Promise<NumberedEvent[]>;
+}
+
 interface ChannelLog {
   nextId: number;
+  /** With a shared log: this worker's appends to the channel, one after the other. */
+  appending: Promise<void>;
   buffer: NumberedEvent[];
   listeners: Set<EventListener>;
 }
@@ -20,6 +32,10 @@ interface ChannelLog {
  * `bufferSize` kept so a reconnecting client can resume with `Last-Event-ID`.
  * Events are not persisted: the stored messages are the record, the events
  * only show progress.
+ *
+ * With a `shared` log (several workers on one PostgreSQL) the ids come from the log instead,
+ * so they mean the same on every worker: `publish` appends, and the events of every worker
+ * (this one's too) arrive through `deliver`; `subscribe` replays from the log.
  */
 export class EventBus {
   /** In order of last use, oldest first, so the oldest idle logs are dropped first. */
@@ -30,17 +46,30 @@ export class EventBus {
    * Names this run of the gateway in SSE ids (`<run>-<n>`), so that an id a client kept from
    * an earlier run is recognised as such rather than taken as a position in this run's stream.
    */
-  readonly runId = Date.now().toString(36);
+  readonly runId: string;
+  readonly #shared: SharedEventLog | undefined;
+  readonly #logger: (line: string) => void;
 
-  constructor(options: { bufferSize?: number; maxChannels?: number } = {}) {
+  constructor(
+    options: {
+      bufferSize?: number;
+      maxChannels?: number;
+      shared?: SharedEventLog;
+      logger?: (line: string) => void;
+    } = {},
+  ) {
     this.#bufferSize = options.bufferSize ?? 500;
     this.#maxChannels = options.maxChannels ?? 256;
+    this.#shared = options.shared;
+    this.#logger = options.logger ?? (() => {});
+    // A shared log's ids belong to no one run: every worker names them alike.
+    this.runId = options.shared ? "shared" : Date.now().toString(36);
   }
 
   #log(channelId: string): ChannelLog {
     let log = this.#channels.get(channelId);
     if (!log) {
-      log = { nextId: 1, buffer: [], listeners: new Set() };
+      log = { nextId: 1, appending: Promise.resolve(), buffer: [], listeners: new Set() };
       this.#channels.set(channelId, log);
     }
     return log;
@@ -61,11 +90,39 @@ export class EventBus {
     }
   }
 
-  publish(event: GatewayEvent): NumberedEvent {
+  publish(event: GatewayEvent): void {
+    const shared = this.#shared;
+    if (shared === undefined) {
+      this.#add({ id: this.#log(event.channelId).nextId, event });
+      return;
+    }
+    // Not delivered here but when the log announces it, in the order the log holds events
+    // (another worker's event for this channel may come just before).
     const log = this.#log(event.channelId);
-    this.#touch(event.channelId, log);
-    const numbered = { id: log.nextId, event };
-    log.nextId += 1;
+    log.appending = log.appending
+      .then(() => shared.append(event))
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          const reason = error instanceof Error ? error.message : String(error);
+          this.#logger(`gateway: could not share a ${event.type} event: ${reason}`);
+        },
+      );
+  }
+
+  /**
+   * An event from the shared log (this worker's or another's), delivered once: one whose id
+   * the channel already passed is dropped (read again by `catchUp`).
+   */
+  deliver(numbered: NumberedEvent): void {
+    if (numbered.id < this.#log(numbered.event.channelId).nextId) return;
+    this.#add(numbered);
+  }
+
+  #add(numbered: NumberedEvent): void {
+    const log = this.#log(numbered.event.channelId);
+    this.#touch(numbered.event.channelId, log);
+    log.nextId = numbered.id + 1;
     log.buffer.push(numbered);
     if (log.buffer.length > this.#bufferSize) log.buffer.shift();
     for (const listener of log.listeners) {
@@ -75,7 +132,6 @@ export class EventBus {
         // A failing subscriber (a closed socket) must not stop delivery to the others.
       }
     }
-    return numbered;
   }
 
   /**
@@ -90,10 +146,62 @@ export class EventBus {
     return log.buffer.filter((numbered) => numbered.id > lastEventId);
   }
 
-  /** Replays, then delivers live events, with no gap between the two. Returns the unsubscribe. */
+  /**
+   * Replays, then delivers live events, with no gap and no repeat between the two. Returns the
+   * unsubscribe. With a shared log the replay is read from it (the live events meanwhile
+   * wait), or from this worker's buffer when the log cannot be read.
+   */
   subscribe(channelId: string, listener: EventListener, lastEventId?: number): () => void {
+    const shared = this.#shared;
+    if (shared === undefined) {
+      for (const numbered of this.replay(channelId, lastEventId)) listener(numbered);
+      return this.listen(channelId, listener);
+    }
+    let open = true;
+    let waiting: NumberedEvent[] | undefined = [];
+    let passed = lastEventId ?? 0;
+    const send = (numbered: NumberedEvent) => {
+      if (!open || numbered.id <= passed) return;
+      passed = numbered.id;
+      listener(numbered);
+    };
+    const unsubscribe = this.listen(channelId, (numbered) => {
+      if (waiting) waiting.push(numbered);
+      else send(numbered);
+    });
+    void shared
+      .after(channelId, lastEventId, this.#bufferSize)
+      .catch(() => this.replay(channelId, lastEventId))
+      .then((history) => {
+        const live = waiting ?? [];
+        waiting = undefined;
+        for (const numbered of [...history, ...live]) send(numbered);
+      });
+    return () => {
+      open = false;
+      unsubscribe();
+    };
+  }
+
+  /**
+   * After the shared log's announcements were missed (its connection lost), reads what the
+   * channels someone listens to got meanwhile and delivers it.
+   */
+  async catchUp(): Promise<void> {
+    const shared = this.#shared;
+    if (shared === undefined) return;
+    for (const [channelId, log] of [...this.#channels]) {
+      if (log.listeners.size === 0) continue;
+      const missed = await shared
+        .after(channelId, log.nextId - 1, this.#bufferSize)
+        .catch(() => []);
+      for (const numbered of missed) this.deliver(numbered);
+    }
+  }
+
+  /** Delivers the channel's events from now on, replaying none. Returns the unsubscribe. */
+  listen(channelId: string, listener: EventListener): () => void {
     const log = this.#log(channelId);
-    for (const numbered of this.replay(channelId, lastEventId)) listener(numbered);
     log.listeners.add(listener);
     return () => {
       log.listeners.delete(listener);

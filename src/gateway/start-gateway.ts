@@ -161,7 +161,28 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     await store.close();
     throw error;
   });
-  const bus = new EventBus();
+  const shared = isSharedStore(store) ? store : undefined;
+  const bus = new EventBus(
+    shared
+      ? {
+          shared: {
+            append: (event) => shared.appendEvent(event),
+            after: (channelId, after, limit) => shared.eventsAfter(channelId, after, limit),
+          },
+          logger: log,
+        }
+      : {},
+  );
+  // Every worker streams every channel's events, whichever worker publishes them.
+  const eventFeed = await shared
+    ?.listenForEvents(
+      (numbered) => bus.deliver(numbered),
+      () => void bus.catchUp(),
+    )
+    .catch(async (error: unknown) => {
+      await store.close();
+      throw error;
+    });
   let router: Router | undefined;
   const permissions = new PermissionRequests({
     bus,
@@ -179,7 +200,6 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
           onPermissionRequest: (channelId, request) => permissions.ask(channelId, request),
         }),
   });
-  const shared = isSharedStore(store) ? store : undefined;
   let ownership: ChannelOwnership | undefined;
   router = new Router({
     store,
@@ -277,6 +297,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     );
     started.once("error", reject);
   }).catch(async (error: unknown) => {
+    await eventFeed?.close();
     await store.close();
     throw error;
   });
@@ -295,6 +316,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       await router.idle();
       // Only once nothing runs here: another worker may take the channels at once.
       await ownership?.stop();
+      await eventFeed?.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         if ("closeAllConnections" in server) server.closeAllConnections();
@@ -306,10 +328,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   };
 
   const sourceContext: SourceContext = {
-    subscribe: (channelId, listener) => {
-      const newest = bus.replay(channelId).at(-1)?.id ?? 0;
-      return bus.subscribe(channelId, (numbered) => listener(numbered.event), newest);
-    },
+    subscribe: (channelId, listener) =>
+      bus.listen(channelId, (numbered) => listener(numbered.event)),
     channelIds: async () => (await store.listChannels()).map((channel) => channel.id),
     permissions,
     signal: closing.signal,

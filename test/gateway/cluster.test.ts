@@ -6,7 +6,14 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
-import { fakeLogEntries, startTestGateway, type TestGateway, waitFor } from "./helpers.js";
+import {
+  fakeLogEntries,
+  openEvents,
+  type SseEvent,
+  startTestGateway,
+  type TestGateway,
+  waitFor,
+} from "./helpers.js";
 
 let cluster: PostgresCluster;
 const gateways: TestGateway[] = [];
@@ -100,6 +107,60 @@ describe("two gateway workers on one PostgreSQL", () => {
     expect(["started", "one_shot"]).toContain(third.body.disposition);
     expect((await replyTo(b, "shared", third.body.id)).text).toMatch(/^echo: [\s\S]*three/);
     expect(prompts(b)).toEqual([expect.stringContaining("three")]);
+  });
+
+  it("stream a channel's events on every worker, resuming with Last-Event-ID on either", async () => {
+    const url = await cluster.createDatabase();
+    const a = await worker(url, "events-a");
+    const b = await worker(url, "events-b");
+    const eventsUrl = (gateway: TestGateway) =>
+      `${gateway.url}/api/channels/watched/events?token=${gateway.token}`;
+    const onA = openEvents(eventsUrl(a));
+    const onB = openEvents(eventsUrl(b));
+    const isReplyTo = (id: string) => (event: SseEvent) =>
+      event.data.type === "reply" &&
+      (event.data.message as { replyTo?: string } | undefined)?.replyTo === id;
+    const seen = (events: SseEvent[]) => events.map((event) => [event.id, event.data]);
+    try {
+      await waitFor(() => onA.comments.length > 0 && onB.comments.length > 0, "both streams");
+      const first = await a.api<Posted>("POST", "/api/channels/watched/messages", { text: "one" });
+      expect(["started", "one_shot"]).toContain(first.body.disposition);
+      await onA.waitFor(isReplyTo(first.body.id), "the first reply on worker A");
+      await onB.waitFor(isReplyTo(first.body.id), "the first reply on worker B");
+      // Worker B ran nothing, yet streams the same events under the same ids as the owner.
+      expect(prompts(b)).toEqual([]);
+      expect(onB.events.map((event) => event.data.type)).toContain("turn_start");
+      await waitFor(
+        () => JSON.stringify(seen(onB.events)) === JSON.stringify(seen(onA.events)),
+        "worker B's stream to match worker A's",
+      );
+      const lastId = onB.events.at(-1)!.id!;
+      await onB.close();
+
+      const second = await a.api<Posted>("POST", "/api/channels/watched/messages", { text: "two" });
+      await onA.waitFor(isReplyTo(second.body.id), "the second reply on worker A");
+      const resumed = openEvents(eventsUrl(b), { "last-event-id": lastId });
+      try {
+        const missed = () => onA.events.slice(onA.events.findIndex((e) => e.id === lastId) + 1);
+        await resumed.waitFor(isReplyTo(second.body.id), "the second reply, resumed on B");
+        await waitFor(
+          () => JSON.stringify(seen(resumed.events)) === JSON.stringify(seen(missed())),
+          "the resumed stream to hold exactly what was missed",
+        );
+        expect(resumed.events.map((event) => event.data.type)).toContain("turn_start");
+        expect(resumed.events.some(isReplyTo(first.body.id))).toBe(false);
+        const ids = [...onB.events, ...resumed.events].map((event) =>
+          Number(event.id!.split("-")[1]),
+        );
+        expect(new Set(ids).size).toBe(ids.length);
+        expect([...ids].sort((x, y) => x - y)).toEqual(ids);
+      } finally {
+        await resumed.close();
+      }
+    } finally {
+      await onA.close();
+      await onB.close();
+    }
   });
 
   it("take over a channel whose owner died, answering its unanswered message once", async () => {

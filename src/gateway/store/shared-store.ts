@@ -1,4 +1,11 @@
+import type { GatewayEvent } from "../events.js";
 import type { GatewayStore } from "./store.js";
+
+/** A channel event as every worker numbers it: `id` is global and ascends per channel. */
+export interface SharedEvent {
+  id: number;
+  event: GatewayEvent;
+}
 
 /** One worker's leases on the channels it drives (see postgres/channel-leases.ts). */
 export interface WorkerLeases {
@@ -43,6 +50,18 @@ export interface SharedStore extends GatewayStore {
   listenForWakeUps(
     worker: string,
     onWake: (messageId: string) => void,
+    onReconnect: () => void,
+  ): Promise<{ close(): Promise<void> }>;
+  /** Stores a channel event for every worker to stream; returns its id. */
+  appendEvent(event: GatewayEvent): Promise<number>;
+  /** A channel's stored events after `after` (its newest `limit` when undefined), oldest first. */
+  eventsAfter(channelId: string, after: number | undefined, limit: number): Promise<SharedEvent[]>;
+  /**
+   * Calls `onEvent` with each event any worker stores, in order; `onReconnect` after the
+   * listening connection was lost and made again (read what was missed with `eventsAfter`).
+   */
+  listenForEvents(
+    onEvent: (event: SharedEvent) => void,
     onReconnect: () => void,
   ): Promise<{ close(): Promise<void> }>;
 }

@@ -153,3 +153,43 @@ describe("wake-ups through LISTEN/NOTIFY", () => {
     }
   });
 });
+
+describe("shared events", () => {
+  it("reach every worker in order with global ids, a large one read back, and are pruned", async () => {
+    const { a, b } = await twoWorkers();
+    const heard: Array<{ id: number; text: unknown }> = [];
+    const listener = await b.listenForEvents(
+      (numbered) =>
+        heard.push({ id: numbered.id, text: (numbered.event as { text?: unknown }).text }),
+      () => {},
+    );
+    try {
+      // Past NOTIFY's 8000-byte payload: announced by id only, read from the table.
+      const large = "x".repeat(20_000);
+      const ids = [
+        await a.appendEvent({ type: "text_delta", text: "small", channelId: "one" }),
+        await a.appendEvent({ type: "text_delta", text: large, channelId: "one" }),
+        await b.appendEvent({ type: "text_delta", text: "other", channelId: "two" }),
+        await a.appendEvent({ type: "text_delta", text: "last", channelId: "one" }),
+      ];
+      await waitFor(() => heard.length === 4, "four events");
+      expect(heard).toEqual([
+        { id: ids[0], text: "small" },
+        { id: ids[1], text: large },
+        { id: ids[2], text: "other" },
+        { id: ids[3], text: "last" },
+      ]);
+      expect([...ids].sort((x, y) => x - y)).toEqual(ids);
+      const after = await b.eventsAfter("one", ids[0], 10);
+      expect(after.map((numbered) => numbered.id)).toEqual([ids[1], ids[3]]);
+      expect((await b.eventsAfter("one", undefined, 1)).map((numbered) => numbered.id)).toEqual([
+        ids[3],
+      ]);
+      expect(await a.pruneEvents(1)).toBe(0);
+      expect(await a.pruneEvents(0)).toBe(4);
+      expect(await b.eventsAfter("one", undefined, 10)).toEqual([]);
+    } finally {
+      await listener.close();
+    }
+  });
+});

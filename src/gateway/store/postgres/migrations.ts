@@ -69,6 +69,16 @@ export const migrations: readonly string[] = [
   );
   CREATE INDEX leases_by_owner ON leases(owner);
   `,
+  `
+  CREATE TABLE events (
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    channel_id text NOT NULL,
+    event json NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now()
+  );
+  CREATE INDEX events_by_channel ON events(channel_id, id);
+  CREATE INDEX events_by_time ON events(created_at);
+  `,
 ];
 
 /** The schema version a fully migrated database reports. */

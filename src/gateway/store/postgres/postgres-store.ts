@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import type { ContextUsage } from "../../context-usage.js";
-import type { MessageState } from "../../events.js";
-import type { SharedStore, WorkerLeases } from "../shared-store.js";
+import type { GatewayEvent, MessageState } from "../../events.js";
+import type { SharedEvent, SharedStore, WorkerLeases } from "../shared-store.js";
 import type {
   ChannelRecord,
   MessageRecord,
@@ -13,7 +13,9 @@ import type {
 import { redactedUrl } from "../store-location.js";
 import { StoreUnavailableError } from "../store-unavailable-error.js";
 import { ChannelLeases } from "./channel-leases.js";
+import { EventLog } from "./event-log.js";
 import { migrate } from "./migrations.js";
+import type { NotifyListener } from "./notify-listener.js";
 import {
   type ChannelRow,
   type MessageRow,
@@ -22,7 +24,7 @@ import {
   toMessage,
   toSchedule,
 } from "./postgres-rows.js";
-import { WakeUps } from "./wake-ups.js";
+import { listenForWakeUps, wakeNotification } from "./wake-ups.js";
 
 const scheduleColumns = {
   paused: "paused",
@@ -49,6 +51,7 @@ export interface PostgresStoreOptions {
  */
 export class PostgresGatewayStore implements SharedStore {
   readonly #pool: pg.Pool;
+  readonly #events: EventLog;
   readonly #url: string;
   readonly #logger: (line: string) => void;
   #closed: Promise<void> | undefined;
@@ -56,6 +59,7 @@ export class PostgresGatewayStore implements SharedStore {
 
   private constructor(pool: pg.Pool, url: string, logger: (line: string) => void) {
     this.#pool = pool;
+    this.#events = new EventLog(pool);
     this.#url = url;
     this.#logger = logger;
   }
@@ -118,7 +122,7 @@ export class PostgresGatewayStore implements SharedStore {
   }
 
   async wake(owner: string, messageId: string): Promise<void> {
-    const [text, values] = WakeUps.notification(owner, messageId);
+    const [text, values] = wakeNotification(owner, messageId);
     await this.#pool.query(text, values);
   }
 
@@ -126,8 +130,28 @@ export class PostgresGatewayStore implements SharedStore {
     worker: string,
     onWake: (messageId: string) => void,
     onReconnect: () => void,
-  ): Promise<WakeUps> {
-    return WakeUps.listen(this.#url, worker, onWake, onReconnect, this.#logger);
+  ): Promise<NotifyListener> {
+    return listenForWakeUps(this.#url, worker, onWake, onReconnect, this.#logger);
+  }
+
+  appendEvent(event: GatewayEvent): Promise<number> {
+    return this.#events.append(event);
+  }
+
+  eventsAfter(channelId: string, after: number | undefined, limit: number): Promise<SharedEvent[]> {
+    return this.#events.after(channelId, after, limit);
+  }
+
+  listenForEvents(
+    onEvent: (event: SharedEvent) => void,
+    onReconnect: () => void,
+  ): Promise<NotifyListener> {
+    return this.#events.listen(this.#url, onEvent, onReconnect, this.#logger);
+  }
+
+  /** Deletes stored events older than `hours` (also done every so many appends). */
+  pruneEvents(hours?: number): Promise<number> {
+    return this.#events.prune(hours);
   }
 
   async #rows<Row extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<Row[]> {

@@ -1,0 +1,115 @@
+import type pg from "pg";
+import type { GatewayEvent } from "../../events.js";
+import type { SharedEvent } from "../shared-store.js";
+import { NotifyListener } from "./notify-listener.js";
+
+/** The NOTIFY channel each stored event is announced on, to every worker. */
+export const EVENTS_CHANNEL = "rudder_events";
+
+/** How long stored events are kept for a reconnecting client to resume from. */
+const KEEP_HOURS = 1;
+/** Old events are pruned once per this many appends by a worker. */
+const PRUNE_EVERY = 500;
+
+interface EventPayload {
+  id: number;
+  c: string;
+  /** The event itself, left out when the notification would pass NOTIFY's 8000-byte limit. */
+  e?: GatewayEvent;
+}
+
+/**
+ * The channels' events in the `events` table, so that every worker streams every channel's
+ * events with ids that mean the same on all of them. An append takes the channel's advisory
+ * lock for its statement, so one channel's events commit in id order whichever worker writes
+ * them, and a client resuming after an id misses none. Each append is announced with a
+ * NOTIFY carrying the event (or only its id when it is large).
+ */
+export class EventLog {
+  readonly #pool: pg.Pool;
+  #appends = 0;
+
+  constructor(pool: pg.Pool) {
+    this.#pool = pool;
+  }
+
+  async append(event: GatewayEvent): Promise<number> {
+    const { rows } = await this.#pool.query<{ id: string }>(
+      `WITH locked AS (SELECT pg_advisory_xact_lock(hashtext('rudder_events:' || $1))),
+       stored AS (
+         INSERT INTO events (channel_id, event) SELECT $1, $2::json FROM locked
+         RETURNING id, channel_id, event
+       ),
+       payload AS (
+         SELECT id, json_build_object('id', id, 'c', channel_id, 'e', event)::text AS whole,
+                json_build_object('id', id, 'c', channel_id)::text AS brief
+         FROM stored
+       )
+       SELECT id, pg_notify($3, CASE WHEN octet_length(whole) < 7900 THEN whole ELSE brief END)
+       FROM payload`,
+      [event.channelId, JSON.stringify(event), EVENTS_CHANNEL],
+    );
+    this.#appends += 1;
+    if (this.#appends % PRUNE_EVERY === 0) void this.prune().catch(() => {});
+    return Number(rows[0]!.id);
+  }
+
+  /** The channel's events after `after` (its newest `limit` when undefined), oldest first. */
+  async after(channelId: string, after: number | undefined, limit: number): Promise<SharedEvent[]> {
+    const { rows } = await this.#pool.query<{ id: string; event: GatewayEvent }>(
+      `SELECT id, event FROM (
+         SELECT id, event FROM events WHERE channel_id = $1 AND id > $2 ORDER BY id DESC LIMIT $3
+       ) newest ORDER BY id`,
+      [channelId, after ?? 0, limit],
+    );
+    return rows.map((row) => ({ id: Number(row.id), event: row.event }));
+  }
+
+  /** Deletes events older than `hours`; returns how many. */
+  async prune(hours = KEEP_HOURS): Promise<number> {
+    const result = await this.#pool.query(
+      "DELETE FROM events WHERE created_at < now() - make_interval(hours => $1)",
+      [hours],
+    );
+    return result.rowCount ?? 0;
+  }
+
+  /**
+   * Calls `onEvent` with every event any worker appends, in commit order (a large one is read
+   * back from the table first, keeping that order).
+   */
+  listen(
+    url: string,
+    onEvent: (event: SharedEvent) => void,
+    onReconnect: () => void,
+    logger: (line: string) => void,
+  ): Promise<NotifyListener> {
+    let chain = Promise.resolve();
+    const onPayload = (text: string) => {
+      let payload: EventPayload;
+      try {
+        payload = JSON.parse(text) as EventPayload;
+      } catch {
+        return;
+      }
+      if (typeof payload.id !== "number" || typeof payload.c !== "string") return;
+      chain = chain
+        .then(async () => {
+          const event = payload.e ?? (await this.#read(payload.id));
+          if (event) onEvent({ id: payload.id, event });
+        })
+        .catch((error: unknown) => {
+          logger(`gateway: could not read event ${payload.id}: ${String(error)}`);
+        });
+    };
+    return NotifyListener.listen(url, EVENTS_CHANNEL, onPayload, onReconnect, logger);
+  }
+
+  async #read(id: number): Promise<GatewayEvent | undefined> {
+    const { rows } = await this.#pool.query<{ event: GatewayEvent }>(
+      "SELECT event FROM events WHERE id = $1",
+      [id],
+    );
+    return rows[0]?.event;
+  }
+}
