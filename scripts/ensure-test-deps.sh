@@ -7,7 +7,8 @@
 #     test/fixtures/postgres-cluster.ts);
 #   - the pinned Claude Code CLI and the Claude Agent SDK, into .cache/ (never package
 #     dependencies: each would pull a ~380 MB native binary into every install), and the MCP
-#     reference server (server-everything) and Zed's ACP adapter for Claude Code beside them.
+#     reference server (server-everything), Zed's ACP adapter for Claude Code and libraries
+#     built for Claude Code (ai-sdk-provider-claude-code, @goodfoot/claude-code-hooks) beside them.
 # Idempotent: does nothing when everything is already present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,3 +33,4 @@ bash scripts/install-claude-code.sh
 bash scripts/install-agent-sdk.sh
 bash scripts/install-mcp-everything.sh
 bash scripts/install-zed-adapter.sh
+bash scripts/install-host-libraries.sh
