@@ -1,3 +1,4 @@
+import type { ForwardWatch } from "./forwarded-outcome.js";
 import type { Delivery, Router } from "./router.js";
 import type { SharedStore, WorkerLeases } from "./store/shared-store.js";
 import type { MessageRecord } from "./store/store.js";
@@ -11,6 +12,8 @@ export interface ChannelOwnershipOptions {
   leaseSeconds: number;
   /** Stops the channel's agent process (its lease was lost to another worker). */
   stopChannel: (channelId: string) => Promise<unknown>;
+  /** Watches a channel for what its owner does with a forwarded message (see watchForwarded). */
+  watchForwarded?: (channelId: string) => ForwardWatch;
   logger?: (line: string) => void;
 }
 
@@ -18,15 +21,14 @@ export interface ChannelOwnershipOptions {
  * Which channels this worker drives, when several workers share one database. A channel is
  * driven by the worker holding its lease. A message arriving here for a channel no live worker
  * holds is claimed and routed here; one for a channel another worker holds is stored and that
- * worker woken (`LISTEN/NOTIFY`), and the client is told `forwarded`. Every third of a lease
+ * worker woken (`LISTEN/NOTIFY`), and the client is told `steered` when the owner steered its
+ * running turn with it (its announcement seen in the shared events), else `forwarded`. Every third of a lease
  * period the worker renews its leases and takes the channels whose owner died (their leases
  * expired with messages unanswered), replaying those messages. `stop()` releases every lease,
  * so another worker takes the channels at once instead of waiting for them to expire.
  *
  * A worker that finds a lease lost stops the channel's agent process at once, routes nothing
  * more to it (`holds` is false), and the store refuses its late answers (`fence`).
- *
- * Not yet: steering or events across workers.
  */
 export class ChannelOwnership {
   readonly #options: ChannelOwnershipOptions;
@@ -79,12 +81,22 @@ export class ChannelOwnership {
   async deliver(channelId: string, text: string, source: string): Promise<Delivery> {
     const { router, store } = this.#options;
     if (await this.claim(channelId)) return router.deliver(channelId, text, source);
-    const message = await store.insertUserMessage(channelId, text, source);
-    const holder = await this.#leases.holder(channelId);
-    if (holder?.live) await store.wake(holder.owner, message.id);
-    // The owner's lease ran out meanwhile: take the channel now rather than at the next sweep.
-    else void this.#tick();
-    return { id: message.id, disposition: "forwarded" };
+    const watch = this.#options.watchForwarded?.(channelId);
+    try {
+      const message = await store.insertUserMessage(channelId, text, source);
+      const holder = await this.#leases.holder(channelId);
+      if (!holder?.live) {
+        // The owner's lease ran out meanwhile: take the channel now rather than at the next sweep.
+        void this.#tick();
+        return { id: message.id, disposition: "forwarded" };
+      }
+      await store.wake(holder.owner, message.id);
+      // The owner steers its running turn with it: say so, as a single worker would.
+      const steered = (await watch?.steered(message.id)) ?? false;
+      return { id: message.id, disposition: steered ? "steered" : "forwarded" };
+    } finally {
+      watch?.close();
+    }
   }
 
   async #woken(messageId: string): Promise<void> {

@@ -10,6 +10,7 @@ import { gatewayToken } from "./auth-token.js";
 import { ChannelOwnership } from "./channel-ownership.js";
 import type { ChannelSource, SourceContext } from "./channel-source.js";
 import { EventBus } from "./event-bus.js";
+import { watchForwarded } from "./forwarded-outcome.js";
 import { createHttpApp } from "./http-app.js";
 import { HttpChannelSource } from "./http-source.js";
 import { LinkCodes } from "./link-codes.js";
@@ -225,6 +226,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
           options.workerName ?? `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`,
         leaseSeconds: options.leaseSeconds ?? 15,
         stopChannel: (channelId) => pool.stop(channelId),
+        watchForwarded: (channelId) => watchForwarded(bus, channelId),
         logger: log,
       })
     : undefined;

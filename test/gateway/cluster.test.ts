@@ -163,6 +163,23 @@ describe("two gateway workers on one PostgreSQL", () => {
     }
   });
 
+  it("steer the owner's running turn with a message through the other worker, saying so", async () => {
+    const url = await cluster.createDatabase();
+    const a = await worker(url, "steer-a", "steer");
+    const b = await worker(url, "steer-b");
+    const first = await a.api<Posted>("POST", "/api/channels/busy/messages", { text: "first" });
+    expect(first.body.disposition).toBe("started");
+    const second = await b.api<Posted>("POST", "/api/channels/busy/messages", { text: "second" });
+    expect(second.status).toBe(202);
+    expect(second.body.disposition).toBe("steered");
+    const reply = await replyTo(b, "busy", first.body.id);
+    expect(reply.text).toContain("steered:");
+    expect(reply.text).toContain("second");
+    expect(prompts(b)).toEqual([]);
+    const messages = await b.messages("busy");
+    expect(messages.filter((message) => message.kind === "reply")).toHaveLength(1);
+  });
+
   it("take over a channel whose owner died, answering its unanswered message once", async () => {
     const url = await cluster.createDatabase();
     const survivor = await worker(url, "survivor");
