@@ -1,0 +1,96 @@
+import type { MessageState } from "../events.js";
+import type { ChannelRecord, MessageRecord, ScheduleRecord } from "./store.js";
+
+/**
+ * The rows of the gateway's tables, as every adapter's migrations define them, and their
+ * records. Adapters differ only in how a time (`Time`) and a flag (`Flag`) come back from their
+ * driver: SQLite gives ISO strings and 0/1, node-postgres `Date`s and booleans.
+ */
+export interface MessageRow<Time> {
+  id: string;
+  channel_id: string;
+  role: MessageRecord["role"];
+  kind: MessageRecord["kind"];
+  text: string;
+  state: MessageState | null;
+  reply_to: string | null;
+  attempts: number;
+  retry_at: Time | null;
+  source: string;
+  created_at: Time;
+  updated_at: Time;
+}
+
+export interface ChannelRow<Time> {
+  id: string;
+  session_id: string | null;
+  created_at: Time;
+  last_activity_at: Time;
+  context_tokens: number | null;
+  context_window: number | null;
+}
+
+export interface ScheduleRow<Time, Flag> {
+  id: string;
+  cron: string;
+  channel_id: string;
+  prompt: string;
+  paused: Flag;
+  consecutive_failures: number;
+  last_run_at: Time | null;
+  next_run_at: Time | null;
+  last_error: string | null;
+  created_at: Time;
+}
+
+export interface RowMapping<Time, Flag> {
+  toMessage(row: MessageRow<Time>): MessageRecord;
+  toChannel(row: ChannelRow<Time>): ChannelRecord;
+  toSchedule(row: ScheduleRow<Time, Flag>): ScheduleRecord;
+}
+
+/** The three mappers of an adapter whose driver gives times as `Time` and flags as `Flag`. */
+export function rowMapping<Time, Flag>(
+  time: (value: Time) => string,
+  flag: (value: Flag) => boolean,
+): RowMapping<Time, Flag> {
+  const optional = (value: Time | null) => (value === null ? null : time(value));
+  return {
+    toMessage: (row) => ({
+      id: row.id,
+      channelId: row.channel_id,
+      role: row.role,
+      kind: row.kind,
+      text: row.text,
+      state: row.state,
+      replyTo: row.reply_to,
+      attempts: row.attempts,
+      retryAt: optional(row.retry_at),
+      source: row.source,
+      createdAt: time(row.created_at),
+      updatedAt: time(row.updated_at),
+    }),
+    toChannel: (row) => ({
+      id: row.id,
+      sessionId: row.session_id,
+      createdAt: time(row.created_at),
+      lastActivityAt: time(row.last_activity_at),
+      context:
+        row.context_tokens === null
+          ? null
+          : { tokens: row.context_tokens, window: row.context_window },
+    }),
+    toSchedule: (row) => ({
+      id: row.id,
+      cron: row.cron,
+      channelId: row.channel_id,
+      prompt: row.prompt,
+      paused: flag(row.paused),
+      consecutiveFailures: row.consecutive_failures,
+      lastRunAt: optional(row.last_run_at),
+      nextRunAt: optional(row.next_run_at),
+      lastError: row.last_error,
+      createdAt: time(row.created_at),
+    }),
+  };
+}
