@@ -7,6 +7,7 @@ import type { EventBus } from "./event-bus.js";
 import type { Disposition, GatewayEvent, MessageState } from "./events.js";
 import { GatewayClosedError } from "./gateway-closed-error.js";
 import { IdleOutput } from "./idle-output.js";
+import { leftoverWork } from "./leftover-work.js";
 import { RetryTimers } from "./retry-timers.js";
 import { type SettledMessage, Settlements, storedMessage } from "./settlements.js";
 import type { GatewayStore, MessageRecord } from "./store/store.js";
@@ -102,36 +103,19 @@ export class Router {
     for (const channel of await store.listChannels()) {
       this.#channel(channel.id).sessionId = channel.sessionId;
     }
-    const claims = new Map<string, Promise<boolean>>();
-    const mayDrive = (channelId: string) => {
-      const claim = this.#options.claimChannel;
-      if (claim === undefined) return Promise.resolve(true);
-      let claimed = claims.get(channelId);
-      if (claimed === undefined) {
-        claimed = claim(channelId);
-        claims.set(channelId, claimed);
-      }
-      return claimed;
-    };
-    const maxAttempts = this.#options.maxAttempts ?? 5;
-    for (const message of await store.listUnanswered()) {
-      if (!(await mayDrive(message.channelId))) continue;
-      if (message.attempts >= maxAttempts) {
-        await this.#settlements.settle([message], "failed", {
-          kind: "error",
-          text: `Gave up on this message after ${message.attempts} deliveries without an answer.`,
-        });
-      } else {
-        this.#dispatch(message, false);
-      }
+    const work = await leftoverWork(
+      store,
+      this.#options.maxAttempts ?? 5,
+      this.#options.claimChannel,
+    );
+    for (const message of work.gaveUp) {
+      await this.#settlements.settle([message], "failed", {
+        kind: "error",
+        text: `Gave up on this message after ${message.attempts} deliveries without an answer.`,
+      });
     }
-    const retryAt = new Map<string, number>();
-    for (const message of await store.listDeferred()) {
-      if (!(await mayDrive(message.channelId))) continue;
-      const at = message.retryAt ? Date.parse(message.retryAt) : Date.now();
-      retryAt.set(message.channelId, Math.max(retryAt.get(message.channelId) ?? 0, at));
-    }
-    for (const [channelId, at] of retryAt) this.#retries.arm(channelId, at);
+    for (const message of work.replay) this.#dispatch(message, false);
+    for (const [channelId, at] of work.retryAt) this.#retries.arm(channelId, at);
   }
 
   /**
