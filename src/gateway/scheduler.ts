@@ -49,9 +49,12 @@ export interface SchedulerOptions {
   logger?: (line: string) => void;
   /**
    * With several workers on one store: delivers a firing's prompt (routed here, or forwarded
-   * to the channel's owner), and claims each firing so that one worker fires it.
+   * to the channel's owner), claims each firing so that one worker fires it, and announces
+   * each schedule created, resumed, paused or deleted here, so that every worker arms or
+   * disarms it at once (each calls `refresh` when told).
    */
   cluster?: {
+    announce(scheduleId: string): Promise<void>;
     deliver(channelId: string, text: string, source: string): Promise<Delivery>;
     claimFiring(
       scheduleId: string,
@@ -68,11 +71,15 @@ export interface SchedulerOptions {
  * A firing succeeds when its message is answered and fails when it fails; a
  * deferred message is still pending. Overlapping firings are skipped.
  * On start, a schedule whose next run passed while the gateway was down fires
- * once, however many runs were missed.
+ * once, however many runs were missed. With several workers, each arms every
+ * schedule (`refresh` on another worker's announcement) and each firing is
+ * claimed by one.
  */
 export class Scheduler {
   readonly #options: SchedulerOptions;
   readonly #jobs = new Map<string, Cron>();
+  /** Refreshes run one after another, so a later announcement's reading wins. */
+  #refreshing: Promise<void> = Promise.resolve();
   #stopped = false;
 
   constructor(options: SchedulerOptions) {
@@ -98,6 +105,7 @@ export class Scheduler {
     const nextRun = nextCronRun(schedule.cron);
     const record = await this.#options.store.insertSchedule(schedule, nextRun.toISOString());
     this.#arm(record);
+    await this.#announce(record.id);
     return record;
   }
 
@@ -116,15 +124,65 @@ export class Scheduler {
       consecutiveFailures: 0,
       nextRunAt: nextRun ? nextRun.toISOString() : null,
     });
-    if (resumed) this.#arm(resumed);
+    if (resumed) {
+      this.#arm(resumed);
+      await this.#announce(scheduleId);
+    }
     return resumed;
   }
 
   /** False when there is no such schedule. */
   async remove(scheduleId: string): Promise<boolean> {
+    this.#disarm(scheduleId);
+    const deleted = await this.#options.store.deleteSchedule(scheduleId);
+    if (deleted) await this.#announce(scheduleId);
+    return deleted;
+  }
+
+  /**
+   * Another worker created, changed or deleted the schedule: arms it here as the store has
+   * it now, or disarms it when it is gone or paused.
+   */
+  refresh(scheduleId: string): Promise<void> {
+    return this.#serially(async () => {
+      const schedule = await this.#options.store.getSchedule(scheduleId);
+      if (!schedule || schedule.paused) this.#disarm(scheduleId);
+      else if (!this.#jobs.has(scheduleId)) this.#arm(schedule);
+    });
+  }
+
+  /** Arms and disarms every schedule as the store has it (announcements may have been missed). */
+  refreshAll(): Promise<void> {
+    return this.#serially(async () => {
+      const schedules = await this.#options.store.listSchedules();
+      const active = new Set(schedules.filter((each) => !each.paused).map((each) => each.id));
+      for (const id of [...this.#jobs.keys()]) if (!active.has(id)) this.#disarm(id);
+      for (const schedule of schedules) {
+        if (active.has(schedule.id) && !this.#jobs.has(schedule.id)) this.#arm(schedule);
+      }
+    });
+  }
+
+  #serially(work: () => Promise<void>): Promise<void> {
+    const next = this.#refreshing.then(work).catch((error: unknown) => {
+      this.#options.logger?.(`gateway: could not read a changed schedule: ${String(error)}`);
+    });
+    this.#refreshing = next;
+    return next;
+  }
+
+  /** Tells the other workers; a failure is logged (they arm it at their next restart). */
+  async #announce(scheduleId: string): Promise<void> {
+    await this.#options.cluster?.announce(scheduleId).catch((error: unknown) => {
+      this.#options.logger?.(
+        `gateway: could not tell the other workers about schedule ${scheduleId}: ${String(error)}`,
+      );
+    });
+  }
+
+  #disarm(scheduleId: string): void {
     this.#jobs.get(scheduleId)?.stop();
     this.#jobs.delete(scheduleId);
-    return this.#options.store.deleteSchedule(scheduleId);
   }
 
   async stop(): Promise<void> {
@@ -135,6 +193,7 @@ export class Scheduler {
 
   #arm(schedule: ScheduleRecord): void {
     if (this.#stopped) return;
+    this.#disarm(schedule.id);
     const job = new Cron(
       schedule.cron,
       { protect: true, unref: true, catch: (error: unknown) => this.#report(error) },
@@ -199,8 +258,8 @@ export class Scheduler {
   }
 
   async #pause(schedule: ScheduleRecord, failures: number, error: string): Promise<void> {
-    this.#jobs.get(schedule.id)?.stop();
-    this.#jobs.delete(schedule.id);
+    this.#disarm(schedule.id);
+    await this.#announce(schedule.id);
     const notice = await this.#options.store.insertSystemMessage(
       schedule.channelId,
       `Schedule ${schedule.id} ("${schedule.cron}") paused itself after ${failures} failures ` +

@@ -242,6 +242,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
               ownership!.deliver(channelId, text, source),
             claimFiring: (id: string, dueAt: string, next: string | null, now: Date) =>
               shared.claimFiring(id, dueAt, next, now),
+            announce: (id: string) => shared.announceSchedule(id),
           },
         }
       : {}),
@@ -306,10 +307,12 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const { port } = server.address() as AddressInfo;
   hosts.setPort(port);
 
+  let scheduleFeed: { close(): Promise<void> } | undefined;
   let closed: Promise<void> | undefined;
   const close = () => {
     closed ??= (async () => {
       closing.abort();
+      await scheduleFeed?.close();
       await scheduler.stop();
       await Promise.allSettled(sources.map((source) => source.stop()));
       await router.close();
@@ -350,6 +353,11 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     }
     await ownership?.start();
     await router.start();
+    // Schedules created, changed or deleted through any worker are armed or disarmed here too.
+    scheduleFeed = await shared?.listenForSchedules(
+      (scheduleId) => void scheduler.refresh(scheduleId),
+      () => void scheduler.refreshAll(),
+    );
     await scheduler.start();
   } catch (error) {
     await close();

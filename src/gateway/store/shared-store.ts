@@ -64,6 +64,16 @@ export interface SharedStore extends GatewayStore {
     onEvent: (event: SharedEvent) => void,
     onReconnect: () => void,
   ): Promise<{ close(): Promise<void> }>;
+  /** Tells every worker (this one too) that a schedule was created, changed or deleted. */
+  announceSchedule(scheduleId: string): Promise<void>;
+  /**
+   * Calls `onChange` with each schedule id any worker announces; `onReconnect` after the
+   * listening connection was lost and made again (read every schedule: changes were missed).
+   */
+  listenForSchedules(
+    onChange: (scheduleId: string) => void,
+    onReconnect: () => void,
+  ): Promise<{ close(): Promise<void> }>;
 }
 
 export function isSharedStore(store: GatewayStore): store is SharedStore {

@@ -24,6 +24,7 @@ import {
   toMessage,
   toSchedule,
 } from "./postgres-rows.js";
+import { announceSchedule, listenForSchedules } from "./schedule-changes.js";
 import { listenForWakeUps, wakeNotification } from "./wake-ups.js";
 
 const scheduleColumns = {
@@ -147,6 +148,17 @@ export class PostgresGatewayStore implements SharedStore {
     onReconnect: () => void,
   ): Promise<NotifyListener> {
     return this.#events.listen(this.#url, onEvent, onReconnect, this.#logger);
+  }
+
+  announceSchedule(scheduleId: string): Promise<void> {
+    return announceSchedule(this.#pool, scheduleId);
+  }
+
+  listenForSchedules(
+    onChange: (scheduleId: string) => void,
+    onReconnect: () => void,
+  ): Promise<NotifyListener> {
+    return listenForSchedules(this.#url, onChange, onReconnect, this.#logger);
   }
 
   /** Deletes stored events older than `hours` (also done every so many appends). */

@@ -1,0 +1,95 @@
+/**
+ * Schedules across three gateway workers on one PostgreSQL: one created through a worker is
+ * armed on every worker at once (NOTIFY), each firing is claimed by one of them, and one
+ * deleted through another worker stops firing everywhere.
+ */
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
+import { type ApiMessage, startTestGateway, type TestGateway, waitFor } from "./helpers.js";
+
+let cluster: PostgresCluster;
+const gateways: TestGateway[] = [];
+beforeAll(async () => {
+  cluster = await startPostgresCluster();
+});
+afterAll(async () => {
+  await Promise.allSettled(gateways.map((gateway) => gateway.cleanup()));
+  await cluster?.destroy();
+});
+
+async function worker(url: string, name: string): Promise<TestGateway> {
+  const gateway = await startTestGateway({
+    prefix: `cluster-schedules-${name}`,
+    store: { kind: "postgres", url },
+    workerName: name,
+    leaseSeconds: 2,
+  });
+  gateways.push(gateway);
+  return gateway;
+}
+
+const firings = (messages: ApiMessage[]) =>
+  messages.filter((message) => message.kind === "user" && message.text === "tick");
+
+it("arms a schedule made on one worker on all, fires each firing once, and deletes it everywhere", async () => {
+  const url = await cluster.createDatabase();
+  const [a, b, c] = await Promise.all([
+    worker(url, "sched-a"),
+    worker(url, "sched-b"),
+    worker(url, "sched-c"),
+  ]);
+  // Every two seconds: all three workers started before it existed.
+  const created = await a.api<{ schedule: { id: string } }>("POST", "/api/schedules", {
+    cron: "*/2 * * * * *",
+    channel: "ticking",
+    prompt: "tick",
+  });
+  expect(created.status).toBe(201);
+  const scheduleId = created.body.schedule.id;
+  await waitFor(
+    async () => firings(await b.messages("ticking")).length >= 2,
+    "two firings with every worker up",
+    30_000,
+  );
+
+  // Its creator stops: the others armed it when told, so it keeps firing.
+  await a.cleanup();
+  gateways.splice(gateways.indexOf(a), 1);
+  const beforeStop = firings(await b.messages("ticking")).length;
+  await waitFor(
+    async () => firings(await c.messages("ticking")).length >= beforeStop + 2,
+    "two more firings after its creator stopped",
+    30_000,
+  );
+
+  const deleted = await b.api("DELETE", `/api/schedules/${scheduleId}`);
+  expect(deleted.status).toBe(200);
+  // A firing claimed just before the delete may still be on its way in.
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const atDelete = firings(await c.messages("ticking")).length;
+  // Three periods: worker C (which did not delete it) would have fired it by now.
+  await new Promise((resolve) => setTimeout(resolve, 6000));
+  const messages = await c.messages("ticking");
+  expect(firings(messages)).toHaveLength(atDelete);
+  expect((await c.api<{ schedules: unknown[] }>("GET", "/api/schedules")).body.schedules).toEqual(
+    [],
+  );
+
+  // Once per firing: firings are two seconds apart, so two messages within one second would be
+  // one firing fired by two workers.
+  const times = firings(messages).map((message) =>
+    Date.parse((message as ApiMessage & { createdAt: string }).createdAt),
+  );
+  const gaps = times.slice(1).map((time, index) => time - times[index]!);
+  expect(gaps.filter((gap) => gap < 1000)).toEqual([]);
+  // Every firing was answered, once.
+  await waitFor(
+    async () =>
+      firings(await c.messages("ticking")).every((message) => message.state === "answered"),
+    "every firing answered",
+    30_000,
+  );
+  const replies = (await c.messages("ticking")).filter((message) => message.kind === "reply");
+  expect(new Set(replies.map((reply) => reply.replyTo)).size).toBe(replies.length);
+  expect(replies).toHaveLength(atDelete);
+}, 120_000);
