@@ -1,5 +1,6 @@
 import type { ContextUsage } from "../context-usage.js";
 import type { MessageState, StoredMessage } from "../events.js";
+import type { TranscriptChunks } from "./transcript-chunks.js";
 
 /** A channel as the store keeps it. */
 export interface ChannelRecord {
@@ -67,9 +68,9 @@ export interface Settlement {
 /**
  * Everything the gateway persists. Async so that a networked database (see
  * ARCHITECTURE.md: PostgreSQL with leases) can replace SQLite behind it.
- * Each method is atomic on its own.
+ * Each method is atomic on its own. Session files are kept as chunks (`TranscriptChunks`).
  */
-export interface GatewayStore {
+export interface GatewayStore extends TranscriptChunks {
   listChannels(): Promise<ChannelRecord[]>;
   getChannel(channelId: string): Promise<ChannelRecord | null>;
   /** Null forgets the session: the channel's next message starts a new conversation. */

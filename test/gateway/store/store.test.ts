@@ -106,6 +106,34 @@ describe("the PostgreSQL gateway store", () => {
     await second!.close();
   });
 
+  it("stores no transcript chunk of a channel whose lease another worker holds", async () => {
+    const url = await (await postgres()).createDatabase();
+    const store = await PostgresGatewayStore.open(url);
+    store.fence("stale");
+    const chunk = (channelId: string) => ({
+      sessionId: `s-${channelId}`,
+      channelId,
+      offset: 0,
+      bytes: Buffer.from("line\n"),
+    });
+    const leases = store.channelLeases("stale", 15);
+    expect(await leases.claim("mine")).toBe(true);
+    expect(await store.appendTranscript(chunk("mine"))).toBe(true);
+    const other = await PostgresGatewayStore.open(url);
+    expect(await other.channelLeases("owner", 15).claim("taken")).toBe(true);
+    expect(await store.appendTranscript(chunk("taken"))).toBe(false);
+    expect(await store.replaceTranscript("s-taken", "taken", Buffer.from("x\n"))).toBe(false);
+    expect(await store.transcriptLength("s-taken")).toBe(0);
+    other.fence("owner");
+    expect(await other.appendTranscript(chunk("taken"))).toBe(true);
+    expect(await store.replaceTranscript("s-taken", "taken", Buffer.from("x\n"))).toBe(false);
+    expect(await other.transcriptChunks("s-taken")).toEqual([
+      { offset: 0, bytes: Buffer.from("line\n") },
+    ]);
+    await store.close();
+    await other.close();
+  });
+
   it("names the unreachable database with its password hidden", async () => {
     const { port } = await postgres();
     const url = `postgres://rudder:hunter2@127.0.0.1:${port + 1}/nowhere`;
@@ -281,6 +309,40 @@ describe.each(adapters)("the $name gateway store", (adapter) => {
     expect((await store.listSchedules()).map((each) => each.id)).toEqual([schedule.id]);
     const agent = await store.insertAgentMessage("newer", "woke up", "reply");
     expect(agent).toMatchObject({ role: "assistant", kind: "reply", replyTo: null, state: null });
+    await store.close();
+  });
+
+  it("keeps a session file as append-only chunks at their offsets, bytes unchanged", async () => {
+    const store = await adapter.open();
+    expect(await store.transcriptChunks("s-1")).toEqual([]);
+    expect(await store.transcriptLength("s-1")).toBe(0);
+    const first = Buffer.from('{"type":"session"}\n');
+    // Bytes as they are on disk, not text: a NUL, an invalid UTF-8 byte, a multi-byte character.
+    const second = Buffer.concat([Buffer.from([0x00, 0xff]), Buffer.from("é\n")]);
+    const chunk = (offset: number, bytes: Buffer) => ({
+      sessionId: "s-1",
+      channelId: "c",
+      offset,
+      bytes,
+    });
+    expect(await store.appendTranscript(chunk(0, first))).toBe(true);
+    expect(await store.appendTranscript(chunk(first.length, second))).toBe(true);
+    // A second writer at an offset already stored changes nothing.
+    expect(await store.appendTranscript(chunk(first.length, Buffer.from("other\n")))).toBe(false);
+    expect(await store.transcriptLength("s-1")).toBe(first.length + second.length);
+    const chunks = await store.transcriptChunks("s-1");
+    expect(chunks.map((each) => each.offset)).toEqual([0, first.length]);
+    expect(
+      Buffer.concat(chunks.map((each) => each.bytes)).equals(Buffer.concat([first, second])),
+    ).toBe(true);
+    expect(await store.transcriptChunks("s-2")).toEqual([]);
+
+    // A file rewritten from the start replaces its chunks in one step.
+    expect(await store.replaceTranscript("s-1", "c", Buffer.from("new\n"))).toBe(true);
+    expect(await store.transcriptChunks("s-1")).toEqual([
+      { offset: 0, bytes: Buffer.from("new\n") },
+    ]);
+    expect(await store.transcriptLength("s-1")).toBe(4);
     await store.close();
   });
 });

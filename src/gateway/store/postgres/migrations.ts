@@ -79,6 +79,17 @@ export const migrations: readonly string[] = [
   CREATE INDEX events_by_channel ON events(channel_id, id);
   CREATE INDEX events_by_time ON events(created_at);
   `,
+  `
+  CREATE TABLE transcript_chunks (
+    session_id text NOT NULL,
+    start_offset bigint NOT NULL,
+    end_offset bigint NOT NULL,
+    channel_id text NOT NULL,
+    bytes bytea NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (session_id, start_offset)
+  );
+  `,
 ];
 
 /** The schema version a fully migrated database reports. */

@@ -12,6 +12,7 @@ import type {
 } from "../store.js";
 import { redactedUrl } from "../store-location.js";
 import { StoreUnavailableError } from "../store-unavailable-error.js";
+import type { NewTranscriptChunk, TranscriptChunk } from "../transcript-chunks.js";
 import { ChannelLeases } from "./channel-leases.js";
 import { EventLog } from "./event-log.js";
 import { migrate } from "./migrations.js";
@@ -24,6 +25,7 @@ import {
   toMessage,
   toSchedule,
 } from "./postgres-rows.js";
+import { PostgresTranscripts } from "./postgres-transcripts.js";
 import { announceSchedule, listenForSchedules } from "./schedule-changes.js";
 import { listenForWakeUps, wakeNotification } from "./wake-ups.js";
 
@@ -53,6 +55,7 @@ export interface PostgresStoreOptions {
 export class PostgresGatewayStore implements SharedStore {
   readonly #pool: pg.Pool;
   readonly #events: EventLog;
+  readonly #transcripts: PostgresTranscripts;
   readonly #url: string;
   readonly #logger: (line: string) => void;
   #closed: Promise<void> | undefined;
@@ -61,6 +64,7 @@ export class PostgresGatewayStore implements SharedStore {
   private constructor(pool: pg.Pool, url: string, logger: (line: string) => void) {
     this.#pool = pool;
     this.#events = new EventLog(pool);
+    this.#transcripts = new PostgresTranscripts(pool, () => this.#worker);
     this.#url = url;
     this.#logger = logger;
   }
@@ -159,6 +163,22 @@ export class PostgresGatewayStore implements SharedStore {
     onReconnect: () => void,
   ): Promise<NotifyListener> {
     return listenForSchedules(this.#url, onChange, onReconnect, this.#logger);
+  }
+
+  appendTranscript(chunk: NewTranscriptChunk): Promise<boolean> {
+    return this.#transcripts.append(chunk);
+  }
+
+  replaceTranscript(sessionId: string, channelId: string, bytes: Buffer): Promise<boolean> {
+    return this.#transcripts.replace(sessionId, channelId, bytes);
+  }
+
+  transcriptChunks(sessionId: string): Promise<TranscriptChunk[]> {
+    return this.#transcripts.chunks(sessionId);
+  }
+
+  transcriptLength(sessionId: string): Promise<number> {
+    return this.#transcripts.length(sessionId);
   }
 
   /** Deletes stored events older than `hours` (also done every so many appends). */

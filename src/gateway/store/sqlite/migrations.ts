@@ -59,6 +59,17 @@ export const migrations: readonly string[] = [
   ALTER TABLE channels ADD COLUMN context_tokens INTEGER;
   ALTER TABLE channels ADD COLUMN context_window INTEGER;
   `,
+  `
+  CREATE TABLE transcript_chunks (
+    session_id TEXT NOT NULL,
+    start_offset INTEGER NOT NULL,
+    end_offset INTEGER NOT NULL,
+    channel_id TEXT NOT NULL,
+    bytes BLOB NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (session_id, start_offset)
+  );
+  `,
 ];
 
 /** The schema version a fully migrated database reports. */

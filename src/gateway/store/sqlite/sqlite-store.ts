@@ -12,6 +12,7 @@ import type {
   ScheduleRecord,
   Settlement,
 } from "../store.js";
+import type { NewTranscriptChunk, TranscriptChunk } from "../transcript-chunks.js";
 import { migrate } from "./migrations.js";
 import {
   type ChannelRow,
@@ -21,6 +22,7 @@ import {
   toMessage,
   toSchedule,
 } from "./sqlite-rows.js";
+import { SqliteTranscripts } from "./sqlite-transcripts.js";
 
 const scheduleColumns = {
   paused: "paused",
@@ -37,6 +39,7 @@ const scheduleColumns = {
  */
 export class SqliteGatewayStore implements GatewayStore {
   readonly #database: Database.Database;
+  readonly #transcripts: SqliteTranscripts;
 
   constructor(path: string) {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
@@ -46,6 +49,23 @@ export class SqliteGatewayStore implements GatewayStore {
     this.#database.pragma("foreign_keys = ON");
     this.#database.pragma("busy_timeout = 5000");
     migrate(this.#database);
+    this.#transcripts = new SqliteTranscripts(this.#database);
+  }
+
+  async appendTranscript(chunk: NewTranscriptChunk): Promise<boolean> {
+    return this.#transcripts.append(chunk);
+  }
+
+  async replaceTranscript(sessionId: string, channelId: string, bytes: Buffer): Promise<boolean> {
+    return this.#transcripts.replace(sessionId, channelId, bytes);
+  }
+
+  async transcriptChunks(sessionId: string): Promise<TranscriptChunk[]> {
+    return this.#transcripts.chunks(sessionId);
+  }
+
+  async transcriptLength(sessionId: string): Promise<number> {
+    return this.#transcripts.length(sessionId);
   }
 
   async listChannels(): Promise<ChannelRecord[]> {
