@@ -1,7 +1,11 @@
-import { readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { createInterface } from "node:readline";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PostgresCluster, startPostgresCluster } from "../../fixtures/postgres-cluster.js";
+import { waitFor } from "../helpers.js";
 
 /** The state letter of a process (`Z` is a zombie: dead), or null when it is gone. */
 function processState(pid: number): string | null {
@@ -67,5 +71,35 @@ describe("the throwaway PostgreSQL cluster of the tests", () => {
     await other.destroy();
     expect([null, "Z"]).toContain(processState(pid));
     expect(() => readFileSync(`${dataFolder}/postmaster.pid`)).toThrow(/ENOENT/);
+  });
+
+  it("dies with its owner: a SIGKILLed test process leaves no server and no folder", async () => {
+    const owner = spawn(
+      process.execPath,
+      ["--import", "tsx", join(import.meta.dirname, "postgres-owner-child.ts")],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    let started: { dataFolder: string; backendPid: number };
+    try {
+      const line = await new Promise<string>((resolve, reject) => {
+        createInterface({ input: owner.stdout }).once("line", resolve);
+        owner.once("exit", (code) => reject(new Error(`the owner exited (${code}) first`)));
+      });
+      started = JSON.parse(line) as typeof started;
+    } catch (error) {
+      owner.kill("SIGKILL");
+      throw error;
+    }
+    const postmaster = postmasterPid(started.dataFolder);
+    expect(processState(postmaster)).not.toBeNull();
+    owner.kill("SIGKILL");
+    await waitFor(
+      () =>
+        [null, "Z"].includes(processState(postmaster)) &&
+        [null, "Z"].includes(processState(started.backendPid)) &&
+        !existsSync(dirname(started.dataFolder)),
+      "the server, its backend and its folder to be gone",
+      30_000,
+    );
   });
 });
