@@ -2,6 +2,7 @@ import type { ForwardWatch } from "./forwarded-outcome.js";
 import type { Delivery, Router } from "./router.js";
 import type { SharedStore, WorkerLeases } from "./store/shared-store.js";
 import type { MessageRecord } from "./store/store.js";
+import { isStoreUnavailable } from "./store/store-unavailable-error.js";
 
 export interface ChannelOwnershipOptions {
   store: SharedStore;
@@ -34,8 +35,6 @@ export class ChannelOwnership {
   readonly #options: ChannelOwnershipOptions;
   readonly #leases: WorkerLeases;
   readonly #held = new Set<string>();
-  /** Messages routed through here (wake-ups, take-overs), so that none is routed twice. */
-  readonly #routed = new Set<string>();
   #listener: { close(): Promise<void> } | undefined;
   #timer: NodeJS.Timeout | undefined;
   #ticking: Promise<void> | undefined;
@@ -70,7 +69,7 @@ export class ChannelOwnership {
     this.#listener = await this.#options.store.listenForWakeUps(
       this.worker,
       (messageId) => void this.#woken(messageId),
-      () => void this.#tick(),
+      () => void this.revalidate(),
     );
     const period = Math.max(200, (this.#options.leaseSeconds * 1000) / 3);
     this.#timer = setInterval(() => void this.#tick(), period);
@@ -106,7 +105,26 @@ export class ChannelOwnership {
       if (message === null || message.kind !== "user" || message.state !== "received") return;
       if (await this.claim(message.channelId)) this.#route(message);
     } catch (error) {
+      // While the store is down its health logs once; the catch-up on its return routes this.
+      if (isStoreUnavailable(error)) return;
       this.#options.logger?.(`gateway: wake-up for ${messageId} failed: ${String(error)}`);
+    }
+  }
+
+  /**
+   * After the store or the wake-up connection was lost and is back: renews every lease (a channel
+   * lost meanwhile is stopped before anything else is done for it), takes orphaned channels,
+   * and routes the unanswered messages of the channels held here that it may have missed
+   * wake-ups for (the router skips those it routed already). Resolves when done; a failure is
+   * the store's (it is gone again).
+   */
+  async revalidate(): Promise<void> {
+    if (this.#stopped) return;
+    // A renewal begun before the store came back may have failed: run one of our own.
+    await this.#ticking;
+    await this.#renewAndSweep();
+    for (const message of await this.#options.store.listUnanswered()) {
+      if (this.#held.has(message.channelId)) this.#route(message);
     }
   }
 
@@ -114,6 +132,7 @@ export class ChannelOwnership {
   #tick(): Promise<void> {
     this.#ticking ??= this.#renewAndSweep()
       .catch((error: unknown) => {
+        if (isStoreUnavailable(error)) return;
         this.#options.logger?.(`gateway: lease renewal failed: ${String(error)}`);
       })
       .finally(() => {
@@ -129,6 +148,7 @@ export class ChannelOwnership {
     for (const channelId of [...this.#held]) {
       if (kept.has(channelId)) continue;
       this.#held.delete(channelId);
+      router.forget(channelId);
       logger?.(`gateway: lost the lease of channel ${channelId}; stopping its agent`);
       // Its turn, if any, ends now; the store refuses its answer (see `fence`).
       await this.#options.stopChannel(channelId).catch(() => {});
@@ -151,13 +171,9 @@ export class ChannelOwnership {
     }
   }
 
+  /** Routes a stored message here once (the router skips one it routed already). */
   #route(message: MessageRecord): void {
-    if (this.#routed.has(message.id)) return;
-    this.#routed.add(message.id);
-    if (this.#routed.size > 10_000) {
-      const oldest = this.#routed.values().next().value;
-      if (oldest !== undefined) this.#routed.delete(oldest);
-    }
+    if (this.#stopped) return;
     this.#options.router.routeStored(message);
   }
 

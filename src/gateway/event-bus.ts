@@ -1,4 +1,5 @@
 import type { GatewayEvent } from "./events.js";
+import { isStoreUnavailable } from "./store/store-unavailable-error.js";
 
 /** A published event with its per-channel id (the SSE `id:`). */
 export interface NumberedEvent {
@@ -104,6 +105,8 @@ export class EventBus {
       .then(
         () => undefined,
         (error: unknown) => {
+          // Lost while the store is down (its health logs that once).
+          if (isStoreUnavailable(error)) return;
           const reason = error instanceof Error ? error.message : String(error);
           this.#logger(`gateway: could not share a ${event.type} event: ${reason}`);
         },

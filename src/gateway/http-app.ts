@@ -18,19 +18,24 @@ import { InvalidScheduleError, type Scheduler } from "./scheduler.js";
 import { channelEvents } from "./sse-route.js";
 import { serveStatic } from "./static-files.js";
 import type { GatewayStore } from "./store/store.js";
+import type { StoreStatus } from "./store/store-health.js";
+import { isStoreUnavailable } from "./store/store-unavailable-error.js";
 import type { StreamLimits } from "./stream-limits.js";
 
 /** Request bodies above this get 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 export interface HealthInfo {
-  ok: true;
+  /** False while the store cannot be reached (the answer is then a 503). */
+  ok: boolean;
   version: string;
   engine: string;
   demo: boolean;
   hint?: string;
   /** With a store several workers share: this worker's name. */
   worker?: string;
+  /** With a networked store: whether this worker reaches it now. */
+  store?: StoreStatus;
 }
 
 export interface HttpAppOptions {
@@ -47,6 +52,8 @@ export interface HttpAppOptions {
   scheduler: Scheduler;
   permissions: PermissionRequests;
   health: HealthInfo;
+  /** With a networked store: whether it can be reached now (see `StoreHealth`). */
+  storeStatus?: () => StoreStatus;
   webRoot: string;
   closing: AbortSignal;
   heartbeatMs?: number;
@@ -144,7 +151,8 @@ function channelParam(value: string | undefined): string {
  * `requestGuard`). Every `/api` route but `GET /api/health` needs
  * `Authorization: Bearer <token>`; the event stream also takes `?token=`, as EventSource
  * cannot set headers (elsewhere `?token=` is a 401). Errors are JSON `{error}` with a
- * 4xx status (503 past the event-stream caps, 401 token, 400 bad body, id or malformed percent-encoding in the path, 404 unknown, 409 conflict, 413 body over 1 MiB,
+ * 4xx status (503 past the event-stream caps or while the store cannot be reached, with
+ * `Retry-After` and the reason, 401 token, 400 bad body, id or malformed percent-encoding in the path, 404 unknown, 409 conflict, 413 body over 1 MiB,
  * 503 not routing); an unexpected failure is a 500 `{error}` without a stack.
  *
  *   POST   /api/channels/:id/messages {text} -> 202 {id, disposition}
@@ -164,7 +172,8 @@ function channelParam(value: string | undefined): string {
  *   GET    /api/schedules                    -> {schedules: [ScheduleRecord]}
  *   POST   /api/schedules {cron, channel, prompt} -> 201 {schedule} | 400 bad cron
  *   DELETE /api/schedules/:id                -> {deleted: id} | 404
- *   GET    /api/health (no token)            -> {ok, version, engine, demo, hint?, worker?}
+ *   GET    /api/health (no token)            -> {ok, version, engine, demo, hint?, worker?, store?}
+ *                                                | 503 the same, ok false, while the store is down
  *   POST   /api/link-codes                   -> 201 {code, expiresAt} (for `rudder link`)
  *   POST   /api/link-codes/redeem {code} (no token) -> {token} | 401 unknown, used or expired
  */
@@ -177,6 +186,10 @@ export function createHttpApp(options: HttpAppOptions): Hono {
       return context.json({ error: error.message }, error.status);
     }
     if (error instanceof GatewayClosedError) return context.json({ error: error.message }, 503);
+    if (isStoreUnavailable(error)) {
+      context.header("retry-after", String(error.retryAfterSeconds));
+      return context.json({ error: error.message }, 503);
+    }
     return context.json({ error: "internal error" }, 500);
   });
   app.notFound((context) =>
@@ -200,7 +213,11 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     }),
   );
 
-  app.get("/api/health", (context) => context.json(options.health));
+  app.get("/api/health", (context) => {
+    const store = options.storeStatus?.();
+    if (store === undefined) return context.json(options.health);
+    return context.json({ ...options.health, ok: store.ok, store }, store.ok ? 200 : 503);
+  });
   app.post("/api/link-codes/redeem", async (context) => {
     const { code } = await readJson(context.req.raw, redeemBody);
     if (!options.linkCodes.redeem(code)) {

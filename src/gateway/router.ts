@@ -11,6 +11,7 @@ import { leftoverWork } from "./leftover-work.js";
 import { RetryTimers } from "./retry-timers.js";
 import { type SettledMessage, Settlements, storedMessage } from "./settlements.js";
 import type { GatewayStore, MessageRecord } from "./store/store.js";
+import { isStoreUnavailable } from "./store/store-unavailable-error.js";
 import { TurnEvents } from "./turn-events.js";
 import { classifyTurnError } from "./turn-failure.js";
 import { TurnSettlement } from "./turn-settlement.js";
@@ -63,6 +64,8 @@ export class Router {
   readonly #work = new Set<Promise<unknown>>();
   readonly #settlements: Settlements;
   readonly #retries = new RetryTimers((channelId) => this.#track(this.#retry(channelId)));
+  /** Messages routed here (id -> channel), so that a stored one routed again is not run twice. */
+  readonly #dispatched = new Map<string, string>();
   #closed = false;
 
   readonly #idleOutput: IdleOutput;
@@ -124,7 +127,19 @@ export class Router {
    */
   routeStored(message: MessageRecord): Disposition {
     if (this.#closed) throw new GatewayClosedError();
+    // Already routed here (a catch-up after missed wake-ups finds it again): it is on its way.
+    if (this.#dispatched.has(message.id)) return "queued";
     return this.#dispatch(message, true);
+  }
+
+  /**
+   * The channel is no longer driven here (its lease went to another worker): its messages may
+   * be routed here again if it comes back, as that worker may not have answered them.
+   */
+  forget(channelId: string): void {
+    for (const [id, channel] of this.#dispatched) {
+      if (channel === channelId) this.#dispatched.delete(id);
+    }
   }
 
   /**
@@ -203,6 +218,8 @@ export class Router {
 
   #track(work: Promise<unknown>): void {
     const tracked = work.catch((error: unknown) => {
+      // The store being down is logged once, by its health.
+      if (isStoreUnavailable(error)) return;
       this.#options.logger?.(`gateway: routing error: ${String(error)}`);
     });
     this.#work.add(tracked);
@@ -212,6 +229,11 @@ export class Router {
   /** Chooses the route synchronously (so concurrent messages see each other), then acts. */
   #dispatch(message: MessageRecord, fresh: boolean): Disposition {
     if (this.#options.drives?.(message.channelId) === false) return "forwarded";
+    this.#dispatched.set(message.id, message.channelId);
+    if (this.#dispatched.size > 10_000) {
+      const oldest = this.#dispatched.keys().next().value;
+      if (oldest !== undefined) this.#dispatched.delete(oldest);
+    }
     const channel = this.#channel(message.channelId);
     const command = message.kind === "user" ? parseChannelCommand(message.text) : null;
     const announce = (disposition: Disposition, state: MessageState) => {
@@ -283,6 +305,8 @@ export class Router {
     const events = this.#turnEvents(channel);
     this.#publish({ type: "turn_start", prompt: starter.text, channelId: channel.id });
     const running = process.runTurn(starter.text, events.options(this.#options.turnTimeoutMs));
+    // Awaited below, perhaps only after the store came back from an outage: never unhandled.
+    running.catch(() => {});
     let result: AgentTurnResult | undefined;
     let failure: TurnFailure | undefined;
     let redispatch: MessageRecord[] = [];

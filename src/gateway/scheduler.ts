@@ -3,6 +3,7 @@ import type { EventBus } from "./event-bus.js";
 import type { Delivery, Router } from "./router.js";
 import { storedMessage } from "./settlements.js";
 import type { GatewayStore, NewSchedule, ScheduleRecord } from "./store/store.js";
+import { isStoreUnavailable } from "./store/store-unavailable-error.js";
 
 /** A schedule pauses itself after this many failed firings in a row. */
 export const MAX_CONSECUTIVE_FAILURES = 3;
@@ -203,7 +204,8 @@ export class Scheduler {
   }
 
   #report(error: unknown): void {
-    if (this.#stopped) return;
+    // A firing missed while the store is down: its health logs the outage once.
+    if (this.#stopped || isStoreUnavailable(error)) return;
     this.#options.logger?.(`gateway: schedule firing failed: ${String(error)}`);
   }
 

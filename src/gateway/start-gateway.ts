@@ -15,6 +15,7 @@ import { createHttpApp } from "./http-app.js";
 import { HttpChannelSource } from "./http-source.js";
 import { LinkCodes } from "./link-codes.js";
 import { packageRoot, packageVersion } from "./package-info.js";
+import { patientWrites } from "./patient-writes.js";
 import { PermissionRequests } from "./permission-requests.js";
 import { RegistryProcessPool } from "./process-pool.js";
 import { Router } from "./router.js";
@@ -202,8 +203,10 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         }),
   });
   let ownership: ChannelOwnership | undefined;
+  const closing = new AbortController();
   router = new Router({
-    store,
+    // A turn that ends while the database is away keeps its answer until it is back.
+    store: shared ? patientWrites(shared, shared.health, closing.signal) : store,
     pool,
     bus,
     logger: log,
@@ -230,6 +233,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         logger: log,
       })
     : undefined;
+  // Back from an outage: every lease is re-validated before anything is acted on again.
+  if (shared && ownership) shared.health.onRestored(() => ownership!.revalidate());
   const scheduler = new Scheduler({
     store,
     router,
@@ -249,7 +254,6 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   });
   const httpSource = new HttpChannelSource();
   const sources: ChannelSource[] = [httpSource, ...(options.sources ?? [])];
-  const closing = new AbortController();
   // Every open event stream listens for shutdown on this one signal.
   setMaxListeners(0, closing.signal);
   const host = options.host ?? "127.0.0.1";
@@ -274,6 +278,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     scheduler,
     permissions,
     webRoot: options.webRoot ?? join(packageRoot(), "web", "dist"),
+    ...(shared ? { storeStatus: () => shared.health.status() } : {}),
     closing: closing.signal,
     ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
     health: {

@@ -1,5 +1,6 @@
 import type { GatewayEvent } from "../events.js";
 import type { GatewayStore } from "./store.js";
+import type { StoreHealth } from "./store-health.js";
 
 /** A channel event as every worker numbers it: `id` is global and ascends per channel. */
 export interface SharedEvent {
@@ -23,6 +24,11 @@ export interface WorkerLeases {
 
 /** A store several workers share: leases, and wake-ups of a channel's owner. */
 export interface SharedStore extends GatewayStore {
+  /**
+   * Whether the database can be reached now. While it cannot, every method rejects with a
+   * `StoreUnavailableError` saying so (the API's 503).
+   */
+  readonly health: StoreHealth;
   /**
    * From now on this store writes answers as `worker`: `settle` answers nothing (resolves to
    * null) for a channel whose lease another worker holds, so a worker that lost a channel never

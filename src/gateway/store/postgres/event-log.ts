@@ -1,6 +1,8 @@
 import type pg from "pg";
 import type { GatewayEvent } from "../../events.js";
 import type { SharedEvent } from "../shared-store.js";
+import type { StoreHealth } from "../store-health.js";
+import { isStoreUnavailable } from "../store-unavailable-error.js";
 import { NotifyListener } from "./notify-listener.js";
 
 /** The NOTIFY channel each stored event is announced on, to every worker. */
@@ -83,6 +85,7 @@ export class EventLog {
     onEvent: (event: SharedEvent) => void,
     onReconnect: () => void,
     logger: (line: string) => void,
+    health?: StoreHealth,
   ): Promise<NotifyListener> {
     let chain = Promise.resolve();
     const onPayload = (text: string) => {
@@ -99,10 +102,13 @@ export class EventLog {
           if (event) onEvent({ id: payload.id, event });
         })
         .catch((error: unknown) => {
-          logger(`gateway: could not read event ${payload.id}: ${String(error)}`);
+          // An outage is logged once, by the health; the reconnect's catch-up reads it again.
+          if (!isStoreUnavailable(error)) {
+            logger(`gateway: could not read event ${payload.id}: ${String(error)}`);
+          }
         });
     };
-    return NotifyListener.listen(url, EVENTS_CHANNEL, onPayload, onReconnect, logger);
+    return NotifyListener.listen(url, EVENTS_CHANNEL, onPayload, onReconnect, logger, health);
   }
 
   async #read(id: number): Promise<GatewayEvent | undefined> {

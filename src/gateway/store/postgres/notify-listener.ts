@@ -1,9 +1,17 @@
 import pg from "pg";
+import { Backoff } from "../backoff.js";
+import type { StoreHealth } from "../store-health.js";
+
+/** How long making the listening connection may take before it counts as failed. */
+const CONNECT_TIMEOUT_MS = 5000;
 
 /**
  * One `LISTEN` connection on a NOTIFY channel: a client of its own (a pooled one would lose the
- * LISTEN when returned). When the connection is lost it is made again with backoff (0.5 s
- * doubling to 10 s), and `onReconnect` says so, as NOTIFYs sent meanwhile are gone.
+ * LISTEN when returned). When the connection is lost it is made again with capped, jittered
+ * backoff (see `Backoff`), and `onReconnect` says so, as NOTIFYs sent meanwhile are gone: the
+ * caller reads what it missed from the tables. With `health`, a lost connection makes the
+ * store check itself, and the loss is logged only when the store is otherwise fine (an outage
+ * is logged once, by the health).
  */
 export class NotifyListener {
   readonly #url: string;
@@ -11,10 +19,11 @@ export class NotifyListener {
   readonly #onPayload: (payload: string) => void;
   readonly #onReconnect: () => void;
   readonly #logger: (line: string) => void;
+  readonly #health: StoreHealth | undefined;
+  readonly #backoff = new Backoff(250, 5000);
   #client: pg.Client | undefined;
   #closed = false;
   #retry: NodeJS.Timeout | undefined;
-  #delayMs = 500;
 
   private constructor(
     url: string,
@@ -22,12 +31,14 @@ export class NotifyListener {
     onPayload: (payload: string) => void,
     onReconnect: () => void,
     logger: (line: string) => void,
+    health: StoreHealth | undefined,
   ) {
     this.#url = url;
     this.#channel = channel;
     this.#onPayload = onPayload;
     this.#onReconnect = onReconnect;
     this.#logger = logger;
+    this.#health = health;
   }
 
   /** Listens on `channel` (a plain identifier) until `close()`. */
@@ -37,14 +48,19 @@ export class NotifyListener {
     onPayload: (payload: string) => void,
     onReconnect: () => void,
     logger: (line: string) => void = () => {},
+    health?: StoreHealth,
   ): Promise<NotifyListener> {
-    const listener = new NotifyListener(url, channel, onPayload, onReconnect, logger);
+    const listener = new NotifyListener(url, channel, onPayload, onReconnect, logger, health);
     await listener.#connect();
     return listener;
   }
 
   async #connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.#url });
+    const client = new pg.Client({
+      connectionString: this.#url,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      keepAlive: true,
+    });
     client.on("error", (error) => this.#lost(client, error.message));
     client.on("end", () => this.#lost(client, "connection ended"));
     client.on("notification", (notification) => {
@@ -52,30 +68,44 @@ export class NotifyListener {
         this.#onPayload(notification.payload);
       }
     });
-    await client.connect();
-    await client.query(`LISTEN ${this.#channel}`);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${this.#channel}`);
+    } catch (error) {
+      client.end().catch(() => {});
+      throw error;
+    }
+    if (this.#closed) {
+      await client.end().catch(() => {});
+      return;
+    }
     this.#client = client;
-    this.#delayMs = 500;
+    this.#backoff.reset();
   }
 
   #lost(client: pg.Client, reason: string): void {
     if (this.#closed || this.#client !== client) return;
     this.#client = undefined;
     client.end().catch(() => {});
-    this.#logger(`gateway: lost the ${this.#channel} connection (${reason}); reconnecting`);
+    const health = this.#health;
+    const report = () =>
+      this.#logger(`gateway: lost the ${this.#channel} connection (${reason}); reconnecting`);
+    if (health === undefined) report();
+    else void health.check().then((up) => up && report());
     this.#schedule();
   }
 
   #schedule(): void {
     this.#retry = setTimeout(() => {
       this.#connect().then(
-        () => this.#onReconnect(),
         () => {
-          this.#delayMs = Math.min(this.#delayMs * 2, 10_000);
-          this.#schedule();
+          if (!this.#closed) this.#onReconnect();
+        },
+        () => {
+          if (!this.#closed) this.#schedule();
         },
       );
-    }, this.#delayMs);
+    }, this.#backoff.next());
     this.#retry.unref();
   }
 

@@ -10,6 +10,7 @@ import type {
   ScheduleRecord,
   Settlement,
 } from "../store.js";
+import { StoreHealth } from "../store-health.js";
 import { redactedUrl } from "../store-location.js";
 import { StoreUnavailableError } from "../store-unavailable-error.js";
 import type { NewTranscriptChunk, TranscriptChunk } from "../transcript-chunks.js";
@@ -28,6 +29,7 @@ import {
 import { PostgresTranscripts } from "./postgres-transcripts.js";
 import { announceSchedule, listenForSchedules } from "./schedule-changes.js";
 import { listenForWakeUps, wakeNotification } from "./wake-ups.js";
+import { watchPool } from "./watched-pool.js";
 
 const scheduleColumns = {
   paused: "paused",
@@ -40,9 +42,11 @@ const scheduleColumns = {
 export interface PostgresStoreOptions {
   /** Connections kept at most; default 10. */
   maxConnections?: number;
-  /** How long a connection attempt may take; default 10000. */
+  /** How long a connection attempt may take; default 5000. */
   connectTimeoutMs?: number;
-  /** Where a lost idle connection is reported (the pool reconnects on the next query). */
+  /** How long a statement may wait for its answer; default 15000. */
+  queryTimeoutMs?: number;
+  /** Where the database being lost and back is reported (one line each, see `StoreHealth`). */
   logger?: (line: string) => void;
 }
 
@@ -58,6 +62,8 @@ export class PostgresGatewayStore implements SharedStore {
   readonly #transcripts: PostgresTranscripts;
   readonly #url: string;
   readonly #logger: (line: string) => void;
+  /** Whether the database can be reached now; every statement reports to it. */
+  readonly health: StoreHealth;
   #closed: Promise<void> | undefined;
   #worker: string | undefined;
 
@@ -67,6 +73,15 @@ export class PostgresGatewayStore implements SharedStore {
     this.#transcripts = new PostgresTranscripts(pool, () => this.#worker);
     this.#url = url;
     this.#logger = logger;
+    this.health = new StoreHealth({
+      name: redactedUrl(url),
+      probe: () => pool.query("SELECT 1"),
+      logger,
+    });
+    watchPool(pool, this.health);
+    // An idle connection the server drops must not crash the process; the health finds out
+    // whether the database is gone.
+    pool.on("error", () => void this.health.check());
   }
 
   /** Connects, migrates, and returns the store; `StoreUnavailableError` when it cannot. */
@@ -77,12 +92,13 @@ export class PostgresGatewayStore implements SharedStore {
     const pool = new pg.Pool({
       connectionString: url,
       max: options.maxConnections ?? 10,
-      connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+      query_timeout: options.queryTimeoutMs ?? 15_000,
+      keepAlive: true,
     });
-    // An idle connection the server drops must not crash the process.
-    pool.on("error", (error) => {
-      options.logger?.(`gateway: database connection lost: ${error.message}`);
-    });
+    // Until the store watches it (once migrated), an idle connection's failure is the open's.
+    const beforeWatched = () => {};
+    pool.on("error", beforeWatched);
     try {
       const client = await pool.connect();
       try {
@@ -98,6 +114,7 @@ export class PostgresGatewayStore implements SharedStore {
         { cause: error },
       );
     }
+    pool.off("error", beforeWatched);
     return new PostgresGatewayStore(pool, url, options.logger ?? (() => {}));
   }
 
@@ -136,7 +153,7 @@ export class PostgresGatewayStore implements SharedStore {
     onWake: (messageId: string) => void,
     onReconnect: () => void,
   ): Promise<NotifyListener> {
-    return listenForWakeUps(this.#url, worker, onWake, onReconnect, this.#logger);
+    return listenForWakeUps(this.#url, worker, onWake, onReconnect, this.#logger, this.health);
   }
 
   appendEvent(event: GatewayEvent): Promise<number> {
@@ -151,7 +168,7 @@ export class PostgresGatewayStore implements SharedStore {
     onEvent: (event: SharedEvent) => void,
     onReconnect: () => void,
   ): Promise<NotifyListener> {
-    return this.#events.listen(this.#url, onEvent, onReconnect, this.#logger);
+    return this.#events.listen(this.#url, onEvent, onReconnect, this.#logger, this.health);
   }
 
   announceSchedule(scheduleId: string): Promise<void> {
@@ -162,7 +179,7 @@ export class PostgresGatewayStore implements SharedStore {
     onChange: (scheduleId: string) => void,
     onReconnect: () => void,
   ): Promise<NotifyListener> {
-    return listenForSchedules(this.#url, onChange, onReconnect, this.#logger);
+    return listenForSchedules(this.#url, onChange, onReconnect, this.#logger, this.health);
   }
 
   appendTranscript(chunk: NewTranscriptChunk): Promise<boolean> {
@@ -446,6 +463,7 @@ export class PostgresGatewayStore implements SharedStore {
   }
 
   async close(): Promise<void> {
+    this.health.close();
     this.#closed ??= this.#pool.end();
     await this.#closed;
   }

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import type { StoreHealth } from "../store-health.js";
 import { NotifyListener } from "./notify-listener.js";
 
 /** The NOTIFY channel on which a worker says it created, changed or deleted a schedule. */
@@ -18,6 +19,7 @@ export function listenForSchedules(
   onChange: (scheduleId: string) => void,
   onReconnect: () => void,
   logger: (line: string) => void,
+  health?: StoreHealth,
 ): Promise<NotifyListener> {
-  return NotifyListener.listen(url, SCHEDULES_CHANNEL, onChange, onReconnect, logger);
+  return NotifyListener.listen(url, SCHEDULES_CHANNEL, onChange, onReconnect, logger, health);
 }

@@ -1,3 +1,4 @@
+import type { StoreHealth } from "../store-health.js";
 import { NotifyListener } from "./notify-listener.js";
 
 /** The NOTIFY channel every worker listens on; each wake-up names the worker it is for. */
@@ -21,6 +22,7 @@ export function listenForWakeUps(
   onWake: (messageId: string) => void,
   onReconnect: () => void,
   logger: (line: string) => void,
+  health?: StoreHealth,
 ): Promise<NotifyListener> {
   const onPayload = (text: string) => {
     try {
@@ -30,5 +32,5 @@ export function listenForWakeUps(
       // Not ours to read; another rudder version's, perhaps.
     }
   };
-  return NotifyListener.listen(url, WAKE_CHANNEL, onPayload, onReconnect, logger);
+  return NotifyListener.listen(url, WAKE_CHANNEL, onPayload, onReconnect, logger, health);
 }
