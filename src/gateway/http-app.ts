@@ -166,7 +166,8 @@ function channelParam(value: string | undefined): string {
  *   GET    /api/channels/:id/permissions     -> {requests: [PermissionRequestInfo]} (pending)
  *   POST   /api/channels/:id/permissions/:requestId {decision: "allow"|"deny", message?}
  *                                             -> {request: PermissionRequestInfo + {decision}}
- *                                                | 404 unknown or expired | 409 already decided
+ *                                                | 404 unknown, expired or its worker gone
+ *                                                | 409 already decided
  *   GET    /api/runners                      -> {runners: [RunnerInfo]}
  *   DELETE /api/runners/:channel             -> {stopped: channel} | 404
  *   GET    /api/schedules                    -> {schedules: [ScheduleRecord]}
@@ -317,15 +318,21 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     }),
   );
 
-  app.get("/api/channels/:id/permissions", (context) =>
-    context.json({ requests: permissions.list(channelParam(context.req.param("id"))) }),
+  app.get("/api/channels/:id/permissions", async (context) =>
+    context.json({ requests: await permissions.list(channelParam(context.req.param("id"))) }),
   );
 
   app.post("/api/channels/:id/permissions/:requestId", async (context) => {
     const channelId = channelParam(context.req.param("id"));
     const requestId = context.req.param("requestId");
     const { decision, message } = await readJson(context.req.raw, decisionBody);
-    const outcome = permissions.decide(channelId, requestId, decision, message);
+    const outcome = await permissions.decide(channelId, requestId, decision, message);
+    if (outcome.status === "owner_gone") {
+      throw new ApiError(
+        `permission request ${requestId} was asked on worker ${outcome.owner}, which no longer drives ${channelId} (it died or lost the channel); nobody waits for the answer`,
+        404,
+      );
+    }
     if (outcome.status === "unknown") {
       throw new ApiError(`no pending permission request ${requestId} on ${channelId}`, 404);
     }

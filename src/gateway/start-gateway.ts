@@ -186,9 +186,12 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       throw error;
     });
   let router: Router | undefined;
+  const worker =
+    options.workerName ?? `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
   const permissions = new PermissionRequests({
     bus,
     ...(options.permissionTimeoutMs ? { timeoutMs: options.permissionTimeoutMs } : {}),
+    ...(shared ? { shared: { worker, ledger: shared.permissionLedger(), logger: log } } : {}),
   });
   const pool = new RegistryProcessPool({
     maxLive: options.maxLive ?? 8,
@@ -225,8 +228,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     ? new ChannelOwnership({
         store: shared,
         router,
-        worker:
-          options.workerName ?? `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`,
+        worker,
         leaseSeconds: options.leaseSeconds ?? 15,
         stopChannel: (channelId) => pool.stop(channelId),
         watchForwarded: (channelId) => watchForwarded(bus, channelId),
@@ -313,11 +315,13 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   hosts.setPort(port);
 
   let scheduleFeed: { close(): Promise<void> } | undefined;
+  let permissionFeed: { close(): Promise<void> } | undefined;
   let closed: Promise<void> | undefined;
   const close = () => {
     closed ??= (async () => {
       closing.abort();
       await scheduleFeed?.close();
+      await permissionFeed?.close();
       await scheduler.stop();
       await Promise.allSettled(sources.map((source) => source.stop()));
       await router.close();
@@ -356,6 +360,12 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         sourceContext,
       );
     }
+    // A person's answer through another worker to a request of this worker's agents.
+    permissionFeed = await shared?.permissionLedger().listen(
+      worker,
+      (requestId) => void permissions.answered(requestId),
+      () => void permissions.recheck(),
+    );
     await ownership?.start();
     await router.start();
     // Schedules created, changed or deleted through any worker are armed or disarmed here too.

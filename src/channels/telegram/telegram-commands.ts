@@ -7,12 +7,12 @@ import { type ChatCommand, HELP_TEXT, shortId, unknownCommandText } from "./tele
  * anything else. Null when nothing is to be said: a command addressed to
  * another bot in a group, or a request settled (its resolution is announced).
  */
-export function answerCommand(
+export async function answerCommand(
   command: ChatCommand,
   botName: string | undefined,
   permissions: SourceContext["permissions"],
   channelId: string,
-): string | null {
+): Promise<string | null> {
   if (command.bot !== undefined && botName && command.bot.toLowerCase() !== botName.toLowerCase()) {
     return null;
   }
@@ -31,14 +31,14 @@ export function answerCommand(
  * chat, or null when the request was settled: its `permission_resolved`
  * event then says so, as it does for a decision made on the page.
  */
-export function answerPermissionCommand(
+export async function answerPermissionCommand(
   permissions: SourceContext["permissions"],
   channelId: string,
   verb: "allow" | "deny",
   args: string,
-): string | null {
+): Promise<string | null> {
   const words = args.split(/\s+/).filter((word) => word !== "");
-  const pending = permissions.list(channelId);
+  const pending = await permissions.list(channelId);
   // "/deny not that one" with one request waiting: all of it is the note.
   if (pending.length === 1 && words[0] !== undefined && !/^[0-9a-f-]{4,}$/i.test(words[0])) {
     words.unshift("");
@@ -58,7 +58,7 @@ export function answerPermissionCommand(
     if (matches.length > 1) return `More than one request starts with ${given}; give more of it.`;
     requestId = matches[0]?.id ?? given;
   }
-  const outcome = permissions.decide(
+  const outcome = await permissions.decide(
     channelId,
     requestId,
     verb,
@@ -67,6 +67,9 @@ export function answerPermissionCommand(
   if (outcome.status === "decided") return null;
   if (outcome.status === "already_decided") {
     return `Permission request ${shortId(requestId)} was already ${outcome.decision === "allow" ? "allowed" : "denied"}.`;
+  }
+  if (outcome.status === "owner_gone") {
+    return `Permission request ${shortId(requestId)} was asked on a gateway worker that is gone; nobody waits for the answer.`;
   }
   return `No permission request ${given} is waiting in this chat (answered already, timed out, or its turn ended).`;
 }

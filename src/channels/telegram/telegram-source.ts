@@ -252,7 +252,12 @@ export class TelegramChannelSource implements ChannelSource {
     }
     const command = parseCommand(text);
     if (command && !this.#isConversationCommand(command)) {
-      const answer = answerCommand(command, this.#botName, session.context.permissions, channelId);
+      const answer = await answerCommand(
+        command,
+        this.#botName,
+        session.context.permissions,
+        channelId,
+      );
       if (answer !== null) void outbox.send(chatId, answer);
       return;
     }

@@ -1,4 +1,5 @@
 import type { GatewayEvent } from "../events.js";
+import type { SharedPermissions } from "./shared-permissions.js";
 import type { GatewayStore } from "./store.js";
 import type { StoreHealth } from "./store-health.js";
 
@@ -70,6 +71,8 @@ export interface SharedStore extends GatewayStore {
     onEvent: (event: SharedEvent) => void,
     onReconnect: () => void,
   ): Promise<{ close(): Promise<void> }>;
+  /** The permission requests of every worker's agents (answered through any worker). */
+  permissionLedger(): SharedPermissions;
   /** Tells every worker (this one too) that a schedule was created, changed or deleted. */
   announceSchedule(scheduleId: string): Promise<void>;
   /**

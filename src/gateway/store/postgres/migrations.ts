@@ -90,6 +90,22 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (session_id, start_offset)
   );
   `,
+  `
+  CREATE TABLE permission_requests (
+    id text PRIMARY KEY,
+    channel_id text NOT NULL,
+    owner text NOT NULL,
+    request json NOT NULL,
+    decision text,
+    message text,
+    resolved_by text,
+    created_at timestamptz NOT NULL,
+    settled_at timestamptz
+  );
+  CREATE INDEX permission_requests_pending ON permission_requests(channel_id)
+    WHERE decision IS NULL;
+  CREATE INDEX permission_requests_by_time ON permission_requests(created_at);
+  `,
 ];
 
 /** The schema version a fully migrated database reports. */

@@ -18,6 +18,7 @@ import { ChannelLeases } from "./channel-leases.js";
 import { EventLog } from "./event-log.js";
 import { migrate } from "./migrations.js";
 import type { NotifyListener } from "./notify-listener.js";
+import { PermissionLedger } from "./permission-ledger.js";
 import {
   type ChannelRow,
   type MessageRow,
@@ -169,6 +170,10 @@ export class PostgresGatewayStore implements SharedStore {
     onReconnect: () => void,
   ): Promise<NotifyListener> {
     return this.#events.listen(this.#url, onEvent, onReconnect, this.#logger, this.health);
+  }
+
+  permissionLedger(): PermissionLedger {
+    return new PermissionLedger(this.#pool, this.#url, this.#logger);
   }
 
   announceSchedule(scheduleId: string): Promise<void> {
