@@ -45,6 +45,7 @@ it("arms a schedule made on one worker on all, fires each firing once, and delet
     prompt: "tick",
   });
   expect(created.status).toBe(201);
+  const createdAt = Date.now();
   const scheduleId = created.body.schedule.id;
   await waitFor(
     async () => firings(await b.messages("ticking")).length >= 2,
@@ -64,8 +65,9 @@ it("arms a schedule made on one worker on all, fires each firing once, and delet
 
   const deleted = await b.api("DELETE", `/api/schedules/${scheduleId}`);
   expect(deleted.status).toBe(200);
+  const deletedAt = Date.now();
   // A firing claimed just before the delete may still be on its way in.
-  await new Promise((resolve) => setTimeout(resolve, 1000));
+  await new Promise((resolve) => setTimeout(resolve, 3000));
   const atDelete = firings(await c.messages("ticking")).length;
   // Three periods: worker C (which did not delete it) would have fired it by now.
   await new Promise((resolve) => setTimeout(resolve, 6000));
@@ -75,13 +77,9 @@ it("arms a schedule made on one worker on all, fires each firing once, and delet
     [],
   );
 
-  // Once per firing: firings are two seconds apart, so two messages within one second would be
-  // one firing fired by two workers.
-  const times = firings(messages).map((message) =>
-    Date.parse((message as ApiMessage & { createdAt: string }).createdAt),
-  );
-  const gaps = times.slice(1).map((time, index) => time - times[index]!);
-  expect(gaps.filter((gap) => gap < 1000)).toEqual([]);
+  // Once per firing: at most one every two seconds while it existed (fired by each worker that
+  // armed it, there would be up to three times as many; a late firing only makes fewer).
+  expect(atDelete).toBeLessThanOrEqual(Math.floor((deletedAt - createdAt) / 2000) + 1);
   // Every firing was answered, once.
   await waitFor(
     async () =>
