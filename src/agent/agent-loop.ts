@@ -185,7 +185,9 @@ export async function runAgentLoop(
     numTurns += 1;
     emit({ type: "model_start", call: numTurns });
     let streamed = { text: "", messageId: "" };
-    const reply = await model.complete({
+    // Slow tool set-up (bash's sandbox) starts while the model answers.
+    for (const tool of dependencies.tools) tool.warm?.();
+    const replying = model.complete({
       ...shape,
       messages: history,
       tools: shape.tools,
@@ -209,6 +211,7 @@ export async function runAgentLoop(
         });
       },
     });
+    const reply = await replying;
     if (!reply.ok) {
       const { error } = reply;
       if (error.subtype === "aborted") {

@@ -1,5 +1,4 @@
 import { realpathSync, statSync } from "node:fs";
-import { relative } from "node:path";
 import { BRIDGE_PORT } from "./proxy-bridge.js";
 import { RUNNER_SCRIPT } from "./runner-script.js";
 import type { SandboxPolicy } from "./sandbox-policy.js";
@@ -33,15 +32,21 @@ type Existing = { kind: "dir" | "file"; real: string } | undefined;
 function existing(path: string): Existing {
   try {
     const stats = statSync(path);
-    return { kind: stats.isDirectory() ? "dir" : "file", real: realpathSync(path) };
+    // The C library's realpath: the same answer without JavaScript path work per component.
+    return { kind: stats.isDirectory() ? "dir" : "file", real: realpathSync.native(path) };
   } catch {
     return undefined;
   }
 }
 
+/**
+ * Whether `path` is `folder` or below it. Both are absolute and normalized here (real paths,
+ * the resolved workspace, constants), so comparing strings is exact, and it spares start-up the
+ * two `resolve` calls `relative` would make each time.
+ */
 function isWithin(path: string, folder: string): boolean {
-  const rest = relative(folder, path);
-  return rest === "" || (!rest.startsWith("..") && !rest.startsWith("/"));
+  if (path === folder) return true;
+  return path.startsWith(folder.endsWith("/") ? folder : `${folder}/`);
 }
 
 /**

@@ -116,7 +116,8 @@ export function sandboxPolicy(settings: SandboxSettings, context: PolicyContext)
     failIfUnavailable: settings.failIfUnavailable === true,
     excludedCommands: settings.excludedCommands ?? [],
     maxProcesses: settings.maxProcesses ?? DEFAULT_MAX_PROCESSES,
-    workspace: context.workspace,
+    // Normalized, as the mount arguments compare it with other paths as strings.
+    workspace: resolve(context.workspace),
     writable: paths(settings.filesystem?.allowWrite),
     readOnly: paths(settings.filesystem?.denyWrite),
     protectedInWorkspace: inFolder(context.workspace, PROTECTED_WORKSPACE_PATHS),

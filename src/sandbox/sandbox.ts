@@ -90,6 +90,8 @@ export class Sandbox {
   #stateFolder: string | undefined;
   #cleanupInstalled = false;
   #swept = false;
+  #warmed = false;
+  #closed = false;
 
   constructor(policy: SandboxPolicy, options: SandboxOptions) {
     this.policy = policy;
@@ -129,6 +131,23 @@ export class Sandbox {
       this.#judged.set(command, (this.#judged.get(command) ?? 0) + 1);
     }
     return true;
+  }
+
+  /**
+   * Starts the sandbox ahead of the first command (the probe, the proxy, the
+   * runner), so its start-up overlaps the model's reply instead of delaying
+   * the first bash call. Once per session; a failure here is met again, and
+   * reported, by the command that needs the sandbox.
+   */
+  warm(): void {
+    if (this.#warmed || this.status().state !== "on") return;
+    this.#warmed = true;
+    void this.#probeOnce().then(async (probe) => {
+      if (!probe.ok) return;
+      const proxy = await this.#proxyOnce();
+      if (typeof proxy === "string" || this.#closed) return;
+      if (this.#current === undefined) this.#runnerNow(proxy?.socketPath);
+    });
   }
 
   /** How to start `command` in `cwd`. Never rejects. */
@@ -237,6 +256,7 @@ export class Sandbox {
 
   /** Removes the private temporary folder and any placeholder. Synchronous; safe to call twice. */
   close(): void {
+    this.#closed = true;
     for (const runner of this.#runners.keys()) runner.close();
     this.#runners.clear();
     this.#current = undefined;

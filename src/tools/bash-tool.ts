@@ -72,6 +72,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput> {
     description,
     inputSchema: bashInput,
     jsonSchema: toolJsonSchema(bashInput),
+    ...(sandbox === undefined ? {} : { warm: () => sandbox.warm() }),
     async execute(input, context): Promise<ToolResult> {
       const timeoutMs = Math.min(input.timeout ?? DEFAULT_BASH_TIMEOUT_MS, MAX_BASH_TIMEOUT_MS);
       const result = await runCommand(input.command, {

@@ -178,6 +178,7 @@ function claudeTool(spec: ClaudeToolSpec, tool: AnyTool): AnyTool {
     inputSchema: schema,
     jsonSchema: toolJsonSchema(schema),
     aliasOf: { name: tool.name, input: spec.toRudder },
+    ...(tool.warm === undefined ? {} : { warm: () => tool.warm?.() }),
     async execute(input, context): Promise<ToolResult> {
       const result: ToolResult = await tool.execute(spec.toRudder(input), context);
       return result.isError ? { ...result, content: inClaudeWords(result.content) } : result;

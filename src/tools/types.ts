@@ -75,6 +75,11 @@ export interface Tool<Input = Record<string, unknown>> {
    * under either name.
    */
   aliasOf?: { name: string; input(input: Input): Record<string, unknown> };
+  /**
+   * Called as the model is asked (so possibly many times; cheap after the first): a tool
+   * with slow set-up (bash's sandbox) starts it then, overlapping the model's reply.
+   */
+  warm?(): void;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a heterogeneous tool list is typed by each tool's own schema

@@ -148,8 +148,10 @@ describe.skipIf(NO_BUBBLEWRAP !== undefined)(`rudder run's sandbox ${NO_BUBBLEWR
   });
 
   it("a bubblewrap that cannot start: the command judged sandboxed is not run, later ones meet the strict gate", async () => {
+    // Slow to fail, so the gate judges the first command before the probe (started as the model
+    // is asked) has answered.
     const bin = pathWithout(
-      "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n",
+      "#!/bin/sh\n/bin/sleep 2\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n",
     );
     fixture.api.push(
       { toolUse: { name: "bash", input: { command: "echo first > first.txt" } } },
@@ -168,5 +170,50 @@ describe.skipIf(NO_BUBBLEWRAP !== undefined)(`rudder run's sandbox ${NO_BUBBLEWR
     expect(second).not.toContain("the sandbox cannot start");
     expect(third).toContain("third");
     expect(run.stderr().match(/the sandbox is unavailable/g)).toHaveLength(1);
+  });
+
+  it("a bubblewrap that cannot start, found out while the model answers: the first command meets the strict gate", async () => {
+    const bin = pathWithout(
+      "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n",
+    );
+    fixture.api.push(
+      {
+        delayMs: 1500,
+        // biome-ignore lint/suspicious/noThenProperty: the fake API names its delayed step so
+        then: { toolUse: { name: "bash", input: { command: "echo first > first.txt" } } },
+      },
+      { toolUse: { name: "bash", input: { command: "echo second" } } },
+    );
+    const run = rudder(["run", "go"], { PATH: bin });
+    await run.exited;
+    const [first, second] = toolResults();
+    expect(first).not.toContain("the sandbox cannot start");
+    expect(existsSync(join(fixture.workspace, "first.txt"))).toBe(false);
+    expect(second).toContain("second");
+    expect(run.stderr().match(/the sandbox is unavailable/g)).toHaveLength(1);
+  });
+
+  it("starts the sandbox while the model answers, and ends it with the run", async () => {
+    fixture.api.push({ hangUntilAborted: true });
+    const run = rudder(["run", "--output-format", "stream-json", "--verbose", "go"]);
+    const bubblewraps = () => processesMatching(`--chdir ${fixture.workspace}`);
+    // Still waiting for the model's first reply, and the sandbox is already up.
+    await fixture.api.waitForMainRequests(1, 15_000);
+    await waitUntil(() => bubblewraps().length > 0, 15_000);
+    run.child.kill("SIGTERM");
+    await run.exited;
+    await waitUntil(() => bubblewraps().length === 0, 10_000);
+  });
+
+  it("starts no sandbox when bash is denied", async () => {
+    fixture.api.push({ hangUntilAborted: true });
+    const run = rudder(["run", "--disallowedTools", "Bash", "go"]);
+    const [request] = await fixture.api.waitForMainRequests(1, 15_000);
+    expect(request?.body.tools.map((tool: { name: string }) => tool.name)).not.toContain("Bash");
+    // Long enough for a sandbox to show up, had one been started with the request.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(processesMatching(`--chdir ${fixture.workspace}`)).toEqual([]);
+    run.child.kill("SIGTERM");
+    await run.exited;
   });
 });

@@ -126,4 +126,38 @@ for _ in range(50):
     expect(written.output).toContain("could not write config file");
     expect(readFileSync(join(workspace, ".git", "config"), "utf8")).not.toContain("hooksPath");
   });
+
+  it("warm() starts the sandbox before any command, once, and the first command runs in it", async () => {
+    const { run, sandbox, workspace } = setUp();
+    const ownNamespace = readlinkSync("/proc/self/ns/pid");
+    // The PID namespaces of the sandboxes for this workspace (its bubblewrap names it).
+    const namespaces = () =>
+      new Set(
+        processesMatching(`--chdir ${workspace}`)
+          .map((pid) => {
+            try {
+              return readlinkSync(`/proc/${pid}/ns/pid`);
+            } catch {
+              return ownNamespace;
+            }
+          })
+          .filter((namespace) => namespace !== ownNamespace),
+      );
+    expect(namespaces().size).toBe(0);
+    sandbox.warm();
+    sandbox.warm();
+    await waitUntil(() => namespaces().size > 0, 15_000);
+    expect(namespaces().size).toBe(1);
+    const result = await run("readlink /proc/self/ns/pid");
+    expect(result.sandboxed).toBe(true);
+    expect(namespaces()).toEqual(new Set([result.output.trim()]));
+  });
+
+  it("warm() starts nothing when the sandbox is off", async () => {
+    fixture = sandboxFixture({ enabled: false });
+    const { sandbox, workspace } = fixture;
+    sandbox.warm();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(processesMatching(`--chdir ${workspace}`)).toEqual([]);
+  });
 });
