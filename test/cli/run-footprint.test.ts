@@ -35,7 +35,8 @@ afterEach(async () => {
 });
 
 it("a one-shot run with a tool call loads neither Node's fetch nor TLS, and does little path work", async () => {
-  api.push({ toolUse: { name: "bash", input: { command: "echo footprint" } } }, { text: "done" });
+  // Claude Code's tool names, as stream-json shows them: the command runs (in the sandbox).
+  api.push({ toolUse: { name: "Bash", input: { command: "echo footprint" } } }, { text: "done" });
   const moduleList = join(scratch, "modules.txt");
   const pathWork = join(scratch, "path-work.json");
   const fixtures = join(import.meta.dirname, "..", "fixtures");
@@ -60,7 +61,14 @@ it("a one-shot run with a tool call loads neither Node's fetch nor TLS, and does
   expect(run.stderr()).toBe("");
   expect(code).toBe(0);
   expect(run.stdout()).toContain('"result":"done"');
-  expect(JSON.stringify(api.mainRequests()[1]?.body.messages)).toContain("footprint");
+  const results = (api.mainRequests()[1]?.body.messages ?? [])
+    .flatMap((message: { content: unknown }) =>
+      Array.isArray(message.content) ? message.content : [],
+    )
+    .filter((block: { type: string }) => block.type === "tool_result");
+  expect(results).toHaveLength(1);
+  expect(JSON.stringify(results[0].content)).toContain("footprint\\n");
+  expect(results[0].is_error).not.toBe(true);
 
   const loaded = readFileSync(moduleList, "utf8").split("\n");
   expect(loaded).toContain("NativeModule http");
