@@ -1,8 +1,10 @@
 /**
  * Messages posted every 20 ms over several channels while the gateway is SIGKILLed and
  * started again on the same data, `kills` times (one message is sent while it is down). Counts, per message: sent, accepted (202),
- * answered exactly once, lost (accepted, never answered), answered twice; and the agents (fake
- * Claude CLIs, each a 0.4 s turn) still alive after the last restart has answered everything.
+ * answered exactly once, lost (accepted, never answered), answered twice; how close any message
+ * came to the caps that give up on a poison message (`DeliveryCaps`: runs that handed it over,
+ * runs whose agent started on it); and the agents (fake Claude CLIs, each a 0.4 s turn) still
+ * alive after the last restart has answered everything.
  */
 import { join } from "node:path";
 import { pidAlive } from "../../test/claude-cli/helpers.js";
@@ -96,6 +98,8 @@ export async function restarts(options: RestartOptions): Promise<Figure[]> {
     else lost += 1;
   }
   const failed = messages.filter((message) => message.kind === "error").length;
+  const users = messages.filter((message) => message.kind === "user");
+  const most = (count: (message: ApiMessage) => number) => Math.max(0, ...users.map(count));
   await new Promise((resolve) => setTimeout(resolve, 2000));
   const agents = fakeLogEntries(fakeLog)
     .filter((entry) => entry.event === "start")
@@ -115,6 +119,18 @@ export async function restarts(options: RestartOptions): Promise<Figure[]> {
     figure(scenario, "lost", lost, "0", lost === 0),
     figure(scenario, "answered twice", twice, "0", twice === 0),
     figure(scenario, "failed (error shown)", failed, "0", failed === 0),
+    figure(
+      scenario,
+      "most runs one message was handed over in",
+      most((m) => m.deliveries),
+      "< 20",
+    ),
+    figure(
+      scenario,
+      "most runs an agent started on one message",
+      most((m) => m.attempts),
+      "< 5",
+    ),
     figure(scenario, "agents of killed gateways left alive", orphans, "0", orphans === 0),
   ];
 }

@@ -43,6 +43,12 @@ export interface RunTurnOptions {
    * is: not fenced as external content, which would hide the slash from the CLI.
    */
   command?: boolean | undefined;
+  /**
+   * Called once when the CLI has started on this message: its `command_lifecycle` `started`
+   * line, or, from a CLI that sends no lifecycle lines, the first line after the message was
+   * written. For `steer()` it applies whether the message is steered or runs as a turn.
+   */
+  onStarted?: (() => void) | undefined;
 }
 
 export type SteerStatus = "steered" | "ran_as_turn" | "process_dead";

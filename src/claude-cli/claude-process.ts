@@ -104,7 +104,7 @@ export class ClaudeProcess {
     this.inflight = true;
     this.lastActive = performance.now();
     turn.start();
-    this.#sendMessage(turn, randomUUID(), text, false, options.command === true);
+    this.#sendMessage(turn, randomUUID(), text, options.command === true);
     return turn.result;
   }
 
@@ -118,7 +118,7 @@ export class ClaudeProcess {
     const turn = this.#turn;
     if (turn && turn.closing === undefined && this.alive()) {
       const uuid = randomUUID();
-      turn.state.addMessage(uuid, text, true);
+      turn.state.addMessage(uuid, text, true, options.onStarted);
       this.lastActive = performance.now();
       try {
         await turn.child.write(userLine(text, uuid));
@@ -180,14 +180,8 @@ export class ClaudeProcess {
     return child;
   }
 
-  #sendMessage(
-    turn: ActiveTurn,
-    uuid: string,
-    text: string,
-    steered: boolean,
-    command = false,
-  ): void {
-    turn.state.addMessage(uuid, text, steered);
+  #sendMessage(turn: ActiveTurn, uuid: string, text: string, command: boolean): void {
+    turn.state.addMessage(uuid, text, false, turn.options.onStarted);
     // A failed write is not reported here: the child's exit settles the turn.
     turn.child.write(userLine(text, uuid, command)).catch(() => {});
   }
@@ -226,6 +220,8 @@ export class ClaudeProcess {
 
   #onLine(line: Record<string, unknown>): void {
     const turn = this.#turn;
+    // Without lifecycle lines, any line of the turn says the CLI has read what was written.
+    if (turn && line.type !== "command_lifecycle" && !this.#lifecycleSeen) turn.state.noteStarted();
     if (turn) turn.options.onEvent?.(line);
     else if (line.type !== "control_request" && line.type !== "control_response") {
       this.options.onIdleLine?.(line);

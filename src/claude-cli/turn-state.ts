@@ -19,13 +19,25 @@ export class TurnState {
   readonly #started = new Set<string>();
   readonly #answered = new Set<string>();
   readonly #cancelled = new Set<string>();
+  /** Who waits to hear that the CLI started on a message, by uuid; each called once. */
+  readonly #onStarted = new Map<string, () => void>();
   readonly results: ResultLine[] = [];
   intermediateCount = 0;
 
-  addMessage(uuid: string, text: string, steered: boolean): void {
+  addMessage(uuid: string, text: string, steered: boolean, onStarted?: () => void): void {
     this.#uuids.push(uuid);
     this.#texts.set(uuid, text);
     if (steered) this.#steered.add(uuid);
+    if (onStarted) this.#onStarted.set(uuid, onStarted);
+  }
+
+  /** The CLI started on the message `uuid`, or on every message written so far (no uuid). */
+  noteStarted(uuid?: string): void {
+    for (const [each, onStarted] of [...this.#onStarted]) {
+      if (uuid !== undefined && each !== uuid) continue;
+      this.#onStarted.delete(each);
+      onStarted();
+    }
   }
 
   /** Forgets a message whose write failed; it never reached the CLI. */
@@ -34,6 +46,7 @@ export class TurnState {
     if (index !== -1) this.#uuids.splice(index, 1);
     this.#texts.delete(uuid);
     this.#steered.delete(uuid);
+    this.#onStarted.delete(uuid);
   }
 
   /** Messages to write again, in order, to a process that had to start a fresh session. */
@@ -43,7 +56,10 @@ export class TurnState {
 
   noteLifecycle(uuid: string, state: string): void {
     if (!this.#texts.has(uuid)) return;
-    if (state === "started") this.#started.add(uuid);
+    if (state === "started") {
+      this.#started.add(uuid);
+      this.noteStarted(uuid);
+    }
     if (state === "cancelled") this.#cancelled.add(uuid);
   }
 

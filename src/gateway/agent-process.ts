@@ -28,6 +28,11 @@ export interface AgentTurnOptions {
   timeoutMs?: number;
   /** The text is a command for the agent's CLI (`/compact`), sent unfenced. */
   command?: boolean;
+  /**
+   * Called once the agent has started on this message (its first sign of having read it); for
+   * `steer()` also when the message is steered into the turn in flight.
+   */
+  onStarted?: () => void;
 }
 
 export interface AgentProcess {

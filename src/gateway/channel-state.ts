@@ -8,6 +8,8 @@ export interface ActiveTurn {
   process: AgentProcess;
   oneShot: boolean;
   starter: MessageRecord;
+  /** The starter's delivery, stored before the agent gets it; steers wait for it too. */
+  handedOver: Promise<void>;
   /** Messages steered into this turn whose `steer()` said `steered`. */
   steered: MessageRecord[];
   /** `steer()` calls not yet settled; the turn's end waits for them. */

@@ -1,53 +1,26 @@
-import type { AgentTurnResult, ProcessPool, TurnFailure } from "./agent-process.js";
+import { randomUUID } from "node:crypto";
+import type { AgentTurnOptions, AgentTurnResult, TurnFailure } from "./agent-process.js";
 import { type ChannelCommand, parseChannelCommand } from "./channel-command.js";
 import { ChannelCommands, type CommandOutcome } from "./channel-commands.js";
 import { type ActiveTurn, type ChannelState, newChannelState } from "./channel-state.js";
 import { ContextUsageTracker } from "./context-usage.js";
-import type { EventBus } from "./event-bus.js";
 import type { Disposition, GatewayEvent, MessageState } from "./events.js";
 import { GatewayClosedError } from "./gateway-closed-error.js";
 import { IdleOutput } from "./idle-output.js";
-import { leftoverWork } from "./leftover-work.js";
+import { defaultDeliveryCaps, leftoverWork } from "./leftover-work.js";
 import { RetryTimers } from "./retry-timers.js";
-import { type SettledMessage, Settlements, storedMessage } from "./settlements.js";
-import type { GatewayStore, MessageRecord } from "./store/store.js";
+import { routedEvent } from "./routed-event.js";
+import { RoutedMessages } from "./routed-messages.js";
+import type { Delivery, RouterOptions } from "./router-options.js";
+import { type SettledMessage, Settlements } from "./settlements.js";
+import type { MessageRecord } from "./store/store.js";
 import { isStoreUnavailable } from "./store/store-unavailable-error.js";
 import { TurnEvents } from "./turn-events.js";
 import { classifyTurnError } from "./turn-failure.js";
 import { TurnSettlement } from "./turn-settlement.js";
 
-export interface RouterOptions {
-  store: GatewayStore;
-  pool: ProcessPool;
-  bus: EventBus;
-  /** Per turn; a turn that takes longer is ended and its user sees an error. */
-  turnTimeoutMs?: number;
-  /** Wait before retrying a rate-limited message when the limit names no reset time. */
-  rateLimitRetryMs?: number;
-  /** A message delivered this many times without an answer is failed on start, not replayed. */
-  maxAttempts?: number;
-  logger?: (line: string) => void;
-  /** A turn of the channel ended: nothing it asked (a permission) can be answered any more. */
-  onTurnEnd?: (channelId: string) => void;
-  /**
-   * With several workers on one store: whether this worker may drive the channel (it holds or
-   * took the channel's lease). `start()` replays and re-arms only the channels it may drive.
-   */
-  claimChannel?: (channelId: string) => Promise<boolean>;
-  /**
-   * With several workers: whether this worker drives the channel now. A message of a channel
-   * it does not (it lost the lease) is left in the store for the channel's owner.
-   */
-  drives?: (channelId: string) => boolean;
-}
-
+export type { Delivery, RouterOptions };
 export { GatewayClosedError };
-
-/** What `POST /api/channels/:id/messages` answers. */
-export interface Delivery {
-  id: string;
-  disposition: Disposition;
-}
 
 /**
  * Routes each stored message of a channel to that channel's agent: it steers
@@ -64,8 +37,9 @@ export class Router {
   readonly #work = new Set<Promise<unknown>>();
   readonly #settlements: Settlements;
   readonly #retries = new RetryTimers((channelId) => this.#track(this.#retry(channelId)));
-  /** Messages routed here (id -> channel), so that a stored one routed again is not run twice. */
-  readonly #dispatched = new Map<string, string>();
+  readonly #routed = new RoutedMessages();
+  /** This gateway run, in the store's delivery counts: each run counts a message once. */
+  readonly #run = randomUUID();
   #closed = false;
 
   readonly #idleOutput: IdleOutput;
@@ -106,16 +80,13 @@ export class Router {
     for (const channel of await store.listChannels()) {
       this.#channel(channel.id).sessionId = channel.sessionId;
     }
-    const work = await leftoverWork(
-      store,
-      this.#options.maxAttempts ?? 5,
-      this.#options.claimChannel,
-    );
-    for (const message of work.gaveUp) {
-      await this.#settlements.settle([message], "failed", {
-        kind: "error",
-        text: `Gave up on this message after ${message.attempts} deliveries without an answer.`,
-      });
+    const caps = {
+      maxAttempts: this.#options.maxAttempts ?? defaultDeliveryCaps.maxAttempts,
+      maxDeliveries: this.#options.maxDeliveries ?? defaultDeliveryCaps.maxDeliveries,
+    };
+    const work = await leftoverWork(store, caps, this.#options.claimChannel);
+    for (const { message, text } of work.gaveUp) {
+      await this.#settlements.settle([message], "failed", { kind: "error", text });
     }
     for (const message of work.replay) this.#dispatch(message, false);
     for (const [channelId, at] of work.retryAt) this.#retries.arm(channelId, at);
@@ -128,7 +99,7 @@ export class Router {
   routeStored(message: MessageRecord): Disposition {
     if (this.#closed) throw new GatewayClosedError();
     // Already routed here (a catch-up after missed wake-ups finds it again): it is on its way.
-    if (this.#dispatched.has(message.id)) return "queued";
+    if (this.#routed.has(message.id)) return "queued";
     return this.#dispatch(message, true);
   }
 
@@ -137,9 +108,7 @@ export class Router {
    * be routed here again if it comes back, as that worker may not have answered them.
    */
   forget(channelId: string): void {
-    for (const [id, channel] of this.#dispatched) {
-      if (channel === channelId) this.#dispatched.delete(id);
-    }
+    this.#routed.forgetChannel(channelId);
   }
 
   /**
@@ -229,31 +198,11 @@ export class Router {
   /** Chooses the route synchronously (so concurrent messages see each other), then acts. */
   #dispatch(message: MessageRecord, fresh: boolean): Disposition {
     if (this.#options.drives?.(message.channelId) === false) return "forwarded";
-    this.#dispatched.set(message.id, message.channelId);
-    if (this.#dispatched.size > 10_000) {
-      const oldest = this.#dispatched.keys().next().value;
-      if (oldest !== undefined) this.#dispatched.delete(oldest);
-    }
+    this.#routed.add(message);
     const channel = this.#channel(message.channelId);
     const command = message.kind === "user" ? parseChannelCommand(message.text) : null;
-    const announce = (disposition: Disposition, state: MessageState) => {
-      const current = { ...storedMessage(message), state };
-      if (fresh) {
-        this.#publish({
-          type: "message_received",
-          message: current,
-          disposition,
-          channelId: channel.id,
-        });
-      } else {
-        this.#publish({
-          type: "message_state",
-          messageId: message.id,
-          state,
-          channelId: channel.id,
-        });
-      }
-    };
+    const announce = (disposition: Disposition, state: MessageState) =>
+      this.#publish(routedEvent(message, fresh, disposition, state));
     if (command !== null) {
       announce("command", "received");
       this.#track(this.#command(channel, command, message));
@@ -288,6 +237,7 @@ export class Router {
       process,
       oneShot: kept === null,
       starter: message,
+      handedOver: this.#options.store.setMessageState(message.id, "received", this.#run),
       steered: [],
       steerCalls: new Set(),
       ended: false,
@@ -301,19 +251,18 @@ export class Router {
 
   async #runTurn(channel: ChannelState, turn: ActiveTurn): Promise<void> {
     const { process, starter } = turn;
-    const { pool, store } = this.#options;
     const events = this.#turnEvents(channel);
     this.#publish({ type: "turn_start", prompt: starter.text, channelId: channel.id });
-    const running = process.runTurn(starter.text, events.options(this.#options.turnTimeoutMs));
-    // Awaited below, perhaps only after the store came back from an outage: never unhandled.
-    running.catch(() => {});
     let result: AgentTurnResult | undefined;
     let failure: TurnFailure | undefined;
     let redispatch: MessageRecord[] = [];
     try {
-      await store.setMessageState(starter.id, "received");
+      // Counted as delivered before the agent can read it, so a message that takes the
+      // gateway down at once is counted too.
+      await turn.handedOver;
+      if (this.#closed) return;
       try {
-        result = await running;
+        result = await process.runTurn(starter.text, this.#turnOptions(events, starter));
       } catch (error) {
         failure = classifyTurnError(error);
       }
@@ -322,7 +271,7 @@ export class Router {
       // A steer that found the turn closing runs as its own turn; no new turn may start
       // on this process before it is done.
       while (turn.steerCalls.size > 0) await Promise.allSettled([...turn.steerCalls]);
-      if (turn.oneShot) this.#track(pool.releaseOneShot(process));
+      if (turn.oneShot) this.#track(this.#options.pool.releaseOneShot(process));
       if (this.#closed) return;
       await this.#rememberSession(channel, result?.sessionId ?? process.sessionId);
       redispatch = await this.#finishTurn(turn, result, failure, events);
@@ -354,7 +303,7 @@ export class Router {
   ): Promise<CommandOutcome> {
     if (this.#closed) return Promise.reject(new GatewayClosedError());
     const done = channel.commands.push(async () => {
-      if (typed) await this.#options.store.setMessageState(typed.id, "received");
+      if (typed) await this.#options.store.setMessageState(typed.id, "received", this.#run);
       const outcome = await this.#commands.run(channel, command, typed);
       if (outcome.ok && outcome.command === "reset") {
         channel.sessionId = null;
@@ -388,15 +337,25 @@ export class Router {
     );
   }
 
+  /** The turn's options for the process; the agent starting on `message` counts an attempt. */
+  #turnOptions(events: TurnEvents, message: MessageRecord): AgentTurnOptions {
+    const { store, turnTimeoutMs } = this.#options;
+    return {
+      ...events.options(turnTimeoutMs),
+      onStarted: () => this.#track(store.countStarted(message.id, this.#run)),
+    };
+  }
+
   #observe(channel: ChannelState, line: unknown): void {
     const work = this.#commands.observe(channel, line);
     if (work !== null) this.#track(work);
   }
 
   async #steer(channel: ChannelState, turn: ActiveTurn, message: MessageRecord): Promise<void> {
-    await this.#options.store.setMessageState(message.id, "steered");
     const events = this.#turnEvents(channel);
-    const call = turn.process.steer(message.text, events.options(this.#options.turnTimeoutMs));
+    await turn.handedOver;
+    await this.#options.store.setMessageState(message.id, "steered", this.#run);
+    const call = turn.process.steer(message.text, this.#turnOptions(events, message));
     turn.steerCalls.add(call);
     try {
       const outcome = await call;

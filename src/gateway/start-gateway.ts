@@ -78,6 +78,9 @@ export interface GatewayOptions {
   turnTimeoutMs?: number;
   /** Retry delay after a rate limit that names no reset time; default 60000. */
   rateLimitRetryMs?: number;
+  /** When an unanswered message is given up on at start (see `DeliveryCaps`); 5 and 20. */
+  maxAttempts?: number;
+  maxDeliveries?: number;
   /** SSE heartbeat period; default 15000. */
   heartbeatMs?: number;
   /** Open event streams at most, in all (default 512) and per client address (default 64). */
@@ -223,6 +226,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       permissions.expire(channelId, "the turn ended before anyone answered"),
     ...(options.turnTimeoutMs ? { turnTimeoutMs: options.turnTimeoutMs } : {}),
     ...(options.rateLimitRetryMs ? { rateLimitRetryMs: options.rateLimitRetryMs } : {}),
+    ...(options.maxAttempts ? { maxAttempts: options.maxAttempts } : {}),
+    ...(options.maxDeliveries ? { maxDeliveries: options.maxDeliveries } : {}),
   });
   ownership = shared
     ? new ChannelOwnership({

@@ -53,6 +53,54 @@ describe("steering into a turn the CLI answers twice", () => {
   });
 });
 
+describe("onStarted: when the CLI has started on a message", () => {
+  it("is its started lifecycle line: a steer the CLI only queued before it died never started", async () => {
+    const proc = makeProc("crash_after_steer");
+    const started: string[] = [];
+    const texts: string[] = [];
+    const running = proc.runTurn("first", {
+      onText: (text) => texts.push(text),
+      onStarted: () => started.push("first"),
+    });
+    await waitUntil(() => texts.length >= 1);
+    expect(started).toEqual(["first"]);
+    const steer = await proc.steer("never started", { onStarted: () => started.push("steer") });
+    expect(steer.status).toBe("steered");
+    expect((await running).isError).toBe(true);
+    expect(started).toEqual(["first"]);
+  });
+
+  it("is called for a steer the CLI starts on, once", async () => {
+    const proc = makeProc("steer_queued");
+    const started: string[] = [];
+    const texts: string[] = [];
+    const running = proc.runTurn("alpha", {
+      onText: (text) => texts.push(text),
+      onStarted: () => started.push("alpha"),
+    });
+    await waitUntil(() => texts.length >= 1);
+    await proc.steer("beta", { onStarted: () => started.push("beta") });
+    await running;
+    expect(started).toEqual(["alpha", "beta"]);
+  });
+
+  it("is the turn's first line from a CLI that prints no lifecycle lines", async () => {
+    const proc = makeProc("no_lifecycle");
+    let started = 0;
+    const lines: string[] = [];
+    const result = await proc.runTurn("one", {
+      onEvent: (line) => lines.push(String(line.type)),
+      onStarted: () => {
+        started += 1;
+        lines.push("started");
+      },
+    });
+    expect(result.result).toContain("one");
+    expect(started).toBe(1);
+    expect(lines[0]).toBe("started");
+  });
+});
+
 describe("failures are data", () => {
   it("a crash mid-turn is an error result with exit code and stderr tail", async () => {
     const proc = makeProc("crash_mid_turn");

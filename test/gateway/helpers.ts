@@ -61,6 +61,7 @@ export interface ApiMessage {
   state: string | null;
   replyTo: string | null;
   attempts: number;
+  deliveries: number;
 }
 
 /** A temp data folder and scenario file for a gateway of the tests. */

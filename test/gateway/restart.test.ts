@@ -196,7 +196,7 @@ describe("a gateway closed mid-turn", () => {
 });
 
 describe("a start with work left by an earlier run", () => {
-  it("retries deferred messages after their reset and gives up on messages tried too often", async () => {
+  it("retries deferred messages after their reset and gives up on messages at a delivery cap", async () => {
     const folders = testFolders("leftover");
     try {
       const store = new SqliteGatewayStore(join(folders.dataDir, "gateway.db"));
@@ -208,8 +208,16 @@ describe("a start with work left by an earlier run", () => {
         retryAt: new Date(Date.now() - 1000).toISOString(),
       });
       const stuck = await store.insertUserMessage("stuck", "crashes every gateway", "http");
-      for (let attempt = 0; attempt < 5; attempt += 1)
-        await store.setMessageState(stuck.id, "received");
+      for (let run = 0; run < 5; run += 1) {
+        await store.setMessageState(stuck.id, "received", `run-${run}`);
+        await store.countStarted(stuck.id, `run-${run}`);
+      }
+      const unseen = await store.insertUserMessage("unseen", "never read, every time", "http");
+      for (let run = 0; run < 20; run += 1)
+        await store.setMessageState(unseen.id, "received", `run-${run}`);
+      const twice = await store.insertUserMessage("twice", "handed over twice", "http");
+      for (let run = 0; run < 2; run += 1)
+        await store.setMessageState(twice.id, "received", `run-${run}`);
       await store.close();
 
       const gateway = await startTestGateway({ prefix: "leftover", dataDir: folders.dataDir });
@@ -229,6 +237,20 @@ describe("a start with work left by an earlier run", () => {
           ["error", null],
         ]);
         expect(gaveUp[1]?.text).toContain("after 5 deliveries");
+        const neverRead = await gateway.messages("unseen");
+        expect(neverRead.map((message) => [message.kind, message.state])).toEqual([
+          ["user", "failed"],
+          ["error", null],
+        ]);
+        expect(neverRead[1]?.text).toContain("after 20 deliveries");
+        const replayed = await waitFor(async () => {
+          const all = await gateway.messages("twice");
+          return all.some((message) => message.kind === "reply") ? all : undefined;
+        }, "the message delivered twice answered");
+        expect(replayed.map((message) => [message.kind, message.state])).toEqual([
+          ["user", "answered"],
+          ["reply", null],
+        ]);
       } finally {
         await gateway.cleanup();
       }

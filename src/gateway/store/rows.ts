@@ -15,6 +15,7 @@ export interface MessageRow<Time> {
   state: MessageState | null;
   reply_to: string | null;
   attempts: number;
+  deliveries: number;
   retry_at: Time | null;
   source: string;
   created_at: Time;
@@ -65,6 +66,7 @@ export function rowMapping<Time, Flag>(
       state: row.state,
       replyTo: row.reply_to,
       attempts: row.attempts,
+      deliveries: row.deliveries,
       retryAt: optional(row.retry_at),
       source: row.source,
       createdAt: time(row.created_at),

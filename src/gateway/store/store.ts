@@ -15,7 +15,10 @@ export interface ChannelRecord {
 
 /** A stored message with the bookkeeping the router needs. */
 export interface MessageRecord extends StoredMessage {
+  /** Gateway runs in which an agent started on the message (see `countStarted`). */
   attempts: number;
+  /** Gateway runs that handed the message to an agent, seen by it or not. */
+  deliveries: number;
   /** When a `deferred` message will be tried again. */
   retryAt: string | null;
   /** Who delivered it: `http`, `schedule:<id>`, or an adapter's name. */
@@ -100,8 +103,13 @@ export interface GatewayStore extends TranscriptChunks {
   getMessage(messageId: string): Promise<MessageRecord | null>;
   /** In order, the latest `limit` (default all): user messages and everything answered to them. */
   listMessages(channelId: string, limit?: number): Promise<MessageRecord[]>;
-  /** Moves a user message on; `received`/`steered` also count one more delivery attempt. */
-  setMessageState(messageId: string, state: MessageState): Promise<void>;
+  /**
+   * Moves a user message on (never off `answered`). With `run`, the id of the gateway run
+   * handing it to an agent now, also counts one delivery, at most once per run.
+   */
+  setMessageState(messageId: string, state: MessageState, run?: string): Promise<void>;
+  /** Counts one attempt: an agent of gateway run `run` started on it. At most once per run. */
+  countStarted(messageId: string, run: string): Promise<void>;
   /**
    * Writes the reply and moves every message in `messageIds` that is not yet
    * `answered` to `state`, in one transaction. Returns the reply, or null when

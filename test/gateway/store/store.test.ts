@@ -151,7 +151,7 @@ describe("the PostgreSQL gateway store", () => {
 });
 
 describe.each(adapters)("the $name gateway store", (adapter) => {
-  it("keeps channels, message states and attempts, in order", async () => {
+  it("keeps channels, message states and delivery counts (once per gateway run), in order", async () => {
     const store = await adapter.open();
     const first = await store.insertUserMessage("chan", "one", "http");
     const second = await store.insertUserMessage("chan", "two", "schedule:x");
@@ -161,18 +161,26 @@ describe.each(adapters)("the $name gateway store", (adapter) => {
       kind: "user",
       state: "received",
       attempts: 0,
+      deliveries: 0,
     });
-    await store.setMessageState(first.id, "received");
+    await store.setMessageState(first.id, "received", "run-1");
+    await store.countStarted(first.id, "run-1");
+    // The same run again (a steer dispatched anew) counts nothing more.
+    await store.setMessageState(first.id, "received", "run-1");
+    await store.countStarted(first.id, "run-1");
+    await store.setMessageState(first.id, "received", "run-2");
+    await store.setMessageState(second.id, "steered", "run-2");
     await store.setMessageState(second.id, "steered");
     expect(
       (await store.listUnanswered()).map((message) => [
         message.text,
         message.state,
+        message.deliveries,
         message.attempts,
       ]),
     ).toEqual([
-      ["one", "received", 1],
-      ["two", "steered", 1],
+      ["one", "received", 2, 1],
+      ["two", "steered", 1, 0],
     ]);
     await store.setChannelSession("chan", "session-1");
     expect(await store.getChannel("chan")).toMatchObject({ id: "chan", sessionId: "session-1" });

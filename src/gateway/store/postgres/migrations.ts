@@ -106,6 +106,11 @@ export const migrations: readonly string[] = [
     WHERE decision IS NULL;
   CREATE INDEX permission_requests_by_time ON permission_requests(created_at);
   `,
+  `
+  ALTER TABLE messages ADD COLUMN deliveries integer NOT NULL DEFAULT 0;
+  ALTER TABLE messages ADD COLUMN delivered_in text;
+  ALTER TABLE messages ADD COLUMN attempted_in text;
+  `,
 ];
 
 /** The schema version a fully migrated database reports. */

@@ -328,12 +328,21 @@ export class PostgresGatewayStore implements SharedStore {
     return rows.map(toMessage);
   }
 
-  async setMessageState(messageId: string, state: MessageState): Promise<void> {
-    const counts = state === "received" || state === "steered" ? 1 : 0;
+  async setMessageState(messageId: string, state: MessageState, run?: string): Promise<void> {
     await this.#rows(
-      `UPDATE messages SET state = $1, attempts = attempts + $2, updated_at = $3
+      `UPDATE messages SET state = $1, updated_at = $2,
+         deliveries = deliveries + ($3::text IS NOT NULL AND delivered_in IS DISTINCT FROM $3)::int,
+         delivered_in = coalesce($3, delivered_in)
        WHERE id = $4 AND state IS DISTINCT FROM 'answered'`,
-      [state, counts, new Date(), messageId],
+      [state, new Date(), run ?? null, messageId],
+    );
+  }
+
+  async countStarted(messageId: string, run: string): Promise<void> {
+    await this.#rows(
+      `UPDATE messages SET attempts = attempts + 1, attempted_in = $1
+       WHERE id = $2 AND attempted_in IS DISTINCT FROM $1 AND state IS DISTINCT FROM 'answered'`,
+      [run, messageId],
     );
   }
 

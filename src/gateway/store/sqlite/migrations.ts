@@ -70,6 +70,11 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (session_id, start_offset)
   );
   `,
+  `
+  ALTER TABLE messages ADD COLUMN deliveries INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE messages ADD COLUMN delivered_in TEXT;
+  ALTER TABLE messages ADD COLUMN attempted_in TEXT;
+  `,
 ];
 
 /** The schema version a fully migrated database reports. */

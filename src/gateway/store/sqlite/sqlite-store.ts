@@ -164,14 +164,24 @@ export class SqliteGatewayStore implements GatewayStore {
     return rows.map(toMessage);
   }
 
-  async setMessageState(messageId: string, state: MessageState): Promise<void> {
-    const counts = state === "received" || state === "steered" ? 1 : 0;
+  async setMessageState(messageId: string, state: MessageState, run?: string): Promise<void> {
     this.#database
       .prepare(
-        `UPDATE messages SET state = ?, attempts = attempts + ?, updated_at = ?
+        `UPDATE messages SET state = ?, updated_at = ?,
+           deliveries = deliveries + (? IS NOT NULL AND delivered_in IS NOT ?),
+           delivered_in = coalesce(?, delivered_in)
          WHERE id = ? AND (state IS NULL OR state != 'answered')`,
       )
-      .run(state, counts, new Date().toISOString(), messageId);
+      .run(state, new Date().toISOString(), run ?? null, run ?? null, run ?? null, messageId);
+  }
+
+  async countStarted(messageId: string, run: string): Promise<void> {
+    this.#database
+      .prepare(
+        `UPDATE messages SET attempts = attempts + 1, attempted_in = ?
+         WHERE id = ? AND attempted_in IS NOT ? AND (state IS NULL OR state != 'answered')`,
+      )
+      .run(run, messageId, run);
   }
 
   async settle(settlement: Settlement): Promise<MessageRecord | null> {
