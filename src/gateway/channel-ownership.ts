@@ -120,9 +120,10 @@ export class ChannelOwnership {
    */
   async revalidate(): Promise<void> {
     if (this.#stopped) return;
-    // A renewal begun before the store came back may have failed: run one of our own.
+    // A renewal begun before the store came back may have failed: run one after it (shared
+    // with any other caller meanwhile, the wake-up connection's return and the store's).
     await this.#ticking;
-    await this.#renewAndSweep();
+    await this.#tick();
     for (const message of await this.#options.store.listUnanswered()) {
       if (this.#held.has(message.channelId)) this.#route(message);
     }

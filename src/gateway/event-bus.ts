@@ -17,6 +17,8 @@ export type EventListener = (numbered: NumberedEvent) => void;
 export interface SharedEventLog {
   append(event: GatewayEvent): Promise<number>;
   after(channelId: string, after: number | undefined, limit: number): Promise<NumberedEvent[]>;
+  /** Every channel's events after the global id `after`, oldest first. */
+  since?(after: number, limit: number): Promise<NumberedEvent[]>;
 }
 
 interface ChannelLog {
@@ -50,6 +52,8 @@ export class EventBus {
   readonly runId: string;
   readonly #shared: SharedEventLog | undefined;
   readonly #logger: (line: string) => void;
+  /** With a shared log: the highest id delivered, of any channel. */
+  #newestShared = 0;
 
   constructor(
     options: {
@@ -118,6 +122,7 @@ export class EventBus {
    * the channel already passed is dropped (read again by `catchUp`).
    */
   deliver(numbered: NumberedEvent): void {
+    this.#newestShared = Math.max(this.#newestShared, numbered.id);
     if (numbered.id < this.#log(numbered.event.channelId).nextId) return;
     this.#add(numbered);
   }
@@ -187,18 +192,33 @@ export class EventBus {
   }
 
   /**
-   * After the shared log's announcements were missed (its connection lost), reads what the
-   * channels someone listens to got meanwhile and delivers it.
+   * After the shared log's announcements were missed (its connection lost), reads what every
+   * channel got meanwhile and delivers it: each channel this bus has a log of from where it
+   * stopped (a channel's events commit in id order), then the events of any other channel
+   * after the newest id seen here (channels that began during the gap).
    */
   async catchUp(): Promise<void> {
     const shared = this.#shared;
     if (shared === undefined) return;
-    for (const [channelId, log] of [...this.#channels]) {
-      if (log.listeners.size === 0) continue;
-      const missed = await shared
-        .after(channelId, log.nextId - 1, this.#bufferSize)
-        .catch(() => []);
+    const known = new Map<string, number>();
+    for (const [channelId, log] of this.#channels) {
+      // A log with nothing delivered and nobody listening has nothing to resume from.
+      if (log.nextId > 1 || log.listeners.size > 0) known.set(channelId, log.nextId);
+    }
+    const newest = this.#newestShared;
+    for (const [channelId, nextId] of known) {
+      const missed = await shared.after(channelId, nextId - 1, this.#bufferSize).catch(() => []);
       for (const numbered of missed) this.deliver(numbered);
+    }
+    if (shared.since === undefined || newest === 0) return;
+    for (let after = newest; ; ) {
+      const page = await shared.since(after, this.#bufferSize).catch(() => []);
+      for (const numbered of page) {
+        if (!known.has(numbered.event.channelId)) this.deliver(numbered);
+      }
+      const last = page.at(-1);
+      if (last === undefined || page.length < this.#bufferSize) return;
+      after = last.id;
     }
   }
 

@@ -173,6 +173,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
           shared: {
             append: (event) => shared.appendEvent(event),
             after: (channelId, after, limit) => shared.eventsAfter(channelId, after, limit),
+            since: (after, limit) => shared.eventsSince(after, limit),
           },
           logger: log,
         }

@@ -63,6 +63,8 @@ export interface SharedStore extends GatewayStore {
   appendEvent(event: GatewayEvent): Promise<number>;
   /** A channel's stored events after `after` (its newest `limit` when undefined), oldest first. */
   eventsAfter(channelId: string, after: number | undefined, limit: number): Promise<SharedEvent[]>;
+  /** Every channel's stored events after the global id `after`, oldest first, at most `limit`. */
+  eventsSince(after: number, limit: number): Promise<SharedEvent[]>;
   /**
    * Calls `onEvent` with each event any worker stores, in order; `onReconnect` after the
    * listening connection was lost and made again (read what was missed with `eventsAfter`).

@@ -67,6 +67,15 @@ export class EventLog {
     return rows.map((row) => ({ id: Number(row.id), event: row.event }));
   }
 
+  /** Every channel's events after the global id `after`, oldest first, at most `limit`. */
+  async since(after: number, limit: number): Promise<SharedEvent[]> {
+    const { rows } = await this.#pool.query<{ id: string; event: GatewayEvent }>(
+      "SELECT id, event FROM events WHERE id > $1 ORDER BY id LIMIT $2",
+      [after, limit],
+    );
+    return rows.map((row) => ({ id: Number(row.id), event: row.event }));
+  }
+
   /** Deletes events older than `hours`; returns how many. */
   async prune(hours = KEEP_HOURS): Promise<number> {
     const result = await this.#pool.query(

@@ -165,6 +165,10 @@ export class PostgresGatewayStore implements SharedStore {
     return this.#events.after(channelId, after, limit);
   }
 
+  eventsSince(after: number, limit: number): Promise<SharedEvent[]> {
+    return this.#events.since(after, limit);
+  }
+
   listenForEvents(
     onEvent: (event: SharedEvent) => void,
     onReconnect: () => void,

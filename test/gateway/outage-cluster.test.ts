@@ -1,0 +1,150 @@
+/**
+ * Two workers on one PostgreSQL whose database goes away for longer than a lease: when it
+ * comes back, each worker re-validates its leases before it acts again, and every channel is
+ * answered exactly once, by one worker. Once with the server stopped for both (either may take
+ * the other's channels as they come back), once with one worker cut off from a database the
+ * other still reaches (a partition: the other takes its channels and replays them).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type LoopbackProxy, startLoopbackProxy } from "../fixtures/loopback-proxy.js";
+import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
+import { startTestGateway, type TestGateway, waitFor } from "./helpers.js";
+import {
+  answeredOnce,
+  endHeldTurn,
+  healthy,
+  holdTurn,
+  outageLines,
+  type Posted,
+  promptsWith,
+  runnerOf,
+} from "./outage-helpers.js";
+
+let cluster: PostgresCluster;
+const gateways: TestGateway[] = [];
+const proxies: LoopbackProxy[] = [];
+beforeAll(async () => {
+  cluster = await startPostgresCluster();
+});
+afterAll(async () => {
+  await Promise.allSettled(gateways.map((gateway) => gateway.cleanup()));
+  for (const proxy of proxies) await proxy.close();
+  await cluster?.destroy();
+});
+
+async function worker(url: string, name: string, lines: string[]): Promise<TestGateway> {
+  const gateway = await startTestGateway({
+    prefix: `outage-${name}`,
+    scenario: "hold",
+    store: { kind: "postgres", url },
+    workerName: name,
+    leaseSeconds: 2,
+    logger: (line) => lines.push(line),
+  });
+  gateways.push(gateway);
+  return gateway;
+}
+
+/** No split brain: a channel's agent runs on one worker at most. */
+async function expectDrivenByOneAtMost(workers: TestGateway[], channelId: string) {
+  const driving: TestGateway[] = [];
+  for (const gateway of workers) {
+    if ((await runnerOf(gateway, channelId)) !== undefined) driving.push(gateway);
+  }
+  expect(driving.length).toBeLessThanOrEqual(1);
+}
+
+describe("two PostgreSQL workers whose database goes away for longer than a lease", () => {
+  it("answer each channel once when the stopped server comes back, by one worker", async () => {
+    const url = await cluster.createDatabase();
+    const linesA: string[] = [];
+    const linesB: string[] = [];
+    const a = await worker(url, "stop-a", linesA);
+    const b = await worker(url, "stop-b", linesB);
+    const alpha = await holdTurn(a, url, "alpha", "alpha question");
+    const beta = await holdTurn(b, url, "beta", "beta question");
+    a.setScenario("normal");
+    b.setScenario("normal");
+
+    await cluster.stop();
+    try {
+      await endHeldTurn(a, "alpha", alpha.pid);
+      await endHeldTurn(b, "beta", beta.pid);
+      // Two lease periods: neither worker could renew.
+      await new Promise((resolve) => setTimeout(resolve, 4000));
+    } finally {
+      await cluster.start();
+    }
+    await healthy(a);
+    await healthy(b);
+
+    for (const channelId of ["alpha", "beta"]) {
+      const messages = await answeredOnce(a, channelId);
+      expect(messages.filter((message) => message.kind === "reply")).toHaveLength(1);
+      await expectDrivenByOneAtMost([a, b], channelId);
+    }
+    // Afterwards each channel is driven by one worker: a message through either is answered
+    // once, by one agent.
+    for (const [channelId, through] of [
+      ["alpha", b],
+      ["beta", a],
+    ] as const) {
+      const text = `${channelId} after the outage`;
+      const posted = await through.api<Posted>("POST", `/api/channels/${channelId}/messages`, {
+        text,
+      });
+      expect(posted.status).toBe(202);
+      const messages = await answeredOnce(through, channelId);
+      expect(messages.filter((message) => message.kind === "reply")).toHaveLength(2);
+      expect(promptsWith(a, text) + promptsWith(b, text)).toBe(1);
+      await expectDrivenByOneAtMost([a, b], channelId);
+    }
+    for (const lines of [linesA, linesB]) {
+      const { lost, back } = outageLines(lines);
+      expect([lost.length, back.length]).toEqual([1, 1]);
+    }
+  });
+
+  it("let the other worker take a cut-off worker's channel, whose late answer is refused", async () => {
+    const url = await cluster.createDatabase();
+    const proxy = await startLoopbackProxy(cluster.port);
+    proxies.push(proxy);
+    const linesA: string[] = [];
+    const linesB: string[] = [];
+    const a = await worker(url.replace(`:${cluster.port}/`, `:${proxy.port}/`), "cut-a", linesA);
+    const b = await worker(url, "cut-b", linesB);
+    b.setScenario("normal");
+    const held = await holdTurn(a, url, "gamma", "gamma question");
+    a.setScenario("normal");
+
+    await proxy.cut();
+    await endHeldTurn(a, "gamma", held.pid);
+    // The lease runs out; the worker that still reaches the database takes the channel and
+    // replays its message.
+    const messages = await answeredOnce(b, "gamma");
+    expect(messages.filter((message) => message.kind === "reply")).toHaveLength(1);
+    expect(promptsWith(b, "gamma question")).toBe(1);
+
+    await proxy.restore();
+    await healthy(a);
+    await waitFor(
+      () => linesA.some((line) => line.includes("lost the lease of channel gamma")),
+      "the cut-off worker to find its lease lost",
+    );
+    await waitFor(
+      async () => (await runnerOf(a, "gamma")) === undefined,
+      "the cut-off worker to stop the channel's agent",
+    );
+    // Its answer, kept through the outage, was refused: still one reply.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const after = await answeredOnce(a, "gamma");
+    expect(after.filter((message) => message.kind === "reply")).toHaveLength(1);
+    // And it answers nothing for the channel again: a message through it goes to the owner.
+    const next = await a.api<Posted>("POST", "/api/channels/gamma/messages", { text: "gamma 2" });
+    expect(next.body.disposition).toBe("forwarded");
+    expect((await answeredOnce(a, "gamma")).filter((m) => m.kind === "reply")).toHaveLength(2);
+    expect(promptsWith(a, "gamma 2")).toBe(0);
+    expect(outageLines(linesA).lost).toHaveLength(1);
+    expect(outageLines(linesB).lost).toEqual([]);
+  });
+});
