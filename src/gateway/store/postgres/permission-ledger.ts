@@ -1,6 +1,7 @@
 import type pg from "pg";
 import type { PermissionRequestInfo, PermissionResolver, PermissionVerdict } from "../../events.js";
 import type { LedgerAnswer, LedgerDecision, SharedPermissions } from "../shared-permissions.js";
+import type { StoreHealth } from "../store-health.js";
 import { NotifyListener } from "./notify-listener.js";
 
 /** The NOTIFY channel on which a request's owner is told a person answered it. */
@@ -36,12 +37,14 @@ export class PermissionLedger implements SharedPermissions {
   readonly #pool: pg.Pool;
   readonly #url: string;
   readonly #logger: (line: string) => void;
+  readonly #health: StoreHealth | undefined;
   #records = 0;
 
-  constructor(pool: pg.Pool, url: string, logger: (line: string) => void) {
+  constructor(pool: pg.Pool, url: string, logger: (line: string) => void, health?: StoreHealth) {
     this.#pool = pool;
     this.#url = url;
     this.#logger = logger;
+    this.#health = health;
   }
 
   async record(owner: string, request: PermissionRequestInfo): Promise<void> {
@@ -141,6 +144,7 @@ export class PermissionLedger implements SharedPermissions {
       onPayload,
       onReconnect,
       this.#logger,
+      this.#health,
     );
   }
 }

@@ -177,7 +177,7 @@ export class PostgresGatewayStore implements SharedStore {
   }
 
   permissionLedger(): PermissionLedger {
-    return new PermissionLedger(this.#pool, this.#url, this.#logger);
+    return new PermissionLedger(this.#pool, this.#url, this.#logger, this.health);
   }
 
   announceSchedule(scheduleId: string): Promise<void> {
