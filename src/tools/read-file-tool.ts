@@ -79,7 +79,7 @@ export function createReadFileTool(): Tool<ReadFileInput> {
           content: slice.content,
           startLine: input.offset ?? 1,
           numLines: slice.numLines,
-          totalLines: slice.totalLines,
+          totalLines: slice.totalLines + (text.endsWith("\n") ? 1 : 0),
         },
       };
     },

@@ -25,6 +25,7 @@ export type ToolDetails =
       content: string;
       startLine: number;
       numLines: number;
+      /** As Claude Code counts them: a file ending in a newline has one more (empty) line. */
       totalLines: number;
     }
   | {

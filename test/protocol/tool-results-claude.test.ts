@@ -107,6 +107,11 @@ it("tool_use_result and PostToolUse's tool_response have Claude Code's per-tool 
       shape(claude?.responses.get(id)),
     );
   }
+  // Counted alike: "one\ntwo\nthree\n" is 4 lines to Claude Code (the empty one after the last newline).
+  const totalLines = (report: typeof rudder) =>
+    (report?.results.get("read") as { file?: { totalLines?: number } } | undefined)?.file
+      ?.totalLines;
+  expect(totalLines(rudder)).toBe(totalLines(claude));
   // And the values say what happened.
   expect(rudder?.results.get("bash")).toMatchObject({ stdout: "out", interrupted: false });
   expect(rudder?.results.get("read")).toMatchObject({
