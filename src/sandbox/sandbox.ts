@@ -220,7 +220,7 @@ export class Sandbox {
     const runner: SandboxRunner = new SandboxRunner(this.#bubblewrap as string, args, {
       key,
       ...(cgroup === undefined ? {} : { cgroup }),
-      env: commandEnvironment(process.env, proxySocket !== undefined),
+      env: runnerEnvironment(commandEnvironment(process.env, proxySocket !== undefined)),
       onIdle: () => {
         if (runner !== this.#current || !runner.usable) this.#endWhenIdle(runner);
       },
@@ -338,6 +338,17 @@ function commandEnvironment(env: NodeJS.ProcessEnv, proxied: boolean): NodeJS.Pr
   };
   for (const name of UNSET_VARIABLES) delete inside[name];
   return inside;
+}
+
+/**
+ * The runner's own environment: a command's, without what would change how the runner's node
+ * starts. `NODE_OPTIONS` may `--require` a file the sandbox hides (under the host's /tmp, say),
+ * and then no command could run at all; each command still gets it (it is in the request).
+ */
+function runnerEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const runner = { ...env };
+  delete runner.NODE_OPTIONS;
+  return runner;
 }
 
 /** The one line saying the sandbox is off for want of bubblewrap, and what happens instead. */

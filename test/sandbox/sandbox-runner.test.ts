@@ -4,7 +4,7 @@
  * abort and at its end; its cwd and environment are its own; a sandbox
  * that no longer fits, or that broke, is replaced.
  */
-import { mkdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
+import { mkdirSync, readFileSync, readlinkSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCommand } from "../../src/tools/run-command.js";
@@ -151,6 +151,23 @@ for _ in range(50):
     const result = await run("readlink /proc/self/ns/pid");
     expect(result.sandboxed).toBe(true);
     expect(namespaces()).toEqual(new Set([result.output.trim()]));
+  });
+
+  it("starts with NODE_OPTIONS requiring a file the sandbox hides, and commands still see it", async () => {
+    const { run, root } = setUp();
+    // Under the host's /tmp, which the sandbox replaces with its private one.
+    const preload = join(root, "preload.cjs");
+    writeFileSync(preload, "");
+    const before = process.env.NODE_OPTIONS;
+    process.env.NODE_OPTIONS = `--require ${preload}`;
+    try {
+      const result = await run('echo "options: $NODE_OPTIONS"');
+      expect(result.sandboxed).toBe(true);
+      expect(result.output).toBe(`options: --require ${preload}\n`);
+    } finally {
+      if (before === undefined) delete process.env.NODE_OPTIONS;
+      else process.env.NODE_OPTIONS = before;
+    }
   });
 
   it("warm() starts nothing when the sandbox is off", async () => {
