@@ -9,6 +9,7 @@ import { type CompactionBoundary, ContextKeeper, type RequestShape } from "./con
 import { appendUserText } from "./conversation.js";
 import type { AgentEvent, TurnOutcome } from "./events.js";
 import { Inbox } from "./inbox.js";
+import { RunningTools, type ToolKill } from "./running-tools.js";
 
 export interface SessionOptions
   extends Omit<
@@ -31,6 +32,11 @@ export interface SessionOptions
   onCompaction?: (boundary: CompactionBoundary, history: readonly Message[]) => void;
   /** Called when `/clear` started a new conversation under `sessionId`. */
   onClear?: (sessionId: string) => void;
+  /**
+   * Called (synchronously) when rudder, on its way out, kills the process trees of tools this
+   * session is running, so the transcript can say when (see `RunningTools`).
+   */
+  onToolsKilled?: (kill: ToolKill) => void;
 }
 
 type Listener = (event: AgentEvent) => void;
@@ -48,12 +54,14 @@ export class Session {
   readonly background: BackgroundManager;
   readonly #options: SessionOptions;
   readonly #listeners = new Set<Listener>();
+  readonly #runningTools: RunningTools | undefined;
   #turn: { promise: Promise<TurnOutcome>; controller: AbortController } | undefined;
 
   constructor(options: SessionOptions) {
     this.#options = options;
     this.#id = options.sessionId ?? randomUUID();
     this.history = options.history ?? [];
+    if (options.onToolsKilled) this.#runningTools = new RunningTools(options.onToolsKilled);
     const { model } = options;
     this.context = new ContextKeeper(
       model,
@@ -85,6 +93,7 @@ export class Session {
   }
 
   #emit(event: AgentEvent): void {
+    this.#runningTools?.observe(event);
     if (event.type === "compaction_end" && event.boundary !== undefined) {
       this.#options.onCompaction?.(event.boundary, this.history);
     }
@@ -284,5 +293,6 @@ export class Session {
     this.abort("session closed");
     await this.#turn?.promise;
     await this.background.stopAll();
+    this.#runningTools?.close();
   }
 }

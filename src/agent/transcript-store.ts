@@ -11,8 +11,12 @@ import {
 } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import type { ContentBlock, Message, ToolResultBlock } from "../model/types.js";
+import type { Message } from "../model/types.js";
 import type { CompactionBoundary } from "./context-keeper.js";
+import { repairHistory } from "./history-repair.js";
+import type { ToolKill } from "./running-tools.js";
+
+export { repairHistory };
 
 /**
  * Session transcripts as JSONL files, one per session:
@@ -27,6 +31,10 @@ import type { CompactionBoundary } from "./context-keeper.js";
  * A compaction appends `{"type":"compact_boundary", trigger, preTokens, postTokens, at, ...}`
  * and the compacted history after it, indexed from 0 again: the file keeps the whole
  * conversation, and what follows its last boundary is what a resumed session carries on.
+ *
+ * When rudder's exit kills the process trees of tools still running, it appends
+ * `{"type":"tools_killed","tool_use_ids":[...],"at","cause"}`, so a resumed session tells the
+ * model when those tools were killed rather than that their results are unknown.
  */
 
 const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
@@ -59,6 +67,8 @@ export interface Transcript {
   history: Message[];
   /** Every part of the conversation, oldest first (one without compactions). */
   segments: TranscriptSegment[];
+  /** Tools killed by rudder's exit before their results were recorded, oldest first. */
+  kills: ToolKill[];
 }
 
 function messagesOf(byIndex: Map<number, Message>): Message[] {
@@ -73,6 +83,7 @@ export function readTranscript(path: string): Transcript {
   const segments: TranscriptSegment[] = [];
   let boundary: CompactionBoundary | undefined;
   let header: TranscriptHeader | undefined;
+  const kills: ToolKill[] = [];
   for (const line of readFileSync(path, "utf8").split("\n")) {
     if (line.trim() === "") continue;
     let entry: unknown;
@@ -85,6 +96,11 @@ export function readTranscript(path: string): Transcript {
     const record = entry as { type?: unknown; index?: unknown; message?: unknown };
     if (record.type === "session") {
       header ??= entry as TranscriptHeader;
+      continue;
+    }
+    if (record.type === "tools_killed") {
+      const kill = toolKill(entry);
+      if (kill !== undefined) kills.push(kill);
       continue;
     }
     if (record.type === "compact_boundary") {
@@ -107,7 +123,14 @@ export function readTranscript(path: string): Transcript {
   }
   const history = messagesOf(byIndex);
   segments.push({ ...(boundary === undefined ? {} : { boundary }), messages: history });
-  return header === undefined ? { history, segments } : { header, history, segments };
+  return header === undefined ? { history, segments, kills } : { header, history, segments, kills };
+}
+
+function toolKill(entry: object): ToolKill | undefined {
+  const { tool_use_ids: ids, at, cause } = entry as Record<string, unknown>;
+  if (!Array.isArray(ids) || typeof at !== "string" || typeof cause !== "string") return undefined;
+  const toolUseIds = ids.filter((id): id is string => typeof id === "string");
+  return { toolUseIds, at, cause };
 }
 
 function isMessage(value: unknown): value is Message {
@@ -121,34 +144,6 @@ function isMessage(value: unknown): value is Message {
     (role === "user" || role === "assistant") &&
     (typeof content === "string" || (Array.isArray(content) && content.every(isBlock)))
   );
-}
-
-/**
- * Makes a history the API accepts again after a process died mid-turn: a trailing
- * assistant `tool_use` without results gets error results saying what is known. The tool may
- * have finished (a result computed but not yet recorded), run partly, or been killed with the
- * process; the transcript cannot tell which, so the model is told exactly that, with the time
- * of the conversation's last record (`lastRecordAt`, the file's modification time) when known.
- */
-export function repairHistory(history: Message[], lastRecordAt?: Date): Message[] {
-  const last = history.at(-1);
-  if (last === undefined || last.role !== "assistant" || typeof last.content === "string") {
-    return history;
-  }
-  const uses = last.content.filter((block: ContentBlock) => block.type === "tool_use");
-  if (uses.length === 0) return history;
-  const when =
-    lastRecordAt === undefined ? "" : ` (its last record is from ${lastRecordAt.toISOString()})`;
-  const results: ToolResultBlock[] = uses.map((block) => ({
-    type: "tool_result",
-    tool_use_id: block.id,
-    content:
-      `Result unknown: the agent process ended${when} before a result of this tool call was ` +
-      "recorded. The tool may have finished, run in part, or been killed with the process, so " +
-      "some, all or none of its effects may have happened: check before running it again.",
-    is_error: true,
-  }));
-  return [...history, { role: "user", content: results }];
 }
 
 function endsWithNewline(path: string): boolean {
@@ -201,7 +196,7 @@ export class TranscriptStore {
       const stored = transcript.history;
       const boundary = transcript.segments.at(-1)?.boundary;
       return {
-        history: repairHistory(stored, statSync(this.pathOf(sessionId)).mtime),
+        history: repairHistory(stored, statSync(this.pathOf(sessionId)).mtime, transcript.kills),
         storedLength: stored.length,
         ...(boundary === undefined ? {} : { boundary }),
       };
@@ -306,6 +301,21 @@ export class TranscriptWriter {
         if (!endsWithNewline(this.#path)) lines.unshift("\n");
       }
       appendFileSync(this.#path, lines.join(""));
+    } catch (error) {
+      onError?.(error);
+    }
+  }
+
+  /**
+   * Records that rudder's exit is killing the process trees of the tools `kill` names. Sync (it
+   * runs in an exit handler); failures go to `onError`, never thrown.
+   */
+  writeKill(kill: ToolKill, onError?: (error: unknown) => void): void {
+    try {
+      if (!this.#ready) return;
+      const { toolUseIds, at, cause } = kill;
+      const line = { type: "tools_killed", tool_use_ids: toolUseIds, at, cause };
+      appendFileSync(this.#path, `${JSON.stringify(line)}\n`);
     } catch (error) {
       onError?.(error);
     }

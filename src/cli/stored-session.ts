@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { CompactionBoundary } from "../agent/context-keeper.js";
+import type { ToolKill } from "../agent/running-tools.js";
 import { Session, type SessionOptions } from "../agent/session.js";
 import { isValidSessionId, sessionsDirectory, TranscriptStore } from "../agent/transcript-store.js";
 import type { Message } from "../model/types.js";
@@ -25,6 +26,8 @@ export interface StoredSession {
   persistBoundary: (boundary: CompactionBoundary, history: readonly Message[]) => void;
   /** `/clear`: later writes go to a new transcript under `sessionId` (`Session.onClear`). */
   restart: (sessionId: string) => void;
+  /** Records tools killed by rudder's exit (give it to `Session.onToolsKilled`). */
+  persistKill: (kill: ToolKill) => void;
 }
 
 /** The `Session` options that store a conversation as it goes. */
@@ -32,11 +35,18 @@ export function storedSessionOptions(
   stored: StoredSession,
 ): Pick<
   SessionOptions,
-  "sessionId" | "history" | "compactedUserTexts" | "onHistoryChange" | "onCompaction" | "onClear"
+  | "sessionId"
+  | "history"
+  | "compactedUserTexts"
+  | "onHistoryChange"
+  | "onCompaction"
+  | "onClear"
+  | "onToolsKilled"
 > {
   return {
     sessionId: stored.sessionId,
     onHistoryChange: stored.persist,
+    onToolsKilled: stored.persistKill,
     onCompaction: stored.persistBoundary,
     onClear: stored.restart,
     ...(stored.history === undefined ? {} : { history: stored.history }),
@@ -73,6 +83,7 @@ export function openStoredSession(
     boundary: resolved.boundary,
     persist: (history) => transcript.write(history, onError),
     persistBoundary: (boundary, history) => transcript.writeBoundary(boundary, history, onError),
+    persistKill: (kill) => transcript.writeKill(kill, onError),
     restart: (sessionId) => {
       transcript = store.writer(sessionId, workspace);
       // Stored at once, empty: as after Claude Code's `/clear`, the new conversation is the

@@ -17,6 +17,37 @@ const leaderExits = new Map<number, Promise<unknown>>();
 let exitHandlerInstalled = false;
 let signalCleanupInstalled = false;
 
+/** Why rudder took every group down: a signal it got, or its exit with groups still live. */
+export type GroupsKillCause = "SIGTERM" | "SIGINT" | "exit";
+const killListeners = new Set<(cause: GroupsKillCause) => void>();
+let killsReported = false;
+
+/**
+ * Calls `listener` when rudder, on its way out, takes its tools' process trees down: the groups
+ * still live here, and a sandbox's commands, which die with rudder (bubblewrap's
+ * `--die-with-parent`). On SIGTERM or SIGINT, or at its exit (a normal one too: the listener
+ * tells whether anything was running). Called once, synchronously, before the first signal is
+ * sent, so a listener can record what is being killed (appending to a file is fine; nothing
+ * asynchronous completes in an `exit` handler). Returns the unsubscribe.
+ */
+export function onGroupsKilled(listener: (cause: GroupsKillCause) => void): () => void {
+  installExitHandler();
+  killListeners.add(listener);
+  return () => killListeners.delete(listener);
+}
+
+function reportKill(cause: GroupsKillCause): void {
+  if (killsReported) return;
+  killsReported = true;
+  for (const listener of killListeners) {
+    try {
+      listener(cause);
+    } catch {
+      // A listener's failure must not keep the groups alive.
+    }
+  }
+}
+
 function signalGroup(groupId: number, signal: NodeJS.Signals): boolean {
   try {
     process.kill(-groupId, signal);
@@ -30,7 +61,10 @@ function signalGroup(groupId: number, signal: NodeJS.Signals): boolean {
 function installExitHandler(): void {
   if (exitHandlerInstalled) return;
   exitHandlerInstalled = true;
-  process.on("exit", killAllProcessGroups);
+  process.on("exit", () => {
+    reportKill("exit");
+    killAllProcessGroups();
+  });
 }
 
 /**
@@ -92,7 +126,9 @@ function waitForLeaders(timeoutMs: number): Promise<void> {
 export async function shutdownProcessGroups(
   graceMs = KILL_GRACE_MS,
   waitMs = SHUTDOWN_WAIT_MS,
+  cause: GroupsKillCause = "exit",
 ): Promise<void> {
+  reportKill(cause);
   for (const groupId of liveGroups) signalGroup(groupId, "SIGTERM");
   await waitForLeaders(graceMs);
   for (const groupId of liveGroups) signalGroup(groupId, "SIGKILL");
@@ -121,11 +157,14 @@ export function installSignalCleanup(): void {
     process.on(signal, () => {
       const code = 128 + numbers[signal];
       if (shuttingDown) {
+        reportKill(signal);
         killAllProcessGroups();
         process.exit(code);
       }
       shuttingDown = true;
-      void shutdownProcessGroups().then(() => process.exit(code));
+      void shutdownProcessGroups(KILL_GRACE_MS, SHUTDOWN_WAIT_MS, signal).then(() =>
+        process.exit(code),
+      );
     });
   }
 }

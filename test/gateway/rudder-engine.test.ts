@@ -117,3 +117,63 @@ it("compacts a rudder agent's conversation with /compact and resets it to a new 
     await api.close();
   }
 });
+
+it("tells the model when the gateway's stop of an agent killed its tool, on the next message", async () => {
+  const api = await startFakeMessagesApi({
+    script: [
+      { toolUse: { name: "Bash", input: { command: "exec sleep 60.105" } } },
+      { text: "I see the tool was killed." },
+    ],
+    fallback: echoFallback,
+  });
+  workspace = mkdtempSync(join(tmpdir(), "rudder-engine-"));
+  try {
+    // The turn times out while the tool runs: the gateway ends the agent (SIGTERM first).
+    gateway = await startTestGateway({
+      prefix: "rudder-engine",
+      turnTimeoutMs: 4000,
+      engine: {
+        claudeBin: rudderBin,
+        cwd: workspace,
+        env: {
+          ANTHROPIC_BASE_URL: api.url,
+          ANTHROPIC_API_KEY: "dummy",
+          RUDDER_HOME: join(workspace, ".rudder-home"),
+        },
+      },
+    });
+    const posted = await gateway.api<{ id: string }>("POST", "/api/channels/slow/messages", {
+      text: "run the slow tool",
+    });
+    const started = Date.now();
+    await waitFor(
+      async () => (await gateway?.messages("slow"))?.[0]?.state === "failed",
+      "the timed-out message failed",
+      60_000,
+    );
+    const ended = Date.now();
+    await gateway.api("POST", "/api/channels/slow/messages", { text: "what happened?" });
+    await waitFor(
+      async () => (await gateway?.messages("slow"))?.some((m) => m.text.includes("was killed")),
+      "the answer to the next message",
+      60_000,
+    );
+    const request = api.mainRequests().at(-1)?.body.messages as Array<{
+      role: string;
+      content: Array<{ type: string; content?: string; is_error?: boolean }>;
+    }>;
+    const result = request[2]?.content[0];
+    expect(result).toMatchObject({ type: "tool_result", is_error: true });
+    const killed =
+      /^Killed: the tool's process tree was killed at (\S+), when the agent process was stopped \(SIGTERM\)/.exec(
+        result?.content ?? "",
+      );
+    expect(killed, result?.content).not.toBeNull();
+    const at = new Date(killed?.[1] ?? "").getTime();
+    expect(at).toBeGreaterThanOrEqual(started);
+    expect(at).toBeLessThanOrEqual(ended);
+    expect(posted.status).toBe(202);
+  } finally {
+    await api.close();
+  }
+}, 120_000);

@@ -96,6 +96,42 @@ describe("sessions are stored as the turn goes and resumed whole", () => {
     expect(messages[2].content.at(-1)).toMatchObject({ type: "text", text: "what happened?" });
   });
 
+  it("a process stopped (SIGTERM) while a tool ran resumes with the time the tool was killed", async () => {
+    const api = await harness.api([
+      { toolUse: { name: "Bash", input: { command: "exec sleep 60.103" } } },
+      { text: "recovered" },
+    ]);
+    const sandbox = harness.sandbox(api);
+    const first = harness.start(sandbox, [...STREAM_ARGS, "--session-id", SESSION]);
+    first.sendUser("start the long tool");
+    await waitUntil(() => processesMatching("sleep 60.103").length > 0);
+    const before = new Date();
+    first.kill("SIGTERM");
+    expect(await first.exited).toBe(143);
+    const after = new Date();
+    await waitUntil(() => processesMatching("sleep 60.103").length === 0);
+
+    const second = harness.start(sandbox, [...STREAM_ARGS, "--resume", SESSION]);
+    second.sendUser("what happened?");
+    await second.waitForResult();
+    second.end();
+    expect(await second.exited).toBe(0);
+    const messages = api.mainRequests()[1]?.body.messages;
+    expect(messages).toHaveLength(3);
+    expect(messages[2].content[0]).toMatchObject({ type: "tool_result", is_error: true });
+    const told = messages[2].content[0].content as string;
+    const killed =
+      /^Killed: the tool's process tree was killed at (\S+), when the agent process was stopped \(SIGTERM\)/.exec(
+        told,
+      );
+    expect(killed, told).not.toBeNull();
+    const at = new Date(killed?.[1] ?? "");
+    expect(at.getTime()).toBeGreaterThanOrEqual(before.getTime());
+    expect(at.getTime()).toBeLessThanOrEqual(after.getTime());
+    expect(told).not.toContain("unknown");
+    expect(messages[2].content.at(-1)).toMatchObject({ type: "text", text: "what happened?" });
+  });
+
   it("--resume of an unknown session is an error result and exit 1", async () => {
     const api = await harness.api();
     const unknown = "0badc0de-0000-4000-8000-000000000000";
