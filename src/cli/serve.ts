@@ -2,8 +2,10 @@ import { mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { sessionsDirectory } from "../agent/transcript-store.js";
 import { telegramConfig } from "../channels/telegram/telegram-config.js";
 import { TelegramChannelSource } from "../channels/telegram/telegram-source.js";
+import { claudeSessionFile } from "../claude-cli/session-file.js";
 import {
   type GatewayEngine,
   StoreUnavailableError,
@@ -145,18 +147,22 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
     ...engineArgs,
     ...(args.flags["no-sandbox"] === true ? ["--no-sandbox"] : []),
   ];
+  // Where each engine writes a session's transcript (mirrored in a shared store).
+  const sessions = sessionsDirectory(io.env);
   const engine: GatewayEngine =
     engineName === "rudder"
       ? {
           claudeBin: rudderExecutable(),
           args: rudderArgs,
           cwd,
+          sessionFile: (sessionId) => join(sessions, `${sessionId}.jsonl`),
           ...(demo ? { model: "demo" } : model ? { model } : {}),
         }
       : {
           claudeBin: io.env.RUDDER_CLAUDE_BIN ?? "claude",
           args: engineArgs,
           cwd,
+          sessionFile: (sessionId) => claudeSessionFile(io.env, cwd, sessionId),
           ...(model ? { model } : {}),
         };
 

@@ -15,6 +15,11 @@ export interface ChannelOwnershipOptions {
   stopChannel: (channelId: string) => Promise<unknown>;
   /** Watches a channel for what its owner does with a forwarded message (see watchForwarded). */
   watchForwarded?: (channelId: string) => ForwardWatch;
+  /**
+   * The session a channel this worker just took resumes, given the stored one: its transcript
+   * restored here first (see `sessionAfterTakeover`); null for a new conversation.
+   */
+  resumeSession?: (channelId: string, sessionId: string | null) => Promise<string | null>;
   logger?: (line: string) => void;
 }
 
@@ -35,6 +40,8 @@ export class ChannelOwnership {
   readonly #options: ChannelOwnershipOptions;
   readonly #leases: WorkerLeases;
   readonly #held = new Set<string>();
+  /** Channels just taken, until their session is ready to resume here. */
+  readonly #adopting = new Map<string, Promise<void>>();
   #listener: { close(): Promise<void> } | undefined;
   #timer: NodeJS.Timeout | undefined;
   #ticking: Promise<void> | undefined;
@@ -56,13 +63,25 @@ export class ChannelOwnership {
   /** Claims for the router's `start()`: this worker may drive the channel. */
   claim = async (channelId: string): Promise<boolean> => {
     if (!(await this.#leases.claim(channelId))) return false;
-    if (!this.#held.has(channelId)) {
-      this.#held.add(channelId);
-      const channel = await this.#options.store.getChannel(channelId);
-      this.#options.router.useSession(channelId, channel?.sessionId ?? null);
-    }
+    if (!this.#held.has(channelId)) this.#adopt(channelId);
+    await this.#adopting.get(channelId);
     return true;
   };
+
+  /**
+   * A channel this worker now holds: its stored session (restored here) is what the router
+   * resumes. Messages of the channel wait for it (`claim` awaits it).
+   */
+  #adopt(channelId: string): Promise<void> {
+    this.#held.add(channelId);
+    const { store, router, resumeSession } = this.#options;
+    const adopting = (async () => {
+      const stored = (await store.getChannel(channelId))?.sessionId ?? null;
+      router.useSession(channelId, resumeSession ? await resumeSession(channelId, stored) : stored);
+    })().finally(() => this.#adopting.delete(channelId));
+    this.#adopting.set(channelId, adopting);
+    return adopting;
+  }
 
   /** Listens for wake-ups and starts renewing; call before the router's `start()`. */
   async start(): Promise<void> {
@@ -157,11 +176,7 @@ export class ChannelOwnership {
     const orphans = await this.#leases.claimOrphans();
     if (orphans.length === 0) return;
     const taken = new Set(orphans);
-    for (const channelId of orphans) {
-      this.#held.add(channelId);
-      const channel = await store.getChannel(channelId);
-      router.useSession(channelId, channel?.sessionId ?? null);
-    }
+    for (const channelId of orphans) await this.#adopt(channelId);
     // A turn still running here (a lease that lapsed while this worker stalled) settles its own.
     const busy = new Set(orphans.filter((channelId) => router.inflight(channelId)));
     const unanswered = [...(await store.listUnanswered()), ...(await store.listDeferred())];

@@ -32,6 +32,13 @@ export interface RouterOptions {
    * it does not (it lost the lease) is left in the store for the channel's owner.
    */
   drives?: (channelId: string) => boolean;
+  /** Every line the channel's agent writes (turn or idle): its session file may have grown. */
+  onAgentOutput?: (channelId: string, line: unknown) => void;
+  /**
+   * Awaited after a turn ends and before its answer is stored: what must be durable before the
+   * message counts as answered (the session's transcript, on a store several workers share).
+   */
+  beforeAnswer?: (channelId: string, sessionId: string | null) => Promise<void>;
 }
 
 /** What `POST /api/channels/:id/messages` answers. */

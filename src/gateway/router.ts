@@ -274,6 +274,7 @@ export class Router {
       if (turn.oneShot) this.#track(this.#options.pool.releaseOneShot(process));
       if (this.#closed) return;
       await this.#rememberSession(channel, result?.sessionId ?? process.sessionId);
+      await this.#options.beforeAnswer?.(channel.id, channel.sessionId);
       redispatch = await this.#finishTurn(turn, result, failure, events);
     } finally {
       turn.ended = true;
@@ -347,6 +348,7 @@ export class Router {
   }
 
   #observe(channel: ChannelState, line: unknown): void {
+    this.#options.onAgentOutput?.(channel.id, line);
     const work = this.#commands.observe(channel, line);
     if (work !== null) this.#track(work);
   }
@@ -368,6 +370,7 @@ export class Router {
       if (!result || this.#closed) return;
       events.ended(result);
       await this.#rememberSession(channel, result.sessionId);
+      await this.#options.beforeAnswer?.(channel.id, channel.sessionId);
       await this.#outcomes.result([message], result);
     } catch (error) {
       if (!this.#closed) await this.#outcomes.failure([message], classifyTurnError(error));

@@ -20,10 +20,12 @@ import { PermissionRequests } from "./permission-requests.js";
 import { RegistryProcessPool } from "./process-pool.js";
 import { Router } from "./router.js";
 import { Scheduler } from "./scheduler.js";
+import { sessionAfterTakeover } from "./session-takeover.js";
 import { openStore } from "./store/open-store.js";
 import { isSharedStore } from "./store/shared-store.js";
 import type { StoreLocation } from "./store/store-location.js";
 import { StreamLimits } from "./stream-limits.js";
+import { sessionIdOf, TranscriptMirror } from "./transcript-mirror.js";
 
 /** The agent every channel talks to: a stream-json CLI (`rudder run ...` or `claude`). */
 export interface GatewayEngine {
@@ -37,6 +39,12 @@ export interface GatewayEngine {
   model?: string;
   /** The agents' working folder; default the gateway's. */
   cwd?: string;
+  /**
+   * Where the engine keeps a session's transcript on this machine. With a store several
+   * workers share, the file is mirrored in the store and restored before another worker
+   * resumes it (see `TranscriptMirror`).
+   */
+  sessionFile?: (sessionId: string) => string;
 }
 
 export interface GatewayOptions {
@@ -209,6 +217,9 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
           onPermissionRequest: (channelId, request) => permissions.ask(channelId, request),
         }),
   });
+  const sessionFile = options.engine?.sessionFile;
+  const mirror =
+    shared && sessionFile ? new TranscriptMirror({ store, sessionFile, logger: log }) : undefined;
   let ownership: ChannelOwnership | undefined;
   const closing = new AbortController();
   router = new Router({
@@ -225,6 +236,14 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       : {}),
     onTurnEnd: (channelId) =>
       permissions.expire(channelId, "the turn ended before anyone answered"),
+    ...(mirror
+      ? {
+          onAgentOutput: (channelId: string, line: unknown) =>
+            mirror.noteOutput(channelId, sessionIdOf(line)),
+          beforeAnswer: (channelId: string, sessionId: string | null) =>
+            mirror.flush(channelId, sessionId ?? undefined),
+        }
+      : {}),
     ...(options.turnTimeoutMs ? { turnTimeoutMs: options.turnTimeoutMs } : {}),
     ...(options.rateLimitRetryMs ? { rateLimitRetryMs: options.rateLimitRetryMs } : {}),
     ...(options.maxAttempts ? { maxAttempts: options.maxAttempts } : {}),
@@ -238,6 +257,12 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         leaseSeconds: options.leaseSeconds ?? 15,
         stopChannel: (channelId) => pool.stop(channelId),
         watchForwarded: (channelId) => watchForwarded(bus, channelId),
+        ...(mirror
+          ? {
+              resumeSession: (channelId: string, sessionId: string | null) =>
+                sessionAfterTakeover({ store, mirror, bus, logger: log }, channelId, sessionId),
+            }
+          : {}),
         logger: log,
       })
     : undefined;
@@ -334,6 +359,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       permissions.close();
       await pool.stopAll();
       await router.idle();
+      await mirror?.close();
       // Only once nothing runs here: another worker may take the channels at once.
       await ownership?.stop();
       await eventFeed?.close();

@@ -6,10 +6,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { waitUntil } from "../agent/kernel-helpers.js";
 import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
 import { fakeClaudeSwitch, fakeLogEntries, waitFor } from "../gateway/helpers.js";
 import { isAlive, killRudderGroup, type RudderRun, startRudder } from "./rudder-process.js";
+import { startServeWorker } from "./serve-worker.js";
 
 let root: string;
 let cluster: PostgresCluster;
@@ -40,33 +40,12 @@ afterAll(async () => {
 });
 
 /** A worker on `store` with its own data folder; resolves with its URL once it listens. */
-async function worker(name: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
-  const dataDir = join(root, name);
-  const run = startRudder(["serve", "--port", "0", "--data", dataDir, ...args], {
+function worker(name: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
+  return startServeWorker(join(root, name), args, {
     cwd: join(root, "workspace"),
     env: env(extraEnv),
+    running,
   });
-  running.push(run);
-  await waitUntil(
-    () => /one-time link\): (\S+)/.test(run.stdout()) || run.child.exitCode !== null,
-    30_000,
-  );
-  const link = /one-time link\): (\S+)/.exec(run.stdout())?.[1];
-  if (link === undefined) throw new Error(`worker ${name} did not start: ${run.stderr()}`);
-  const token = readFileSync(join(dataDir, "token"), "utf8").trim();
-  const url = link.replace(/\/#code=.*/, "");
-  const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const response = await fetch(`${url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return (await response.json()) as T;
-  };
-  return { run, url, token, dataDir, api };
 }
 
 interface Listed {

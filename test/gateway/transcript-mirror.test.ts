@@ -1,0 +1,207 @@
+/**
+ * A channel's session file mirrored in the store (`TranscriptMirror`): what a turn appended is
+ * stored as one chunk of whole lines, and another machine's worker writes the file back before
+ * resuming it; stored chunks that make no valid file restore nothing, and the channel is told.
+ */
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { EventBus } from "../../src/gateway/event-bus.js";
+import { sessionAfterTakeover } from "../../src/gateway/session-takeover.js";
+import { SqliteGatewayStore } from "../../src/gateway/store/sqlite/sqlite-store.js";
+import { TranscriptMirror } from "../../src/gateway/transcript-mirror.js";
+import { waitFor } from "./helpers.js";
+
+const folders: string[] = [];
+const stores: SqliteGatewayStore[] = [];
+afterEach(async () => {
+  await Promise.all(stores.splice(0).map((store) => store.close()));
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+});
+
+function setup() {
+  const root = mkdtempSync(join(tmpdir(), "rudder-mirror-"));
+  folders.push(root);
+  const store = new SqliteGatewayStore(join(root, "gateway.db"));
+  stores.push(store);
+  /** One machine's sessions folder, and a mirror writing from it. */
+  const machine = (name: string, saveDelayMs = 50) => {
+    const folder = join(root, name, "sessions");
+    mkdirSync(folder, { recursive: true });
+    const logged: string[] = [];
+    const mirror = new TranscriptMirror({
+      store,
+      sessionFile: (sessionId) => join(folder, `${sessionId}.jsonl`),
+      saveDelayMs,
+      logger: (line) => logged.push(line),
+    });
+    return { file: (sessionId: string) => join(folder, `${sessionId}.jsonl`), mirror, logged };
+  };
+  return { store, machine };
+}
+
+const line = (value: Record<string, unknown>) => `${JSON.stringify(value)}\n`;
+
+describe("a channel's session file mirrored in the store", () => {
+  it("stores only what the file gained since the last save, in whole lines at their offsets", async () => {
+    const { store, machine } = setup();
+    const here = machine("a");
+    const turn1 = line({ type: "session", session_id: "s1" }) + line({ index: 0, text: "one" });
+    writeFileSync(here.file("s1"), turn1);
+    await here.mirror.flush("c", "s1");
+    // The next turn, with a line still being written when the save runs.
+    const turn2 = line({ index: 1, text: "two" });
+    const half = '{"index":2,"te';
+    appendFileSync(here.file("s1"), turn2 + half);
+    await here.mirror.flush("c", "s1");
+    let chunks = await store.transcriptChunks("s1");
+    expect(chunks.map((chunk) => [chunk.offset, chunk.bytes.toString()])).toEqual([
+      [0, turn1],
+      [turn1.length, turn2],
+    ]);
+    // Nothing new: nothing stored. The rest of the line: stored from where the last chunk ended.
+    await here.mirror.flush("c", "s1");
+    expect(await store.transcriptChunks("s1")).toHaveLength(2);
+    appendFileSync(here.file("s1"), 'xt":"three"}\n');
+    await here.mirror.flush("c", "s1");
+    chunks = await store.transcriptChunks("s1");
+    expect(chunks.map((chunk) => chunk.bytes.length)).toEqual([
+      turn1.length,
+      turn2.length,
+      '{"index":2,"text":"three"}\n'.length,
+    ]);
+    expect(
+      Buffer.concat(chunks.map((chunk) => chunk.bytes)).equals(readFileSync(here.file("s1"))),
+    ).toBe(true);
+  });
+
+  it("saves soon after the agent's output, without waiting for the turn to end", async () => {
+    const { store, machine } = setup();
+    const here = machine("a");
+    writeFileSync(here.file("s1"), line({ type: "session" }));
+    here.mirror.noteOutput("c", "s1");
+    await waitFor(async () => (await store.transcriptLength("s1")) > 0, "the save after output");
+    appendFileSync(here.file("s1"), line({ index: 0 }));
+    // Output lines without a session id belong to the channel's current session.
+    here.mirror.noteOutput("c", undefined);
+    await waitFor(
+      async () => (await store.transcriptLength("s1")) === readFileSync(here.file("s1")).length,
+      "the second save",
+    );
+  });
+
+  it("writes the file on another machine before it resumes there, and leaves a longer file alone", async () => {
+    const { machine } = setup();
+    const first = machine("a");
+    const content = line({ type: "session" }) + line({ index: 0, text: "é" });
+    writeFileSync(first.file("s1"), content);
+    await first.mirror.flush("c", "s1");
+
+    const second = machine("b");
+    expect(existsSync(second.file("s1"))).toBe(false);
+    expect(await second.mirror.restore("c", "s1")).toEqual({
+      kind: "restored",
+      bytes: Buffer.byteLength(content),
+    });
+    expect(readFileSync(second.file("s1"), "utf8")).toBe(content);
+    // The new owner's next turn is stored after what was restored, not from the start.
+    appendFileSync(second.file("s1"), line({ index: 1 }));
+    await second.mirror.flush("c", "s1");
+    expect(await second.mirror.restore("c", "s1")).toEqual({ kind: "local" });
+    // The first machine's file is now the shorter one: restored whole, with the new turn.
+    expect(await first.mirror.restore("c", "s1")).toMatchObject({ kind: "restored" });
+    expect(readFileSync(first.file("s1"), "utf8")).toBe(readFileSync(second.file("s1"), "utf8"));
+    expect(await second.mirror.restore("c", "unknown")).toEqual({ kind: "none" });
+  });
+
+  it("restores nothing from a chunk missing or a line that is not JSON, saying which", async () => {
+    const { store, machine } = setup();
+    const here = machine("b");
+    const first = Buffer.from(line({ type: "session" }));
+    await store.appendTranscript({ sessionId: "gap", channelId: "c", offset: 0, bytes: first });
+    await store.appendTranscript({
+      sessionId: "gap",
+      channelId: "c",
+      offset: first.length + 10,
+      bytes: Buffer.from(line({ index: 1 })),
+    });
+    expect(await here.mirror.restore("c", "gap")).toEqual({
+      kind: "failed",
+      problem: `the chunk at byte ${first.length} is missing`,
+    });
+    expect(existsSync(here.file("gap"))).toBe(false);
+    await store.appendTranscript({
+      sessionId: "torn",
+      channelId: "c",
+      offset: 0,
+      bytes: Buffer.concat([first, Buffer.from('{"index":0,"mess\n')]),
+    });
+    expect(await here.mirror.restore("c", "torn")).toEqual({
+      kind: "failed",
+      problem: `line 2 (at byte ${first.length}) is not a JSON object`,
+    });
+    expect(existsSync(here.file("torn"))).toBe(false);
+  });
+
+  it("stores a file rewritten rather than appended to again, whole", async () => {
+    const { store, machine } = setup();
+    const here = machine("a");
+    writeFileSync(here.file("s1"), line({ type: "session", n: 1 }) + line({ index: 0 }));
+    await here.mirror.flush("c", "s1");
+    writeFileSync(
+      here.file("s1"),
+      `${line({ type: "session", n: 22 })}${line({ index: 0, more: true })}`,
+    );
+    await here.mirror.flush("c", "s1");
+    const chunks = await store.transcriptChunks("s1");
+    expect(chunks).toHaveLength(1);
+    expect(chunks[0]?.bytes.equals(readFileSync(here.file("s1")))).toBe(true);
+  });
+
+  it("starts a channel whose transcript cannot be restored on a new conversation, and tells it", async () => {
+    const { store, machine } = setup();
+    const here = machine("b");
+    await store.insertUserMessage("c", "hello", "http");
+    await store.setChannelSession("c", "broken");
+    await store.appendTranscript({
+      sessionId: "broken",
+      channelId: "c",
+      offset: 5,
+      bytes: Buffer.from(line({ index: 3 })),
+    });
+    const bus = new EventBus();
+    const published: string[] = [];
+    bus.listen("c", (numbered) => published.push(numbered.event.type));
+    const logged: string[] = [];
+    const options = {
+      store,
+      mirror: here.mirror,
+      bus,
+      logger: (text: string) => logged.push(text),
+    };
+    expect(await sessionAfterTakeover(options, "c", "broken")).toBeNull();
+    expect(logged).toEqual([
+      "gateway: cannot restore the transcript of session broken (channel c): the chunk at byte 0 is missing; starting a new conversation",
+    ]);
+    expect((await store.getChannel("c"))?.sessionId).toBeNull();
+    const notice = (await store.listMessages("c")).at(-1);
+    expect(notice).toMatchObject({ role: "system", kind: "error" });
+    expect(notice?.text).toContain(
+      "could not be restored on this worker (the chunk at byte 0 is missing)",
+    );
+    expect(notice?.text).toContain("starts a new conversation");
+    expect(published).toContain("error");
+    // A session that restores (or has nothing stored) is resumed as it is.
+    expect(await sessionAfterTakeover(options, "c", "other")).toBe("other");
+    expect(await sessionAfterTakeover(options, "c", null)).toBeNull();
+  });
+});
