@@ -1,4 +1,5 @@
 import type { GatewayStore } from "./store/store.js";
+import { isStoreUnavailable } from "./store/store-unavailable-error.js";
 import { assemble, fileSize, readRange, wholeLines, writeWhole } from "./transcript-file.js";
 
 export interface TranscriptMirrorOptions {
@@ -141,6 +142,8 @@ export class TranscriptMirror {
       this.#saveNow(channelId, sessionId, session).catch((error: unknown) => {
         // Read again from the store next time: the failed append may have landed.
         session.stored = undefined;
+        // A store that is down says so once itself; the next save after it is back catches up.
+        if (isStoreUnavailable(error)) return;
         this.#options.logger?.(
           `gateway: cannot store the transcript of session ${sessionId} (channel ${channelId}): ${String(error)}`,
         );
