@@ -8,22 +8,17 @@ import {
   type ControlTarget,
   type PromptOverrides,
 } from "./control-requests.js";
+import { EventLines } from "./event-lines.js";
 import { fixedControls, type HostControls } from "./host-controls.js";
 import { HostRequests } from "./host-requests.js";
 import { parseInputLine } from "./input-line.js";
 import {
-  apiRetryLine,
-  assistantLines,
   initLine,
   inputErrorLine,
-  interruptedLine,
   lifecycleLine,
   type OutputLine,
   resultLine,
   type SessionInfo,
-  taskNotificationLine,
-  taskStartedLine,
-  toolResultLine,
 } from "./output-lines.js";
 import { PartialMessages } from "./partial-messages.js";
 import { PermissionDenials } from "./permission-denials.js";
@@ -59,7 +54,7 @@ export class StreamJsonFrontEnd {
   /** Uuids of texts pushed into the inbox, in order (undefined for a text without one). */
   readonly #steers: Array<string | undefined> = [];
   readonly #denials = new PermissionDenials();
-  readonly #taskToolUses = new Map<string, string>();
+  readonly #eventLines = new EventLines();
   #session: Session | undefined;
   #turn: FrontEndTurn | undefined;
   /** Steering texts a turn ended without reading; they run as the next turn. */
@@ -325,36 +320,19 @@ export class StreamJsonFrontEnd {
       },
     };
     if (this.#compaction.onEvent(event, compaction)) return;
+    const uuids = this.#turn?.uuids ?? [];
+    for (const line of this.#eventLines.of(sessionId, this.#info.model, event, uuids)) {
+      this.#write(line);
+    }
     switch (event.type) {
       case "model_start":
         if (this.#session !== undefined) this.#options.persist?.(this.#session.history);
-        return;
-      case "model_end":
-        for (const line of assistantLines(
-          sessionId,
-          this.#info.model,
-          event,
-          this.#turn?.uuids ?? [],
-        )) {
-          this.#write(line);
-        }
-        return;
-      case "model_retry":
-        this.#write(apiRetryLine(sessionId, event));
         return;
       case "tool_start":
         this.#currentToolUseId = event.toolUseId;
         return;
       case "tool_end":
         this.#currentToolUseId = undefined;
-        this.#write(toolResultLine(sessionId, event));
-        return;
-      case "task_start":
-        this.#taskToolUses.set(event.taskId, event.toolUseId);
-        this.#write(taskStartedLine(sessionId, event));
-        return;
-      case "task_end":
-        this.#write(taskNotificationLine(sessionId, event, this.#taskToolUses.get(event.taskId)));
         return;
       case "inbox_delivered":
         for (const _text of event.texts) {
@@ -366,9 +344,6 @@ export class StreamJsonFrontEnd {
         return;
       case "hook_warning":
         this.#options.warn?.(`${event.event} hook: ${event.message}`);
-        return;
-      case "interrupted":
-        this.#write(interruptedLine(sessionId, event));
         return;
       case "turn_end":
         this.#endTurn(event.outcome);
