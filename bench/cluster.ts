@@ -1,138 +1,263 @@
-// Gateway workers on PostgreSQL against one on SQLite, in one run, with the fake Claude CLI as
-// every agent and a throwaway PostgreSQL server (test/fixtures/postgres-cluster.ts):
-//   1. one worker on SQLite: 8 warm channels, messages posted back to back on each;
-//   2. the same through one worker on PostgreSQL;
-//   3. two workers on PostgreSQL, each message posted through the worker that does not drive
-//      its channel (stored there, the owner woken by NOTIFY), read on the owner's SSE;
-//   4. take-over: a channel whose owner stopped renewing (a dead worker's), answered by the
-//      other worker; the time from the lease's expiry to the answer, against the lease period.
-// Prints msg/s and p50/p99 latency of each, and the ratios.
-// Run: node --import tsx bench/cluster.ts   (BENCH_MESSAGES per channel, default 30)
+// Gateway workers under load, in one run, each worker a process of its own (bench/gateway-process.ts)
+// with the fake Claude CLI as every agent, and a throwaway PostgreSQL (test/fixtures/postgres-cluster.ts):
+//   1. one worker on SQLite, 2. one worker on PostgreSQL, 3. three workers on one PostgreSQL:
+//      `CHANNELS` warm channels, each sent `MESSAGES` messages one after the other (the next once
+//      the reply to the last is on the channel's event stream). Through three workers each
+//      message goes through the next worker in turn (two in three through one that does not own
+//      the channel: stored there, the owner woken by NOTIFY), and its reply is awaited on the
+//      owner's event stream and on another worker's (the SSE fan-out across workers).
+//   4. failover: the owner of a channel killed with SIGKILL, a message sent through another
+//      worker; the time from the kill to its reply, in lease periods.
+// Latency is from the POST to the `reply` event on the SSE stream (the answer stored and
+// published). The fake agent answers at once (the runner alone adds ~0.14 ms a turn,
+// bench/runner.ts), so this latency is what the gateway and the HTTP path add.
+// The processor time each part spent per message says where the time goes on a small machine:
+// the gateway worker(s), the agents, and this load generator (keep-alive `node:http`).
+// Run: node --import tsx bench/cluster.ts
+//   BENCH_CHANNELS (default 8), BENCH_MESSAGES per channel (default 100),
+//   BENCH_PROFILE=<folder>: the workers write V8 CPU profiles there (`node --cpu-prof`),
+//   BENCH_ONLY=sqlite|postgres|three: that part alone (three includes the failover).
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import type http from "node:http";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import pg from "pg";
-import { type GatewayOptions, type RunningGateway, startGateway } from "../src/gateway/index.js";
 import { startPostgresCluster } from "../test/fixtures/postgres-cluster.js";
-import { ChannelStream, percentile, report } from "./gateway.js";
+import { percentile } from "./gateway.js";
+import { type GatewayChildOptions, GatewayProcess } from "./gateway-process.js";
+import { cpuMs, descendantsNamed, keepAliveAgent, postJson, ReplyStream } from "./load-client.js";
 
 const FAKE_CLAUDE = join(import.meta.dirname, "..", "test", "fixtures", "fake-claude");
-const CHANNELS = 8;
-const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 30);
+const CHANNELS = Number(process.env.BENCH_CHANNELS ?? 8);
+const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 100);
 const LEASE_SECONDS = 2;
+const GOAL_RATE = 1000;
+const GOAL_P99_MS = 20;
+const GOAL_FAILOVER_PERIODS = 1.5;
+const ONLY = process.env.BENCH_ONLY;
+const part = (name: string) => ONLY === undefined || ONLY === name;
 
 const folders: string[] = [];
-async function worker(options: Partial<GatewayOptions> = {}): Promise<RunningGateway> {
+const workers: GatewayProcess[] = [];
+
+async function worker(options: Partial<GatewayChildOptions> = {}): Promise<GatewayProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), "rudder-bench-cluster-"));
   folders.push(dataDir);
-  return startGateway({
-    dataDir,
-    port: 0,
-    maxLive: CHANNELS,
-    engine: { claudeBin: FAKE_CLAUDE, env: { FAKE_CLAUDE_SCENARIO: "normal" } },
-    ...options,
-  });
+  const profile = process.env.BENCH_PROFILE;
+  const gateway = await GatewayProcess.start(
+    {
+      dataDir,
+      port: 0,
+      maxLive: CHANNELS,
+      engine: { claudeBin: FAKE_CLAUDE, env: { FAKE_CLAUDE_SCENARIO: "normal" } },
+      ...options,
+    },
+    process.env,
+    profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : [],
+  );
+  workers.push(gateway);
+  return gateway;
 }
 
-type Result = { latencies: number[]; seconds: number };
+interface Channel {
+  id: string;
+  owner: GatewayProcess;
+  stream: ReplyStream;
+  /** The same channel's events on another worker, when there are several. */
+  elsewhere: ReplyStream | undefined;
+}
 
-/**
- * Warm channels on `owner` (each its first message through it, so it claims them), then
- * `MESSAGES` back to back on each, posted through `via`.
- */
-async function warmRun(prefix: string, owner: RunningGateway, via = owner): Promise<Result> {
-  const streams = Array.from(
-    { length: CHANNELS },
-    (_, index) => new ChannelStream(owner, `${prefix}-${index}`),
+interface Run {
+  latencies: number[];
+  /** Reply on another worker's stream minus reply on the owner's, per message. */
+  fanOut: number[];
+  seconds: number;
+  gatewayCpuMs: number;
+  agentCpuMs: number;
+  /** The PostgreSQL server's processes (0 on SQLite, whose work is inside the gateway). */
+  databaseCpuMs: number;
+  clientCpuMs: number;
+  load: number;
+}
+
+async function agentPids(gateway: GatewayProcess): Promise<number[]> {
+  const { body } = await gateway.api<{ runners: Array<{ pid: number | null }> }>(
+    "GET",
+    "/api/runners",
   );
-  await Promise.all(streams.map((stream) => stream.open()));
-  await Promise.all(streams.map((stream) => stream.send("spawn")));
+  return body.runners.flatMap((runner) => (runner.pid ? [runner.pid] : []));
+}
+
+async function cpuOf(pids: number[]): Promise<number> {
+  let total = 0;
+  for (const pid of pids) total += await cpuMs(pid);
+  return total;
+}
+
+async function send(
+  gateway: GatewayProcess,
+  agent: http.Agent,
+  channelId: string,
+  text: string,
+): Promise<string> {
+  const { status, body } = await postJson(
+    gateway,
+    `/api/channels/${channelId}/messages`,
+    { text },
+    agent,
+  );
+  if (status !== 202) throw new Error(`POST answered ${status}: ${JSON.stringify(body)}`);
+  return (body as { id: string }).id;
+}
+
+/** Opens each channel's streams and warms it through its owner (which so takes its lease). */
+async function warm(
+  prefix: string,
+  via: GatewayProcess[],
+  agents: Map<GatewayProcess, http.Agent>,
+) {
+  const channels: Channel[] = [];
+  for (let index = 0; index < CHANNELS; index += 1) {
+    const owner = via[index % via.length]!;
+    const other = via.length > 1 ? via[(index + 1) % via.length]! : undefined;
+    const id = `${prefix}-${index}`;
+    const channel: Channel = {
+      id,
+      owner,
+      stream: new ReplyStream(owner, id),
+      elsewhere: other ? new ReplyStream(other, id) : undefined,
+    };
+    await channel.stream.open();
+    await channel.elsewhere?.open();
+    channels.push(channel);
+  }
+  await Promise.all(
+    channels.map(async (channel) => {
+      const id = await send(channel.owner, agents.get(channel.owner)!, channel.id, "spawn");
+      await channel.stream.reply(id);
+      await channel.elsewhere?.reply(id);
+    }),
+  );
+  return channels;
+}
+
+async function throughput(prefix: string, via: GatewayProcess[]): Promise<Run> {
+  const agents = new Map(via.map((gateway) => [gateway, keepAliveAgent(CHANNELS)]));
+  const channels = await warm(prefix, via, agents);
+  const agentsOf = (await Promise.all(via.map(agentPids))).flat();
+  const gatewayPids = via.map((gateway) => gateway.pid);
+  const gatewayBefore = await cpuOf(gatewayPids);
+  const agentBefore = await cpuOf(agentsOf);
+  const database = await descendantsNamed(process.pid, "postgres");
+  const databaseBefore = await cpuOf(database);
+  const clientBefore = process.cpuUsage();
+  const latencies: number[] = [];
+  const fanOut: number[] = [];
   const started = performance.now();
-  const perChannel = await Promise.all(
-    streams.map(async (stream) => {
-      const latencies: number[] = [];
-      for (let index = 0; index < MESSAGES; index += 1)
-        latencies.push(await stream.send(`warm ${index}`, via));
-      return latencies;
+  await Promise.all(
+    channels.map(async (channel, index) => {
+      for (let sent = 0; sent < MESSAGES; sent += 1) {
+        const through = via[(index + sent) % via.length]!;
+        const postedAt = performance.now();
+        const id = await send(through, agents.get(through)!, channel.id, `message ${sent}`);
+        const answeredAt = await channel.stream.reply(id);
+        latencies.push(answeredAt - postedAt);
+        if (channel.elsewhere) fanOut.push((await channel.elsewhere.reply(id)) - answeredAt);
+      }
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  await Promise.all(streams.map((stream) => stream.close()));
-  return { latencies: perChannel.flat(), seconds };
+  const client = process.cpuUsage(clientBefore);
+  const run: Run = {
+    latencies,
+    fanOut,
+    seconds,
+    gatewayCpuMs: (await cpuOf(gatewayPids)) - gatewayBefore,
+    agentCpuMs: (await cpuOf(agentsOf)) - agentBefore,
+    databaseCpuMs: (await cpuOf(database)) - databaseBefore,
+    clientCpuMs: (client.user + client.system) / 1000,
+    load: loadavg()[0] ?? 0,
+  };
+  for (const channel of channels) {
+    channel.stream.close();
+    channel.elsewhere?.close();
+  }
+  for (const agent of agents.values()) agent.destroy();
+  return run;
 }
 
-/** Milliseconds from a dead owner's lease expiring to the other worker's answer. */
-async function takeOver(url: string): Promise<number> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
+const fixed = (value: number, digits = 1) => value.toFixed(digits);
+
+function report(label: string, run: Run): void {
+  const count = run.latencies.length;
+  const rate = count / run.seconds;
+  const p50 = percentile(run.latencies, 0.5);
+  const p99 = percentile(run.latencies, 0.99);
+  process.stdout.write(
+    `${label.padEnd(26)} ${fixed(rate).padStart(7)} msg/s (${fixed(rate / GOAL_RATE, 2)}x of ${GOAL_RATE})  ` +
+      `p50 ${fixed(p50)} ms  p99 ${fixed(p99)} ms (${fixed(p99 / GOAL_P99_MS, 2)}x of ${GOAL_P99_MS})  ` +
+      `load ${fixed(run.load, 2)}\n` +
+      `${"".padEnd(26)} processor ms per message: gateway ${fixed(run.gatewayCpuMs / count, 2)}, ` +
+      `agents ${fixed(run.agentCpuMs / count, 2)}, PostgreSQL ${fixed(run.databaseCpuMs / count, 2)}, ` +
+      `load generator ${fixed(run.clientCpuMs / count, 2)} ` +
+      `(a worker at ${GOAL_RATE} msg/s has ${fixed(1000 / GOAL_RATE, 2)} ms of a core per message)\n`,
+  );
+  if (run.fanOut.length > 0) {
+    process.stdout.write(
+      `${"".padEnd(26)} SSE on another worker: reply p50 ${fixed(percentile(run.fanOut, 0.5))} ms, ` +
+        `p99 ${fixed(percentile(run.fanOut, 0.99))} ms after the owner's stream\n`,
+    );
+  }
+}
+
+/** SIGKILLs the owner of a channel, sends it a message through another worker: ms to the reply. */
+async function failover(owner: GatewayProcess, other: GatewayProcess): Promise<number> {
+  const agent = keepAliveAgent(1);
+  const channelId = "failover";
+  const stream = new ReplyStream(other, channelId);
+  await stream.open();
   try {
-    const expiresAt = new Date(Date.now() + 500);
-    await client.query(
-      "INSERT INTO channels (id, created_at, last_activity_at) VALUES ('orphan', now(), now())",
-    );
-    await client.query(
-      `INSERT INTO messages (id, channel_id, role, kind, text, state, source, created_at, updated_at)
-       VALUES ('orphaned', 'orphan', 'user', 'user', 'still there?', 'received', 'http', now(), now())`,
-    );
-    await client.query(
-      "INSERT INTO leases (channel_id, owner, expires_at) VALUES ('orphan', 'dead-worker', $1)",
-      [expiresAt],
-    );
-    for (;;) {
-      const { rows } = await client.query(
-        "SELECT created_at FROM messages WHERE reply_to = 'orphaned'",
-      );
-      if (rows[0]) return (rows[0].created_at as Date).getTime() - expiresAt.getTime();
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      if (Date.now() - expiresAt.getTime() > 60_000) throw new Error("no take-over within 60 s");
-    }
+    await stream.reply(await send(owner, agent, channelId, "spawn"));
+    const killedAt = performance.now();
+    await owner.kill();
+    const id = await send(other, agent, channelId, "still there?");
+    return (await stream.reply(id, 60_000)) - killedAt;
   } finally {
-    await client.end();
+    stream.close();
+    agent.destroy();
   }
 }
 
 export async function main(): Promise<void> {
   const cluster = await startPostgresCluster();
-  const gateways: RunningGateway[] = [];
   try {
     process.stdout.write(
-      `cluster bench: fake Claude CLI, ${CHANNELS} warm channels x ${MESSAGES} messages\n`,
+      `cluster bench: fake Claude CLI, ${CHANNELS} warm channels x ${MESSAGES} messages each, ` +
+        `one in flight per channel; latency = POST to the reply on SSE\n`,
     );
-    const sqlite = await worker();
-    gateways.push(sqlite);
-    const onSqlite = await warmRun("sqlite", sqlite);
-    report("1 worker, SQLite", onSqlite);
-
-    const single = await cluster.createDatabase("single");
-    const postgres = await worker({ store: { kind: "postgres", url: single } });
-    gateways.push(postgres);
-    const onPostgres = await warmRun("postgres", postgres);
-    report("1 worker, PostgreSQL", onPostgres);
-
+    if (part("sqlite")) {
+      report("1 worker, SQLite", await throughput("sqlite", [await worker()]));
+    }
+    if (part("postgres")) {
+      const single = await cluster.createDatabase("single");
+      const postgres = await worker({ store: { kind: "postgres", url: single } });
+      report("1 worker, PostgreSQL", await throughput("postgres", [postgres]));
+    }
+    if (!part("three")) return;
     const shared = await cluster.createDatabase("shared");
-    const workerOptions = { store: { kind: "postgres" as const, url: shared } };
-    const owner = await worker({ ...workerOptions, leaseSeconds: LEASE_SECONDS });
-    const other = await worker({ ...workerOptions, leaseSeconds: LEASE_SECONDS });
-    gateways.push(owner, other);
-    const forwarded = await warmRun("forwarded", owner, other);
-    report("2 workers, through the non-owner", forwarded);
-    const takeOverMs = await takeOver(shared);
-    process.stdout.write(
-      `take-over of a dead worker's channel  ${takeOverMs.toFixed(0)} ms after its lease expired ` +
-        `(lease ${LEASE_SECONDS} s, renewed every ${((LEASE_SECONDS * 1000) / 3).toFixed(0)} ms)\n`,
-    );
+    const options = { store: { kind: "postgres" as const, url: shared }, leaseSeconds: 2 };
+    const three = [await worker(options), await worker(options), await worker(options)];
+    report("3 workers, PostgreSQL", await throughput("three", three));
 
-    const p50 = (result: Result) => percentile(result.latencies, 0.5);
-    const rate = (result: Result) => result.latencies.length / result.seconds;
+    const ms = await failover(three[0]!, three[1]!);
+    const periods = ms / (LEASE_SECONDS * 1000);
     process.stdout.write(
-      `ratio: PostgreSQL/SQLite p50 ${(p50(onPostgres) / p50(onSqlite)).toFixed(2)}x, ` +
-        `msg/s ${(rate(onPostgres) / rate(onSqlite)).toFixed(2)}x; ` +
-        `forwarded/direct p50 ${(p50(forwarded) / p50(onPostgres)).toFixed(2)}x; ` +
-        `failover ${((LEASE_SECONDS * 1000 + takeOverMs) / (LEASE_SECONDS * 1000)).toFixed(2)} lease periods after the last renewal\n`,
+      `failover after SIGKILL      ${fixed(ms, 0)} ms from the kill to the reply = ${fixed(periods, 2)} lease periods ` +
+        `(${fixed(periods / GOAL_FAILOVER_PERIODS, 2)}x of the ${GOAL_FAILOVER_PERIODS} goal; lease ${LEASE_SECONDS} s)  ` +
+        `load ${fixed(loadavg()[0] ?? 0, 2)}\n`,
     );
   } finally {
-    await Promise.allSettled(gateways.map((gateway) => gateway.close()));
+    await Promise.allSettled(workers.map((gateway) => gateway.stop()));
     await cluster.destroy();
     for (const folder of folders) rmSync(folder, { recursive: true, force: true });
   }

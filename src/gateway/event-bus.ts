@@ -15,7 +15,8 @@ export type EventListener = (numbered: NumberedEvent) => void;
  * ones back. The events every worker appends come back through `deliver`.
  */
 export interface SharedEventLog {
-  append(event: GatewayEvent): Promise<number>;
+  /** Stores events of one channel, in order, at once. */
+  append(events: GatewayEvent[]): Promise<unknown>;
   after(channelId: string, after: number | undefined, limit: number): Promise<NumberedEvent[]>;
   /** Every channel's events after the global id `after`, oldest first. */
   since?(after: number, limit: number): Promise<NumberedEvent[]>;
@@ -25,6 +26,8 @@ interface ChannelLog {
   nextId: number;
   /** With a shared log: this worker's appends to the channel, one after the other. */
   appending: Promise<void>;
+  /** With a shared log: events published while an append was running, for the next one. */
+  unshared: GatewayEvent[];
   buffer: NumberedEvent[];
   listeners: Set<EventListener>;
 }
@@ -74,7 +77,13 @@ export class EventBus {
   #log(channelId: string): ChannelLog {
     let log = this.#channels.get(channelId);
     if (!log) {
-      log = { nextId: 1, appending: Promise.resolve(), buffer: [], listeners: new Set() };
+      log = {
+        nextId: 1,
+        appending: Promise.resolve(),
+        unshared: [],
+        buffer: [],
+        listeners: new Set(),
+      };
       this.#channels.set(channelId, log);
     }
     return log;
@@ -102,17 +111,19 @@ export class EventBus {
       return;
     }
     // Not delivered here but when the log announces it, in the order the log holds events
-    // (another worker's event for this channel may come just before).
+    // (another worker's event for this channel may come just before). The events published
+    // while an append runs go in the next one together (one round trip for them all).
     const log = this.#log(event.channelId);
+    if (log.unshared.push(event) > 1) return;
     log.appending = log.appending
-      .then(() => shared.append(event))
+      .then(() => shared.append(log.unshared.splice(0)))
       .then(
         () => undefined,
         (error: unknown) => {
           // Lost while the store is down (its health logs that once).
           if (isStoreUnavailable(error)) return;
           const reason = error instanceof Error ? error.message : String(error);
-          this.#logger(`gateway: could not share a ${event.type} event: ${reason}`);
+          this.#logger(`gateway: could not share a channel's events: ${reason}`);
         },
       );
   }

@@ -202,16 +202,21 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   app.use(requestGuard(options.hosts));
   const tooLarge = `the body is larger than ${MAX_BODY_BYTES} bytes`;
   app.use("/api/*", oversizedBody(MAX_BODY_BYTES, tooLarge));
-  app.use(
-    "/api/*",
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      // The rest of the body is never read, so the connection cannot carry another request.
-      onError: (context) => {
-        context.header("connection", "close");
-        return context.json({ error: tooLarge }, 413);
-      },
-    }),
+  const streamedLimit = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    // The rest of the body is never read, so the connection cannot carry another request.
+    onError: (context) => {
+      context.header("connection", "close");
+      return context.json({ error: tooLarge }, 413);
+    },
+  });
+  // Only a body of no declared length is counted as it streams: a declared one was checked
+  // just above, and looking at the body makes the server build a whole web Request for it.
+  app.use("/api/*", (context, next) =>
+    context.req.header("content-length") !== undefined &&
+    context.req.header("transfer-encoding") === undefined
+      ? next()
+      : streamedLimit(context, next),
   );
 
   app.get("/api/health", (context) => {

@@ -82,13 +82,24 @@ async function streamEvents(
   release: () => void,
 ): Promise<void> {
   let chain = Promise.resolve();
-  const send = (numbered: NumberedEvent) => {
+  const write = (bytes: Uint8Array) => {
     chain = chain
-      .then(() => stream.write(eventFrame(numbered, options.bus.runId)))
+      .then(() => stream.write(bytes))
       .then(
         () => undefined,
         () => undefined,
       );
+  };
+  // The events of one turn of the event loop go out in one write: a write to a socket is a
+  // system call, and on loopback the sender pays for the receiver's side too.
+  let pending: Uint8Array[] = [];
+  const flush = () => {
+    const frames = pending;
+    pending = [];
+    write(frames.length === 1 ? frames[0]! : Buffer.concat(frames));
+  };
+  const send = (numbered: NumberedEvent) => {
+    if (pending.push(eventFrame(numbered, options.bus.runId)) === 1) setImmediate(flush);
   };
   let onClosing = () => {};
   const ended = new Promise<void>((resolve) => {
@@ -99,14 +110,7 @@ async function streamEvents(
   });
   await stream.write(": connected\n\n");
   const unsubscribe = options.bus.subscribe(options.channelId, send, lastEventId);
-  const heartbeat = setInterval(() => {
-    chain = chain
-      .then(() => stream.write(ping))
-      .then(
-        () => undefined,
-        () => undefined,
-      );
-  }, options.heartbeatMs);
+  const heartbeat = setInterval(() => write(ping), options.heartbeatMs);
   try {
     await ended;
   } finally {

@@ -179,7 +179,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     shared
       ? {
           shared: {
-            append: (event) => shared.appendEvent(event),
+            append: (events) => shared.appendEvents(events),
             after: (channelId, after, limit) => shared.eventsAfter(channelId, after, limit),
             since: (after, limit) => shared.eventsSince(after, limit),
           },

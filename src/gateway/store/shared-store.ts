@@ -61,6 +61,8 @@ export interface SharedStore extends GatewayStore {
   ): Promise<{ close(): Promise<void> }>;
   /** Stores a channel event for every worker to stream; returns its id. */
   appendEvent(event: GatewayEvent): Promise<number>;
+  /** Stores events of one channel, in order, at once; returns their ids. */
+  appendEvents(events: GatewayEvent[]): Promise<number[]>;
   /** A channel's stored events after `after` (its newest `limit` when undefined), oldest first. */
   eventsAfter(channelId: string, after: number | undefined, limit: number): Promise<SharedEvent[]>;
   /** Every channel's stored events after the global id `after`, oldest first, at most `limit`. */

@@ -35,25 +35,37 @@ export class EventLog {
     this.#pool = pool;
   }
 
-  async append(event: GatewayEvent): Promise<number> {
+  /**
+   * Stores one channel's events, in order, in one statement (one round trip however many);
+   * returns their ids.
+   */
+  async append(events: GatewayEvent[]): Promise<number[]> {
+    const channelId = events[0]?.channelId;
+    if (channelId === undefined) return [];
     const { rows } = await this.#pool.query<{ id: string }>(
       `WITH locked AS (SELECT pg_advisory_xact_lock(hashtext('rudder_events:' || $1))),
        stored AS (
-         INSERT INTO events (channel_id, event) SELECT $1, $2::json FROM locked
+         INSERT INTO events (channel_id, event)
+         SELECT $1, item.event FROM locked,
+           json_array_elements($2::json) WITH ORDINALITY AS item(event, position)
+         ORDER BY item.position
          RETURNING id, channel_id, event
        ),
        payload AS (
          SELECT id, json_build_object('id', id, 'c', channel_id, 'e', event)::text AS whole,
                 json_build_object('id', id, 'c', channel_id)::text AS brief
-         FROM stored
+         FROM stored ORDER BY id
        )
        SELECT id, pg_notify($3, CASE WHEN octet_length(whole) < 7900 THEN whole ELSE brief END)
        FROM payload`,
-      [event.channelId, JSON.stringify(event), EVENTS_CHANNEL],
+      [channelId, `[${events.map((event) => JSON.stringify(event)).join(",")}]`, EVENTS_CHANNEL],
     );
-    this.#appends += 1;
-    if (this.#appends % PRUNE_EVERY === 0) void this.prune().catch(() => {});
-    return Number(rows[0]!.id);
+    this.#appends += events.length;
+    if (this.#appends >= PRUNE_EVERY) {
+      this.#appends = 0;
+      void this.prune().catch(() => {});
+    }
+    return rows.map((row) => Number(row.id)).sort((left, right) => left - right);
   }
 
   /** The channel's events after `after` (its newest `limit` when undefined), oldest first. */

@@ -157,8 +157,13 @@ export class PostgresGatewayStore implements SharedStore {
     return listenForWakeUps(this.#url, worker, onWake, onReconnect, this.#logger, this.health);
   }
 
-  appendEvent(event: GatewayEvent): Promise<number> {
-    return this.#events.append(event);
+  async appendEvent(event: GatewayEvent): Promise<number> {
+    const [id] = await this.#events.append([event]);
+    return id!;
+  }
+
+  appendEvents(events: GatewayEvent[]): Promise<number[]> {
+    return this.#events.append(events);
   }
 
   eventsAfter(channelId: string, after: number | undefined, limit: number): Promise<SharedEvent[]> {
@@ -214,21 +219,6 @@ export class PostgresGatewayStore implements SharedStore {
 
   async #rows<Row extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<Row[]> {
     return (await this.#pool.query<Row>(text, values)).rows;
-  }
-
-  async #transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.#pool.connect();
-    try {
-      await client.query("BEGIN");
-      const result = await work(client);
-      await client.query("COMMIT");
-      return result;
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
   }
 
   /**
@@ -350,71 +340,75 @@ export class PostgresGatewayStore implements SharedStore {
     );
   }
 
+  /**
+   * One statement (one round trip): the open messages locked (`FOR UPDATE`, so two workers
+   * settling the same message answer it once), the channel's lease checked when this worker is
+   * fenced (`FOR SHARE` holds off a take-over until the answer is written; another owner's lease
+   * writes nothing), then the states, the reply, the channel's activity and the turn.
+   */
   async settle(settlement: Settlement): Promise<MessageRecord | null> {
     const { messageIds, state, reply, turn } = settlement;
     if (messageIds.length === 0) return null;
-    return this.#transaction(async (client) => {
-      const now = new Date();
-      const locked = await client.query<MessageRow>(
-        `SELECT * FROM messages WHERE id = ANY($1) AND state IS DISTINCT FROM 'answered'
-         FOR UPDATE`,
-        [messageIds],
-      );
-      const open = messageIds
-        .map((id) => locked.rows.find((row) => row.id === id))
-        .filter((row): row is MessageRow => row !== undefined);
-      const firstOpen = open[0];
-      if (firstOpen === undefined) return null;
-      if (this.#worker !== undefined) {
-        // FOR SHARE holds off a take-over (an UPDATE of the row) until this answer is written.
-        const lease = await client.query<{ owner: string }>(
-          "SELECT owner FROM leases WHERE channel_id = $1 FOR SHARE",
-          [firstOpen.channel_id],
-        );
-        const owner = lease.rows[0]?.owner;
-        if (owner !== undefined && owner !== this.#worker) return null;
-      }
-      await client.query(
-        "UPDATE messages SET state = $1, retry_at = $2, updated_at = $3 WHERE id = ANY($4)",
-        [state, settlement.retryAt ?? null, now, open.map((row) => row.id)],
-      );
-      const inserted = await client.query<MessageRow>(
-        `INSERT INTO messages (id, channel_id, role, kind, text, state, reply_to, source,
-           created_at, updated_at)
-         VALUES ($1, $2, 'assistant', $3, $4, NULL, $5, 'gateway', $6, $6)
-         RETURNING *`,
-        [randomUUID(), firstOpen.channel_id, reply.kind, reply.text, firstOpen.id, now],
-      );
-      await client.query("UPDATE channels SET last_activity_at = $1 WHERE id = $2", [
-        now,
-        firstOpen.channel_id,
-      ]);
-      if (turn) {
-        await client.query(
-          `INSERT INTO turns (message_id, result, cost_usd, usage, duration_ms, num_turns,
-             is_error, subtype, session_id, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-           ON CONFLICT (message_id) DO UPDATE SET result = excluded.result,
-             cost_usd = excluded.cost_usd, usage = excluded.usage,
-             duration_ms = excluded.duration_ms, num_turns = excluded.num_turns,
-             is_error = excluded.is_error, subtype = excluded.subtype,
-             session_id = excluded.session_id, created_at = excluded.created_at`,
-          [
-            firstOpen.id,
-            turn.result,
-            turn.costUsd,
-            turn.usage === undefined ? null : JSON.stringify(turn.usage),
-            turn.durationMs,
-            turn.numTurns,
-            turn.isError,
-            turn.subtype,
-            turn.sessionId,
-            now,
-          ],
-        );
-      }
-      return toMessage(inserted.rows[0]!);
-    });
+    const [row] = await this.#rows<MessageRow>(
+      `WITH locked AS (
+         SELECT id, channel_id, array_position($1::text[], id) AS position FROM messages
+         WHERE id = ANY($1::text[]) AND state IS DISTINCT FROM 'answered'
+         FOR UPDATE
+       ),
+       first AS (SELECT id, channel_id FROM locked ORDER BY position LIMIT 1),
+       lease AS (
+         SELECT owner FROM leases
+         WHERE $2::text IS NOT NULL AND channel_id = (SELECT channel_id FROM first)
+         FOR SHARE
+       ),
+       allowed AS (
+         SELECT id, channel_id FROM first
+         WHERE NOT EXISTS (SELECT 1 FROM lease WHERE owner <> $2::text)
+       ),
+       updated AS (
+         UPDATE messages SET state = $3::text, retry_at = $4::timestamptz, updated_at = $5::timestamptz
+         WHERE id IN (SELECT id FROM locked) AND EXISTS (SELECT 1 FROM allowed)
+       ),
+       touched AS (
+         UPDATE channels SET last_activity_at = $5 WHERE id = (SELECT channel_id FROM allowed)
+       ),
+       turn AS (
+         INSERT INTO turns (message_id, result, cost_usd, usage, duration_ms, num_turns,
+           is_error, subtype, session_id, created_at)
+         SELECT id, $9::text, $10::float8, $11::jsonb, $12::integer, $13::integer, $14::boolean,
+           $15::text, $16::text, $5 FROM allowed WHERE $8::boolean
+         ON CONFLICT (message_id) DO UPDATE SET result = excluded.result,
+           cost_usd = excluded.cost_usd, usage = excluded.usage,
+           duration_ms = excluded.duration_ms, num_turns = excluded.num_turns,
+           is_error = excluded.is_error, subtype = excluded.subtype,
+           session_id = excluded.session_id, created_at = excluded.created_at
+       )
+       INSERT INTO messages (id, channel_id, role, kind, text, state, reply_to, source,
+         created_at, updated_at)
+       SELECT $17::text, channel_id, 'assistant', $6::text, $7::text, NULL, id, 'gateway', $5, $5
+       FROM allowed
+       RETURNING *`,
+      [
+        messageIds,
+        this.#worker ?? null,
+        state,
+        settlement.retryAt ?? null,
+        new Date(),
+        reply.kind,
+        reply.text,
+        turn !== undefined,
+        turn?.result ?? "",
+        turn?.costUsd ?? null,
+        turn?.usage === undefined ? null : JSON.stringify(turn.usage),
+        turn?.durationMs ?? null,
+        turn?.numTurns ?? null,
+        turn?.isError ?? false,
+        turn?.subtype ?? null,
+        turn?.sessionId ?? null,
+        randomUUID(),
+      ],
+    );
+    return row ? toMessage(row) : null;
   }
 
   async listUnanswered(): Promise<MessageRecord[]> {

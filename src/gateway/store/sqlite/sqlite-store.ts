@@ -40,6 +40,8 @@ const scheduleColumns = {
 export class SqliteGatewayStore implements GatewayStore {
   readonly #database: Database.Database;
   readonly #transcripts: SqliteTranscripts;
+  /** The statements of the per-message path, prepared once (preparing costs more than running). */
+  readonly #statements = new Map<string, Database.Statement>();
 
   constructor(path: string) {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
@@ -68,6 +70,15 @@ export class SqliteGatewayStore implements GatewayStore {
     return this.#transcripts.length(sessionId);
   }
 
+  #statement(sql: string): Database.Statement {
+    let statement = this.#statements.get(sql);
+    if (statement === undefined) {
+      statement = this.#database.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
   async listChannels(): Promise<ChannelRecord[]> {
     const rows = this.#database
       .prepare("SELECT * FROM channels ORDER BY last_activity_at DESC, id")
@@ -83,15 +94,15 @@ export class SqliteGatewayStore implements GatewayStore {
   }
 
   async setChannelContext(channelId: string, usage: ContextUsage | null): Promise<void> {
-    this.#database
-      .prepare("UPDATE channels SET context_tokens = ?, context_window = ? WHERE id = ?")
-      .run(usage?.tokens ?? null, usage?.window ?? null, channelId);
+    this.#statement("UPDATE channels SET context_tokens = ?, context_window = ? WHERE id = ?").run(
+      usage?.tokens ?? null,
+      usage?.window ?? null,
+      channelId,
+    );
   }
 
   async setChannelSession(channelId: string, sessionId: string | null): Promise<void> {
-    this.#database
-      .prepare("UPDATE channels SET session_id = ? WHERE id = ?")
-      .run(sessionId, channelId);
+    this.#statement("UPDATE channels SET session_id = ? WHERE id = ?").run(sessionId, channelId);
   }
 
   async insertUserMessage(channelId: string, text: string, source: string): Promise<MessageRecord> {
@@ -126,25 +137,21 @@ export class SqliteGatewayStore implements GatewayStore {
     const now = new Date().toISOString();
     const id = randomUUID();
     const insert = this.#database.transaction(() => {
-      this.#database
-        .prepare(
-          `INSERT INTO channels (id, created_at, last_activity_at) VALUES (?, ?, ?)
+      this.#statement(
+        `INSERT INTO channels (id, created_at, last_activity_at) VALUES (?, ?, ?)
            ON CONFLICT(id) DO UPDATE SET last_activity_at = excluded.last_activity_at`,
-        )
-        .run(channelId, now, now);
-      this.#database
-        .prepare(
-          `INSERT INTO messages (id, channel_id, role, kind, text, state, reply_to, source,
+      ).run(channelId, now, now);
+      this.#statement(
+        `INSERT INTO messages (id, channel_id, role, kind, text, state, reply_to, source,
              created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(id, channelId, role, kind, text, state, replyTo, source, now, now);
+      ).run(id, channelId, role, kind, text, state, replyTo, source, now, now);
     });
     insert();
     return this.#getMessageSync(id)!;
   }
 
   #getMessageSync(messageId: string): MessageRecord | null {
-    const row = this.#database.prepare("SELECT * FROM messages WHERE id = ?").get(messageId) as
+    const row = this.#statement("SELECT * FROM messages WHERE id = ?").get(messageId) as
       | MessageRow
       | undefined;
     return row ? toMessage(row) : null;
@@ -165,23 +172,19 @@ export class SqliteGatewayStore implements GatewayStore {
   }
 
   async setMessageState(messageId: string, state: MessageState, run?: string): Promise<void> {
-    this.#database
-      .prepare(
-        `UPDATE messages SET state = ?, updated_at = ?,
+    this.#statement(
+      `UPDATE messages SET state = ?, updated_at = ?,
            deliveries = deliveries + (? IS NOT NULL AND delivered_in IS NOT ?),
            delivered_in = coalesce(?, delivered_in)
          WHERE id = ? AND (state IS NULL OR state != 'answered')`,
-      )
-      .run(state, new Date().toISOString(), run ?? null, run ?? null, run ?? null, messageId);
+    ).run(state, new Date().toISOString(), run ?? null, run ?? null, run ?? null, messageId);
   }
 
   async countStarted(messageId: string, run: string): Promise<void> {
-    this.#database
-      .prepare(
-        `UPDATE messages SET attempts = attempts + 1, attempted_in = ?
+    this.#statement(
+      `UPDATE messages SET attempts = attempts + 1, attempted_in = ?
          WHERE id = ? AND attempted_in IS NOT ? AND (state IS NULL OR state != 'answered')`,
-      )
-      .run(run, messageId, run);
+    ).run(run, messageId, run);
   }
 
   async settle(settlement: Settlement): Promise<MessageRecord | null> {
@@ -196,41 +199,38 @@ export class SqliteGatewayStore implements GatewayStore {
         .filter((message) => message.state !== "answered");
       const firstOpen = open[0];
       if (firstOpen === undefined) return null;
-      const update = this.#database.prepare(
+      const update = this.#statement(
         "UPDATE messages SET state = ?, retry_at = ?, updated_at = ? WHERE id = ?",
       );
       for (const message of open) {
         update.run(state, settlement.retryAt ?? null, now, message.id);
       }
       const replyId = randomUUID();
-      this.#database
-        .prepare(
-          `INSERT INTO messages (id, channel_id, role, kind, text, state, reply_to, source,
+      this.#statement(
+        `INSERT INTO messages (id, channel_id, role, kind, text, state, reply_to, source,
              created_at, updated_at) VALUES (?, ?, 'assistant', ?, ?, NULL, ?, 'gateway', ?, ?)`,
-        )
-        .run(replyId, firstOpen.channelId, reply.kind, reply.text, firstOpen.id, now, now);
-      this.#database
-        .prepare("UPDATE channels SET last_activity_at = ? WHERE id = ?")
-        .run(now, firstOpen.channelId);
+      ).run(replyId, firstOpen.channelId, reply.kind, reply.text, firstOpen.id, now, now);
+      this.#statement("UPDATE channels SET last_activity_at = ? WHERE id = ?").run(
+        now,
+        firstOpen.channelId,
+      );
       if (turn) {
-        this.#database
-          .prepare(
-            `INSERT OR REPLACE INTO turns (message_id, result, cost_usd, usage_json, duration_ms,
+        this.#statement(
+          `INSERT OR REPLACE INTO turns (message_id, result, cost_usd, usage_json, duration_ms,
                num_turns, is_error, subtype, session_id, created_at)
              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          )
-          .run(
-            firstOpen.id,
-            turn.result,
-            turn.costUsd,
-            turn.usage === undefined ? null : JSON.stringify(turn.usage),
-            turn.durationMs,
-            turn.numTurns,
-            turn.isError ? 1 : 0,
-            turn.subtype,
-            turn.sessionId,
-            now,
-          );
+        ).run(
+          firstOpen.id,
+          turn.result,
+          turn.costUsd,
+          turn.usage === undefined ? null : JSON.stringify(turn.usage),
+          turn.durationMs,
+          turn.numTurns,
+          turn.isError ? 1 : 0,
+          turn.subtype,
+          turn.sessionId,
+          now,
+        );
       }
       return replyId;
     });
