@@ -4,6 +4,7 @@ import type { SharedEvent } from "../shared-store.js";
 import type { StoreHealth } from "../store-health.js";
 import { isStoreUnavailable } from "../store-unavailable-error.js";
 import { NotifyListener } from "./notify-listener.js";
+import { preparedQuery } from "./prepared-query.js";
 
 /** The NOTIFY channel each stored event is announced on, to every worker. */
 export const EVENTS_CHANNEL = "rudder_events";
@@ -43,7 +44,8 @@ export class EventLog {
     const channelId = events[0]?.channelId;
     if (channelId === undefined) return [];
     const { rows } = await this.#pool.query<{ id: string }>(
-      `WITH locked AS (SELECT pg_advisory_xact_lock(hashtext('rudder_events:' || $1))),
+      preparedQuery(
+        `WITH locked AS (SELECT pg_advisory_xact_lock(hashtext('rudder_events:' || $1))),
        stored AS (
          INSERT INTO events (channel_id, event)
          SELECT $1, item.event FROM locked,
@@ -58,7 +60,8 @@ export class EventLog {
        )
        SELECT id, pg_notify($3, CASE WHEN octet_length(whole) < 7900 THEN whole ELSE brief END)
        FROM payload`,
-      [channelId, `[${events.map((event) => JSON.stringify(event)).join(",")}]`, EVENTS_CHANNEL],
+        [channelId, `[${events.map((event) => JSON.stringify(event)).join(",")}]`, EVENTS_CHANNEL],
+      ),
     );
     this.#appends += events.length;
     if (this.#appends >= PRUNE_EVERY) {

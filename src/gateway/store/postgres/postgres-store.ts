@@ -28,6 +28,7 @@ import {
   toSchedule,
 } from "./postgres-rows.js";
 import { PostgresTranscripts } from "./postgres-transcripts.js";
+import { preparedQuery } from "./prepared-query.js";
 import { announceSchedule, listenForSchedules } from "./schedule-changes.js";
 import { listenForWakeUps, wakeNotification } from "./wake-ups.js";
 import { watchPool } from "./watched-pool.js";
@@ -218,7 +219,7 @@ export class PostgresGatewayStore implements SharedStore {
   }
 
   async #rows<Row extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<Row[]> {
-    return (await this.#pool.query<Row>(text, values)).rows;
+    return (await this.#pool.query<Row>(preparedQuery(text, values))).rows;
   }
 
   /**
