@@ -75,7 +75,7 @@ describe("a PostgreSQL store whose database goes away", () => {
     const { direct, cutOff } = await twoStores();
     const bus = new EventBus({
       shared: {
-        append: (event) => cutOff.appendEvent(event),
+        append: (events) => cutOff.appendEvents(events),
         after: (channelId, after, limit) => cutOff.eventsAfter(channelId, after, limit),
         since: (after, limit) => cutOff.eventsSince(after, limit),
       },
