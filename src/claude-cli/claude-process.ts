@@ -15,6 +15,7 @@ import { DEFAULT_MAX_LINE_LENGTH, type NdjsonError } from "./ndjson.js";
 import { assistantTexts, isMissingSession, userLine } from "./stream-lines.js";
 import {
   completedOutcome,
+  describeDroppedLine,
   describeExit,
   describeLineTooLong,
   failedOutcome,
@@ -45,6 +46,8 @@ export class ClaudeProcess {
   #turn: ActiveTurn | undefined;
   #pendingSteers: string[] = [];
   #lifecycleSeen = false;
+  /** The line being skipped passed the cap while no turn was in flight. */
+  #droppedWhileIdle = false;
   #costTotal = 0;
   readonly #control = new ControlChannel(() => this.options.onPermissionRequest);
 
@@ -198,7 +201,16 @@ export class ClaudeProcess {
 
   #onOutputError(error: NdjsonError): void {
     const turn = this.#turn;
+    if (error.kind === "line_too_long") this.#droppedWhileIdle = turn === undefined;
     if (turn && error.kind === "line_too_long") this.#endOnLostLine(turn, error);
+    if (error.kind === "line_dropped" && this.#droppedWhileIdle) {
+      // No turn could be ended for it: the host is told what was lost, and how much.
+      this.#droppedWhileIdle = false;
+      const cap = this.options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH;
+      const message = describeDroppedLine(error, cap);
+      this.options.onIdleLine?.({ type: "output_error", ...error, message });
+      return;
+    }
     turn?.options.onEvent?.({ type: "output_error", ...error });
   }
 

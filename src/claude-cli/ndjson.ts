@@ -16,11 +16,17 @@ export interface NdjsonHandlers {
   onError(error: NdjsonError): void;
 }
 
+/**
+ * `line_too_long` comes as soon as a line passes the cap (the rest of it is then skipped);
+ * `line_dropped` once that line has ended (or the stream did), with its whole `length`.
+ */
 export interface NdjsonError {
-  kind: "invalid_json" | "line_too_long";
+  kind: "invalid_json" | "line_too_long" | "line_dropped";
   message: string;
   /** The start of the offending line, at most 200 characters. */
   excerpt: string;
+  /** For `line_dropped`: the line's length in characters. */
+  length?: number;
 }
 
 /** 16 MiB: large enough for a big tool result, small enough to bound memory. */
@@ -32,6 +38,8 @@ export class NdjsonDecoder {
   readonly #maxLineLength: number;
   #partial = "";
   #discarding = false;
+  /** Of the line being skipped: its length so far and its start. */
+  #dropped = { length: 0, excerpt: "" };
 
   constructor(handlers: NdjsonHandlers, options: { maxLineLength?: number } = {}) {
     this.#handlers = handlers;
@@ -46,20 +54,28 @@ export class NdjsonDecoder {
       start = newline + 1;
       if (this.#discarding) {
         this.#discarding = false;
-        this.#partial = "";
+        this.#dropped.length += piece.length;
+        this.#reportDropped();
       } else if (this.#partial.length + piece.length > this.#maxLineLength) {
-        this.#reportTooLong(this.#partial + piece.slice(0, 200));
+        this.#reportTooLong(
+          this.#partial + piece.slice(0, 200),
+          this.#partial.length + piece.length,
+        );
         this.#partial = "";
+        this.#reportDropped();
       } else {
         const line = this.#partial + piece;
         this.#partial = "";
         this.#emit(line);
       }
     }
-    if (this.#discarding) return;
     const rest = text.slice(start);
+    if (this.#discarding) {
+      this.#dropped.length += rest.length;
+      return;
+    }
     if (this.#partial.length + rest.length > this.#maxLineLength) {
-      this.#reportTooLong(this.#partial + rest.slice(0, 200));
+      this.#reportTooLong(this.#partial + rest.slice(0, 200), this.#partial.length + rest.length);
       this.#partial = "";
       this.#discarding = true;
       return;
@@ -70,7 +86,10 @@ export class NdjsonDecoder {
   end(): void {
     const rest = this.#partial + this.#decoder.end();
     this.#partial = "";
-    if (!this.#discarding) this.#emit(rest);
+    if (this.#discarding) {
+      this.#dropped.length += rest.length;
+      this.#reportDropped();
+    } else this.#emit(rest);
     this.#discarding = false;
   }
 
@@ -91,11 +110,22 @@ export class NdjsonDecoder {
     this.#handlers.onValue(value, line);
   }
 
-  #reportTooLong(start: string): void {
+  #reportTooLong(start: string, length: number): void {
+    this.#dropped = { length, excerpt: start.slice(0, 200) };
     this.#handlers.onError({
       kind: "line_too_long",
       message: `line longer than ${this.#maxLineLength} characters skipped`,
-      excerpt: start.slice(0, 200),
+      excerpt: this.#dropped.excerpt,
+    });
+  }
+
+  #reportDropped(): void {
+    const { length, excerpt } = this.#dropped;
+    this.#handlers.onError({
+      kind: "line_dropped",
+      message: `line of ${length} characters skipped (over the cap of ${this.#maxLineLength})`,
+      excerpt,
+      length,
     });
   }
 }

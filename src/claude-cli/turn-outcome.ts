@@ -94,6 +94,23 @@ export function describeLineTooLong(
   };
 }
 
+/** A line over the cap that came while no turn ran: nothing but the line itself was lost. */
+export function describeDroppedLine(error: NdjsonError, maxLineLength: number): string {
+  const kind = /"type"\s*:\s*"([a-z_]+)"/.exec(error.excerpt)?.[1];
+  const what = kind ? `an "${kind}" line` : "a line";
+  const size = error.length === undefined ? "" : ` of ${formatSize(error.length)}`;
+  return (
+    `The agent wrote ${what}${size} between turns, over the runner's cap of ` +
+    `${formatCap(maxLineLength)}, so it was dropped unread; no turn was running, so nothing ` +
+    `else was lost. The line began: ${error.excerpt.slice(0, 120)}`
+  );
+}
+
+function formatSize(characters: number): string {
+  const mebibytes = characters / (1024 * 1024);
+  return `${characters} characters (${mebibytes.toFixed(1)} MiB)`;
+}
+
 function formatCap(characters: number): string {
   const mebibytes = characters / (1024 * 1024);
   return Number.isInteger(mebibytes) ? `${mebibytes} MiB` : `${characters} characters`;

@@ -10,12 +10,14 @@ export interface IdleOutputOptions {
   onSession: (channelId: string, sessionId: string) => void;
   /** Keeps the store write in the router's tracked work (shutdown waits for it). */
   track: (work: Promise<unknown>) => void;
+  logger?: (line: string) => void;
 }
 
 /**
  * What a channel's agent says between turns. A rudder agent wakes itself when
  * a background task ends after its turn; its lines are published like a
- * turn's, and its result is stored as a message answering nobody.
+ * turn's, and its result is stored as a message answering nobody. A line too long to read
+ * (`output_error` `line_dropped`) is stored and logged as an error notice saying so.
  */
 export class IdleOutput {
   readonly #options: IdleOutputOptions;
@@ -37,11 +39,24 @@ export class IdleOutput {
     if (line.type === "system" && line.subtype === "init" && typeof line.session_id === "string") {
       this.#options.onSession(channelId, line.session_id);
     }
+    if (line.type === "output_error" && line.kind === "line_dropped") {
+      this.#dropped(channelId, String(line.message));
+      return;
+    }
     if (line.type !== "result" || typeof line.result !== "string" || line.result === "") return;
     const kind = line.is_error === true ? "error" : "reply";
     const stored = store.insertAgentMessage(channelId, line.result, kind).then((message) => {
       const event = { type: kind, message: storedMessage(message), channelId } as const;
       bus.publish(event);
+    });
+    this.#options.track(stored);
+  }
+
+  #dropped(channelId: string, text: string): void {
+    const { bus, store, logger } = this.#options;
+    logger?.(`gateway: channel ${channelId}: ${text}`);
+    const stored = store.insertSystemMessage(channelId, text, "error").then((message) => {
+      bus.publish({ type: "error", message: storedMessage(message), channelId });
     });
     this.#options.track(stored);
   }

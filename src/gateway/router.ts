@@ -69,6 +69,7 @@ export class Router {
     this.#idleOutput = new IdleOutput({
       store,
       bus,
+      ...(options.logger ? { logger: options.logger } : {}),
       onSession,
       track: (work) => this.#track(work),
     });

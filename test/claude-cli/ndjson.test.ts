@@ -64,12 +64,36 @@ describe("NdjsonDecoder", () => {
   it("reports an over-long line, counting the partial, and resyncs at the next LF", () => {
     const { values, errors } = decode(['{"a":1}\n{"big":"', "y".repeat(500), '"}\n{"b":2}\n'], 100);
     expect(values).toEqual([{ a: 1 }, { b: 2 }]);
+    // At once when it passes the cap, then with its whole length once it ended.
+    expect(errors.map((error) => [error.kind, error.length])).toEqual([
+      ["line_too_long", undefined],
+      ["line_dropped", 510],
+    ]);
+    expect(errors[1]?.excerpt).toMatch(/^\{"big":"y/);
+  });
+
+  it("reports the length of an over-long line the stream ends in", () => {
+    const errors: NdjsonError[] = [];
+    const decoder = new NdjsonDecoder(
+      { onValue: () => {}, onError: (error) => errors.push(error) },
+      { maxLineLength: 100 },
+    );
+    decoder.push(`{"big":"${"q".repeat(300)}`);
+    decoder.push("q".repeat(200));
     expect(errors.map((error) => error.kind)).toEqual(["line_too_long"]);
+    decoder.end();
+    expect(errors.map((error) => [error.kind, error.length])).toEqual([
+      ["line_too_long", undefined],
+      ["line_dropped", 508],
+    ]);
   });
 
   it("reports an over-long line that arrives in one chunk", () => {
     const { values, errors } = decode([`{"big":"${"z".repeat(500)}"}\n{"b":2}`], 100);
     expect(values).toEqual([{ b: 2 }]);
-    expect(errors.map((error) => error.kind)).toEqual(["line_too_long"]);
+    expect(errors.map((error) => [error.kind, error.length])).toEqual([
+      ["line_too_long", undefined],
+      ["line_dropped", 510],
+    ]);
   });
 });

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   fakeLogEntries,
   fakeStarted,
+  openEvents,
   startTestGateway,
   type TestGateway,
   waitFor,
@@ -154,5 +155,44 @@ describe("failures are shown and nothing the user said is lost", () => {
     const reply = messages.find((message) => message.kind === "reply");
     expect(reply?.replyTo).toBe(second.body.id);
     expect(reply?.text).toContain("a short one then");
+  });
+
+  it("a line over the cap while no turn runs is reported in the channel, with its size", async () => {
+    const logged: string[] = [];
+    const gateway = await gatewayWith({
+      prefix: "overcap-idle",
+      scenario: "over_cap_between_turns",
+      logger: (line) => logged.push(line),
+    });
+    const events = openEvents(`${gateway.url}/api/channels/idle/events?token=${gateway.token}`);
+    try {
+      const first = await gateway.api<{ id: string }>("POST", "/api/channels/idle/messages", {
+        text: "answer, then say too much",
+      });
+      const notice = await events.waitFor(
+        (event) => event.data.type === "error" && JSON.stringify(event.data).includes("dropped"),
+        "the notice of the dropped line",
+      );
+      const text = (notice.data as unknown as { message: { text: string; replyTo: string | null } })
+        .message;
+      expect(text.text).toMatch(
+        /^The agent wrote an "assistant" line of \d{8} characters \(19\.1 MiB\) between turns, over the runner's cap of 16 MiB, so it was dropped unread/,
+      );
+      expect(text.replyTo).toBeNull();
+      expect(logged.filter((line) => line.includes("dropped unread"))).toEqual([
+        `gateway: channel idle: ${text.text}`,
+      ]);
+      const messages = await gateway.messages("idle");
+      expect(messages.find((message) => message.id === first.body.id)?.state).toBe("answered");
+      expect(messages.map((message) => message.kind)).toEqual(["user", "reply", "error"]);
+      // The agent is still there and answers the next message.
+      await gateway.api("POST", "/api/channels/idle/messages", { text: "still there?" });
+      await waitFor(async () => {
+        const all = await gateway.messages("idle");
+        return all.some((message) => message.kind === "reply" && message.text.includes("still"));
+      }, "the next message answered");
+    } finally {
+      await events.close();
+    }
   });
 });
