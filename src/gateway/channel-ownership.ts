@@ -102,13 +102,20 @@ export class ChannelOwnership {
     const watch = this.#options.watchForwarded?.(channelId);
     try {
       const message = await store.insertUserMessage(channelId, text, source);
-      const holder = await this.#leases.holder(channelId);
+      let holder: { owner: string; live: boolean } | null;
+      try {
+        holder = await this.#leases.holder(channelId);
+        if (holder?.live) await store.wake(holder.owner, message.id);
+      } catch (error) {
+        // Stored, so accepted: the owner routes it when it is back from the outage (revalidate).
+        if (isStoreUnavailable(error)) return { id: message.id, disposition: "forwarded" };
+        throw error;
+      }
       if (!holder?.live) {
         // The owner's lease ran out meanwhile: take the channel now rather than at the next sweep.
         void this.#tick();
         return { id: message.id, disposition: "forwarded" };
       }
-      await store.wake(holder.owner, message.id);
       // The owner steers its running turn with it: say so, as a single worker would.
       const steered = (await watch?.steered(message.id)) ?? false;
       return { id: message.id, disposition: steered ? "steered" : "forwarded" };

@@ -97,6 +97,19 @@ export class Scheduler {
     }
   }
 
+  /**
+   * Fires once each armed schedule whose next run passed unfired (the store was unreachable
+   * when it was due); resolves once they are started, not answered.
+   */
+  async fireMissed(): Promise<void> {
+    const now = Date.now();
+    for (const schedule of await this.#options.store.listSchedules()) {
+      if (schedule.paused || !this.#jobs.has(schedule.id)) continue;
+      if (schedule.nextRunAt === null || Date.parse(schedule.nextRunAt) > now) continue;
+      void this.#fire(schedule.id).catch((error: unknown) => this.#report(error));
+    }
+  }
+
   list(): Promise<ScheduleRecord[]> {
     return this.#options.store.listSchedules();
   }

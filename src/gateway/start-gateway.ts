@@ -285,6 +285,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         }
       : {}),
   });
+  // Then, firings due while it was away fire once (each claimed, so once across workers).
+  shared?.health.onRestored(() => scheduler.fireMissed());
   const httpSource = new HttpChannelSource();
   const sources: ChannelSource[] = [httpSource, ...(options.sources ?? [])];
   // Every open event stream listens for shutdown on this one signal.

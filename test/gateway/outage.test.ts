@@ -5,6 +5,7 @@
  * it is back, and a turn that ends during the outage keeps its answer until it can be stored:
  * everything accepted before the stop is answered exactly once.
  */
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
 import { startTestGateway, type TestGateway } from "./helpers.js";
@@ -28,6 +29,16 @@ afterAll(async () => {
   await cluster?.destroy();
 });
 
+async function sql(url: string, text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
 const UNAVAILABLE =
   /^store unavailable: connection [a-z ()]+ to postgres:\/\/postgres@127\.0\.0\.1:\d+\/\w+; retrying$/;
 
@@ -49,6 +60,14 @@ describe("a PostgreSQL worker whose database goes away and comes back", () => {
     const quick = await solo.api<Posted>("POST", "/api/channels/quick/messages", { text: "hi" });
     expect(quick.status).toBe(202);
     await answeredOnce(solo, "quick");
+    // A schedule falls due while the database is away (its cron alone would fire next year).
+    const schedule = await solo.api<{ schedule: { id: string } }>("POST", "/api/schedules", {
+      cron: "0 0 1 1 *",
+      channel: "yearly",
+      prompt: "missed firing",
+    });
+    expect(schedule.status).toBe(201);
+    await sql(url, "UPDATE schedules SET next_run_at = now() + interval '1 second'");
 
     await cluster.stop();
     try {
@@ -90,6 +109,11 @@ describe("a PostgreSQL worker whose database goes away and comes back", () => {
     const after = await solo.api<Posted>("POST", "/api/channels/quick/messages", { text: "back" });
     expect(after.status).toBe(202);
     expect((await answeredOnce(solo, "quick")).filter((m) => m.kind === "reply")).toHaveLength(2);
+    // The firing missed meanwhile runs once the database is back.
+    const yearly = await answeredOnce(solo, "yearly");
+    expect(yearly.filter((message) => message.kind === "user").map((m) => m.text)).toEqual([
+      "missed firing",
+    ]);
 
     const { lost, back } = outageLines(lines);
     expect(lost).toEqual([expect.stringMatching(/^gateway: store unavailable: connection .*/)]);

@@ -12,6 +12,7 @@ const SOCKET_CODES: Record<string, string> = {
 
 /** node-postgres's own messages for a connection that failed, timed out or was cut. */
 const CLIENT_MESSAGES: Array<[RegExp, string]> = [
+  [/^Connection terminated due to connection timeout/, "connection timed out"],
   [/^Connection terminated/, "connection lost"],
   [/^timeout exceeded when trying to connect/, "connection timed out"],
   [/^Query read timeout/, "connection timed out (no answer to a statement)"],
