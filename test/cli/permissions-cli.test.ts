@@ -12,10 +12,9 @@ import {
   lastToolResults,
   startFakeMessagesApi,
 } from "../fixtures/fake-messages-api.js";
-import { startTestGateway, type TestGateway, waitFor } from "../gateway/helpers.js";
+import { startRudderGateway, type TestGateway, waitFor } from "../gateway/helpers.js";
 import { startRudder } from "./rudder-process.js";
 
-const rudderBin = join(import.meta.dirname, "..", "fixtures", "rudder-bin");
 let api: FakeMessagesApi;
 let gateway: TestGateway;
 let workspace: string;
@@ -33,18 +32,10 @@ beforeAll(async () => {
     join(workspace, ".rudder", "settings.json"),
     '{"permissions":{"ask":["Bash(rm:*)"]}}',
   );
-  gateway = await startTestGateway({
+  gateway = await startRudderGateway({
     prefix: "permissions-cli",
-    engine: {
-      claudeBin: rudderBin,
-      cwd: workspace,
-      env: {
-        ANTHROPIC_BASE_URL: api.url,
-        ANTHROPIC_API_KEY: "dummy",
-        RUDDER_HOME: join(workspace, ".rudder-home"),
-        RUDDER_MAX_RETRIES: "0",
-      },
-    },
+    apiUrl: api.url,
+    workspace,
   });
 });
 

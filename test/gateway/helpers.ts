@@ -94,6 +94,39 @@ export function apiCaller(url: string, token: string) {
   };
 }
 
+/** `rudder` itself, as a gateway runs it for each channel (stream-json in and out). */
+export const RUDDER_BIN = join(import.meta.dirname, "..", "fixtures", "rudder-bin");
+
+/**
+ * A gateway whose agents are rudder itself, working in `workspace` against the fake Messages
+ * API at `apiUrl`, with rudder's data folder in `workspace/.rudder-home` and no retries of
+ * the model; `env` adds to (or, with `undefined`, removes from) the agents' environment.
+ */
+export function startRudderGateway(
+  options: Partial<GatewayOptions> & {
+    prefix: string;
+    apiUrl: string;
+    workspace: string;
+    env?: NodeJS.ProcessEnv;
+  },
+): Promise<TestGateway> {
+  const { apiUrl, workspace, env, ...rest } = options;
+  return startTestGateway({
+    ...rest,
+    engine: {
+      claudeBin: RUDDER_BIN,
+      cwd: workspace,
+      env: {
+        ANTHROPIC_BASE_URL: apiUrl,
+        ANTHROPIC_API_KEY: "dummy",
+        RUDDER_HOME: join(workspace, ".rudder-home"),
+        RUDDER_MAX_RETRIES: "0",
+        ...env,
+      },
+    },
+  });
+}
+
 /** A gateway on a free port whose agents are the fake Claude CLI, scenario `normal` first. */
 export async function startTestGateway(
   options: Partial<GatewayOptions> & { scenario?: string; prefix?: string } = {},

@@ -8,9 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { echoFallback, startFakeMessagesApi } from "../fixtures/fake-messages-api.js";
-import { openEvents, startTestGateway, type TestGateway, waitFor } from "./helpers.js";
+import { openEvents, startRudderGateway, type TestGateway, waitFor } from "./helpers.js";
 
-const rudderBin = join(import.meta.dirname, "..", "fixtures", "rudder-bin");
 let gateway: TestGateway | undefined;
 let workspace: string | undefined;
 
@@ -27,17 +26,10 @@ it("answers a 20 MB reply from a rudder agent: every line read, the reply kept w
   });
   workspace = mkdtempSync(join(tmpdir(), "rudder-long-reply-"));
   try {
-    gateway = await startTestGateway({
+    gateway = await startRudderGateway({
       prefix: "long-reply",
-      engine: {
-        claudeBin: rudderBin,
-        cwd: workspace,
-        env: {
-          ANTHROPIC_BASE_URL: api.url,
-          ANTHROPIC_API_KEY: "dummy",
-          RUDDER_HOME: join(workspace, ".rudder-home"),
-        },
-      },
+      apiUrl: api.url,
+      workspace,
     });
     const events = openEvents(`${gateway.url}/api/channels/long/events?token=${gateway.token}`);
     const posted = await gateway.api<{ id: string }>("POST", "/api/channels/long/messages", {

@@ -20,12 +20,11 @@ import {
 import {
   openEvents,
   type SseEvent,
+  startRudderGateway,
   startTestGateway,
   type TestGateway,
   waitFor,
 } from "./helpers.js";
-
-const rudderBin = join(import.meta.dirname, "..", "fixtures", "rudder-bin");
 
 /** The model deletes the victim, then reports what its tool said. */
 const deleteVictim: ScriptStep[] = [
@@ -56,20 +55,15 @@ afterAll(async () => {
   if (workspace) rmSync(workspace, { recursive: true, force: true });
 });
 
-function rudderGateway(prefix: string, extra: Parameters<typeof startTestGateway>[0] = {}) {
-  return startTestGateway({
+function rudderGateway(
+  prefix: string,
+  extra: Partial<Parameters<typeof startRudderGateway>[0]> = {},
+) {
+  return startRudderGateway({
     prefix,
-    engine: {
-      claudeBin: rudderBin,
-      cwd: workspace,
-      env: {
-        ANTHROPIC_BASE_URL: api.url,
-        ANTHROPIC_API_KEY: "dummy",
-        ANTHROPIC_AUTH_TOKEN: undefined,
-        RUDDER_HOME: join(workspace, ".rudder-home"),
-        RUDDER_MAX_RETRIES: "0",
-      },
-    },
+    apiUrl: api.url,
+    workspace,
+    env: { ANTHROPIC_AUTH_TOKEN: undefined },
     ...extra,
   });
 }

@@ -10,9 +10,8 @@ import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { echoFallback, startFakeMessagesApi } from "../fixtures/fake-messages-api.js";
 import { compactThenReset } from "./compact-reset-scenario.js";
-import { openEvents, startTestGateway, type TestGateway, waitFor } from "./helpers.js";
+import { openEvents, startRudderGateway, type TestGateway, waitFor } from "./helpers.js";
 
-const rudderBin = join(import.meta.dirname, "..", "fixtures", "rudder-bin");
 let gateway: TestGateway | undefined;
 let workspace: string | undefined;
 
@@ -37,17 +36,10 @@ it("delivers a rudder agent's wake-up after a background task as a reply", async
   });
   workspace = mkdtempSync(join(tmpdir(), "rudder-engine-"));
   try {
-    gateway = await startTestGateway({
+    gateway = await startRudderGateway({
       prefix: "rudder-engine",
-      engine: {
-        claudeBin: rudderBin,
-        cwd: workspace,
-        env: {
-          ANTHROPIC_BASE_URL: api.url,
-          ANTHROPIC_API_KEY: "dummy",
-          RUDDER_HOME: join(workspace, ".rudder-home"),
-        },
-      },
+      apiUrl: api.url,
+      workspace,
     });
     const events = openEvents(`${gateway.url}/api/channels/build/events?token=${gateway.token}`);
     const posted = await gateway.api<{ disposition: string }>(
@@ -93,17 +85,10 @@ it("compacts a rudder agent's conversation with /compact and resets it to a new 
   const api = await startFakeMessagesApi({ fallback: echoFallback });
   workspace = mkdtempSync(join(tmpdir(), "rudder-engine-"));
   try {
-    gateway = await startTestGateway({
+    gateway = await startRudderGateway({
       prefix: "rudder-engine-compact",
-      engine: {
-        claudeBin: rudderBin,
-        cwd: workspace,
-        env: {
-          ANTHROPIC_BASE_URL: api.url,
-          ANTHROPIC_API_KEY: "dummy",
-          RUDDER_HOME: join(workspace, ".rudder-home"),
-        },
-      },
+      apiUrl: api.url,
+      workspace,
     });
     expect(await compactThenReset(gateway, api, "kept", 30_000)).toEqual([
       "user",
@@ -129,18 +114,11 @@ it("tells the model when the gateway's stop of an agent killed its tool, on the 
   workspace = mkdtempSync(join(tmpdir(), "rudder-engine-"));
   try {
     // The turn times out while the tool runs: the gateway ends the agent (SIGTERM first).
-    gateway = await startTestGateway({
+    gateway = await startRudderGateway({
       prefix: "rudder-engine",
+      apiUrl: api.url,
+      workspace,
       turnTimeoutMs: 4000,
-      engine: {
-        claudeBin: rudderBin,
-        cwd: workspace,
-        env: {
-          ANTHROPIC_BASE_URL: api.url,
-          ANTHROPIC_API_KEY: "dummy",
-          RUDDER_HOME: join(workspace, ".rudder-home"),
-        },
-      },
     });
     const posted = await gateway.api<{ id: string }>("POST", "/api/channels/slow/messages", {
       text: "run the slow tool",
