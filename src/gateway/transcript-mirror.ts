@@ -38,9 +38,9 @@ interface SessionState {
  * another `--data` or HOME) can resume the conversation. The engine writes the file as always;
  * this appends to the store only what the file gained since the last save (whole lines, at
  * their byte offset), soon after the agent's output and at once before a turn's answer is
- * stored. Before a worker resumes a session whose file here is missing or shorter than the
- * stored one, `restore` writes it from the chunks, checked first: a gap or a line that is not
- * JSON restores nothing. A file found rewritten rather than appended to is stored again whole.
+ * stored. Before a worker resumes a session whose file here is missing, shorter than the stored
+ * one or different at its end, `restore` writes it from the chunks, checked first: a gap or a
+ * line that is not JSON restores nothing. A file found rewritten rather than appended to is stored again whole.
  *
  * Failures are data: a save that fails is logged and tried again with the next output.
  */
@@ -103,10 +103,12 @@ export class TranscriptMirror {
     return result;
   }
 
-  /** Saves what is pending, then saves nothing more. */
+  /**
+   * Saves what every channel's file gained (an agent stopped at shutdown may have written a last
+   * record), then saves nothing more.
+   */
   async close(): Promise<void> {
-    const pending = [...this.#channels.entries()].filter(([, channel]) => channel.timer);
-    await Promise.allSettled(pending.map(([channelId]) => this.flush(channelId)));
+    await Promise.allSettled([...this.#channels.keys()].map((channelId) => this.flush(channelId)));
     this.#closed = true;
     await Promise.allSettled([...this.#sessions.values()].map((session) => session.queue));
   }
@@ -127,12 +129,25 @@ export class TranscriptMirror {
     session.stored = stored;
     if (stored === 0) return { kind: "none" };
     const path = sessionFile(sessionId);
-    if ((await fileSize(path)) >= stored) return { kind: "local" };
+    if ((await fileSize(path)) >= stored && (await this.#sameTail(path, sessionId, stored))) {
+      return { kind: "local" };
+    }
     const file = assemble(await store.transcriptChunks(sessionId));
     if (!Buffer.isBuffer(file)) return { kind: "failed", problem: file.problem };
     await writeWhole(path, file);
     session.stored = file.length;
     return { kind: "restored", bytes: file.length };
+  }
+
+  /**
+   * Whether the file here ends its first `stored` bytes as the store does (its last chunk), so
+   * that it is the stored conversation, not one that went another way after this worker last
+   * wrote it (another worker stored turns after this one's unsaved tail).
+   */
+  async #sameTail(path: string, sessionId: string, stored: number): Promise<boolean> {
+    const last = (await this.#options.store.transcriptChunks(sessionId, stored - 1)).at(-1);
+    if (last === undefined) return false;
+    return (await readRange(path, last.offset, stored)).equals(last.bytes);
   }
 
   #save(channelId: string, sessionId: string): Promise<void> {

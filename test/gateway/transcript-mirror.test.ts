@@ -123,6 +123,22 @@ describe("a channel's session file mirrored in the store", () => {
     expect(await second.mirror.restore("c", "unknown")).toEqual({ kind: "none" });
   });
 
+  it("writes over a file here that went another way than the stored one after this worker left", async () => {
+    const { machine } = setup();
+    const a = machine("a");
+    const b = machine("b");
+    writeFileSync(a.file("s1"), line({ type: "session" }));
+    await a.mirror.flush("c", "s1");
+    await b.mirror.restore("c", "s1");
+    // B's turn got this far before it lost the channel, unsaved; A carried on from the store.
+    appendFileSync(b.file("s1"), line({ index: 0, text: "b's turn, never stored, and long" }));
+    appendFileSync(a.file("s1"), line({ index: 0, text: "a's turn" }));
+    await a.mirror.flush("c", "s1");
+    expect(readFileSync(b.file("s1")).length).toBeGreaterThan(readFileSync(a.file("s1")).length);
+    expect(await b.mirror.restore("c", "s1")).toMatchObject({ kind: "restored" });
+    expect(readFileSync(b.file("s1"), "utf8")).toBe(readFileSync(a.file("s1"), "utf8"));
+  });
+
   it("restores nothing from a chunk missing or a line that is not JSON, saying which", async () => {
     const { store, machine } = setup();
     const here = machine("b");

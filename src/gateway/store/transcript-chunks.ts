@@ -26,8 +26,11 @@ export interface TranscriptChunks {
    * transaction (the file was rewritten, not appended to); false when fenced as above.
    */
   replaceTranscript(sessionId: string, channelId: string, bytes: Buffer): Promise<boolean>;
-  /** The session's chunks in offset order; empty when none is stored. */
-  transcriptChunks(sessionId: string): Promise<TranscriptChunk[]>;
+  /**
+   * The session's chunks in offset order, those ending after byte `after` (default 0: all);
+   * empty when none is stored.
+   */
+  transcriptChunks(sessionId: string, after?: number): Promise<TranscriptChunk[]>;
   /** Where the stored chunks end (the last chunk's offset plus its length); 0 when none. */
   transcriptLength(sessionId: string): Promise<number>;
 }

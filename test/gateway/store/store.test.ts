@@ -344,6 +344,12 @@ describe.each(adapters)("the $name gateway store", (adapter) => {
       Buffer.concat(chunks.map((each) => each.bytes)).equals(Buffer.concat([first, second])),
     ).toBe(true);
     expect(await store.transcriptChunks("s-2")).toEqual([]);
+    // The chunks ending after a byte: what a worker compares with its own file's tail.
+    expect(await store.transcriptChunks("s-1", first.length)).toEqual([
+      { offset: first.length, bytes: second },
+    ]);
+    expect(await store.transcriptChunks("s-1", first.length - 1)).toHaveLength(2);
+    expect(await store.transcriptChunks("s-1", first.length + second.length)).toEqual([]);
 
     // A file rewritten from the start replaces its chunks in one step.
     expect(await store.replaceTranscript("s-1", "c", Buffer.from("new\n"))).toBe(true);

@@ -205,8 +205,8 @@ export class PostgresGatewayStore implements SharedStore {
     return this.#transcripts.replace(sessionId, channelId, bytes);
   }
 
-  transcriptChunks(sessionId: string): Promise<TranscriptChunk[]> {
-    return this.#transcripts.chunks(sessionId);
+  transcriptChunks(sessionId: string, after = 0): Promise<TranscriptChunk[]> {
+    return this.#transcripts.chunks(sessionId, after);
   }
 
   transcriptLength(sessionId: string): Promise<number> {

@@ -54,11 +54,11 @@ export class PostgresTranscripts {
     }
   }
 
-  async chunks(sessionId: string): Promise<TranscriptChunk[]> {
+  async chunks(sessionId: string, after: number): Promise<TranscriptChunk[]> {
     const { rows } = await this.#pool.query<{ start_offset: string; bytes: Buffer }>(
-      `SELECT start_offset, bytes FROM transcript_chunks WHERE session_id = $1
+      `SELECT start_offset, bytes FROM transcript_chunks WHERE session_id = $1 AND end_offset > $2
        ORDER BY start_offset`,
-      [sessionId],
+      [sessionId, after],
     );
     return rows.map((row) => ({ offset: Number(row.start_offset), bytes: row.bytes }));
   }

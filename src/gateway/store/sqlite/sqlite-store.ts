@@ -62,8 +62,8 @@ export class SqliteGatewayStore implements GatewayStore {
     return this.#transcripts.replace(sessionId, channelId, bytes);
   }
 
-  async transcriptChunks(sessionId: string): Promise<TranscriptChunk[]> {
-    return this.#transcripts.chunks(sessionId);
+  async transcriptChunks(sessionId: string, after = 0): Promise<TranscriptChunk[]> {
+    return this.#transcripts.chunks(sessionId, after);
   }
 
   async transcriptLength(sessionId: string): Promise<number> {

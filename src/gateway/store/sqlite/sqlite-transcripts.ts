@@ -34,12 +34,13 @@ export class SqliteTranscripts {
     })();
   }
 
-  chunks(sessionId: string): TranscriptChunk[] {
+  chunks(sessionId: string, after: number): TranscriptChunk[] {
     const rows = this.#database
       .prepare(
-        "SELECT start_offset, bytes FROM transcript_chunks WHERE session_id = ? ORDER BY start_offset",
+        `SELECT start_offset, bytes FROM transcript_chunks WHERE session_id = ? AND end_offset > ?
+         ORDER BY start_offset`,
       )
-      .all(sessionId) as Array<{ start_offset: number; bytes: Buffer }>;
+      .all(sessionId, after) as Array<{ start_offset: number; bytes: Buffer }>;
     return rows.map((row) => ({ offset: row.start_offset, bytes: row.bytes }));
   }
 
