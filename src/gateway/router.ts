@@ -354,14 +354,27 @@ export class Router {
     if (work !== null) this.#track(work);
   }
 
-  async #steer(channel: ChannelState, turn: ActiveTurn, message: MessageRecord): Promise<void> {
+  /**
+   * Counted in the turn's `steerCalls` at once, before any wait, until all of it is done (its
+   * own turn settled too): else the turn could end and the next start on this process while
+   * this steer is on its way, which then finds a turn in flight.
+   */
+  #steer(channel: ChannelState, turn: ActiveTurn, message: MessageRecord): Promise<void> {
+    const work = this.#steerOnce(channel, turn, message);
+    turn.steerCalls.add(work);
+    const done = () => {
+      turn.steerCalls.delete(work);
+    };
+    work.then(done, done);
+    return work;
+  }
+
+  async #steerOnce(channel: ChannelState, turn: ActiveTurn, message: MessageRecord): Promise<void> {
     const events = this.#turnEvents(channel);
     await turn.handedOver;
     await this.#options.store.setMessageState(message.id, "steered", this.#run);
-    const call = turn.process.steer(message.text, this.#turnOptions(events, message));
-    turn.steerCalls.add(call);
     try {
-      const outcome = await call;
+      const outcome = await turn.process.steer(message.text, this.#turnOptions(events, message));
       if (outcome.status === "steered") {
         turn.steered.push(message);
         return;
@@ -375,8 +388,6 @@ export class Router {
       await this.#outcomes.result([message], result);
     } catch (error) {
       if (!this.#closed) await this.#outcomes.failure([message], classifyTurnError(error));
-    } finally {
-      turn.steerCalls.delete(call);
     }
   }
 
