@@ -1,6 +1,7 @@
 /**
  * `npm run chaos`: the gateway under faults and abuse, on loopback, in a few minutes. Runs each
- * scenario (gateway SIGKILLs and restarts, an agent SIGKILLed mid-tool, a tool output flood,
+ * scenario (gateway SIGKILLs and restarts, three workers on PostgreSQL with one SIGKILLed
+ * mid-burst, an agent SIGKILLed mid-tool, a tool output flood,
  * a 20 MB reply from a rudder agent and a 20 MB line from a Claude CLI, an HTTP fuzz of every
  * route, slow clients, SSE floods) and prints one table of figures, each with its goal; exits 1
  * when a goal is missed. CHAOS_SIZE=small runs smaller sizes; CHAOS_ONLY=<part of a name>
@@ -9,7 +10,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startPostgresCluster } from "../../test/fixtures/postgres-cluster.js";
 import { GatewayProcess } from "../gateway-process.js";
+import { clusterBurst } from "./cluster-burst.js";
 import { type Figure, figure, table } from "./figures.js";
 import { httpFuzz, slowClients, sseCaps, sseFlood } from "./http-abuse.js";
 import { overCapLine } from "./over-cap.js";
@@ -22,6 +25,8 @@ const size = small
   ? {
       messages: 30,
       channels: 4,
+      burstChannels: 12,
+      burstPerChannel: 4,
       kills: 2,
       floodMb: 20,
       replyMb: 20,
@@ -32,6 +37,8 @@ const size = small
   : {
       messages: 200,
       channels: 20,
+      burstChannels: 30,
+      burstPerChannel: 8,
       kills: 5,
       floodMb: 200,
       replyMb: 20,
@@ -60,6 +67,21 @@ const figures: Figure[] = [];
 const started = Date.now();
 try {
   figures.push(...(await scenario("restarts", () => restarts({ root, ...size }))));
+  figures.push(
+    ...(await scenario("cluster burst", async () => {
+      const postgres = await startPostgresCluster();
+      try {
+        return await clusterBurst({
+          root,
+          postgres,
+          channels: size.burstChannels,
+          perChannel: size.burstPerChannel,
+        });
+      } finally {
+        await postgres.destroy();
+      }
+    })),
+  );
   figures.push(...(await scenario("agent SIGKILL mid-tool", () => agentKilledMidTool(root))));
   figures.push(...(await scenario("tool output flood", () => toolOutputFlood(root, size.floodMb))));
   figures.push(...(await scenario("long reply", () => longReply(root, size.replyMb))));
