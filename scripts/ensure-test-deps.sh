@@ -8,7 +8,9 @@
 #   - the pinned Claude Code CLI and the Claude Agent SDK, into .cache/ (never package
 #     dependencies: each would pull a ~380 MB native binary into every install), and the MCP
 #     reference server (server-everything), Zed's ACP adapter for Claude Code and libraries
-#     built for Claude Code (ai-sdk-provider-claude-code, @goodfoot/claude-code-hooks) beside them.
+#     built for Claude Code (ai-sdk-provider-claude-code, @goodfoot/claude-code-hooks) beside them;
+#   - Debian's nginx binary, unpacked into .cache/nginx/ (not installed: that would start a
+#     system nginx), for the test of the README's reverse-proxy configuration.
 # Idempotent: does nothing when everything is already present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,3 +36,4 @@ bash scripts/install-agent-sdk.sh
 bash scripts/install-mcp-everything.sh
 bash scripts/install-zed-adapter.sh
 bash scripts/install-host-libraries.sh
+bash scripts/install-nginx.sh
