@@ -209,7 +209,8 @@ function report(label: string, run: Run): void {
       `${"".padEnd(26)} processor ms per message: ${run.workers > 1 ? `${run.workers} workers` : "gateway"} ${fixed(gateway, 2)} ` +
       `(${fixed(gateway / budget, 2)}x of the ${fixed(budget, 2)} ms a message has at ${GOAL_RATE} msg/s), ` +
       `agents ${fixed(run.agentCpuMs / count, 2)}, PostgreSQL ${fixed(run.databaseCpuMs / count, 2)}, ` +
-      `load generator ${fixed(run.clientCpuMs / count, 2)}\n`,
+      `load generator ${fixed(run.clientCpuMs / count, 2)}; at that processor time, with a core per worker, ` +
+      `at most ${fixed((1000 * run.workers) / gateway, 0)} msg/s\n`,
   );
   if (run.fanOut.length > 0) {
     process.stdout.write(
