@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import {
   appendFileSync,
   closeSync,
@@ -146,6 +147,10 @@ function isMessage(value: unknown): value is Message {
   );
 }
 
+function digest(json: string): string {
+  return createHash("sha1").update(json).digest("base64");
+}
+
 function endsWithNewline(path: string): boolean {
   const size = statSync(path).size;
   if (size === 0) return true;
@@ -256,7 +261,11 @@ export class TranscriptStore {
 
 export class TranscriptWriter {
   readonly #path: string;
-  readonly #written: string[];
+  /**
+   * How many messages are on disk, and a digest of the last one's JSON: only the last can
+   * change in place, and a digest instead of the JSON keeps no copy of the conversation here.
+   */
+  #written: { count: number; last: string | undefined };
   readonly #header: TranscriptHeader;
   readonly #directory: string;
   #ready: boolean;
@@ -265,7 +274,8 @@ export class TranscriptWriter {
   constructor(store: TranscriptStore, sessionId: string, cwd: string, initial: readonly Message[]) {
     if (!isValidSessionId(sessionId)) throw new Error(`invalid session id: ${sessionId}`);
     this.#path = store.pathOf(sessionId);
-    this.#written = initial.map((message) => JSON.stringify(message));
+    const last = initial.at(-1);
+    this.#written = { count: initial.length, last: last && digest(JSON.stringify(last)) };
     this.#header = {
       type: "session",
       session_id: sessionId,
@@ -284,10 +294,13 @@ export class TranscriptWriter {
     try {
       if (this.#ready && !existsSync(this.#path)) this.#startOver();
       const lines: string[] = [];
-      for (let index = Math.max(0, this.#written.length - 1); index < history.length; index++) {
+      const { count, last } = this.#written;
+      for (let index = Math.max(0, count - 1); index < history.length; index++) {
         const json = JSON.stringify(history[index]);
-        if (this.#written[index] === json) continue;
-        this.#written[index] = json;
+        const isLast = index === history.length - 1;
+        const sum = isLast || index === count - 1 ? digest(json) : undefined;
+        if (isLast) this.#written = { count: history.length, last: sum };
+        if (index === count - 1 && sum === last) continue;
         lines.push(`{"index":${index},"message":${json}}\n`);
       }
       if (lines.length === 0 && this.#ready) return;
@@ -334,7 +347,7 @@ export class TranscriptWriter {
       if (!this.#ready) this.write([], onError);
       if (!this.#ready) return;
       appendFileSync(this.#path, `${JSON.stringify({ type: "compact_boundary", ...boundary })}\n`);
-      this.#written.length = 0;
+      this.#written = { count: 0, last: undefined };
       this.write(history, onError);
     } catch (error) {
       onError?.(error);
@@ -346,7 +359,7 @@ export class TranscriptWriter {
    * write stores the whole conversation again, header first, rather than a headless tail.
    */
   #startOver(): void {
-    this.#written.length = 0;
+    this.#written = { count: 0, last: undefined };
     this.#ready = false;
     this.#tailChecked = false;
   }
