@@ -19,8 +19,11 @@ export const MAX_OUTPUT_LINE_BYTES = 1024 * 1024;
  * saying how much was cut: the full reply is in the `assistant` lines before the `result`.
  */
 export function encodeOutputLine(line: OutputLine, maxBytes = MAX_OUTPUT_LINE_BYTES): string {
-  const whole = `${JSON.stringify(line)}\n`;
-  if (Buffer.byteLength(whole) <= maxBytes) return whole;
+  // A string longer than the budget cannot fit: no need to copy the whole line to find out.
+  if ((longestString(line, [])?.value.length ?? 0) <= maxBytes) {
+    const whole = `${JSON.stringify(line)}\n`;
+    if (Buffer.byteLength(whole) <= maxBytes) return whole;
+  }
   const pieces = splitText(line, maxBytes) ?? [cutLongestStrings(line, maxBytes)];
   return pieces.map((piece) => `${JSON.stringify(piece)}\n`).join("");
 }
@@ -105,7 +108,21 @@ function escapedBytes(text: string): number {
 /** A copy of `line` whose longest strings are cut, each with a note, until it fits. */
 function cutLongestStrings(line: OutputLine, maxBytes: number): OutputLine {
   const cuts = new Map<string, { path: (string | number)[]; value: string; keep: number }>();
-  let current = line;
+  const apply = () => {
+    let cut = line;
+    for (const { path, value, keep: length } of cuts.values()) {
+      const kept = sliceWhole(value, 0, length);
+      const note = `\n[rudder: ${value.length - kept.length} more characters not shown: stream-json lines are kept under ${maxBytes} bytes]`;
+      cut = replaceAt(cut, path, kept + note) as OutputLine;
+    }
+    return cut;
+  };
+  // A string over the whole budget is first cut to it, so the loop below starts near the end.
+  const first = longestString(line, []);
+  if (first !== undefined && first.value.length > maxBytes) {
+    cuts.set(JSON.stringify(first.path), { ...first, keep: maxBytes });
+  }
+  let current = apply();
   for (;;) {
     const excess = Buffer.byteLength(`${JSON.stringify(current)}\n`) - maxBytes;
     if (excess <= 0) return current;
@@ -122,12 +139,7 @@ function cutLongestStrings(line: OutputLine, maxBytes: number): OutputLine {
     if (keep === cut.keep) return current;
     cut.keep = keep;
     cuts.set(key, cut);
-    current = line;
-    for (const { path, value, keep: length } of cuts.values()) {
-      const kept = sliceWhole(value, 0, length);
-      const note = `\n[rudder: ${value.length - kept.length} more characters not shown: stream-json lines are kept under ${maxBytes} bytes]`;
-      current = replaceAt(current, path, kept + note) as OutputLine;
-    }
+    current = apply();
   }
 }
 
