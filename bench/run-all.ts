@@ -16,6 +16,7 @@ const BENCHES = [
   "sandbox.ts",
   "long-session.ts",
   "cluster.ts",
+  "transcripts.ts",
 ];
 
 let failed = 0;
