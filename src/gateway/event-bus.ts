@@ -28,6 +28,11 @@ interface ChannelLog {
   appending: Promise<void>;
   /** With a shared log: events published while an append was running, for the next one. */
   unshared: GatewayEvent[];
+  /**
+   * With a shared log: appends chained and not yet done. Such a log is never dropped, or a
+   * later event of the channel would start a chain beside it and could be stored first.
+   */
+  appends: number;
   buffer: NumberedEvent[];
   listeners: Set<EventListener>;
 }
@@ -63,6 +68,8 @@ export class EventBus {
       bufferSize?: number;
       maxChannels?: number;
       shared?: SharedEventLog;
+      /** With `shared`: the log's name in SSE ids (see `runId`), the same on every worker. */
+      sharedName?: string;
       logger?: (line: string) => void;
     } = {},
   ) {
@@ -70,8 +77,8 @@ export class EventBus {
     this.#maxChannels = options.maxChannels ?? 256;
     this.#shared = options.shared;
     this.#logger = options.logger ?? (() => {});
-    // A shared log's ids belong to no one run: every worker names them alike.
-    this.runId = options.shared ? "shared" : Date.now().toString(36);
+    // A shared log's ids belong to no one run: every worker on the database names them alike.
+    this.runId = options.shared ? (options.sharedName ?? "shared") : Date.now().toString(36);
   }
 
   #log(channelId: string): ChannelLog {
@@ -81,6 +88,7 @@ export class EventBus {
         nextId: 1,
         appending: Promise.resolve(),
         unshared: [],
+        appends: 0,
         buffer: [],
         listeners: new Set(),
       };
@@ -91,7 +99,8 @@ export class EventBus {
 
   /**
    * Memory stays bounded however many channels there are: past `maxChannels`
-   * logs, the least recently used ones nobody listens to are dropped. A
+   * logs, the least recently used ones nobody listens to (and with no append to the shared
+   * log in flight) are dropped. A
    * client resuming such a channel gets its ids from 1 again, which `replay`
    * treats like an id from an earlier run: everything buffered is sent.
    */
@@ -100,7 +109,8 @@ export class EventBus {
     this.#channels.set(channelId, log);
     for (const [id, candidate] of this.#channels) {
       if (this.#channels.size <= this.#maxChannels) break;
-      if (candidate.listeners.size === 0 && id !== channelId) this.#channels.delete(id);
+      if (candidate.listeners.size > 0 || candidate.appends > 0 || id === channelId) continue;
+      this.#channels.delete(id);
     }
   }
 
@@ -115,6 +125,7 @@ export class EventBus {
     // while an append runs go in the next one together (one round trip for them all).
     const log = this.#log(event.channelId);
     if (log.unshared.push(event) > 1) return;
+    log.appends += 1;
     log.appending = log.appending
       .then(() => shared.append(log.unshared.splice(0)))
       .then(
@@ -125,7 +136,10 @@ export class EventBus {
           const reason = error instanceof Error ? error.message : String(error);
           this.#logger(`gateway: could not share a channel's events: ${reason}`);
         },
-      );
+      )
+      .finally(() => {
+        log.appends -= 1;
+      });
   }
 
   /**

@@ -175,6 +175,10 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     throw error;
   });
   const shared = isSharedStore(store) ? store : undefined;
+  const sharedName = await shared?.eventStreamName().catch(async (error: unknown) => {
+    await store.close();
+    throw error;
+  });
   const bus = new EventBus(
     shared
       ? {
@@ -183,6 +187,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
             after: (channelId, after, limit) => shared.eventsAfter(channelId, after, limit),
             since: (after, limit) => shared.eventsSince(after, limit),
           },
+          ...(sharedName ? { sharedName } : {}),
           logger: log,
         }
       : {},

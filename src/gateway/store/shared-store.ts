@@ -65,6 +65,8 @@ export interface SharedStore extends GatewayStore {
   appendEvents(events: GatewayEvent[]): Promise<number[]>;
   /** A channel's stored events after `after` (its newest `limit` when undefined), oldest first. */
   eventsAfter(channelId: string, after: number | undefined, limit: number): Promise<SharedEvent[]>;
+  /** This database's name for its event stream in SSE ids (the same on every worker). */
+  eventStreamName(): Promise<string>;
   /** Every channel's stored events after the global id `after`, oldest first, at most `limit`. */
   eventsSince(after: number, limit: number): Promise<SharedEvent[]>;
   /**

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type pg from "pg";
 import type { GatewayEvent } from "../../events.js";
 import type { SharedEvent } from "../shared-store.js";
@@ -89,6 +90,23 @@ export class EventLog {
       [after, limit],
     );
     return rows.map((row) => ({ id: Number(row.id), event: row.event }));
+  }
+
+  /**
+   * This database's name for its event stream (in SSE ids, `<name>-<id>`): made by the first
+   * worker, the same for every worker on it, another for another database, so an id a client
+   * kept from one database is not taken as a position in another's stream.
+   */
+  async streamName(): Promise<string> {
+    const candidate = `shared${randomBytes(4).toString("hex")}`;
+    await this.#pool.query(
+      "INSERT INTO settings (name, value) VALUES ('event_stream', $1) ON CONFLICT (name) DO NOTHING",
+      [candidate],
+    );
+    const { rows } = await this.#pool.query<{ value: string }>(
+      "SELECT value FROM settings WHERE name = 'event_stream'",
+    );
+    return rows[0]?.value ?? candidate;
   }
 
   /** Deletes events older than `hours`; returns how many. */

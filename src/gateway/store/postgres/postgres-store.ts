@@ -171,6 +171,10 @@ export class PostgresGatewayStore implements SharedStore {
     return this.#events.after(channelId, after, limit);
   }
 
+  eventStreamName(): Promise<string> {
+    return this.#events.streamName();
+  }
+
   eventsSince(after: number, limit: number): Promise<SharedEvent[]> {
     return this.#events.since(after, limit);
   }
