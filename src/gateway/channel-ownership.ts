@@ -45,6 +45,8 @@ export class ChannelOwnership {
   #listener: { close(): Promise<void> } | undefined;
   #timer: NodeJS.Timeout | undefined;
   #ticking: Promise<void> | undefined;
+  /** When the last renewal that succeeded was asked for (this worker's clock). */
+  #renewedAt = Date.now();
   #stopped = false;
 
   constructor(options: ChannelOwnershipOptions) {
@@ -159,7 +161,7 @@ export class ChannelOwnership {
   #tick(): Promise<void> {
     this.#ticking ??= this.#renewAndSweep()
       .catch((error: unknown) => {
-        if (isStoreUnavailable(error)) return;
+        if (isStoreUnavailable(error)) return this.#lapsed();
         this.#options.logger?.(`gateway: lease renewal failed: ${String(error)}`);
       })
       .finally(() => {
@@ -171,7 +173,12 @@ export class ChannelOwnership {
   async #renewAndSweep(): Promise<void> {
     if (this.#stopped) return;
     const { router, store, logger } = this.#options;
+    const asked = Date.now();
     const kept = new Set(await this.#leases.renew());
+    this.#renewedAt = asked;
+    // Still ours after an outage that stopped its turn (`#lapsed`): held again, its messages
+    // routed by `revalidate`.
+    for (const channelId of kept) if (!this.#held.has(channelId)) await this.#adopt(channelId);
     for (const channelId of [...this.#held]) {
       if (kept.has(channelId)) continue;
       this.#held.delete(channelId);
@@ -191,6 +198,24 @@ export class ChannelOwnership {
       if (!taken.has(message.channelId) || busy.has(message.channelId)) continue;
       logger?.(`gateway: took over channel ${message.channelId}; replaying ${message.id}`);
       this.#route(message);
+    }
+  }
+
+  /**
+   * The store has been out of reach for a whole lease, so another worker may hold this one's
+   * channels by now: a turn still running here is stopped, its messages left unanswered for
+   * whoever holds the channel next (this worker again if nobody took it). A turn that ended
+   * keeps its answer for the store's return, when `settle` checks the lease.
+   */
+  async #lapsed(): Promise<void> {
+    if (this.#stopped || Date.now() - this.#renewedAt < this.#options.leaseSeconds * 1000) return;
+    for (const channelId of [...this.#held]) {
+      if (!this.#options.router.abandon(channelId)) continue;
+      this.#held.delete(channelId);
+      this.#options.logger?.(
+        `gateway: the lease of channel ${channelId} ran out while the store is unreachable; stopping its turn`,
+      );
+      await this.#options.stopChannel(channelId).catch(() => {});
     }
   }
 

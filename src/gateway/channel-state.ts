@@ -16,6 +16,8 @@ export interface ActiveTurn {
   steerCalls: Set<Promise<unknown>>;
   /** Set once `runTurn` settled: later messages wait in the channel's backlog. */
   ended: boolean;
+  /** Stopped as its lease ran out (see `Router.abandon`): what it covered is left unanswered. */
+  abandoned?: boolean;
 }
 
 /** What the router knows of one channel. */

@@ -113,6 +113,19 @@ export class Router {
   }
 
   /**
+   * Marks the channel's running turn abandoned (its lease ran out unrenewed, so another worker
+   * may take the channel): once its process is stopped, nothing it covered is settled here.
+   * False when no turn is running.
+   */
+  abandon(channelId: string): boolean {
+    const turn = this.#channels.get(channelId)?.turn;
+    if (!turn || turn.ended) return false;
+    turn.abandoned = true;
+    this.forget(channelId);
+    return true;
+  }
+
+  /**
    * The channel's session as the store has it now, for a channel this worker takes over from
    * another: its next turn resumes that conversation. Ignored while the channel is busy.
    */
@@ -261,7 +274,8 @@ export class Router {
       // Counted as delivered before the agent can read it, so a message that takes the
       // gateway down at once is counted too.
       await turn.handedOver;
-      if (this.#closed) return;
+      // The handover may have waited out an outage in which the channel went to another worker.
+      if (this.#closed || this.#options.drives?.(channel.id) === false) return;
       try {
         result = await process.runTurn(starter.text, this.#turnOptions(events, starter));
       } catch (error) {
@@ -273,7 +287,7 @@ export class Router {
       // on this process before it is done.
       while (turn.steerCalls.size > 0) await Promise.allSettled([...turn.steerCalls]);
       if (turn.oneShot) this.#track(this.#options.pool.releaseOneShot(process));
-      if (this.#closed) return;
+      if (this.#closed || turn.abandoned) return;
       await this.#rememberSession(channel, result?.sessionId ?? process.sessionId);
       await this.#options.beforeAnswer?.(channel.id, channel.sessionId);
       redispatch = await this.#finishTurn(turn, result, failure, events);
@@ -381,13 +395,15 @@ export class Router {
       }
       this.#options.onTurnEnd?.(channel.id);
       const result = outcome.turn;
-      if (!result || this.#closed) return;
+      if (!result || this.#closed || turn.abandoned) return;
       events.ended(result);
       await this.#rememberSession(channel, result.sessionId);
       await this.#options.beforeAnswer?.(channel.id, channel.sessionId);
       await this.#outcomes.result([message], result);
     } catch (error) {
-      if (!this.#closed) await this.#outcomes.failure([message], classifyTurnError(error));
+      if (!this.#closed && !turn.abandoned) {
+        await this.#outcomes.failure([message], classifyTurnError(error));
+      }
     }
   }
 

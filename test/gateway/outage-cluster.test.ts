@@ -147,4 +147,35 @@ describe("two PostgreSQL workers whose database goes away for longer than a leas
     expect(outageLines(linesA).lost).toHaveLength(1);
     expect(outageLines(linesB).lost).toEqual([]);
   });
+
+  it("stop a cut-off worker's turn still running when its lease runs out, so one agent answers", async () => {
+    const url = await cluster.createDatabase();
+    const proxy = await startLoopbackProxy(cluster.port);
+    proxies.push(proxy);
+    const linesA: string[] = [];
+    const a = await worker(url.replace(`:${cluster.port}/`, `:${proxy.port}/`), "run-a", linesA);
+    const b = await worker(url, "run-b", []);
+    b.setScenario("normal");
+    await holdTurn(a, url, "delta", "delta question");
+    a.setScenario("normal");
+
+    await proxy.cut();
+    // Unreachable for a whole lease, the worker stops the turn it can no longer vouch for.
+    await waitFor(
+      async () => (await runnerOf(a, "delta")) === undefined,
+      "the cut-off worker to stop the turn",
+      30_000,
+    );
+    expect(linesA.some((line) => line.includes("lease of channel delta ran out"))).toBe(true);
+    const messages = await answeredOnce(b, "delta");
+    expect(messages.filter((message) => message.kind === "reply")).toHaveLength(1);
+    expect(promptsWith(b, "delta question")).toBe(1);
+
+    await proxy.restore();
+    await healthy(a);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect((await answeredOnce(a, "delta")).filter((m) => m.kind === "reply")).toHaveLength(1);
+    expect(promptsWith(a, "delta question")).toBe(1);
+    expect(await runnerOf(a, "delta")).toBeUndefined();
+  });
 });
