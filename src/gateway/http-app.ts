@@ -226,7 +226,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   });
   app.post("/api/link-codes/redeem", async (context) => {
     const { code } = await readJson(context.req.raw, redeemBody);
-    if (!options.linkCodes.redeem(code)) {
+    if (!(await options.linkCodes.redeem(code))) {
       return context.json(
         {
           error:

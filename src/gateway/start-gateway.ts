@@ -298,7 +298,13 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   setMaxListeners(0, closing.signal);
   const host = options.host ?? "127.0.0.1";
   const hosts = new AllowedHosts(host, options.allowedHosts);
-  const linkCodes = new LinkCodes();
+  // With workers sharing a database, a code printed by one is traded once through any of them.
+  const linkCodes = new LinkCodes(
+    token,
+    isSharedStore(store)
+      ? { spend: (nonce, expiresAt) => store.spendLinkCode(nonce, expiresAt) }
+      : {},
+  );
   const streamLimits = new StreamLimits({
     ...(options.maxEventStreams === undefined ? {} : { maxTotal: options.maxEventStreams }),
     ...(options.maxEventStreamsPerClient === undefined

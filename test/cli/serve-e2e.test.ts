@@ -76,7 +76,7 @@ describe("rudder serve with no credentials", () => {
     expect((await redeem(printed)).status).toBe(401);
     const fresh = await runToEnd(["link", "--url", url, "--data", join(root, "data")]);
     expect(fresh.code).toBe(0);
-    expect(fresh.stdout).toMatch(new RegExp(`^${url}/#code=[A-Za-z0-9_-]+\n$`));
+    expect(fresh.stdout).toMatch(new RegExp(`^${url}/#code=[A-Za-z0-9._-]+\n$`));
     expect(fresh.stdout).not.toContain(token);
     expect((await redeem(fresh.stdout.trim())).body.token).toBe(token);
     const noGateway = await runToEnd(["link", "--data", join(root, "no-such-data")]);

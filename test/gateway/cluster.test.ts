@@ -75,6 +75,24 @@ function prompts(gateway: TestGateway): string[] {
 }
 
 describe("two gateway workers on one PostgreSQL", () => {
+  it("trade the page link's code printed by one worker once, through any worker", async () => {
+    const url = await cluster.createDatabase();
+    const a = await worker(url, "link-a");
+    const b = await worker(url, "link-b");
+    const redeem = async (gateway: TestGateway, code: string) =>
+      (
+        await fetch(`${gateway.url}/api/link-codes/redeem`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ code }),
+        })
+      ).status;
+    const code = new URL(a.pageLink).hash.replace(/^#code=/, "");
+    expect(await redeem(b, code)).toBe(200);
+    expect(await redeem(a, code)).toBe(401);
+    expect(await redeem(b, code)).toBe(401);
+  });
+
   it("route a message through either worker to the channel's owner, readable through both", async () => {
     const url = await cluster.createDatabase();
     const a = await worker(url, "worker-a");

@@ -22,7 +22,9 @@ describe("the gateway's HTTP API", () => {
     expect(readFileSync(path, "utf8").trim()).toBe(gateway.token);
     expect(gateway.token).toMatch(/^[0-9a-f]{64}$/);
     expect(statSync(path).mode & 0o777).toBe(0o600);
-    expect(gateway.pageLink).toMatch(new RegExp(`^${gateway.url}/#code=[A-Za-z0-9_-]{24}$`));
+    expect(gateway.pageLink).toMatch(
+      new RegExp(`^${gateway.url}/#code=[0-9a-z]+\\.[A-Za-z0-9_-]{16}\\.[A-Za-z0-9_-]{32}$`),
+    );
     expect(gateway.pageLink).not.toContain(gateway.token);
     expect(gateway.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   });

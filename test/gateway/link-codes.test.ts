@@ -3,28 +3,49 @@ import { LINK_CODE_TTL_MS, LinkCodes } from "../../src/gateway/link-codes.js";
 import { startTestGateway, type TestGateway } from "./helpers.js";
 
 describe("link codes", () => {
-  it("are traded once, within ten minutes", () => {
+  it("are traded once, within ten minutes", async () => {
     let now = 1_000_000;
-    const codes = new LinkCodes({ now: () => now });
+    const codes = new LinkCodes("the-token", { now: () => now });
     expect(LINK_CODE_TTL_MS).toBe(600_000);
     const first = codes.issue();
     expect(first.expiresAt).toBe(new Date(now + 600_000).toISOString());
-    expect(codes.redeem(first.code)).toBe(true);
-    expect(codes.redeem(first.code)).toBe(false);
+    expect(await codes.redeem(first.code)).toBe(true);
+    expect(await codes.redeem(first.code)).toBe(false);
     const late = codes.issue();
     now += 600_000;
-    expect(codes.redeem(late.code)).toBe(false);
+    expect(await codes.redeem(late.code)).toBe(false);
     const fresh = codes.issue();
     now += 599_999;
-    expect(codes.redeem(fresh.code)).toBe(true);
-    expect(codes.redeem("made-up")).toBe(false);
+    expect(await codes.redeem(fresh.code)).toBe(true);
+    expect(await codes.redeem("made-up")).toBe(false);
   });
 
-  it("keep a bounded number waiting: the oldest are forgotten", () => {
-    const codes = new LinkCodes();
-    const oldest = codes.issue();
-    for (let index = 0; index < 64; index += 1) codes.issue();
-    expect(codes.redeem(oldest.code)).toBe(false);
+  it("are checked by their signature: another gateway's token, or an edited expiry, fails", async () => {
+    let now = 1_000_000;
+    const ours = new LinkCodes("the-token", { now: () => now });
+    const theirs = new LinkCodes("another-token", { now: () => now });
+    expect(await ours.redeem(theirs.issue().code)).toBe(false);
+    // A later expiry written into a code that has expired does not revive it.
+    const code = ours.issue().code;
+    now += 700_000;
+    const [, nonce, signature] = code.split(".");
+    const extended = `${(now + 600_000).toString(36)}.${nonce}.${signature}`;
+    expect(await ours.redeem(extended)).toBe(false);
+    expect(await ours.redeem(code)).toBe(false);
+    // The same token signs alike wherever it is held: a second gateway on it checks the code.
+    const twin = new LinkCodes("the-token", { now: () => now });
+    expect(await twin.redeem(ours.issue().code)).toBe(true);
+  });
+
+  it("leave which codes were traded to `spend` (the shared store with several workers)", async () => {
+    const spent = new Set<string>();
+    const spend = async (nonce: string) => !spent.has(nonce) && Boolean(spent.add(nonce));
+    const one = new LinkCodes("the-token", { spend });
+    const two = new LinkCodes("the-token", { spend });
+    const { code } = one.issue();
+    expect(await two.redeem(code)).toBe(true);
+    expect(await one.redeem(code)).toBe(false);
+    expect(spent.size).toBe(1);
   });
 });
 

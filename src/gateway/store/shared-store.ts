@@ -79,6 +79,11 @@ export interface SharedStore extends GatewayStore {
   ): Promise<{ close(): Promise<void> }>;
   /** The permission requests of every worker's agents (answered through any worker). */
   permissionLedger(): SharedPermissions;
+  /**
+   * Records that the page-link code `nonce` (valid until `expiresAt`) was traded for the token:
+   * true the first time through any worker, false after (see link-codes.ts).
+   */
+  spendLinkCode(nonce: string, expiresAt: Date): Promise<boolean>;
   /** Tells every worker (this one too) that a schedule was created, changed or deleted. */
   announceSchedule(scheduleId: string): Promise<void>;
   /**

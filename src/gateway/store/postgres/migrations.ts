@@ -111,6 +111,12 @@ export const migrations: readonly string[] = [
   ALTER TABLE messages ADD COLUMN delivered_in text;
   ALTER TABLE messages ADD COLUMN attempted_in text;
   `,
+  `
+  CREATE TABLE spent_link_codes (
+    nonce text PRIMARY KEY,
+    expires_at timestamptz NOT NULL
+  );
+  `,
 ];
 
 /** The schema version a fully migrated database reports. */

@@ -30,6 +30,7 @@ import {
 import { PostgresTranscripts } from "./postgres-transcripts.js";
 import { preparedQuery } from "./prepared-query.js";
 import { announceSchedule, listenForSchedules } from "./schedule-changes.js";
+import { spendLinkCode } from "./spent-link-codes.js";
 import { listenForWakeUps, wakeNotification } from "./wake-ups.js";
 import { watchPool } from "./watched-pool.js";
 
@@ -188,6 +189,10 @@ export class PostgresGatewayStore implements SharedStore {
 
   permissionLedger(): PermissionLedger {
     return new PermissionLedger(this.#pool, this.#url, this.#logger, this.health);
+  }
+
+  spendLinkCode(nonce: string, expiresAt: Date): Promise<boolean> {
+    return spendLinkCode(this.#pool, nonce, expiresAt);
   }
 
   announceSchedule(scheduleId: string): Promise<void> {
