@@ -71,6 +71,23 @@ function permissionModeOf(args: ParsedArgs, warn: (message: string) => void): Pe
   return "default";
 }
 
+/**
+ * A host that stopped reading stdout (it died, or closed the pipe: the next write fails with
+ * EPIPE) can see nothing more, so rudder stops at once, as on SIGTERM: one line on stderr, the
+ * tools' process trees killed and the kill recorded in the transcript (the exit handler), and no
+ * further model call. Without this the write's error would end rudder with a stack trace, and
+ * only after the turn had gone on.
+ */
+function stopWhenUnread(io: CommandIo): void {
+  if (io.stdout !== process.stdout) return;
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    io.stderr.write(
+      `rudder: stopping: the host stopped reading the output (${error.code ?? error.message})\n`,
+    );
+    process.exit(1);
+  });
+}
+
 /** Feeds stdin to the front end line by line; resolves when stdin ends. */
 function pumpInput(stdin: NodeJS.ReadableStream, frontEnd: StreamJsonFrontEnd): Promise<void> {
   const splitter = new LineSplitter();
@@ -100,6 +117,7 @@ export async function runStreamJson(args: ParsedArgs, io: CommandIo): Promise<nu
     io.stderr.write(`rudder: ${message}\n`);
   };
   let lastResultFailed = false;
+  stopWhenUnread(io);
   const write = (line: OutputLine): void => {
     if (line.type === "result") lastResultFailed = line.is_error === true;
     io.stdout.write(encodeOutputLine(line));

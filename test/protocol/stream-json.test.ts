@@ -143,6 +143,33 @@ describe("rudder speaks Claude Code's stream-json", () => {
     expect(second && lastUserText(second)).toContain("and also this");
   });
 
+  it("stops at once, in one line, when the host stops reading its output", async () => {
+    const api = await harness.api([
+      {
+        delayMs: 1500,
+        // biome-ignore lint/suspicious/noThenProperty: the fake API names its delayed step so
+        then: { toolUse: { name: "Bash", input: { command: "sleep 2.517 && touch late.txt" } } },
+      },
+      { text: "nobody reads this" },
+    ]);
+    const sandbox = harness.sandbox(api);
+    const rudder = harness.start(sandbox);
+    rudder.sendUser("go", FIRST);
+    await api.waitForMainRequests(1);
+    // The host goes away: rudder's next line (the reply's tool call) meets EPIPE.
+    rudder.child.stdout.destroy();
+    expect(await rudder.exited).toBe(1);
+    expect(rudder.stderr).toContain(
+      "rudder: stopping: the host stopped reading the output (EPIPE)",
+    );
+    expect(rudder.stderr).not.toMatch(/^\s+at /m);
+    // Its tool was killed with it, and the model was not asked again.
+    await new Promise((resolve) => setTimeout(resolve, 3500));
+    expect(processesMatching("sleep 2.517")).toEqual([]);
+    expect(existsSync(join(sandbox.workspace, "late.txt"))).toBe(false);
+    expect(api.mainRequests()).toHaveLength(1);
+  });
+
   it("interrupt aborts the turn, kills its tool, answers, and the next message still works", async () => {
     const api = await harness.api([
       { toolUse: { name: "Bash", input: { command: "exec sleep 60.101" } } },
