@@ -5,38 +5,14 @@
  * fake Claude CLI asking `can_use_tool` over its control protocol.
  */
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { PermissionRequestInfo } from "../../src/gateway/index.js";
-import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
-import {
-  openEvents,
-  type SseEvent,
-  startTestGateway,
-  type TestGateway,
-  waitFor,
-} from "./helpers.js";
+import { clusterFixture } from "./cluster-fixture.js";
+import { openEvents, type SseEvent, type TestGateway, waitFor } from "./helpers.js";
 
-let cluster: PostgresCluster;
-const gateways: TestGateway[] = [];
-beforeAll(async () => {
-  cluster = await startPostgresCluster();
+const { createDatabase, worker } = clusterFixture("cluster-permissions", {
+  scenario: "permission",
 });
-afterAll(async () => {
-  await Promise.allSettled(gateways.map((gateway) => gateway.cleanup()));
-  await cluster?.destroy();
-});
-
-async function worker(url: string, name: string): Promise<TestGateway> {
-  const gateway = await startTestGateway({
-    prefix: `cluster-permissions-${name}`,
-    scenario: "permission",
-    store: { kind: "postgres", url },
-    workerName: name,
-    leaseSeconds: 2,
-  });
-  gateways.push(gateway);
-  return gateway;
-}
 
 const isRequest = (event: SseEvent) => event.data.type === "permission_request";
 
@@ -59,7 +35,7 @@ async function listed(gateway: TestGateway, channel: string): Promise<Permission
 
 describe("permission requests across workers", () => {
   it("are listed on every worker and answered through a non-owner, once", async () => {
-    const url = await cluster.createDatabase();
+    const url = await createDatabase();
     const [a, b, c] = await Promise.all([
       worker(url, "perm-a"),
       worker(url, "perm-b"),
@@ -132,7 +108,7 @@ describe("permission requests across workers", () => {
   });
 
   it("answer 404 for a request whose owner died, and list it nowhere", async () => {
-    const url = await cluster.createDatabase();
+    const url = await createDatabase();
     const survivor = await worker(url, "perm-survivor");
     // What a worker killed while its agent waited leaves: the request, and a lease gone stale.
     const client = new pg.Client({ connectionString: url });

@@ -3,36 +3,17 @@
  * armed on every worker at once (NOTIFY), each firing is claimed by one of them, and one
  * deleted through another worker stops firing everywhere.
  */
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
-import { type ApiMessage, startTestGateway, type TestGateway, waitFor } from "./helpers.js";
+import { expect, it } from "vitest";
+import { clusterFixture } from "./cluster-fixture.js";
+import { type ApiMessage, waitFor } from "./helpers.js";
 
-let cluster: PostgresCluster;
-const gateways: TestGateway[] = [];
-beforeAll(async () => {
-  cluster = await startPostgresCluster();
-});
-afterAll(async () => {
-  await Promise.allSettled(gateways.map((gateway) => gateway.cleanup()));
-  await cluster?.destroy();
-});
-
-async function worker(url: string, name: string): Promise<TestGateway> {
-  const gateway = await startTestGateway({
-    prefix: `cluster-schedules-${name}`,
-    store: { kind: "postgres", url },
-    workerName: name,
-    leaseSeconds: 2,
-  });
-  gateways.push(gateway);
-  return gateway;
-}
+const { createDatabase, worker, gateways } = clusterFixture("cluster-schedules");
 
 const firings = (messages: ApiMessage[]) =>
   messages.filter((message) => message.kind === "user" && message.text === "tick");
 
 it("arms a schedule made on one worker on all, fires each firing once, and deletes it everywhere", async () => {
-  const url = await cluster.createDatabase();
+  const url = await createDatabase();
   const [a, b, c] = await Promise.all([
     worker(url, "sched-a"),
     worker(url, "sched-b"),

@@ -4,38 +4,11 @@
  * channel whose owner is gone is taken by the other.
  */
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
-import {
-  fakeLogEntries,
-  openEvents,
-  type SseEvent,
-  startTestGateway,
-  type TestGateway,
-  waitFor,
-} from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { clusterFixture } from "./cluster-fixture.js";
+import { fakeLogEntries, openEvents, type SseEvent, type TestGateway, waitFor } from "./helpers.js";
 
-let cluster: PostgresCluster;
-const gateways: TestGateway[] = [];
-beforeAll(async () => {
-  cluster = await startPostgresCluster();
-});
-afterAll(async () => {
-  await Promise.allSettled(gateways.map((gateway) => gateway.cleanup()));
-  await cluster?.destroy();
-});
-
-async function worker(url: string, name: string, scenario = "normal"): Promise<TestGateway> {
-  const gateway = await startTestGateway({
-    prefix: `cluster-${name}`,
-    scenario,
-    store: { kind: "postgres", url },
-    workerName: name,
-    leaseSeconds: 2,
-  });
-  gateways.push(gateway);
-  return gateway;
-}
+const { createDatabase, worker, gateways } = clusterFixture("cluster");
 
 type Posted = { id: string; disposition: string };
 
@@ -76,7 +49,7 @@ function prompts(gateway: TestGateway): string[] {
 
 describe("two gateway workers on one PostgreSQL", () => {
   it("trade the page link's code printed by one worker once, through any worker", async () => {
-    const url = await cluster.createDatabase();
+    const url = await createDatabase();
     const a = await worker(url, "link-a");
     const b = await worker(url, "link-b");
     const redeem = async (gateway: TestGateway, code: string) =>
@@ -94,7 +67,7 @@ describe("two gateway workers on one PostgreSQL", () => {
   });
 
   it("route a message through either worker to the channel's owner, readable through both", async () => {
-    const url = await cluster.createDatabase();
+    const url = await createDatabase();
     const a = await worker(url, "worker-a");
     const b = await worker(url, "worker-b");
     expect(b.token).toBe(a.token);
@@ -128,7 +101,7 @@ describe("two gateway workers on one PostgreSQL", () => {
   });
 
   it("stream a channel's events on every worker, resuming with Last-Event-ID on either", async () => {
-    const url = await cluster.createDatabase();
+    const url = await createDatabase();
     const a = await worker(url, "events-a");
     const b = await worker(url, "events-b");
     const eventsUrl = (gateway: TestGateway) =>
@@ -182,8 +155,8 @@ describe("two gateway workers on one PostgreSQL", () => {
   });
 
   it("steer the owner's running turn with a message through the other worker, saying so", async () => {
-    const url = await cluster.createDatabase();
-    const a = await worker(url, "steer-a", "steer");
+    const url = await createDatabase();
+    const a = await worker(url, "steer-a", { scenario: "steer" });
     const b = await worker(url, "steer-b");
     const first = await a.api<Posted>("POST", "/api/channels/busy/messages", { text: "first" });
     expect(first.body.disposition).toBe("started");
@@ -199,7 +172,7 @@ describe("two gateway workers on one PostgreSQL", () => {
   });
 
   it("take over a channel whose owner died, answering its unanswered message once", async () => {
-    const url = await cluster.createDatabase();
+    const url = await createDatabase();
     const survivor = await worker(url, "survivor");
     // What a worker killed mid-turn leaves: a stored, unanswered message and a lease nobody renews.
     const client = new pg.Client({ connectionString: url });
@@ -231,8 +204,8 @@ describe("two gateway workers on one PostgreSQL", () => {
   });
 
   it("stop a channel's agent when its lease is lost, and store no answer of the stale turn", async () => {
-    const url = await cluster.createDatabase();
-    const a = await worker(url, "stale", "hold");
+    const url = await createDatabase();
+    const a = await worker(url, "stale", { scenario: "hold" });
     const posted = await a.api<Posted>("POST", "/api/channels/held/messages", { text: "wait" });
     expect(posted.body.disposition).toBe("started");
     await waitFor(async () => {
@@ -264,7 +237,7 @@ describe("two gateway workers on one PostgreSQL", () => {
   });
 
   it("fire a schedule missed while the workers were down once, answered on one of them", async () => {
-    const url = await cluster.createDatabase();
+    const url = await createDatabase();
     const first = await worker(url, "first");
     const created = await first.api<{ schedule: { id: string } }>("POST", "/api/schedules", {
       cron: "0 0 1 1 *",
