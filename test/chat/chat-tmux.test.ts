@@ -7,7 +7,7 @@ import {
   lastToolResults,
   lastUserText,
 } from "../fixtures/fake-messages-api.js";
-import { isAlive } from "../tools/process-state.js";
+import { isAlive, waitFor } from "../tools/process-state.js";
 import {
   atIdlePrompt,
   type ChatUnderTmux,
@@ -288,6 +288,8 @@ describe("rudder chat --wake in a terminal", () => {
 
     await tmux.key("C-d");
     expect(await tmux.waitForExit()).toBe(0);
+    // Killed as the chat exits (its sandbox's processes by SIGKILL), each is gone a moment later.
+    await waitFor(() => [...chat.seen].every((pid) => !isAlive(pid)));
     expect([...chat.seen].filter((pid) => isAlive(pid))).toEqual([]);
   });
 });
