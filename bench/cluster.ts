@@ -17,12 +17,15 @@
 //   BENCH_CHANNELS (default 8), BENCH_MESSAGES per channel (default 100),
 //   BENCH_PROFILE=<folder>: the workers write V8 CPU profiles there (`node --cpu-prof`),
 //   BENCH_ONLY=sqlite|postgres|three: that part alone (three includes the failover),
-//   BENCH_NODE_FLAGS: more flags for the workers' node (`--perf-basic-prof` for `perf record`).
+//   BENCH_NODE_FLAGS: more flags for the workers' node (`--perf-basic-prof` for `perf record`),
+//   BENCH_PG_STATEMENTS=1: after the one-worker PostgreSQL run, its statements per message and
+//   the server's time in each (`pg_stat_statements`).
 import { mkdtempSync, rmSync } from "node:fs";
 import type http from "node:http";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import pg from "pg";
 import { startPostgresCluster } from "../test/fixtures/postgres-cluster.js";
 import { percentile } from "./gateway.js";
 import { type GatewayChildOptions, GatewayProcess } from "./gateway-process.js";
@@ -240,8 +243,45 @@ async function failover(owner: GatewayProcess, other: GatewayProcess): Promise<n
   }
 }
 
+async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await use(client);
+  } finally {
+    await client.end();
+  }
+}
+
+async function resetStatements(url: string): Promise<void> {
+  await withClient(url, async (client) => {
+    await client.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+    await client.query("SELECT pg_stat_statements_reset()");
+  });
+}
+
+/** The statements the run sent, the most time first: calls and server ms per message. */
+async function reportStatements(url: string, messages: number): Promise<void> {
+  const { rows } = await withClient(url, (client) =>
+    client.query<{ calls: string; total: number; query: string }>(
+      `SELECT calls, total_exec_time AS total, query FROM pg_stat_statements
+       WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY total_exec_time DESC LIMIT 15`,
+    ),
+  );
+  for (const row of rows) {
+    const text = row.query.replace(/\s+/g, " ").slice(0, 110);
+    process.stdout.write(
+      `${"".padEnd(26)} ${fixed(Number(row.calls) / messages, 2).padStart(5)} calls ` +
+        `${fixed(row.total / messages, 3).padStart(6)} ms per message  ${text}\n`,
+    );
+  }
+}
+
 export async function main(): Promise<void> {
-  const cluster = await startPostgresCluster();
+  const statements = process.env.BENCH_PG_STATEMENTS === "1";
+  const cluster = await startPostgresCluster(
+    statements ? { shared_preload_libraries: "pg_stat_statements" } : {},
+  );
   try {
     process.stdout.write(
       `cluster bench: fake Claude CLI, ${CHANNELS} warm channels x ${MESSAGES} messages each, ` +
@@ -253,7 +293,10 @@ export async function main(): Promise<void> {
     if (part("postgres")) {
       const single = await cluster.createDatabase("single");
       const postgres = await worker({ store: { kind: "postgres", url: single } });
-      report("1 worker, PostgreSQL", await throughput("postgres", [postgres]));
+      if (statements) await resetStatements(single);
+      const run = await throughput("postgres", [postgres]);
+      report("1 worker, PostgreSQL", run);
+      if (statements) await reportStatements(single, run.latencies.length);
     }
     if (!part("three")) return;
     const shared = await cluster.createDatabase("shared");
