@@ -1,7 +1,8 @@
 /**
  * `npm run chaos`: the gateway under faults and abuse, on loopback, in a few minutes. Runs each
  * scenario (gateway SIGKILLs and restarts, three workers on PostgreSQL with one SIGKILLed
- * mid-burst, an agent SIGKILLed mid-tool, a tool output flood,
+ * mid-burst, three workers whose PostgreSQL is stopped and started again mid-load, an agent
+ * SIGKILLed mid-tool, a tool output flood,
  * a 20 MB reply from a rudder agent and a 20 MB line from a Claude CLI, an HTTP fuzz of every
  * route, slow clients, SSE floods) and prints one table of figures, each with its goal; exits 1
  * when a goal is missed. CHAOS_SIZE=small runs smaller sizes; CHAOS_ONLY=<part of a name>
@@ -13,6 +14,7 @@ import { join } from "node:path";
 import { startPostgresCluster } from "../../test/fixtures/postgres-cluster.js";
 import { GatewayProcess } from "../gateway-process.js";
 import { clusterBurst } from "./cluster-burst.js";
+import { databaseOutage } from "./database-outage.js";
 import { type Figure, figure, table } from "./figures.js";
 import { httpFuzz, slowClients, sseCaps, sseFlood } from "./http-abuse.js";
 import { overCapLine } from "./over-cap.js";
@@ -27,6 +29,8 @@ const size = small
       channels: 4,
       burstChannels: 12,
       burstPerChannel: 4,
+      outageChannels: 8,
+      outagesMs: [1000, 5000],
       kills: 2,
       floodMb: 20,
       replyMb: 20,
@@ -39,6 +43,8 @@ const size = small
       channels: 20,
       burstChannels: 30,
       burstPerChannel: 8,
+      outageChannels: 30,
+      outagesMs: [1000, 2000, 1000, 6000, 1500],
       kills: 5,
       floodMb: 200,
       replyMb: 20,
@@ -76,6 +82,21 @@ try {
           postgres,
           channels: size.burstChannels,
           perChannel: size.burstPerChannel,
+        });
+      } finally {
+        await postgres.destroy();
+      }
+    })),
+  );
+  figures.push(
+    ...(await scenario("database outage", async () => {
+      const postgres = await startPostgresCluster();
+      try {
+        return await databaseOutage({
+          root,
+          postgres,
+          channels: size.outageChannels,
+          outagesMs: size.outagesMs,
         });
       } finally {
         await postgres.destroy();
