@@ -34,7 +34,9 @@ export interface ChannelOwnershipOptions {
  * so another worker takes the channels at once instead of waiting for them to expire.
  *
  * A worker that finds a lease lost stops the channel's agent process at once, routes nothing
- * more to it (`holds` is false), and the store refuses its late answers (`fence`).
+ * more to it (`holds` is false), and the store refuses its late answers (`fence`). One that
+ * cannot renew stops its running turns the moment their leases would expire by its own clock
+ * (`#lapsed`), before another worker can take their channels.
  */
 export class ChannelOwnership {
   readonly #options: ChannelOwnershipOptions;
@@ -45,8 +47,10 @@ export class ChannelOwnership {
   #listener: { close(): Promise<void> } | undefined;
   #timer: NodeJS.Timeout | undefined;
   #ticking: Promise<void> | undefined;
-  /** When the last renewal that succeeded was asked for (this worker's clock). */
-  #renewedAt = Date.now();
+  /** Fires when the leases renewed last run out (see `#armLapse`). */
+  #lapseTimer: NodeJS.Timeout | undefined;
+  /** Channels whose turn `#lapsed` stopped, until the next renewal says whether they are ours. */
+  readonly #abandoned = new Set<string>();
   #stopped = false;
 
   constructor(options: ChannelOwnershipOptions) {
@@ -95,6 +99,8 @@ export class ChannelOwnership {
     const period = Math.max(200, (this.#options.leaseSeconds * 1000) / 3);
     this.#timer = setInterval(() => void this.#tick(), period);
     this.#timer.unref();
+    // Every lease claimed from now on lasts at least until then, unless renewed.
+    this.#armLapse(Date.now());
   }
 
   /** What the sources deliver through: routed here, or stored for the channel's owner. */
@@ -161,7 +167,8 @@ export class ChannelOwnership {
   #tick(): Promise<void> {
     this.#ticking ??= this.#renewAndSweep()
       .catch((error: unknown) => {
-        if (isStoreUnavailable(error)) return this.#lapsed();
+        // An unreachable store is logged once by its health; the lapse timer guards the leases.
+        if (isStoreUnavailable(error)) return;
         this.#options.logger?.(`gateway: lease renewal failed: ${String(error)}`);
       })
       .finally(() => {
@@ -175,10 +182,17 @@ export class ChannelOwnership {
     const { router, store, logger } = this.#options;
     const asked = Date.now();
     const kept = new Set(await this.#leases.renew());
-    this.#renewedAt = asked;
-    // Still ours after an outage that stopped its turn (`#lapsed`): held again, its messages
-    // routed by `revalidate`.
+    this.#armLapse(asked);
+    // Still ours after a lapse that stopped its turn (`#lapsed`): held again, and its messages
+    // routed again (the store may have been slow rather than gone, so no `revalidate` follows).
     for (const channelId of kept) if (!this.#held.has(channelId)) await this.#adopt(channelId);
+    const regained = [...this.#abandoned].filter((channelId) => kept.has(channelId));
+    this.#abandoned.clear();
+    if (regained.length > 0) {
+      for (const message of await store.listUnanswered()) {
+        if (regained.includes(message.channelId)) this.#route(message);
+      }
+    }
     for (const channelId of [...this.#held]) {
       if (kept.has(channelId)) continue;
       this.#held.delete(channelId);
@@ -202,21 +216,40 @@ export class ChannelOwnership {
   }
 
   /**
-   * The store has been out of reach for a whole lease, so another worker may hold this one's
-   * channels by now: a turn still running here is stopped, its messages left unanswered for
-   * whoever holds the channel next (this worker again if nobody took it). A turn that ended
-   * keeps its answer for the store's return, when `settle` checks the lease.
+   * After a renewal asked for at `renewedAt` (this worker's clock), runs `#lapsed` when those
+   * leases expire, unless a later renewal re-arms it first. The store dates a lease from when
+   * it ran the statement, never before it was asked for, so this fires at its expiry or just
+   * before, never after: a turn stops before another worker can take its channel.
+   */
+  #armLapse(renewedAt: number): void {
+    clearTimeout(this.#lapseTimer);
+    const delay = renewedAt + this.#options.leaseSeconds * 1000 - Date.now();
+    this.#lapseTimer = setTimeout(() => void this.#lapsed(), Math.max(0, delay));
+    this.#lapseTimer.unref();
+  }
+
+  /**
+   * No renewal has succeeded for a whole lease (the store out of reach, or too slow), so another
+   * worker may hold this one's channels by now: each turn still running here is stopped, its
+   * messages left unanswered for whoever holds the channel next (this worker again if nobody
+   * took it). A turn that ended keeps its answer for the store's return, when `settle` checks
+   * the lease.
    */
   async #lapsed(): Promise<void> {
-    if (this.#stopped || Date.now() - this.#renewedAt < this.#options.leaseSeconds * 1000) return;
-    for (const channelId of [...this.#held]) {
-      if (!this.#options.router.abandon(channelId)) continue;
+    if (this.#stopped) return;
+    const abandoned = [...this.#held].filter((channelId) =>
+      this.#options.router.abandon(channelId),
+    );
+    for (const channelId of abandoned) {
       this.#held.delete(channelId);
+      this.#abandoned.add(channelId);
       this.#options.logger?.(
-        `gateway: the lease of channel ${channelId} ran out while the store is unreachable; stopping its turn`,
+        `gateway: the lease of channel ${channelId} ran out unrenewed; stopping its turn`,
       );
-      await this.#options.stopChannel(channelId).catch(() => {});
     }
+    await Promise.all(
+      abandoned.map((channelId) => this.#options.stopChannel(channelId).catch(() => {})),
+    );
   }
 
   /** Routes a stored message here once (the router skips one it routed already). */
@@ -229,6 +262,7 @@ export class ChannelOwnership {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearInterval(this.#timer);
+    clearTimeout(this.#lapseTimer);
     await this.#ticking;
     await this.#listener?.close();
     await this.#leases.releaseAll().catch(() => {});

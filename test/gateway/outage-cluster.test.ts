@@ -3,11 +3,15 @@
  * comes back, each worker re-validates its leases before it acts again, and every channel is
  * answered exactly once, by one worker. Once with the server stopped for both (either may take
  * the other's channels as they come back), once with one worker cut off from a database the
- * other still reaches (a partition: the other takes its channels and replays them).
+ * other still reaches (a partition, its connections reset or left unanswered: the other takes
+ * its channels and replays them, and its own turn still running stops as its lease expires).
  */
+
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LoopbackProxy, startLoopbackProxy } from "../fixtures/loopback-proxy.js";
 import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
+import { isAlive } from "../tools/process-state.js";
 import { startTestGateway, type TestGateway, waitFor } from "./helpers.js";
 import {
   answeredOnce,
@@ -27,8 +31,9 @@ beforeAll(async () => {
   cluster = await startPostgresCluster();
 });
 afterAll(async () => {
-  await Promise.allSettled(gateways.map((gateway) => gateway.cleanup()));
+  // Proxies first: a worker whose statements a stalled proxy holds would wait out their timeouts.
   for (const proxy of proxies) await proxy.close();
+  await Promise.allSettled(gateways.map((gateway) => gateway.cleanup()));
   await cluster?.destroy();
 });
 
@@ -148,34 +153,69 @@ describe("two PostgreSQL workers whose database goes away for longer than a leas
     expect(outageLines(linesB).lost).toEqual([]);
   });
 
-  it("stop a cut-off worker's turn still running when its lease runs out, so one agent answers", async () => {
-    const url = await cluster.createDatabase();
-    const proxy = await startLoopbackProxy(cluster.port);
-    proxies.push(proxy);
-    const linesA: string[] = [];
-    const a = await worker(url.replace(`:${cluster.port}/`, `:${proxy.port}/`), "run-a", linesA);
-    const b = await worker(url, "run-b", []);
-    b.setScenario("normal");
-    await holdTurn(a, url, "delta", "delta question");
-    a.setScenario("normal");
+  it.each([
+    ["reset", "cut"],
+    ["unanswered", "stall"],
+  ] as const)(
+    "stop a cut-off worker's turn when its lease runs out (connections %s), so one agent answers",
+    async (_how, cutOff) => {
+      const url = await cluster.createDatabase();
+      const proxy = await startLoopbackProxy(cluster.port);
+      proxies.push(proxy);
+      const linesA: string[] = [];
+      const a = await worker(
+        url.replace(`:${cluster.port}/`, `:${proxy.port}/`),
+        `${cutOff}-a`,
+        linesA,
+      );
+      const b = await worker(url, `${cutOff}-b`, []);
+      b.setScenario("normal");
+      const held = await holdTurn(a, url, "delta", "delta question");
+      a.setScenario("normal");
 
-    await proxy.cut();
-    // Unreachable for a whole lease, the worker stops the turn it can no longer vouch for.
-    await waitFor(
-      async () => (await runnerOf(a, "delta")) === undefined,
-      "the cut-off worker to stop the turn",
-      30_000,
-    );
-    expect(linesA.some((line) => line.includes("lease of channel delta ran out"))).toBe(true);
-    const messages = await answeredOnce(b, "delta");
-    expect(messages.filter((message) => message.kind === "reply")).toHaveLength(1);
-    expect(promptsWith(b, "delta question")).toBe(1);
+      // A stall is the harder case: the renewal hangs (till its 15 s timeout) rather than failing.
+      await proxy[cutOff]();
+      // The lease as the cut-off worker last renewed it (the database's clock, the same machine's).
+      const direct = new pg.Client({ connectionString: url });
+      await direct.connect();
+      const { rows } = await direct
+        .query<{ expires_at: Date }>("SELECT expires_at FROM leases WHERE channel_id = 'delta'")
+        .finally(() => direct.end());
+      const expiresAt = rows[0]!.expires_at.getTime();
+      // Unreachable for a whole lease, the worker stops the turn it can no longer vouch for: its
+      // agent is gone when the lease runs out (not a renewal period later), before the other
+      // worker's takeover gives its own agent the message.
+      let stoppedAt: number | undefined;
+      let takenAt: number | undefined;
+      await waitFor(
+        () => {
+          stoppedAt ??= isAlive(held.pid) ? undefined : Date.now();
+          takenAt ??= promptsWith(b, "delta question") > 0 ? Date.now() : undefined;
+          return stoppedAt !== undefined && takenAt !== undefined;
+        },
+        "the cut-off worker to stop the turn and the other to take the channel",
+        30_000,
+      );
+      const report = JSON.stringify({
+        stopped: stoppedAt! - expiresAt,
+        taken: takenAt! - expiresAt,
+      });
+      // Early by up to a renewal period when one reached the database just as the cut came.
+      expect(stoppedAt! - expiresAt, report).toBeGreaterThan(-900);
+      expect(stoppedAt! - expiresAt, report).toBeLessThan(250);
+      expect(stoppedAt!, report).toBeLessThan(takenAt!);
+      expect(await runnerOf(a, "delta")).toBeUndefined();
+      expect(linesA.some((line) => line.includes("lease of channel delta ran out"))).toBe(true);
+      const messages = await answeredOnce(b, "delta");
+      expect(messages.filter((message) => message.kind === "reply")).toHaveLength(1);
+      expect(promptsWith(b, "delta question")).toBe(1);
 
-    await proxy.restore();
-    await healthy(a);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    expect((await answeredOnce(a, "delta")).filter((m) => m.kind === "reply")).toHaveLength(1);
-    expect(promptsWith(a, "delta question")).toBe(1);
-    expect(await runnerOf(a, "delta")).toBeUndefined();
-  });
+      await proxy.restore();
+      await healthy(a);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect((await answeredOnce(a, "delta")).filter((m) => m.kind === "reply")).toHaveLength(1);
+      expect(promptsWith(a, "delta question")).toBe(1);
+      expect(await runnerOf(a, "delta")).toBeUndefined();
+    },
+  );
 });
