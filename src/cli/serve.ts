@@ -11,6 +11,7 @@ import {
   StoreUnavailableError,
   startGateway,
   storeLocation,
+  TrustedProxies,
 } from "../gateway/index.js";
 import { hasModelCredentials } from "../model/model-config.js";
 import { commandArgs, type FlagSpecs, stringFlag } from "./args.js";
@@ -22,6 +23,7 @@ export const SERVE_FLAGS: FlagSpecs = {
   "allowed-hosts": { type: "string" },
   "max-sse": { type: "string" },
   "max-sse-per-client": { type: "string" },
+  "trust-proxy": { type: "string" },
   "header-timeout": { type: "string" },
   "body-timeout": { type: "string" },
   data: { type: "string" },
@@ -40,8 +42,8 @@ export const SERVE_FLAGS: FlagSpecs = {
 };
 
 export const SERVE_USAGE = `usage: rudder serve [--port 4317] [--host 127.0.0.1] [--allowed-hosts NAME,NAME:PORT]
-                    [--max-sse 512] [--max-sse-per-client 64] [--header-timeout 10]
-                    [--body-timeout 30] [--data ~/.rudder] [--store postgres://...]
+                    [--max-sse 512] [--max-sse-per-client 64] [--trust-proxy ADDR,CIDR]
+                    [--header-timeout 10] [--body-timeout 30] [--data ~/.rudder] [--store postgres://...]
                     [--lease-seconds 15] [--max-live 8] [--idle-minutes 20] [--engine rudder|claude] [--model M] [--cwd DIR]
                     [--permission-timeout 300] [--no-permission-prompts] [--no-sandbox]
                     [--telegram-token-file FILE --telegram-allow ID,ID]
@@ -57,6 +59,9 @@ export const SERVE_USAGE = `usage: rudder serve [--port 4317] [--host 127.0.0.1]
   --allowed-hosts (a proxy's name; NAME matches any port); others are refused. A client has
   --header-timeout seconds for a request's headers and --body-timeout more for its body; at most
   --max-sse event streams are open (--max-sse-per-client from one address), then 503.
+  Behind a reverse proxy, --trust-proxy (or RUDDER_TRUST_PROXY) names the proxies' addresses
+  or CIDRs ("loopback" for 127.0.0.0/8 and ::1) whose X-Forwarded-For names the client; by
+  default none, so X-Forwarded-For is ignored.
   State lives in SQLite in --data unless --store (or RUDDER_STORE) names a PostgreSQL database,
   which several workers may share (they accept the same token); each channel is then driven by
   the worker holding its lease, renewed while it lives and taken by another --lease-seconds
@@ -128,6 +133,10 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
     return fail(`--engine must be rudder or claude (got "${engineName}")`);
   }
 
+  const trustProxy = listFlag(stringFlag(args, "trust-proxy") ?? io.env.RUDDER_TRUST_PROXY);
+  const trusted = TrustedProxies.parse(trustProxy);
+  if (trusted instanceof Error) return fail(trusted.message);
+
   const store = storeLocation(stringFlag(args, "store") ?? io.env.RUDDER_STORE);
   if (store instanceof Error) return fail(store.message);
 
@@ -177,6 +186,7 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
       ...(leaseSeconds === undefined ? {} : { leaseSeconds: leaseSeconds as number }),
       host: stringFlag(args, "host") ?? "127.0.0.1",
       allowedHosts: listFlag(stringFlag(args, "allowed-hosts")),
+      trustProxy,
       ...(maxSse === undefined ? {} : { maxEventStreams: maxSse as number }),
       ...(maxSsePerClient === undefined
         ? {}

@@ -21,6 +21,7 @@ import type { GatewayStore } from "./store/store.js";
 import type { StoreStatus } from "./store/store-health.js";
 import { isStoreUnavailable } from "./store/store-unavailable-error.js";
 import type { StreamLimits } from "./stream-limits.js";
+import { TrustedProxies } from "./trusted-proxies.js";
 
 /** Request bodies above this get 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -59,6 +60,8 @@ export interface HttpAppOptions {
   heartbeatMs?: number;
   /** The caps on open event streams. */
   streamLimits: StreamLimits;
+  /** Whose `X-Forwarded-For` names the client (default: nobody's; the socket's peer is). */
+  trustedProxies?: TrustedProxies;
 }
 
 const decisionBody = v.object({
@@ -128,10 +131,10 @@ function issueText(issue: v.BaseIssue<unknown>): string {
 }
 
 /** The peer's address as @hono/node-server passes it (its `incoming` request). */
-function clientAddress(env: unknown): string {
+function peerAddress(env: unknown): string | undefined {
   const incoming = (env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)
     ?.incoming;
-  return incoming?.socket?.remoteAddress ?? "unknown";
+  return incoming?.socket?.remoteAddress;
 }
 
 /** The event stream, which `EventSource` opens without a way to set headers. */
@@ -319,7 +322,10 @@ export function createHttpApp(options: HttpAppOptions): Hono {
       closing: options.closing,
       heartbeatMs: options.heartbeatMs ?? 15_000,
       limits: options.streamLimits,
-      client: clientAddress(context.env),
+      client: (options.trustedProxies ?? TrustedProxies.none).client(
+        peerAddress(context.env),
+        context.req.header("x-forwarded-for"),
+      ),
     }),
   );
 

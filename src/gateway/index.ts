@@ -50,3 +50,4 @@ export type {
 } from "./store/store.js";
 export { redactedUrl, type StoreLocation, storeLocation } from "./store/store-location.js";
 export { StoreUnavailableError } from "./store/store-unavailable-error.js";
+export { TrustedProxies } from "./trusted-proxies.js";

@@ -26,6 +26,7 @@ import { isSharedStore } from "./store/shared-store.js";
 import type { StoreLocation } from "./store/store-location.js";
 import { StreamLimits } from "./stream-limits.js";
 import { sessionIdOf, TranscriptMirror } from "./transcript-mirror.js";
+import { TrustedProxies } from "./trusted-proxies.js";
 
 /** The agent every channel talks to: a stream-json CLI (`rudder run ...` or `claude`). */
 export interface GatewayEngine {
@@ -94,6 +95,11 @@ export interface GatewayOptions {
   /** Open event streams at most, in all (default 512) and per client address (default 64). */
   maxEventStreams?: number;
   maxEventStreamsPerClient?: number;
+  /**
+   * The reverse proxies (addresses, CIDRs, `loopback`) whose `X-Forwarded-For` names the
+   * client, for the per-client cap and what names the client; default none, so it is ignored.
+   */
+  trustProxy?: string[];
   /**
    * A client has this long to send a request's headers (default 10000) and this much more
    * for its body (default 30000); a slower one is cut (408, or the connection closed).
@@ -169,6 +175,9 @@ function linkHost(host: string): string {
  */
 export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
   const log = options.logger ?? (() => {});
+  // Before anything is opened: a bad entry is the caller's mistake, named in one line.
+  const trustedProxies = TrustedProxies.parse(options.trustProxy ?? []);
+  if (trustedProxies instanceof Error) throw trustedProxies;
   const store = await openStore(options.store ?? { kind: "sqlite" }, options.dataDir, log);
   const token = await gatewayToken(options.dataDir, store).catch(async (error: unknown) => {
     await store.close();
@@ -316,6 +325,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     hosts,
     linkCodes,
     streamLimits,
+    trustedProxies,
     source: httpSource,
     router,
     store,

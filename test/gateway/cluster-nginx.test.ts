@@ -91,21 +91,35 @@ function throughProxy(
   });
 }
 
-/** An event stream through the proxy, collecting each event's data as it arrives. */
-function streamThroughProxy(proxy: NginxProxy, token: string, channel: string) {
+/**
+ * An event stream through the proxy, collecting each event's data as it arrives, from
+ * `localAddress` (any 127.x address is loopback: a client on another machine, to the proxy).
+ */
+function streamThroughProxy(
+  proxy: NginxProxy,
+  token: string,
+  channel: string,
+  client: { localAddress?: string; headers?: Record<string, string> } = {},
+) {
   const events: Array<Record<string, unknown>> = [];
   let ended = false;
+  let body = "";
   const outgoing = request({
     host: "127.0.0.1",
     port: proxy.port,
     path: `/api/channels/${channel}/events`,
-    headers: { host: `${NAME}:${proxy.port}`, authorization: `Bearer ${token}` },
+    ...(client.localAddress ? { localAddress: client.localAddress } : {}),
+    headers: { host: `${NAME}:${proxy.port}`, authorization: `Bearer ${token}`, ...client.headers },
   });
   let status = 0;
   outgoing.on("response", (response) => {
     status = response.statusCode ?? 0;
     let buffer = "";
     response.on("data", (chunk: Buffer) => {
+      if (status !== 200) {
+        body += chunk.toString("utf8");
+        return;
+      }
       buffer += chunk.toString("utf8");
       for (let end = buffer.indexOf("\n\n"); end !== -1; end = buffer.indexOf("\n\n")) {
         const data = buffer
@@ -128,6 +142,8 @@ function streamThroughProxy(proxy: NginxProxy, token: string, channel: string) {
   return {
     events,
     status: () => status,
+    /** The body of an answer other than 200 (a refusal's `{error}`), once it ended. */
+    body: () => (ended ? body : undefined),
     ended: () => ended,
     close: () => outgoing.destroy(),
   };
@@ -180,6 +196,73 @@ describe("the README's nginx configuration in front of two workers", () => {
       expect(after.status).toBe(202);
     } finally {
       stream.close();
+    }
+  });
+
+  it("with --trust-proxy naming it, caps each forwarded client on its own, whatever a client claims", async () => {
+    // One worker behind each proxy, so that every stream meets the same cap of one per client.
+    const options = { allowedHosts: [NAME], maxEventStreamsPerClient: 1 };
+    const trusting = await startTestGateway({
+      prefix: "nginx-trust",
+      ...options,
+      trustProxy: ["127.0.0.1"],
+    });
+    gateways.push(trusting);
+    const ignoring = await startTestGateway({ prefix: "nginx-ignore", ...options });
+    gateways.push(ignoring);
+    const trustingProxy = await startNginx([upstream(trusting)]);
+    proxies.push(trustingProxy);
+    const ignoringProxy = await startNginx([upstream(ignoring)]);
+    proxies.push(ignoringProxy);
+    expect(trustingProxy.config).toContain(
+      "proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;",
+    );
+    const streams: Array<ReturnType<typeof streamThroughProxy>> = [];
+    /** A stream from a client at `localAddress` (any 127.x address: another machine, to nginx). */
+    const open = (
+      proxy: NginxProxy,
+      gateway: TestGateway,
+      localAddress: string,
+      headers: Record<string, string> = {},
+    ) => {
+      const stream = streamThroughProxy(proxy, gateway.token, "capped", { localAddress, headers });
+      streams.push(stream);
+      return stream;
+    };
+    const refusal = async (stream: ReturnType<typeof streamThroughProxy>) => {
+      const body = await waitFor(() => stream.body(), "the refusal");
+      expect(stream.status()).toBe(503);
+      return body;
+    };
+    try {
+      const first = open(trustingProxy, trusting, "127.0.0.2");
+      const second = open(trustingProxy, trusting, "127.0.0.3");
+      await waitFor(
+        () => first.status() === 200 && second.status() === 200,
+        "a stream for each of two clients",
+      );
+      expect(await refusal(open(trustingProxy, trusting, "127.0.0.2"))).toContain(
+        "too many event streams open from 127.0.0.2 ",
+      );
+      // A client naming itself someone else in its own X-Forwarded-For is still itself.
+      const claiming = open(trustingProxy, trusting, "127.0.0.4", {
+        "x-forwarded-for": "127.0.0.9",
+      });
+      await waitFor(() => claiming.status() === 200, "the stream of a third client");
+      const evading = open(trustingProxy, trusting, "127.0.0.4", {
+        "x-forwarded-for": "127.0.0.10",
+      });
+      expect(await refusal(evading)).toContain("too many event streams open from 127.0.0.4 ");
+      expect(trusting.eventStreams()).toBe(3);
+
+      // Without --trust-proxy, every client behind the proxy is the proxy.
+      const alone = open(ignoringProxy, ignoring, "127.0.0.2");
+      await waitFor(() => alone.status() === 200, "the first client's stream");
+      expect(await refusal(open(ignoringProxy, ignoring, "127.0.0.3"))).toContain(
+        "too many event streams open from 127.0.0.1 ",
+      );
+    } finally {
+      for (const stream of streams) stream.close();
     }
   });
 

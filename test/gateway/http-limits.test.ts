@@ -6,7 +6,13 @@ import { startTestGateway, type TestGateway, waitFor } from "./helpers.js";
 import { trickle } from "./raw-http.js";
 
 /** An event stream over a raw socket from `localAddress` (any 127.x address is loopback). */
-function openStream(port: number, token: string, channel: string, localAddress = "127.0.0.1") {
+function openStream(
+  port: number,
+  token: string,
+  channel: string,
+  localAddress = "127.0.0.1",
+  extraHeaders = "",
+) {
   const socket: Socket = connect({ port, host: "127.0.0.1", localAddress });
   let text = "";
   socket.on("data", (chunk) => {
@@ -15,7 +21,7 @@ function openStream(port: number, token: string, channel: string, localAddress =
   socket.on("error", () => undefined);
   socket.write(
     `GET /api/channels/${channel}/events HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n` +
-      `Authorization: Bearer ${token}\r\n\r\n`,
+      `Authorization: Bearer ${token}\r\n${extraHeaders}\r\n`,
   );
   return {
     socket,
@@ -65,6 +71,27 @@ describe("the gateway's limits", () => {
     const again = openStream(port, gateway.token, "a");
     expect(await again.answered()).toMatch(/^HTTP\/1\.1 200/);
     for (const stream of [second, third, elsewhere, overTotal, again]) stream.socket.destroy();
+    await waitFor(() => gateway.eventStreams() === 0, "every stream given back");
+  });
+
+  it("counts a client by its address, whatever X-Forwarded-For it sends (no proxy trusted)", async () => {
+    const streams: Array<ReturnType<typeof openStream>> = [];
+    const answers: string[] = [];
+    for (const claimed of ["198.51.100.1", "198.51.100.2", "198.51.100.3"]) {
+      const forwarded = `X-Forwarded-For: ${claimed}\r\n`;
+      streams.push(openStream(port, gateway.token, "a", "127.0.0.5", forwarded));
+      answers.push(await streams.at(-1)!.answered());
+    }
+    expect(answers.map((answer) => answer.slice(0, 12))).toEqual([
+      "HTTP/1.1 200",
+      "HTTP/1.1 200",
+      "HTTP/1.1 503",
+    ]);
+    await waitFor(
+      () => streams[2]!.text().includes("too many event streams open from 127.0.0.5 "),
+      "the refusal naming the socket's address",
+    );
+    for (const stream of streams) stream.socket.destroy();
     await waitFor(() => gateway.eventStreams() === 0, "every stream given back");
   });
 
