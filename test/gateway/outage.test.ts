@@ -3,12 +3,15 @@
  * mid-run and started again. Meanwhile the API answers 503 with the reason and `Retry-After`,
  * `/api/health` says the store is down, the worker logs one line when it is lost and one when
  * it is back, and a turn that ends during the outage keeps its answer until it can be stored:
- * everything accepted before the stop is answered exactly once.
+ * everything accepted before the stop is answered exactly once. And a database that stops
+ * answering (statements hanging, not failing) for longer than a lease: the running turn stops
+ * as its lease runs out, and is replayed once the hung renewal finds the lease still its own.
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type LoopbackProxy, startLoopbackProxy } from "../fixtures/loopback-proxy.js";
 import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
-import { startTestGateway, type TestGateway } from "./helpers.js";
+import { startTestGateway, type TestGateway, waitFor } from "./helpers.js";
 import {
   answeredOnce,
   endHeldTurn,
@@ -16,15 +19,19 @@ import {
   holdTurn,
   outageLines,
   type Posted,
+  promptsWith,
+  runnerOf,
   runners,
 } from "./outage-helpers.js";
 
 let cluster: PostgresCluster;
 const gateways: TestGateway[] = [];
+const proxies: LoopbackProxy[] = [];
 beforeAll(async () => {
   cluster = await startPostgresCluster();
 });
 afterAll(async () => {
+  for (const proxy of proxies) await proxy.close();
   await Promise.allSettled(gateways.map((gateway) => gateway.cleanup()));
   await cluster?.destroy();
 });
@@ -119,5 +126,42 @@ describe("a PostgreSQL worker whose database goes away and comes back", () => {
     expect(lost).toEqual([expect.stringMatching(/^gateway: store unavailable: connection .*/)]);
     expect(back).toEqual([expect.stringMatching(/^gateway: store back after \d+\.\d s /)]);
     expect(lines.filter((line) => /routing error|renewal failed|could not/.test(line))).toEqual([]);
+  });
+
+  it("stops a turn whose lease ran out while its statements hung, and answers it when they return", async () => {
+    const url = await cluster.createDatabase();
+    const proxy = await startLoopbackProxy(cluster.port);
+    proxies.push(proxy);
+    const lines: string[] = [];
+    const slow = await startTestGateway({
+      prefix: "outage-slow",
+      scenario: "hold",
+      store: { kind: "postgres", url: url.replace(`:${cluster.port}/`, `:${proxy.port}/`) },
+      workerName: "slow",
+      leaseSeconds: 2,
+      logger: (line) => lines.push(line),
+    });
+    gateways.push(slow);
+    await holdTurn(slow, url, "hung", "hung question");
+    slow.setScenario("normal");
+
+    // Nothing is answered for longer than a lease, and less than a statement's 15 s timeout:
+    // the store never fails, it is only slow.
+    proxy.stall();
+    try {
+      await waitFor(
+        async () => (await runnerOf(slow, "hung")) === undefined,
+        "the turn to stop as its lease runs out",
+      );
+      expect(lines.some((line) => line.includes("lease of channel hung ran out"))).toBe(true);
+    } finally {
+      await proxy.restore();
+    }
+    // The renewal that hung comes back with the lease still this worker's (nobody took it):
+    // the channel is held again and its message replayed, answered once.
+    const messages = await answeredOnce(slow, "hung");
+    expect(messages.filter((message) => message.kind === "reply")).toHaveLength(1);
+    expect(promptsWith(slow, "hung question")).toBe(2);
+    expect(outageLines(lines).lost).toEqual([]);
   });
 });
