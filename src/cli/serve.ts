@@ -29,6 +29,7 @@ export const SERVE_FLAGS: FlagSpecs = {
   data: { type: "string" },
   store: { type: "string" },
   "lease-seconds": { type: "string" },
+  "shutdown-wait": { type: "string" },
   "max-live": { type: "string" },
   "idle-minutes": { type: "string" },
   engine: { type: "string" },
@@ -44,7 +45,7 @@ export const SERVE_FLAGS: FlagSpecs = {
 export const SERVE_USAGE = `usage: rudder serve [--port 4317] [--host 127.0.0.1] [--allowed-hosts NAME,NAME:PORT]
                     [--max-sse 512] [--max-sse-per-client 64] [--trust-proxy ADDR,CIDR]
                     [--header-timeout 10] [--body-timeout 30] [--data ~/.rudder] [--store postgres://...]
-                    [--lease-seconds 15] [--max-live 8] [--idle-minutes 20] [--engine rudder|claude] [--model M] [--cwd DIR]
+                    [--lease-seconds 15] [--shutdown-wait 20] [--max-live 8] [--idle-minutes 20] [--engine rudder|claude] [--model M] [--cwd DIR]
                     [--permission-timeout 300] [--no-permission-prompts] [--no-sandbox]
                     [--telegram-token-file FILE --telegram-allow ID,ID]
   Starts the gateway: the web page, the HTTP API, the scheduler. Each channel gets its own
@@ -65,7 +66,8 @@ export const SERVE_USAGE = `usage: rudder serve [--port 4317] [--host 127.0.0.1]
   State lives in SQLite in --data unless --store (or RUDDER_STORE) names a PostgreSQL database,
   which several workers may share (they accept the same token); each channel is then driven by
   the worker holding its lease, renewed while it lives and taken by another --lease-seconds
-  after it dies.`;
+  after it dies. Stopped (SIGTERM) while that database is unreachable, a worker waits up to
+  --shutdown-wait seconds for it to store the answers it holds; the rest are answered again.`;
 
 export const DEMO_HINT =
   "No model credentials, so agents run the offline demo model. To connect a real model, set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN, plus ANTHROPIC_BASE_URL for a compatible server) and restart, or use --engine claude with a logged-in Claude Code.";
@@ -125,7 +127,8 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
   const headerTimeout = wholeNumber(stringFlag(args, "header-timeout"), "--header-timeout", 1);
   const bodyTimeout = wholeNumber(stringFlag(args, "body-timeout"), "--body-timeout", 1);
   const leaseSeconds = wholeNumber(stringFlag(args, "lease-seconds"), "--lease-seconds", 1);
-  const limits = [maxSse, maxSsePerClient, headerTimeout, bodyTimeout, leaseSeconds];
+  const shutdownWait = wholeNumber(stringFlag(args, "shutdown-wait"), "--shutdown-wait", 0);
+  const limits = [maxSse, maxSsePerClient, headerTimeout, bodyTimeout, leaseSeconds, shutdownWait];
   for (const value of [port, maxLive, idleMinutes, permissionTimeout, ...limits])
     if (value instanceof Error) return fail(value.message);
   const engineName = stringFlag(args, "engine") ?? "rudder";
@@ -184,6 +187,7 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
       dataDir,
       store,
       ...(leaseSeconds === undefined ? {} : { leaseSeconds: leaseSeconds as number }),
+      ...(shutdownWait === undefined ? {} : { shutdownWaitMs: (shutdownWait as number) * 1000 }),
       host: stringFlag(args, "host") ?? "127.0.0.1",
       allowedHosts: listFlag(stringFlag(args, "allowed-hosts")),
       trustProxy,

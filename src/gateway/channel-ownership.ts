@@ -52,6 +52,8 @@ export class ChannelOwnership {
   /** Channels whose turn `#lapsed` stopped, until the next renewal says whether they are ours. */
   readonly #abandoned = new Set<string>();
   #stopped = false;
+  /** Shutting down: leases renewed, no channel taken, nothing routed. */
+  #quiet = false;
 
   constructor(options: ChannelOwnershipOptions) {
     this.#options = options;
@@ -133,7 +135,7 @@ export class ChannelOwnership {
   }
 
   async #woken(messageId: string): Promise<void> {
-    if (this.#stopped) return;
+    if (this.#stopped || this.#quiet) return;
     try {
       const message = await this.#options.store.getMessage(messageId);
       if (message === null || message.kind !== "user" || message.state !== "received") return;
@@ -158,6 +160,7 @@ export class ChannelOwnership {
     // with any other caller meanwhile, the wake-up connection's return and the store's).
     await this.#ticking;
     await this.#tick();
+    if (this.#quiet) return;
     for (const message of await this.#options.store.listUnanswered()) {
       if (this.#held.has(message.channelId)) this.#route(message);
     }
@@ -201,6 +204,7 @@ export class ChannelOwnership {
       // Its turn, if any, ends now; the store refuses its answer (see `fence`).
       await this.#options.stopChannel(channelId).catch(() => {});
     }
+    if (this.#quiet) return;
     const orphans = await this.#leases.claimOrphans();
     if (orphans.length === 0) return;
     const taken = new Set(orphans);
@@ -254,8 +258,17 @@ export class ChannelOwnership {
 
   /** Routes a stored message here once (the router skips one it routed already). */
   #route(message: MessageRecord): void {
-    if (this.#stopped) return;
+    if (this.#stopped || this.#quiet) return;
     this.#options.router.routeStored(message);
+  }
+
+  /**
+   * The worker is shutting down but still finishing what it holds (answers kept through an
+   * outage): its leases are renewed, so those answers are stored as the channels' owner, but it
+   * takes no channel and routes no message any more.
+   */
+  quiesce(): void {
+    this.#quiet = true;
   }
 
   /** Stops renewing and releases every lease (a clean shutdown hands its channels over). */

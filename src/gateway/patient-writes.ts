@@ -1,4 +1,4 @@
-import type { GatewayStore } from "./store/store.js";
+import type { GatewayStore, Settlement } from "./store/store.js";
 import type { StoreHealth } from "./store/store-health.js";
 import { isStoreUnavailable } from "./store/store-unavailable-error.js";
 
@@ -6,15 +6,32 @@ import { isStoreUnavailable } from "./store/store-unavailable-error.js";
  * The writes that finish what was accepted before: how a turn ended, a message's state, the
  * channel's session and context, what the agent said between turns. Not `insertUserMessage`:
  * a new message is refused while the store is down (its client gets the 503 and sends again).
+ * Each is named as a log line names it.
  */
-const HELD_WRITES = new Set<PropertyKey>([
-  "settle",
-  "setMessageState",
-  "setChannelSession",
-  "setChannelContext",
-  "insertAgentMessage",
-  "insertSystemMessage",
-]);
+const HELD_WRITES: Record<string, (...args: never[]) => string> = {
+  settle: (settlement: Settlement) => {
+    const what = { reply: "answer", error: "error reply", fallback: "deferral" }[
+      settlement.reply.kind as string
+    ];
+    const ids = settlement.messageIds.join(", ");
+    return `the ${what ?? `${settlement.reply.kind} notice`} to ${settlement.messageIds.length > 1 ? "messages" : "message"} ${ids}`;
+  },
+  setMessageState: (messageId: string, state: string) =>
+    `the state of message ${messageId} (${state})`,
+  setChannelSession: (channelId: string) => `the session of channel ${channelId}`,
+  setChannelContext: (channelId: string) => `the context usage of channel ${channelId}`,
+  insertAgentMessage: (channelId: string) => `what the agent of channel ${channelId} said`,
+  insertSystemMessage: (channelId: string) => `a notice in channel ${channelId}`,
+};
+
+/** The store the router writes through, and the held writes not done yet. */
+export interface PatientWrites<Store extends GatewayStore> {
+  store: Store;
+  /** The held writes still to be done (waiting for the store, or on their way), named. */
+  pending(): string[];
+  /** Resolves with true once none is pending, or false when `signal` aborts first. */
+  drained(signal: AbortSignal): Promise<boolean>;
+}
 
 /**
  * The store as the router writes through it when the database may go away: a held write (see
@@ -24,31 +41,64 @@ const HELD_WRITES = new Set<PropertyKey>([
  * `settle` then refuses it if another worker took the channel meanwhile (that worker replays
  * the message), and answers nothing twice either way. Everything else runs as it is.
  *
- * Once `signal` aborts (the gateway closing), a waiting write gives up with the store's error:
- * what it held is not written and its messages stay unanswered for the next start to replay.
+ * Once `signal` aborts (the gateway closing, after it waited for what `pending` names), a
+ * waiting write gives up with the store's error: what it held is not written and its messages
+ * stay unanswered for the next owner to replay.
  */
 export function patientWrites<Store extends GatewayStore>(
   store: Store,
   health: StoreHealth,
   signal: AbortSignal,
-): Store {
-  const patient = async (write: () => Promise<unknown>): Promise<unknown> => {
-    for (;;) {
-      try {
-        return await write();
-      } catch (error) {
-        if (!isStoreUnavailable(error) || signal.aborted) throw error;
-        await health.whenUp(signal);
+): PatientWrites<Store> {
+  const pending = new Set<{ name: string }>();
+  let onDrained: Array<() => void> = [];
+  const patient = async (name: string, write: () => Promise<unknown>): Promise<unknown> => {
+    const entry = { name };
+    pending.add(entry);
+    try {
+      for (;;) {
+        try {
+          return await write();
+        } catch (error) {
+          if (!isStoreUnavailable(error) || signal.aborted) throw error;
+          await health.whenUp(signal);
+          if (signal.aborted) throw error;
+        }
       }
+    } finally {
+      pending.delete(entry);
+      if (pending.size === 0) for (const resolve of onDrained.splice(0)) resolve();
     }
   };
-  return new Proxy(store, {
+  const proxy = new Proxy(store, {
     get(target, property) {
       const value: unknown = Reflect.get(target, property, target);
       if (typeof value !== "function") return value;
       const method = value.bind(target) as (...args: unknown[]) => Promise<unknown>;
-      if (!HELD_WRITES.has(property)) return method;
-      return (...args: unknown[]) => patient(() => method(...args));
+      const describe = typeof property === "string" ? HELD_WRITES[property] : undefined;
+      if (describe === undefined) return method;
+      return (...args: unknown[]) =>
+        patient((describe as (...args: unknown[]) => string)(...args), () => method(...args));
     },
   });
+  return {
+    store: proxy,
+    pending: () => [...pending].map((entry) => entry.name),
+    drained(until) {
+      if (pending.size === 0) return Promise.resolve(true);
+      if (until.aborted) return Promise.resolve(false);
+      return new Promise((resolve) => {
+        const done = () => {
+          until.removeEventListener("abort", aborted);
+          resolve(true);
+        };
+        const aborted = () => {
+          onDrained = onDrained.filter((each) => each !== done);
+          resolve(false);
+        };
+        onDrained.push(done);
+        until.addEventListener("abort", aborted, { once: true });
+      });
+    },
+  };
 }

@@ -11,6 +11,7 @@ import { ChannelOwnership } from "./channel-ownership.js";
 import type { ChannelSource, SourceContext } from "./channel-source.js";
 import { EventBus } from "./event-bus.js";
 import { watchForwarded } from "./forwarded-outcome.js";
+import { waitForHeldWrites } from "./held-writes-at-shutdown.js";
 import { createHttpApp } from "./http-app.js";
 import { HttpChannelSource } from "./http-source.js";
 import { LinkCodes } from "./link-codes.js";
@@ -116,6 +117,13 @@ export interface GatewayOptions {
   permissionPrompts?: boolean;
   /** A permission request nobody answers is denied after this long; default 300000. */
   permissionTimeoutMs?: number;
+  /**
+   * With a networked store: how long `close()` waits at most for an unavailable store to come
+   * back and store the answers this worker holds (turns that ended during the outage); default
+   * 20000. What is still held then is not stored (one line names it): its messages are answered
+   * again by the next owner of their channels.
+   */
+  shutdownWaitMs?: number;
 }
 
 export interface RunningGateway {
@@ -171,7 +179,8 @@ function linkHost(host: string): string {
  * page's cards) and is denied after `permissionTimeoutMs`, at the end of its
  * turn, or at shutdown. `close()` (or aborting `signal`) stops everything and
  * every agent process; messages still in flight stay unanswered in the store
- * for the next start.
+ * for the next start. With a networked store that is unavailable, it first waits up to
+ * `shutdownWaitMs` for it to store the answers of turns that ended meanwhile.
  */
 export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
   const log = options.logger ?? (() => {});
@@ -236,9 +245,12 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     shared && sessionFile ? new TranscriptMirror({ store, sessionFile, logger: log }) : undefined;
   let ownership: ChannelOwnership | undefined;
   const closing = new AbortController();
+  // A turn that ends while the database is away keeps its answer until it is back, or until a
+  // shutdown has waited for it long enough.
+  const holding = new AbortController();
+  const patient = shared ? patientWrites(shared, shared.health, holding.signal) : undefined;
   router = new Router({
-    // A turn that ends while the database is away keeps its answer until it is back.
-    store: shared ? patientWrites(shared, shared.health, closing.signal) : store,
+    store: patient?.store ?? store,
     pool,
     bus,
     logger: log,
@@ -381,6 +393,17 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       await router.close();
       permissions.close();
       await pool.stopAll();
+      if (shared && patient) {
+        // Renewing what it holds, taking nothing new, while the answers it holds are stored.
+        ownership?.quiesce();
+        await waitForHeldWrites({
+          writes: patient,
+          storeUp: () => shared.health.up,
+          waitMs: options.shutdownWaitMs ?? 20_000,
+          logger: log,
+        });
+      }
+      holding.abort();
       await router.idle();
       await mirror?.close();
       // Only once nothing runs here: another worker may take the channels at once.

@@ -26,6 +26,7 @@ describe("rudder serve refuses bad flags in one line", () => {
     [["--max-sse-per-client", "many"], "--max-sse-per-client needs a whole number"],
     [["--header-timeout", "0"], "--header-timeout needs a whole number of at least 1"],
     [["--body-timeout", "soon"], "--body-timeout needs a whole number"],
+    [["--shutdown-wait", "1.5"], "--shutdown-wait needs a whole number of at least 0"],
     [["--frobnicate"], "unknown option --frobnicate"],
     [
       ["--trust-proxy", "10.0.0.1,10.0.0.0/33"],
