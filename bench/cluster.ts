@@ -14,7 +14,11 @@
 // The processor time each part spent per message says where the time goes on a small machine:
 // the gateway worker(s), the agents, and this load generator (keep-alive `node:http`).
 // Run: node --import tsx bench/cluster.ts
-//   BENCH_CHANNELS (default 8), BENCH_MESSAGES per channel (default 100),
+// Before the measured messages each channel is sent `WARMUP` unmeasured ones, the same way, so
+// the figures are of a worker running steadily (its code compiled by V8, its pools and caches
+// filled), not of its first second.
+//   BENCH_CHANNELS (default 8), BENCH_MESSAGES per channel (default 400), BENCH_WARMUP per
+//   channel (default 100),
 //   BENCH_PROFILE=<folder>: the workers write V8 CPU profiles there (`node --cpu-prof`),
 //   BENCH_ONLY=sqlite|postgres|three: that part alone (three includes the failover),
 //   BENCH_NODE_FLAGS: more flags for the workers' node (`--perf-basic-prof` for `perf record`),
@@ -33,7 +37,8 @@ import { cpuMs, descendantsNamed, keepAliveAgent, postJson, ReplyStream } from "
 
 const FAKE_CLAUDE = join(import.meta.dirname, "..", "test", "fixtures", "fake-claude");
 const CHANNELS = Number(process.env.BENCH_CHANNELS ?? 8);
-const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 100);
+const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 400);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 100);
 const LEASE_SECONDS = 2;
 const GOAL_RATE = 1000;
 const GOAL_P99_MS = 20;
@@ -149,23 +154,21 @@ async function warm(
   return channels;
 }
 
-async function throughput(prefix: string, via: GatewayProcess[]): Promise<Run> {
-  const agents = new Map(via.map((gateway) => [gateway, keepAliveAgent(CHANNELS)]));
-  const channels = await warm(prefix, via, agents);
-  const agentsOf = (await Promise.all(via.map(agentPids))).flat();
-  const gatewayPids = via.map((gateway) => gateway.pid);
-  const gatewayBefore = await cpuOf(gatewayPids);
-  const agentBefore = await cpuOf(agentsOf);
-  // The server's processes at the end are counted whole if they started meanwhile (a pool
-  // opening a connection); one that ended meanwhile is missed.
-  const databaseBefore = await cpuOf(await descendantsNamed(process.pid, "postgres"));
-  const clientBefore = process.cpuUsage();
+/**
+ * Each channel sent `count` messages one after the other, through the workers in turn: each
+ * message's latency to its reply on the owner's stream, and how much later it was on another's.
+ */
+async function exchange(
+  channels: Channel[],
+  via: GatewayProcess[],
+  agents: Map<GatewayProcess, http.Agent>,
+  count: number,
+): Promise<{ latencies: number[]; fanOut: number[] }> {
   const latencies: number[] = [];
   const fanOut: number[] = [];
-  const started = performance.now();
   await Promise.all(
     channels.map(async (channel, index) => {
-      for (let sent = 0; sent < MESSAGES; sent += 1) {
+      for (let sent = 0; sent < count; sent += 1) {
         const through = via[(index + sent) % via.length]!;
         const postedAt = performance.now();
         const id = await send(through, agents.get(through)!, channel.id, `message ${sent}`);
@@ -175,6 +178,23 @@ async function throughput(prefix: string, via: GatewayProcess[]): Promise<Run> {
       }
     }),
   );
+  return { latencies, fanOut };
+}
+
+async function throughput(prefix: string, via: GatewayProcess[]): Promise<Run> {
+  const agents = new Map(via.map((gateway) => [gateway, keepAliveAgent(CHANNELS)]));
+  const channels = await warm(prefix, via, agents);
+  await exchange(channels, via, agents, WARMUP);
+  const agentsOf = (await Promise.all(via.map(agentPids))).flat();
+  const gatewayPids = via.map((gateway) => gateway.pid);
+  const gatewayBefore = await cpuOf(gatewayPids);
+  const agentBefore = await cpuOf(agentsOf);
+  // The server's processes at the end are counted whole if they started meanwhile (a pool
+  // opening a connection); one that ended meanwhile is missed.
+  const databaseBefore = await cpuOf(await descendantsNamed(process.pid, "postgres"));
+  const clientBefore = process.cpuUsage();
+  const started = performance.now();
+  const { latencies, fanOut } = await exchange(channels, via, agents, MESSAGES);
   const seconds = (performance.now() - started) / 1000;
   const client = process.cpuUsage(clientBefore);
   const run: Run = {
@@ -284,7 +304,8 @@ export async function main(): Promise<void> {
   );
   try {
     process.stdout.write(
-      `cluster bench: fake Claude CLI, ${CHANNELS} warm channels x ${MESSAGES} messages each, ` +
+      `cluster bench: fake Claude CLI, ${CHANNELS} warm channels x ${MESSAGES} messages each ` +
+        `(after ${WARMUP} each unmeasured), ` +
         `one in flight per channel; latency = POST to the reply on SSE\n`,
     );
     if (part("sqlite")) {

@@ -96,15 +96,17 @@ export class ChannelCommands {
 
   /**
    * Follows a turn's (or a wake-up's) lines: stores how full the context is after each
-   * result, and a divider for a compaction the agent made on its own. Returns the store
-   * work to track, or null when the line changes nothing.
+   * result (with the turn's answer, see `Settlements.noteContext`), and a divider for a
+   * compaction the agent made on its own. Returns the store work to track, or null when
+   * there is none.
    */
   observe(channel: CommandChannel, line: unknown): Promise<void> | null {
-    const { store, bus } = this.#options;
+    const { store, bus, settlements } = this.#options;
     const usage = channel.context.accept(line);
     if (usage !== null) {
       bus.publish({ type: "context_usage", usage, channelId: channel.id });
-      return store.setChannelContext(channel.id, usage);
+      settlements.noteContext(channel.id, usage);
+      return null;
     }
     const boundary = compactBoundaryOf(line);
     if (boundary === null || boundary.trigger !== "auto") return null;
@@ -169,7 +171,7 @@ export class ChannelCommands {
       const postTokens = found.postTokens ?? settled?.tokens ?? null;
       const after =
         postTokens === null ? null : { tokens: postTokens, window: settled?.window ?? null };
-      await store.setChannelContext(channel.id, after);
+      await this.#options.settlements.storeContext(channel.id, after);
       bus.publish({ type: "context_usage", usage: after, channelId: channel.id });
       return {
         command: "compact",
@@ -186,11 +188,11 @@ export class ChannelCommands {
   }
 
   async #reset(channel: CommandChannel): Promise<Done> {
-    const { pool, store, bus } = this.#options;
+    const { pool, store, bus, settlements } = this.#options;
     const previousSessionId = channel.sessionId;
     await pool.forget(channel.id);
     await store.setChannelSession(channel.id, null);
-    await store.setChannelContext(channel.id, null);
+    await settlements.storeContext(channel.id, null);
     bus.publish({ type: "context_usage", usage: null, channelId: channel.id });
     return { command: "reset", previousSessionId };
   }

@@ -51,6 +51,11 @@ export class ChannelOwnership {
   #lapseTimer: NodeJS.Timeout | undefined;
   /** Channels whose turn `#lapsed` stopped, until the next renewal says whether they are ours. */
   readonly #abandoned = new Set<string>();
+  /**
+   * When each held channel's lease was last taken or renewed, as asked (this worker's clock):
+   * the database's expiry is at least a lease after that.
+   */
+  readonly #confirmedAt = new Map<string, number>();
   #stopped = false;
   /** Shutting down: leases renewed, no channel taken, nothing routed. */
   #quiet = false;
@@ -68,9 +73,26 @@ export class ChannelOwnership {
   /** Whether this worker drives the channel now (it claimed it and has not lost it since). */
   holds = (channelId: string): boolean => this.#held.has(channelId);
 
-  /** Claims for the router's `start()`: this worker may drive the channel. */
+  /**
+   * Claims for the router's `start()`: this worker may drive the channel. A channel held here
+   * whose lease was confirmed less than a third of a lease ago (when the next renewal is due)
+   * is not asked for again: its lease runs for two thirds more at least, and no other worker
+   * can take an unexpired lease. So a busy channel costs no lease statement per message.
+   */
   claim = async (channelId: string): Promise<boolean> => {
+    const confirmedAt = this.#confirmedAt.get(channelId);
+    const fresh = (this.#options.leaseSeconds * 1000) / 3;
+    if (
+      this.#held.has(channelId) &&
+      confirmedAt !== undefined &&
+      Date.now() - confirmedAt < fresh
+    ) {
+      await this.#adopting.get(channelId);
+      return true;
+    }
+    const asked = Date.now();
     if (!(await this.#leases.claim(channelId))) return false;
+    this.#confirmedAt.set(channelId, asked);
     if (!this.#held.has(channelId)) this.#adopt(channelId);
     await this.#adopting.get(channelId);
     return true;
@@ -186,6 +208,8 @@ export class ChannelOwnership {
     const asked = Date.now();
     const kept = new Set(await this.#leases.renew());
     this.#armLapse(asked);
+    this.#confirmedAt.clear();
+    for (const channelId of kept) this.#confirmedAt.set(channelId, asked);
     // Still ours after a lapse that stopped its turn (`#lapsed`): held again, and its messages
     // routed again (the store may have been slow rather than gone, so no `revalidate` follows).
     for (const channelId of kept) if (!this.#held.has(channelId)) await this.#adopt(channelId);
@@ -274,6 +298,7 @@ export class ChannelOwnership {
   /** Stops renewing and releases every lease (a clean shutdown hands its channels over). */
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#confirmedAt.clear();
     clearInterval(this.#timer);
     clearTimeout(this.#lapseTimer);
     await this.#ticking;

@@ -179,6 +179,7 @@ export class Router {
     this.#closed = true;
     this.#retries.close();
     for (const channel of this.#channels.values()) channel.commands.close();
+    await this.#settlements.flushContext().catch(() => {});
   }
 
   /** Waits for routing work started so far (tests and shutdown). */

@@ -1,4 +1,5 @@
 import type { AgentTurnResult } from "./agent-process.js";
+import type { ContextUsage } from "./context-usage.js";
 import type { EventBus } from "./event-bus.js";
 import type { StoredMessage } from "./events.js";
 import type { GatewayStore, MessageRecord, Settlement, TurnRecord } from "./store/store.js";
@@ -28,6 +29,9 @@ function turnRecord(result: AgentTurnResult): TurnRecord {
   };
 }
 
+/** How long a channel's context usage waits for a settlement to be stored with, at most. */
+export const CONTEXT_WRITE_DELAY_MS = 1000;
+
 /**
  * Writes how user messages ended (with the reply, fallback or error answering
  * them, and the turn's cost) and tells the bus and anyone waiting. A message
@@ -38,6 +42,9 @@ export class Settlements {
   readonly #store: GatewayStore;
   readonly #bus: EventBus;
   readonly #waiters = new Map<string, Array<(settled: SettledMessage) => void>>();
+  /** Context usage of channels not stored yet (see `noteContext`). */
+  readonly #context = new Map<string, ContextUsage | null>();
+  #contextTimer: NodeJS.Timeout | undefined;
 
   constructor(store: GatewayStore, bus: EventBus) {
     this.#store = store;
@@ -53,6 +60,33 @@ export class Settlements {
     });
   }
 
+  /**
+   * How full the channel's context is: stored with the channel's next settlement (a turn's
+   * result line says it just before the turn is settled, so one write does for both), or
+   * within `CONTEXT_WRITE_DELAY_MS` when none comes (a line between turns). A gateway killed
+   * meanwhile loses that figure; the channel's next result says it again.
+   */
+  noteContext(channelId: string, usage: ContextUsage | null): void {
+    this.#context.set(channelId, usage);
+    this.#contextTimer ??= setTimeout(() => {
+      this.#contextTimer = undefined;
+      void this.flushContext().catch(() => {});
+    }, CONTEXT_WRITE_DELAY_MS).unref();
+  }
+
+  /** Stores the channel's context usage now (a command's figure), replacing one still waiting. */
+  storeContext(channelId: string, usage: ContextUsage | null): Promise<void> {
+    this.#context.delete(channelId);
+    return this.#store.setChannelContext(channelId, usage);
+  }
+
+  /** Stores the context usage still waiting for a settlement (the timer's work, and shutdown's). */
+  async flushContext(): Promise<void> {
+    const waiting = [...this.#context];
+    this.#context.clear();
+    for (const [channelId, usage] of waiting) await this.#store.setChannelContext(channelId, usage);
+  }
+
   async settle(
     messages: MessageRecord[],
     state: Settlement["state"],
@@ -62,12 +96,15 @@ export class Settlements {
     const first = messages[0];
     if (!first) return null;
     const channelId = first.channelId;
+    const context = this.#context.get(channelId);
+    const withContext = this.#context.delete(channelId);
     const record = await this.#store.settle({
       messageIds: messages.map((message) => message.id),
       state,
       reply,
       ...(details.retryAt ? { retryAt: details.retryAt.toISOString() } : {}),
       ...(details.result ? { turn: turnRecord(details.result) } : {}),
+      ...(withContext ? { context: context ?? null } : {}),
     });
     if (!record) return null;
     const message = storedMessage(record);

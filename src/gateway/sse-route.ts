@@ -1,5 +1,6 @@
+import type { ServerResponse } from "node:http";
+import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { Context } from "hono";
-import { type SSEStreamingApi, streamSSE } from "hono/streaming";
 import type { EventBus, NumberedEvent } from "./event-bus.js";
 import type { StreamLimits } from "./stream-limits.js";
 
@@ -14,6 +15,13 @@ export interface SseOptions {
   /** The client's address, for the per-client cap. */
   client: string;
 }
+
+/**
+ * A client that reads this far behind (bytes written and not yet taken by its socket) is cut
+ * off, what it had not read dropped with the socket; it resumes with `Last-Event-ID`. More
+ * than the largest event (a reply under the agent line cap).
+ */
+export const MAX_UNREAD_BYTES = 64 * 2 ** 20;
 
 const encoder = new TextEncoder();
 const ping = encoder.encode(": ping\n\n");
@@ -55,8 +63,15 @@ function parseEventId(value: string | undefined | null, runId: string): number |
  * every `heartbeatMs` keeps proxies from closing an idle stream. Past `limits` (in all, or
  * from this client) the answer is a 503 `{error}` with `Retry-After`. When the client goes,
  * its subscription, heartbeat and place are given back.
+ *
+ * The frames are written straight to Node's response (the one @hono/node-server passes as
+ * `env.outgoing`), each as the shared buffer it is, as the bus delivers them: Node sends the
+ * frames written in one turn of the event loop in one system call (it corks the socket until
+ * the next tick), with no copy per stream and no stream machinery per frame.
  */
 export function channelEvents(context: Context, options: SseOptions): Response {
+  const outgoing = (context.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  if (outgoing === undefined) throw new Error("event streams need @hono/node-server");
   const lastEventId = parseEventId(
     context.req.header("last-event-id") ?? context.req.query("lastEventId"),
     options.bus.runId,
@@ -66,52 +81,46 @@ export function channelEvents(context: Context, options: SseOptions): Response {
     context.header("retry-after", "5");
     return context.json({ error: place.refused }, 503);
   }
-  return streamSSE(context, async (stream) => {
-    try {
-      await streamEvents(stream, options, lastEventId, place.release);
-    } finally {
-      place.release();
-    }
-  });
+  streamEvents(outgoing, options, lastEventId, place.release);
+  return RESPONSE_ALREADY_SENT;
 }
 
-async function streamEvents(
-  stream: SSEStreamingApi,
+function streamEvents(
+  outgoing: ServerResponse,
   options: SseOptions,
   lastEventId: number | undefined,
   release: () => void,
-): Promise<void> {
-  let chain = Promise.resolve();
-  const write = (bytes: Uint8Array) => {
-    chain = chain
-      .then(() => stream.write(bytes))
-      .then(
-        () => undefined,
-        () => undefined,
-      );
-  };
-  // Each event's frame is one buffer shared by every stream of the fan-out (`eventFrame`), so it
-  // is written as it is: joining a loop turn's frames into one write per stream would save
-  // system calls but copy them for each of thousands of streams (+48 MiB at the peak of 3,000,
-  // and not given back: bench/sse-flood.ts).
-  const send = (numbered: NumberedEvent) => write(eventFrame(numbered, options.bus.runId));
-  let onClosing = () => {};
-  const ended = new Promise<void>((resolve) => {
-    onClosing = resolve;
-    stream.onAbort(resolve);
-    if (options.closing.aborted) resolve();
-    options.closing.addEventListener("abort", onClosing, { once: true });
+): void {
+  outgoing.writeHead(200, {
+    "content-type": "text/event-stream",
+    "cache-control": "no-cache",
+    connection: "keep-alive",
   });
-  await stream.write(": connected\n\n");
+  const write = (bytes: Uint8Array) => {
+    if (outgoing.destroyed || outgoing.writableEnded) return;
+    if (outgoing.writableLength > MAX_UNREAD_BYTES) {
+      outgoing.destroy();
+      return;
+    }
+    outgoing.write(bytes);
+  };
+  // Each event's frame is one buffer shared by every stream of the fan-out (`eventFrame`).
+  const send = (numbered: NumberedEvent) => write(eventFrame(numbered, options.bus.runId));
+  outgoing.write(": connected\n\n");
   const unsubscribe = options.bus.subscribe(options.channelId, send, lastEventId);
   const heartbeat = setInterval(() => write(ping), options.heartbeatMs);
-  try {
-    await ended;
-  } finally {
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
     clearInterval(heartbeat);
-    options.closing.removeEventListener("abort", onClosing);
+    options.closing.removeEventListener("abort", end);
     unsubscribe();
     release();
-    await chain;
-  }
+    if (!outgoing.writableEnded) outgoing.end();
+  };
+  outgoing.once("close", end);
+  outgoing.once("error", end);
+  if (options.closing.aborted) end();
+  else options.closing.addEventListener("abort", end, { once: true });
 }

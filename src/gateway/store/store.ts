@@ -66,6 +66,11 @@ export interface Settlement {
   /** For `deferred`. */
   retryAt?: string;
   turn?: TurnRecord;
+  /**
+   * How full the channel's context is now (what `setChannelContext` stores), written with the
+   * answer: the turn's result said so just before it is settled, so one write does for both.
+   */
+  context?: ContextUsage | null;
 }
 
 /**

@@ -233,6 +233,43 @@ describe.each(adapters)("the $name gateway store", (adapter) => {
     await store.close();
   });
 
+  it("stores the context usage given with a settlement, and leaves it alone without", async () => {
+    const store = await adapter.open();
+    const first = await store.insertUserMessage("ctx", "one", "http");
+    await store.setChannelContext("ctx", { tokens: 10, window: 100 });
+    await store.settle({
+      messageIds: [first.id],
+      state: "answered",
+      reply: { kind: "reply", text: "a" },
+      context: { tokens: 1500, window: 200_000 },
+    });
+    expect((await store.getChannel("ctx"))?.context).toEqual({ tokens: 1500, window: 200_000 });
+    const second = await store.insertUserMessage("ctx", "two", "http");
+    await store.settle({
+      messageIds: [second.id],
+      state: "answered",
+      reply: { kind: "reply", text: "b" },
+    });
+    expect((await store.getChannel("ctx"))?.context).toEqual({ tokens: 1500, window: 200_000 });
+    const third = await store.insertUserMessage("ctx", "three", "http");
+    await store.settle({
+      messageIds: [third.id],
+      state: "answered",
+      reply: { kind: "reply", text: "c" },
+      context: null,
+    });
+    expect((await store.getChannel("ctx"))?.context).toBeNull();
+    // Nothing is written for a message already answered, the context neither.
+    await store.settle({
+      messageIds: [third.id],
+      state: "answered",
+      reply: { kind: "reply", text: "again" },
+      context: { tokens: 9, window: 9 },
+    });
+    expect((await store.getChannel("ctx"))?.context).toBeNull();
+    await store.close();
+  });
+
   it("keeps deferred messages with their retry time, and schedules", async () => {
     const store = await adapter.open();
     const message = await store.insertUserMessage("c", "later", "http");

@@ -354,7 +354,7 @@ export class PostgresGatewayStore implements SharedStore {
    * One statement (one round trip): the open messages locked (`FOR UPDATE`, so two workers
    * settling the same message answer it once), the channel's lease checked when this worker is
    * fenced (`FOR SHARE` holds off a take-over until the answer is written; another owner's lease
-   * writes nothing), then the states, the reply, the channel's activity and the turn.
+   * writes nothing), then the states, the reply, the channel's activity (and context usage, when given) and the turn.
    */
   async settle(settlement: Settlement): Promise<MessageRecord | null> {
     const { messageIds, state, reply, turn } = settlement;
@@ -377,10 +377,14 @@ export class PostgresGatewayStore implements SharedStore {
        ),
        updated AS (
          UPDATE messages SET state = $3::text, retry_at = $4::timestamptz, updated_at = $5::timestamptz
-         WHERE id IN (SELECT id FROM locked) AND EXISTS (SELECT 1 FROM allowed)
+         WHERE id = ANY($1::text[]) AND id IN (SELECT id FROM locked)
+           AND EXISTS (SELECT 1 FROM allowed)
        ),
        touched AS (
-         UPDATE channels SET last_activity_at = $5 WHERE id = (SELECT channel_id FROM allowed)
+         UPDATE channels SET last_activity_at = $5,
+           context_tokens = CASE WHEN $18::boolean THEN $19::integer ELSE context_tokens END,
+           context_window = CASE WHEN $18::boolean THEN $20::integer ELSE context_window END
+         WHERE id = (SELECT channel_id FROM allowed)
        ),
        turn AS (
          INSERT INTO turns (message_id, result, cost_usd, usage, duration_ms, num_turns,
@@ -416,6 +420,9 @@ export class PostgresGatewayStore implements SharedStore {
         turn?.subtype ?? null,
         turn?.sessionId ?? null,
         randomUUID(),
+        settlement.context !== undefined,
+        settlement.context?.tokens ?? null,
+        settlement.context?.window ?? null,
       ],
     );
     return row ? toMessage(row) : null;

@@ -210,10 +210,18 @@ export class SqliteGatewayStore implements GatewayStore {
         `INSERT INTO messages (id, channel_id, role, kind, text, state, reply_to, source,
              created_at, updated_at) VALUES (?, ?, 'assistant', ?, ?, NULL, ?, 'gateway', ?, ?)`,
       ).run(replyId, firstOpen.channelId, reply.kind, reply.text, firstOpen.id, now, now);
-      this.#statement("UPDATE channels SET last_activity_at = ? WHERE id = ?").run(
-        now,
-        firstOpen.channelId,
-      );
+      const { context } = settlement;
+      if (context === undefined) {
+        this.#statement("UPDATE channels SET last_activity_at = ? WHERE id = ?").run(
+          now,
+          firstOpen.channelId,
+        );
+      } else {
+        this.#statement(
+          `UPDATE channels SET last_activity_at = ?, context_tokens = ?, context_window = ?
+             WHERE id = ?`,
+        ).run(now, context?.tokens ?? null, context?.window ?? null, firstOpen.channelId);
+      }
       if (turn) {
         this.#statement(
           `INSERT OR REPLACE INTO turns (message_id, result, cost_usd, usage_json, duration_ms,
