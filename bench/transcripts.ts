@@ -4,7 +4,10 @@
 // PostgreSQL (test/fixtures/postgres-cluster.ts). Printed per store: the bytes stored per turn
 // against the bytes the turn appended (goal 1.00x: only what was appended), and the time of a
 // save in the last tenth of the turns against the first tenth (goal ~1x: a save's cost follows
-// the turn, not the file; storing the whole file each turn would grow with it). Then one restore of the whole file on another "machine" (folder).
+// the turn, not the file; storing the whole file each turn would grow with it). Then one restore
+// of the whole file on another "machine" (folder). Each store runs twice: with the gateway's
+// merging of chunks (the newest run into one, past 32) and without, printing the rows a session ends with, the
+// restore's time, and the bytes the merges wrote again (per turn, against what turns appended).
 // Run: node --import tsx bench/transcripts.ts   (BENCH_TURNS default 1000, BENCH_TURN_BYTES 4096)
 import {
   appendFileSync,
@@ -40,15 +43,45 @@ const median = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 const fixed = (value: number, digits = 2) => value.toFixed(digits);
 
-async function measure(name: string, store: GatewayStore, root: string): Promise<void> {
-  const here = join(root, name, "a");
-  const there = join(root, name, "b");
+/** The store, counting the bytes its merges write again (each merged chunk, whole). */
+function countingMerges(store: GatewayStore): { store: GatewayStore; merged(): number } {
+  let merged = 0;
+  const counting = new Proxy(store, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== "function") return value;
+      if (property !== "compactTranscript") return value.bind(target);
+      return async (sessionId: string, channelId: string, file?: string) => {
+        const merge = await target.compactTranscript(sessionId, channelId, file);
+        merged += merge?.bytes ?? 0;
+        return merge;
+      };
+    },
+  });
+  return { store: counting, merged: () => merged };
+}
+
+async function measure(
+  name: string,
+  backing: GatewayStore,
+  root: string,
+  merging: boolean,
+): Promise<void> {
+  const label = `${name}, ${merging ? "merged past 32 chunks" : "never merged"}`;
+  const folder = `${name}-${merging ? "merged" : "plain"}`;
+  const here = join(root, folder, "a");
+  const there = join(root, folder, "b");
   mkdirSync(here, { recursive: true });
   mkdirSync(there, { recursive: true });
-  const sessionId = `bench-${name}`;
+  const sessionId = `bench-${folder}`;
   const file = join(here, `${sessionId}.jsonl`);
   writeFileSync(file, `${JSON.stringify({ type: "session", session_id: sessionId })}\n`);
-  const mirror = new TranscriptMirror({ store, sessionFile: (id) => join(here, `${id}.jsonl`) });
+  const { store, merged } = countingMerges(backing);
+  const mirror = new TranscriptMirror({
+    store,
+    sessionFile: (id) => join(here, `${id}.jsonl`),
+    ...(merging ? {} : { compactAfter: Number.POSITIVE_INFINITY }),
+  });
   const times: number[] = [];
   let appended = 0;
   for (let turn = 0; turn < TURNS; turn++) {
@@ -74,12 +107,14 @@ async function measure(name: string, store: GatewayStore, root: string): Promise
   const restored = await restorer.restore("bench", sessionId);
   const restoreMs = performance.now() - restoreStarted;
   const same = readFileSync(join(there, `${sessionId}.jsonl`)).equals(readFileSync(file));
+  const rows = (await store.transcriptFiles(sessionId))[0]?.chunks ?? 0;
   process.stdout.write(
-    `${name}: ${TURNS} turns of ${TURN_BYTES} B, file ${fixed(size / 1e6, 1)} MB\n` +
+    `${label}: ${TURNS} turns of ${TURN_BYTES} B, file ${fixed(size / 1e6, 1)} MB\n` +
       `  stored per turn ${fixed(storedPerTurn, 0)} B = ${fixed(storedPerTurn / (appended / TURNS))}x of what a turn appended (goal 1.00x); ` +
       `the whole file after each turn would store ${fixed(wholeEachTurn / (stored - header), 0)}x as much\n` +
       `  save: second tenth ${fixed(early, 3)} ms, last tenth ${fixed(late, 3)} ms = ${fixed(late / early)}x (goal ~1x)\n` +
-      `  restore of the whole file elsewhere: ${fixed(restoreMs, 1)} ms (${restored.kind}, ${same ? "identical" : "DIFFERENT"})\n`,
+      `  restore of the whole file elsewhere: ${fixed(restoreMs, 1)} ms (${restored.kind}, ${same ? "identical" : "DIFFERENT"}), reading ${rows} rows\n` +
+      `  merges wrote ${fixed(merged() / TURNS, 0)} B per turn again = ${fixed(merged() / appended)}x of what turns appended\n`,
   );
   if (!same || stored !== size) process.exitCode = 1;
 }
@@ -88,12 +123,14 @@ const root = mkdtempSync(join(tmpdir(), "rudder-bench-transcripts-"));
 const cluster = await startPostgresCluster();
 try {
   const sqlite = new SqliteGatewayStore(join(root, "gateway.db"));
-  await measure("SQLite", sqlite, root);
+  await measure("SQLite", sqlite, root, false);
+  await measure("SQLite", sqlite, root, true);
   await sqlite.close();
   const postgres = await PostgresGatewayStore.open(
     await cluster.createDatabase("bench_transcripts"),
   );
-  await measure("PostgreSQL", postgres, root);
+  await measure("PostgreSQL", postgres, root, false);
+  await measure("PostgreSQL", postgres, root, true);
   await postgres.close();
 } finally {
   await cluster.destroy();

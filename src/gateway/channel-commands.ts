@@ -192,6 +192,9 @@ export class ChannelCommands {
     const previousSessionId = channel.sessionId;
     await pool.forget(channel.id);
     await store.setChannelSession(channel.id, null);
+    // No channel resumes it now: its stored transcript goes (on a store down now, the periodic
+    // prune of unused sessions deletes it later).
+    if (previousSessionId !== null) await store.forgetTranscript(previousSessionId).catch(() => 0);
     await settlements.storeContext(channel.id, null);
     bus.publish({ type: "context_usage", usage: null, channelId: channel.id });
     return { command: "reset", previousSessionId };

@@ -27,6 +27,7 @@ import { isSharedStore } from "./store/shared-store.js";
 import type { StoreLocation } from "./store/store-location.js";
 import { StreamLimits } from "./stream-limits.js";
 import { sessionIdOf, TranscriptMirror } from "./transcript-mirror.js";
+import { startTranscriptPruning } from "./transcript-pruning.js";
 import { TrustedProxies } from "./trusted-proxies.js";
 
 /** The agent every channel talks to: a stream-json CLI (`rudder run ...` or `claude`). */
@@ -60,6 +61,13 @@ export interface GatewayOptions {
    */
   leaseSeconds?: number;
   workerName?: string;
+  /**
+   * With a store several workers share, how session files are kept in it (see
+   * `TranscriptMirror`, `startTranscriptPruning`): a file's chunks merged into one past
+   * `compactAfter` (default 32); sessions no channel uses looked for every `pruneEveryMs`
+   * (default 10 minutes) and deleted `keepUnusedMs` after their last chunk (default a day).
+   */
+  transcripts?: { compactAfter?: number; pruneEveryMs?: number; keepUnusedMs?: number };
   /** Default 127.0.0.1. */
   host?: string;
   /**
@@ -241,8 +249,24 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         }),
   });
   const sessionFile = options.engine?.sessionFile;
+  const kept = options.transcripts ?? {};
   const mirror =
-    shared && sessionFile ? new TranscriptMirror({ store, sessionFile, logger: log }) : undefined;
+    shared && sessionFile
+      ? new TranscriptMirror({
+          store,
+          sessionFile,
+          logger: log,
+          ...(kept.compactAfter ? { compactAfter: kept.compactAfter } : {}),
+        })
+      : undefined;
+  const pruning = mirror
+    ? startTranscriptPruning({
+        store,
+        logger: log,
+        ...(kept.pruneEveryMs ? { everyMs: kept.pruneEveryMs } : {}),
+        ...(kept.keepUnusedMs !== undefined ? { keepUnusedMs: kept.keepUnusedMs } : {}),
+      })
+    : undefined;
   let ownership: ChannelOwnership | undefined;
   const closing = new AbortController();
   // A turn that ends while the database is away keeps its answer until it is back, or until a
@@ -373,6 +397,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     );
     started.once("error", reject);
   }).catch(async (error: unknown) => {
+    await pruning?.stop();
     await eventFeed?.close();
     await store.close();
     throw error;
@@ -406,6 +431,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       holding.abort();
       await router.idle();
       await mirror?.close();
+      await pruning?.stop();
       // Only once nothing runs here: another worker may take the channels at once.
       await ownership?.stop();
       await eventFeed?.close();

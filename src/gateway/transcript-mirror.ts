@@ -1,6 +1,18 @@
 import type { GatewayStore } from "./store/store.js";
 import { isStoreUnavailable } from "./store/store-unavailable-error.js";
-import { assemble, fileSize, readRange, wholeLines, writeWhole } from "./transcript-file.js";
+import { SESSION_FILE } from "./store/transcript-chunks.js";
+import {
+  assemble,
+  fileSize,
+  fileStamp,
+  isInsideFolder,
+  isJsonLines,
+  readRange,
+  sideFiles,
+  sideFolderOf,
+  wholeLines,
+  writeWhole,
+} from "./transcript-file.js";
 
 export interface TranscriptMirrorOptions {
   store: GatewayStore;
@@ -8,6 +20,8 @@ export interface TranscriptMirrorOptions {
   sessionFile: (sessionId: string) => string;
   /** How long a save waits after the agent's output, so a burst of lines is one chunk. */
   saveDelayMs?: number;
+  /** A file's newest chunks are merged once it has more than this many (default 32). */
+  compactAfter?: number;
   logger?: (line: string) => void;
 }
 
@@ -17,30 +31,51 @@ export function sessionIdOf(line: unknown): string | undefined {
   return typeof sessionId === "string" && sessionId !== "" ? sessionId : undefined;
 }
 
+/** What a restore did with the session's side files (Claude Code's subagent transcripts). */
+export interface SideFilesRestored {
+  /** Files written from the store (missing here, shorter, or different at their end). */
+  restored: number;
+  bytes: number;
+  /** One line per stored side file that makes no valid file (left as it is here). */
+  problems: string[];
+}
+
 /** How a restore before `--resume` went. */
 export type RestoreOutcome =
-  | { kind: "restored"; bytes: number }
+  | { kind: "restored"; bytes: number; side: SideFilesRestored }
   /** The file here is as long as the stored one, or longer; it is used as it is. */
-  | { kind: "local" }
+  | { kind: "local"; side: SideFilesRestored }
   /** Nothing is stored for the session. */
   | { kind: "none" }
   | { kind: "failed"; problem: string };
 
+/** What is stored of one of the session's files, as far as this worker knows. */
+interface StoredFile {
+  length: number;
+  chunks: number;
+  /** A file stored whole: the size and time it had when stored (or restored) here. */
+  stamp?: string | undefined;
+}
+
 interface SessionState {
-  /** Where the stored chunks end, as far as this worker knows; undefined until read. */
-  stored: number | undefined;
+  /** The session's stored files by name; undefined until read from the store. */
+  files: Map<string, StoredFile> | undefined;
   /** Saves of the session run one after another. */
   queue: Promise<void>;
 }
 
 /**
  * A channel's session file mirrored in the store, so that another worker (another machine,
- * another `--data` or HOME) can resume the conversation. The engine writes the file as always;
- * this appends to the store only what the file gained since the last save (whole lines, at
- * their byte offset), soon after the agent's output and at once before a turn's answer is
- * stored. Before a worker resumes a session whose file here is missing, shorter than the stored
- * one or different at its end, `restore` writes it from the chunks, checked first: a gap or a
- * line that is not JSON restores nothing. A file found rewritten rather than appended to is stored again whole.
+ * another `--data` or HOME) can resume the conversation; and with it the files its engine keeps
+ * in the session's side folder (`sideFolderOf`: Claude Code's subagent transcripts), each under
+ * its relative path. The engine writes the files as always; this appends to the store only what
+ * a JSON-lines file gained since the last save (whole lines, at their byte offset), and stores
+ * any other side file whole when it changed, soon after the agent's output and at once before a
+ * turn's answer is stored. Once a file has more than `compactAfter` chunks, its newest run of
+ * them is merged into one (`mergeRun`), so a restore reads few rows. Before a worker resumes a session whose file here is
+ * missing, shorter than the stored one or different at its end, `restore` writes it from the
+ * chunks, checked first: a gap or a line that is not JSON restores nothing. A file found
+ * rewritten rather than appended to is stored again whole.
  *
  * Failures are data: a save that fails is logged and tried again with the next output.
  */
@@ -73,7 +108,7 @@ export class TranscriptMirror {
     pending.timer.unref();
   }
 
-  /** Saves what the channel's session file gained, now; resolves once it is stored. */
+  /** Saves what the channel's session files gained, now; resolves once it is stored. */
   async flush(channelId: string, sessionId?: string): Promise<void> {
     const channel = this.#channels.get(channelId);
     if (channel?.timer) {
@@ -88,8 +123,10 @@ export class TranscriptMirror {
 
   /**
    * Before the channel's agent resumes `sessionId` on this worker: the session file written from
-   * the store when it is missing here or shorter than what the store holds. Stored chunks that
-   * make no valid file are `failed`; a store or disk that cannot be used rejects.
+   * the store when it is missing here or shorter than what the store holds, and so is each of
+   * its side files. Stored chunks of the session file that make no valid file are `failed`
+   * (nothing written); a side file's are a problem in `side.problems` (that file left as it
+   * is). A store or disk that cannot be used rejects.
    */
   async restore(channelId: string, sessionId: string): Promise<RestoreOutcome> {
     const session = this.#session(sessionId);
@@ -116,27 +153,68 @@ export class TranscriptMirror {
   #session(sessionId: string): SessionState {
     let session = this.#sessions.get(sessionId);
     if (session === undefined) {
-      session = { stored: undefined, queue: Promise.resolve() };
+      session = { files: undefined, queue: Promise.resolve() };
       this.#sessions.set(sessionId, session);
     }
     return session;
   }
 
+  async #storedFiles(sessionId: string): Promise<Map<string, StoredFile>> {
+    const stored = await this.#options.store.transcriptFiles(sessionId);
+    return new Map(stored.map(({ file, length, chunks }) => [file, { length, chunks }]));
+  }
+
+  #pathOf(sessionId: string, file: string): string {
+    const sessionFile = this.#options.sessionFile(sessionId);
+    return file === SESSION_FILE ? sessionFile : `${sideFolderOf(sessionFile)}/${file}`;
+  }
+
   async #restore(sessionId: string, session: SessionState): Promise<RestoreOutcome> {
     await session.queue;
-    const { store, sessionFile } = this.#options;
-    const stored = await store.transcriptLength(sessionId);
-    session.stored = stored;
-    if (stored === 0) return { kind: "none" };
-    const path = sessionFile(sessionId);
-    if ((await fileSize(path)) >= stored && (await this.#sameTail(path, sessionId, stored))) {
-      return { kind: "local" };
+    const files = await this.#storedFiles(sessionId);
+    session.files = files;
+    const main = files.get(SESSION_FILE);
+    if (main === undefined) return { kind: "none" };
+    const restored = await this.#restoreFile(sessionId, SESSION_FILE, main);
+    if (typeof restored === "object") return { kind: "failed", problem: restored.problem };
+    const side: SideFilesRestored = { restored: 0, bytes: 0, problems: [] };
+    for (const [file, stored] of files) {
+      if (file === SESSION_FILE) continue;
+      if (!isInsideFolder(file)) {
+        side.problems.push(`${JSON.stringify(file)} is not a path inside the session's folder`);
+        continue;
+      }
+      const written = await this.#restoreFile(sessionId, file, stored);
+      if (typeof written === "object") side.problems.push(`${file}: ${written.problem}`);
+      else if (written > 0) {
+        side.restored += 1;
+        side.bytes += written;
+      }
     }
-    const file = assemble(await store.transcriptChunks(sessionId));
-    if (!Buffer.isBuffer(file)) return { kind: "failed", problem: file.problem };
-    await writeWhole(path, file);
-    session.stored = file.length;
-    return { kind: "restored", bytes: file.length };
+    return restored > 0 ? { kind: "restored", bytes: restored, side } : { kind: "local", side };
+  }
+
+  /** Bytes written for one stored file, 0 when the file here is already it, or the problem. */
+  async #restoreFile(
+    sessionId: string,
+    file: string,
+    stored: StoredFile,
+  ): Promise<number | { problem: string }> {
+    const path = this.#pathOf(sessionId, file);
+    if (
+      (await fileSize(path)) >= stored.length &&
+      (await this.#sameTail(path, sessionId, file, stored.length))
+    ) {
+      return 0;
+    }
+    const chunks = await this.#options.store.transcriptChunks(sessionId, 0, file);
+    const bytes = assemble(chunks, isJsonLines(file));
+    if (!Buffer.isBuffer(bytes)) return bytes;
+    await writeWhole(path, bytes);
+    stored.length = bytes.length;
+    stored.chunks = chunks.length;
+    if (!isJsonLines(file)) stored.stamp = await fileStamp(path);
+    return Math.max(1, bytes.length);
   }
 
   /**
@@ -144,8 +222,8 @@ export class TranscriptMirror {
    * that it is the stored conversation, not one that went another way after this worker last
    * wrote it (another worker stored turns after this one's unsaved tail).
    */
-  async #sameTail(path: string, sessionId: string, stored: number): Promise<boolean> {
-    const last = (await this.#options.store.transcriptChunks(sessionId, stored - 1)).at(-1);
+  async #sameTail(path: string, sessionId: string, file: string, stored: number) {
+    const last = (await this.#options.store.transcriptChunks(sessionId, stored - 1, file)).at(-1);
     if (last === undefined) return false;
     return (await readRange(path, last.offset, stored)).equals(last.bytes);
   }
@@ -155,8 +233,8 @@ export class TranscriptMirror {
     const session = this.#session(sessionId);
     session.queue = session.queue.then(() =>
       this.#saveNow(channelId, sessionId, session).catch((error: unknown) => {
-        // Read again from the store next time: the failed append may have landed.
-        session.stored = undefined;
+        // Read again from the store next time: the failed write may have landed.
+        session.files = undefined;
         // A store that is down says so once itself; the next save after it is back catches up.
         if (isStoreUnavailable(error)) return;
         this.#options.logger?.(
@@ -168,32 +246,80 @@ export class TranscriptMirror {
   }
 
   async #saveNow(channelId: string, sessionId: string, session: SessionState): Promise<void> {
-    const { store, sessionFile, logger } = this.#options;
-    const path = sessionFile(sessionId);
+    const sessionFile = this.#options.sessionFile(sessionId);
+    if ((await fileSize(sessionFile)) <= 0) return;
+    const names = [SESSION_FILE, ...(await sideFiles(sideFolderOf(sessionFile)))];
+    session.files ??= await this.#storedFiles(sessionId);
+    const files = session.files;
+    for (const file of names) {
+      let stored = files.get(file);
+      if (stored === undefined) {
+        stored = { length: 0, chunks: 0 };
+        files.set(file, stored);
+      }
+      const kept = isJsonLines(file)
+        ? await this.#saveLines(channelId, sessionId, file, stored)
+        : await this.#saveWhole(channelId, sessionId, file, stored);
+      if (kept) continue;
+      // Read again from the store next time.
+      session.files = undefined;
+      this.#options.logger?.(
+        `gateway: the transcript of session ${sessionId} (channel ${channelId}${file === SESSION_FILE ? "" : `, file ${file}`}) was not stored at byte ${stored.length}: another worker holds the channel or stored that part`,
+      );
+      return;
+    }
+  }
+
+  /** Appends what a JSON-lines file gained; false when the store took none of it (fenced). */
+  async #saveLines(channelId: string, sessionId: string, file: string, stored: StoredFile) {
+    const { store } = this.#options;
+    const path = this.#pathOf(sessionId, file);
     const size = await fileSize(path);
-    if (size <= 0) return;
-    session.stored ??= await store.transcriptLength(sessionId);
-    const stored = session.stored;
-    if (size === stored) return;
+    if (size <= 0 || size === stored.length) return true;
     // Chunks end at line ends, so the byte before the stored end is a newline unless the file
     // was rewritten (or shortened) rather than appended to.
-    const from = Math.max(0, stored - 1);
-    const read = size > stored ? await readRange(path, from, size) : Buffer.alloc(0);
-    if (size < stored || (stored > 0 && read[0] !== 0x0a)) {
+    const from = Math.max(0, stored.length - 1);
+    const read = size > stored.length ? await readRange(path, from, size) : Buffer.alloc(0);
+    if (size < stored.length || (stored.length > 0 && read[0] !== 0x0a)) {
       const whole = wholeLines(await readRange(path, 0, size));
-      if (await store.replaceTranscript(sessionId, channelId, whole)) session.stored = whole.length;
-      else session.stored = undefined;
-      return;
+      if (!(await store.replaceTranscript(sessionId, channelId, whole, file))) return false;
+      stored.length = whole.length;
+      stored.chunks = 1;
+      return true;
     }
-    const appended = wholeLines(stored > 0 ? read.subarray(1) : read);
-    if (appended.length === 0) return;
-    if (await store.appendTranscript({ sessionId, channelId, offset: stored, bytes: appended })) {
-      session.stored = stored + appended.length;
-      return;
+    const appended = wholeLines(stored.length > 0 ? read.subarray(1) : read);
+    if (appended.length === 0) return true;
+    const chunk = { sessionId, channelId, file, offset: stored.length, bytes: appended };
+    if (!(await store.appendTranscript(chunk))) return false;
+    stored.length += appended.length;
+    stored.chunks += 1;
+    if (stored.chunks > (this.#options.compactAfter ?? 32)) {
+      const merge = await store.compactTranscript(sessionId, channelId, file);
+      // Nothing to merge now (a gap, say): looked at again after as many more chunks.
+      stored.chunks = merge?.chunks ?? 0;
     }
-    session.stored = undefined;
-    logger?.(
-      `gateway: the transcript of session ${sessionId} (channel ${channelId}) was not stored at byte ${stored}: another worker holds the channel or stored that part`,
-    );
+    return true;
+  }
+
+  /** Stores a side file that is not JSON lines whole, when it changed since stored here. */
+  async #saveWhole(channelId: string, sessionId: string, file: string, stored: StoredFile) {
+    const { store } = this.#options;
+    const path = this.#pathOf(sessionId, file);
+    const stamp = await fileStamp(path);
+    if (stamp === undefined || stamp === stored.stamp) return true;
+    const bytes = await readRange(path, 0, await fileSize(path));
+    if (stored.stamp === undefined && stored.length === bytes.length) {
+      // Stored before this worker saw it (another worker, or a restart): compare once.
+      const same = assemble(await store.transcriptChunks(sessionId, 0, file), false);
+      if (Buffer.isBuffer(same) && same.equals(bytes)) {
+        stored.stamp = stamp;
+        return true;
+      }
+    }
+    if (!(await store.replaceTranscript(sessionId, channelId, bytes, file))) return false;
+    stored.length = bytes.length;
+    stored.chunks = 1;
+    stored.stamp = stamp;
+    return true;
   }
 }

@@ -34,7 +34,7 @@ function setup() {
   const store = new SqliteGatewayStore(join(root, "gateway.db"));
   stores.push(store);
   /** One machine's sessions folder, and a mirror writing from it. */
-  const machine = (name: string, saveDelayMs = 50) => {
+  const machine = (name: string, saveDelayMs = 50, compactAfter?: number) => {
     const folder = join(root, name, "sessions");
     mkdirSync(folder, { recursive: true });
     const logged: string[] = [];
@@ -42,6 +42,7 @@ function setup() {
       store,
       sessionFile: (sessionId) => join(folder, `${sessionId}.jsonl`),
       saveDelayMs,
+      ...(compactAfter ? { compactAfter } : {}),
       logger: (line) => logged.push(line),
     });
     return { file: (sessionId: string) => join(folder, `${sessionId}.jsonl`), mirror, logged };
@@ -111,12 +112,13 @@ describe("a channel's session file mirrored in the store", () => {
     expect(await second.mirror.restore("c", "s1")).toEqual({
       kind: "restored",
       bytes: Buffer.byteLength(content),
+      side: { restored: 0, bytes: 0, problems: [] },
     });
     expect(readFileSync(second.file("s1"), "utf8")).toBe(content);
     // The new owner's next turn is stored after what was restored, not from the start.
     appendFileSync(second.file("s1"), line({ index: 1 }));
     await second.mirror.flush("c", "s1");
-    expect(await second.mirror.restore("c", "s1")).toEqual({ kind: "local" });
+    expect(await second.mirror.restore("c", "s1")).toMatchObject({ kind: "local" });
     // The first machine's file is now the shorter one: restored whole, with the new turn.
     expect(await first.mirror.restore("c", "s1")).toMatchObject({ kind: "restored" });
     expect(readFileSync(first.file("s1"), "utf8")).toBe(readFileSync(second.file("s1"), "utf8"));
@@ -209,6 +211,8 @@ describe("a channel's session file mirrored in the store", () => {
       "gateway: cannot restore the transcript of session broken (channel c): the chunk at byte 0 is missing; starting a new conversation",
     ]);
     expect((await store.getChannel("c"))?.sessionId).toBeNull();
+    // Nobody can resume it: its chunks are deleted.
+    expect(await store.transcriptFiles("broken")).toEqual([]);
     const notice = (await store.listMessages("c")).at(-1);
     expect(notice).toMatchObject({ role: "system", kind: "error" });
     expect(notice?.text).toContain(
@@ -219,5 +223,70 @@ describe("a channel's session file mirrored in the store", () => {
     // A session that restores (or has nothing stored) is resumed as it is.
     expect(await sessionAfterTakeover(options, "c", "other")).toBe("other");
     expect(await sessionAfterTakeover(options, "c", null)).toBeNull();
+  });
+
+  it("merges a long session's newest chunks into one past the count, and restores the same file", async () => {
+    const { store, machine } = setup();
+    const here = machine("a", 50, 3);
+    writeFileSync(here.file("s1"), line({ type: "session" }));
+    await here.mirror.flush("c", "s1");
+    const counts: number[] = [];
+    for (let index = 0; index < 7; index++) {
+      appendFileSync(here.file("s1"), line({ index }));
+      await here.mirror.flush("c", "s1");
+      counts.push((await store.transcriptChunks("s1")).length);
+    }
+    // Past three chunks the newest run is merged: all four at first (each no bigger than those
+    // after it), later the three small ones after the merged chunk, which is bigger.
+    expect(counts).toEqual([2, 3, 1, 2, 3, 2, 3]);
+    const there = machine("b");
+    expect(await there.mirror.restore("c", "s1")).toMatchObject({ kind: "restored" });
+    expect(readFileSync(there.file("s1")).equals(readFileSync(here.file("s1")))).toBe(true);
+  });
+
+  it("stores the session's side files under their relative paths and restores them", async () => {
+    const { store, machine } = setup();
+    const a = machine("a");
+    const sideFolder = (file: string) => file.replace(/\.jsonl$/, "");
+    writeFileSync(a.file("s1"), line({ type: "session" }));
+    const subagents = join(sideFolder(a.file("s1")), "subagents");
+    mkdirSync(subagents, { recursive: true });
+    writeFileSync(join(subagents, "agent-a1.jsonl"), line({ agentId: "a1", n: 1 }));
+    // Claude Code's `.meta.json`: one JSON object, no newline, rewritten rather than appended.
+    writeFileSync(join(subagents, "agent-a1.meta.json"), '{"finished":false}');
+    await a.mirror.flush("c", "s1");
+    appendFileSync(join(subagents, "agent-a1.jsonl"), line({ agentId: "a1", n: 2 }));
+    writeFileSync(join(subagents, "agent-a1.meta.json"), '{"finished":true}');
+    await a.mirror.flush("c", "s1");
+    expect(await store.transcriptFiles("s1")).toEqual([
+      { file: "", length: readFileSync(a.file("s1")).length, chunks: 1 },
+      { file: "subagents/agent-a1.jsonl", length: expect.any(Number), chunks: 2 },
+      { file: "subagents/agent-a1.meta.json", length: 17, chunks: 1 },
+    ]);
+
+    const b = machine("b");
+    const restored = await b.mirror.restore("c", "s1");
+    expect(restored).toMatchObject({ kind: "restored", side: { restored: 2, problems: [] } });
+    for (const name of ["agent-a1.jsonl", "agent-a1.meta.json"]) {
+      const there = join(sideFolder(b.file("s1")), "subagents", name);
+      expect(readFileSync(there, "utf8")).toBe(readFileSync(join(subagents, name), "utf8"));
+    }
+    // A side file missing here is restored even when the session file is up to date.
+    rmSync(join(sideFolder(b.file("s1")), "subagents", "agent-a1.jsonl"));
+    expect(await b.mirror.restore("c", "s1")).toMatchObject({
+      kind: "local",
+      side: { restored: 1, problems: [] },
+    });
+    // A stored name that would leave the folder is refused, the rest restored as ever.
+    await store.replaceTranscript("s1", "c", Buffer.from("{}\n"), "../escaped.jsonl");
+    const c = machine("c");
+    expect(await c.mirror.restore("c", "s1")).toMatchObject({
+      kind: "restored",
+      side: {
+        restored: 2,
+        problems: ['"../escaped.jsonl" is not a path inside the session\'s folder'],
+      },
+    });
+    expect(existsSync(join(sideFolder(c.file("s1")), "..", "escaped.jsonl"))).toBe(false);
   });
 });

@@ -1,48 +1,13 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { schemaVersion as postgresSchemaVersion } from "../../../src/gateway/store/postgres/migrations.js";
 import { PostgresGatewayStore } from "../../../src/gateway/store/postgres/postgres-store.js";
 import { migrate, schemaVersion } from "../../../src/gateway/store/sqlite/migrations.js";
 import { SqliteGatewayStore } from "../../../src/gateway/store/sqlite/sqlite-store.js";
-import type { GatewayStore } from "../../../src/gateway/store/store.js";
-import { type PostgresCluster, startPostgresCluster } from "../../fixtures/postgres-cluster.js";
+import { storeAdapters } from "./store-adapters.js";
 
-const folders: string[] = [];
-function databasePath(): string {
-  const folder = mkdtempSync(join(tmpdir(), "rudder-store-"));
-  folders.push(folder);
-  return join(folder, "nested", "gateway.db");
-}
-afterEach(() => {
-  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
-});
-
-/** One server for the file, started by the first test that needs it; a database per store. */
-let cluster: Promise<PostgresCluster> | undefined;
-const postgres = () => {
-  cluster ??= startPostgresCluster();
-  return cluster;
-};
-afterAll(async () => {
-  await (await cluster)?.destroy();
-});
-
-interface Adapter {
-  name: string;
-  open(): Promise<GatewayStore>;
-}
-
-const adapters: Adapter[] = [
-  { name: "SQLite", open: async () => new SqliteGatewayStore(databasePath()) },
-  {
-    name: "PostgreSQL",
-    open: async () => PostgresGatewayStore.open(await (await postgres()).createDatabase()),
-  },
-];
+const { adapters, databasePath, postgres } = storeAdapters();
 
 describe("the SQLite gateway store", () => {
   it("migrates a new file to the current version in WAL mode, and reopens it unchanged", async () => {
@@ -104,34 +69,6 @@ describe("the PostgreSQL gateway store", () => {
     expect(await second!.sharedToken("token-of-c")).toBe(tokens[0]);
     await first!.close();
     await second!.close();
-  });
-
-  it("stores no transcript chunk of a channel whose lease another worker holds", async () => {
-    const url = await (await postgres()).createDatabase();
-    const store = await PostgresGatewayStore.open(url);
-    store.fence("stale");
-    const chunk = (channelId: string) => ({
-      sessionId: `s-${channelId}`,
-      channelId,
-      offset: 0,
-      bytes: Buffer.from("line\n"),
-    });
-    const leases = store.channelLeases("stale", 15);
-    expect(await leases.claim("mine")).toBe(true);
-    expect(await store.appendTranscript(chunk("mine"))).toBe(true);
-    const other = await PostgresGatewayStore.open(url);
-    expect(await other.channelLeases("owner", 15).claim("taken")).toBe(true);
-    expect(await store.appendTranscript(chunk("taken"))).toBe(false);
-    expect(await store.replaceTranscript("s-taken", "taken", Buffer.from("x\n"))).toBe(false);
-    expect(await store.transcriptLength("s-taken")).toBe(0);
-    other.fence("owner");
-    expect(await other.appendTranscript(chunk("taken"))).toBe(true);
-    expect(await store.replaceTranscript("s-taken", "taken", Buffer.from("x\n"))).toBe(false);
-    expect(await other.transcriptChunks("s-taken")).toEqual([
-      { offset: 0, bytes: Buffer.from("line\n") },
-    ]);
-    await store.close();
-    await other.close();
   });
 
   it("names the unreachable database with its password hidden", async () => {
@@ -354,46 +291,6 @@ describe.each(adapters)("the $name gateway store", (adapter) => {
     expect((await store.listSchedules()).map((each) => each.id)).toEqual([schedule.id]);
     const agent = await store.insertAgentMessage("newer", "woke up", "reply");
     expect(agent).toMatchObject({ role: "assistant", kind: "reply", replyTo: null, state: null });
-    await store.close();
-  });
-
-  it("keeps a session file as append-only chunks at their offsets, bytes unchanged", async () => {
-    const store = await adapter.open();
-    expect(await store.transcriptChunks("s-1")).toEqual([]);
-    expect(await store.transcriptLength("s-1")).toBe(0);
-    const first = Buffer.from('{"type":"session"}\n');
-    // Bytes as they are on disk, not text: a NUL, an invalid UTF-8 byte, a multi-byte character.
-    const second = Buffer.concat([Buffer.from([0x00, 0xff]), Buffer.from("é\n")]);
-    const chunk = (offset: number, bytes: Buffer) => ({
-      sessionId: "s-1",
-      channelId: "c",
-      offset,
-      bytes,
-    });
-    expect(await store.appendTranscript(chunk(0, first))).toBe(true);
-    expect(await store.appendTranscript(chunk(first.length, second))).toBe(true);
-    // A second writer at an offset already stored changes nothing.
-    expect(await store.appendTranscript(chunk(first.length, Buffer.from("other\n")))).toBe(false);
-    expect(await store.transcriptLength("s-1")).toBe(first.length + second.length);
-    const chunks = await store.transcriptChunks("s-1");
-    expect(chunks.map((each) => each.offset)).toEqual([0, first.length]);
-    expect(
-      Buffer.concat(chunks.map((each) => each.bytes)).equals(Buffer.concat([first, second])),
-    ).toBe(true);
-    expect(await store.transcriptChunks("s-2")).toEqual([]);
-    // The chunks ending after a byte: what a worker compares with its own file's tail.
-    expect(await store.transcriptChunks("s-1", first.length)).toEqual([
-      { offset: first.length, bytes: second },
-    ]);
-    expect(await store.transcriptChunks("s-1", first.length - 1)).toHaveLength(2);
-    expect(await store.transcriptChunks("s-1", first.length + second.length)).toEqual([]);
-
-    // A file rewritten from the start replaces its chunks in one step.
-    expect(await store.replaceTranscript("s-1", "c", Buffer.from("new\n"))).toBe(true);
-    expect(await store.transcriptChunks("s-1")).toEqual([
-      { offset: 0, bytes: Buffer.from("new\n") },
-    ]);
-    expect(await store.transcriptLength("s-1")).toBe(4);
     await store.close();
   });
 });

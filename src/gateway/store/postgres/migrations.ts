@@ -117,6 +117,12 @@ export const migrations: readonly string[] = [
     expires_at timestamptz NOT NULL
   );
   `,
+  // A session's side files (Claude Code's subagent transcripts) are chunks too, named by path.
+  `
+  ALTER TABLE transcript_chunks ADD COLUMN file text NOT NULL DEFAULT '';
+  ALTER TABLE transcript_chunks DROP CONSTRAINT transcript_chunks_pkey;
+  ALTER TABLE transcript_chunks ADD PRIMARY KEY (session_id, file, start_offset);
+  `,
 ];
 
 /** The schema version a fully migrated database reports. */

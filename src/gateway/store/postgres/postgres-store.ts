@@ -13,7 +13,13 @@ import type {
 import { StoreHealth } from "../store-health.js";
 import { redactedUrl } from "../store-location.js";
 import { StoreUnavailableError } from "../store-unavailable-error.js";
-import type { NewTranscriptChunk, TranscriptChunk } from "../transcript-chunks.js";
+import {
+  type NewTranscriptChunk,
+  SESSION_FILE,
+  type StoredTranscriptFile,
+  type TranscriptChunk,
+  type TranscriptMerge,
+} from "../transcript-chunks.js";
 import { ChannelLeases } from "./channel-leases.js";
 import { EventLog } from "./event-log.js";
 import { migrate } from "./migrations.js";
@@ -210,16 +216,41 @@ export class PostgresGatewayStore implements SharedStore {
     return this.#transcripts.append(chunk);
   }
 
-  replaceTranscript(sessionId: string, channelId: string, bytes: Buffer): Promise<boolean> {
-    return this.#transcripts.replace(sessionId, channelId, bytes);
+  replaceTranscript(
+    sessionId: string,
+    channelId: string,
+    bytes: Buffer,
+    file = SESSION_FILE,
+  ): Promise<boolean> {
+    return this.#transcripts.replace(sessionId, channelId, bytes, file);
   }
 
-  transcriptChunks(sessionId: string, after = 0): Promise<TranscriptChunk[]> {
-    return this.#transcripts.chunks(sessionId, after);
+  transcriptChunks(sessionId: string, after = 0, file = SESSION_FILE): Promise<TranscriptChunk[]> {
+    return this.#transcripts.chunks(sessionId, after, file);
   }
 
-  transcriptLength(sessionId: string): Promise<number> {
-    return this.#transcripts.length(sessionId);
+  transcriptLength(sessionId: string, file = SESSION_FILE): Promise<number> {
+    return this.#transcripts.length(sessionId, file);
+  }
+
+  transcriptFiles(sessionId: string): Promise<StoredTranscriptFile[]> {
+    return this.#transcripts.files(sessionId);
+  }
+
+  compactTranscript(
+    sessionId: string,
+    channelId: string,
+    file = SESSION_FILE,
+  ): Promise<TranscriptMerge | undefined> {
+    return this.#transcripts.compact(sessionId, channelId, file);
+  }
+
+  forgetTranscript(sessionId: string): Promise<number> {
+    return this.#transcripts.forget(sessionId);
+  }
+
+  pruneTranscripts(storedBefore: Date): Promise<number> {
+    return this.#transcripts.prune(storedBefore);
   }
 
   /** Deletes stored events older than `hours` (also done every so many appends). */

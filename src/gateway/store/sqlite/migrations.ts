@@ -75,6 +75,25 @@ export const migrations: readonly string[] = [
   ALTER TABLE messages ADD COLUMN delivered_in TEXT;
   ALTER TABLE messages ADD COLUMN attempted_in TEXT;
   `,
+  // A session's side files (Claude Code's subagent transcripts) are chunks too, named by path.
+  `
+  CREATE TABLE transcript_files (
+    session_id TEXT NOT NULL,
+    file TEXT NOT NULL DEFAULT '',
+    start_offset INTEGER NOT NULL,
+    end_offset INTEGER NOT NULL,
+    channel_id TEXT NOT NULL,
+    bytes BLOB NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (session_id, file, start_offset)
+  );
+  INSERT INTO transcript_files
+    (session_id, start_offset, end_offset, channel_id, bytes, created_at)
+    SELECT session_id, start_offset, end_offset, channel_id, bytes, created_at
+    FROM transcript_chunks;
+  DROP TABLE transcript_chunks;
+  ALTER TABLE transcript_files RENAME TO transcript_chunks;
+  `,
 ];
 
 /** The schema version a fully migrated database reports. */

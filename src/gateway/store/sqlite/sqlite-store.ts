@@ -12,7 +12,13 @@ import type {
   ScheduleRecord,
   Settlement,
 } from "../store.js";
-import type { NewTranscriptChunk, TranscriptChunk } from "../transcript-chunks.js";
+import {
+  type NewTranscriptChunk,
+  SESSION_FILE,
+  type StoredTranscriptFile,
+  type TranscriptChunk,
+  type TranscriptMerge,
+} from "../transcript-chunks.js";
 import { migrate } from "./migrations.js";
 import {
   type ChannelRow,
@@ -58,16 +64,45 @@ export class SqliteGatewayStore implements GatewayStore {
     return this.#transcripts.append(chunk);
   }
 
-  async replaceTranscript(sessionId: string, channelId: string, bytes: Buffer): Promise<boolean> {
-    return this.#transcripts.replace(sessionId, channelId, bytes);
+  async replaceTranscript(
+    sessionId: string,
+    channelId: string,
+    bytes: Buffer,
+    file = SESSION_FILE,
+  ): Promise<boolean> {
+    return this.#transcripts.replace(sessionId, channelId, bytes, file);
   }
 
-  async transcriptChunks(sessionId: string, after = 0): Promise<TranscriptChunk[]> {
-    return this.#transcripts.chunks(sessionId, after);
+  async transcriptChunks(
+    sessionId: string,
+    after = 0,
+    file = SESSION_FILE,
+  ): Promise<TranscriptChunk[]> {
+    return this.#transcripts.chunks(sessionId, after, file);
   }
 
-  async transcriptLength(sessionId: string): Promise<number> {
-    return this.#transcripts.length(sessionId);
+  async transcriptLength(sessionId: string, file = SESSION_FILE): Promise<number> {
+    return this.#transcripts.length(sessionId, file);
+  }
+
+  async transcriptFiles(sessionId: string): Promise<StoredTranscriptFile[]> {
+    return this.#transcripts.files(sessionId);
+  }
+
+  async compactTranscript(
+    sessionId: string,
+    channelId: string,
+    file = SESSION_FILE,
+  ): Promise<TranscriptMerge | undefined> {
+    return this.#transcripts.compact(sessionId, channelId, file);
+  }
+
+  async forgetTranscript(sessionId: string): Promise<number> {
+    return this.#transcripts.forget(sessionId);
+  }
+
+  async pruneTranscripts(storedBefore: Date): Promise<number> {
+    return this.#transcripts.prune(storedBefore);
   }
 
   #statement(sql: string): Database.Statement {
