@@ -100,8 +100,7 @@ export class Router {
   routeStored(message: MessageRecord): Disposition {
     if (this.#closed) throw new GatewayClosedError();
     // Already routed here (a catch-up after missed wake-ups finds it again): it is on its way.
-    if (this.#routed.has(message.id)) return "queued";
-    return this.#dispatch(message, true);
+    return this.#routed.route(message.id) ?? this.#dispatch(message, true);
   }
 
   /**
@@ -138,7 +137,12 @@ export class Router {
   async deliver(channelId: string, text: string, source = "http"): Promise<Delivery> {
     if (this.#closed) throw new GatewayClosedError();
     const message = await this.#options.store.insertUserMessage(channelId, text, source);
-    return { id: message.id, disposition: this.#dispatch(message, true) };
+    // Committed before this await resumed, so a catch-up pass may have listed and routed it
+    // meanwhile (`routeStored`): it is dispatched once, and its client told the route it took.
+    return {
+      id: message.id,
+      disposition: this.#routed.route(message.id) ?? this.#dispatch(message, true),
+    };
   }
 
   /** Resolves when the message is answered or has failed (a deferral is not an end). */
@@ -210,10 +214,16 @@ export class Router {
     void tracked.finally(() => this.#work.delete(tracked));
   }
 
-  /** Chooses the route synchronously (so concurrent messages see each other), then acts. */
+  /** Routes the message here (unless another worker drives its channel) and notes its route. */
   #dispatch(message: MessageRecord, fresh: boolean): Disposition {
     if (this.#options.drives?.(message.channelId) === false) return "forwarded";
-    this.#routed.add(message);
+    const disposition = this.#route(message, fresh);
+    this.#routed.add(message, disposition);
+    return disposition;
+  }
+
+  /** Chooses the route synchronously (so concurrent messages see each other), then acts. */
+  #route(message: MessageRecord, fresh: boolean): Disposition {
     const channel = this.#channel(message.channelId);
     const command = message.kind === "user" ? parseChannelCommand(message.text) : null;
     const announce = (disposition: Disposition, state: MessageState) =>

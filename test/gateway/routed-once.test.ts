@@ -1,0 +1,125 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { EventBus } from "../../src/gateway/event-bus.js";
+import type { GatewayEvent } from "../../src/gateway/events.js";
+import { RegistryProcessPool } from "../../src/gateway/process-pool.js";
+import { Router } from "../../src/gateway/router.js";
+import { SqliteGatewayStore } from "../../src/gateway/store/sqlite/sqlite-store.js";
+import type { MessageRecord } from "../../src/gateway/store/store.js";
+import { fakeLogEntries } from "./helpers.js";
+
+const FAKE_CLAUDE = join(import.meta.dirname, "..", "fixtures", "fake-claude");
+
+/**
+ * A real SQLite store whose `insertUserMessage` commits the row at once but resolves only when
+ * the test says: the window in which a catch-up pass can list the new message.
+ */
+class HeldInsertStore extends SqliteGatewayStore {
+  readonly #inserted: Array<(message: MessageRecord) => void> = [];
+  #release: (() => void) | undefined;
+  #held: Promise<void> | undefined;
+
+  hold(): { inserted: Promise<MessageRecord>; release: () => void } {
+    this.#held = new Promise((resolve) => {
+      this.#release = resolve;
+    });
+    const inserted = new Promise<MessageRecord>((resolve) => this.#inserted.push(resolve));
+    return { inserted, release: () => this.#release?.() };
+  }
+
+  override async insertUserMessage(
+    channelId: string,
+    text: string,
+    source: string,
+  ): Promise<MessageRecord> {
+    const message = await super.insertUserMessage(channelId, text, source);
+    this.#inserted.shift()?.(message);
+    await this.#held;
+    return message;
+  }
+}
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function routerOnHeldStore() {
+  const root = mkdtempSync(join(tmpdir(), "rudder-routed-once-"));
+  const fakeLog = join(root, "fake.log");
+  const store = new HeldInsertStore(join(root, "gateway.db"));
+  const bus = new EventBus();
+  const pool = new RegistryProcessPool({
+    maxLive: 2,
+    idleMinutes: 1,
+    processOptions: {
+      claudeBin: FAKE_CLAUDE,
+      // Slow enough that a second dispatch finds the turn in flight and steers it.
+      env: { FAKE_CLAUDE_LOG: fakeLog, FAKE_CLAUDE_REPLY_DELAY_MS: "300" },
+    },
+    logger: () => {},
+  });
+  const router = new Router({ store, pool, bus });
+  await router.start();
+  cleanups.push(async () => {
+    await router.close();
+    await pool.stopAll();
+    await router.idle();
+    await store.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+  return { store, bus, router, fakeLog };
+}
+
+describe("a stored message is dispatched once", () => {
+  it("when a catch-up pass routes it while its delivery's insert is still resolving", async () => {
+    const { store, bus, router, fakeLog } = await routerOnHeldStore();
+    const received: GatewayEvent[] = [];
+    bus.listen("c1", ({ event }) => {
+      if (event.type === "message_received") received.push(event);
+    });
+    const { inserted, release } = store.hold();
+    const delivering = router.deliver("c1", "only once please");
+    const stored = await inserted;
+    // The catch-up pass (`ChannelOwnership.revalidate`): the row is committed, so it is listed.
+    const listed = (await store.listUnanswered()).find((message) => message.id === stored.id);
+    expect(listed).toBeDefined();
+    const routed = router.routeStored(listed as MessageRecord);
+    release();
+    const delivery = await delivering;
+
+    const settled = await router.settled(stored.id);
+    expect(settled.state).toBe("answered");
+    await router.idle();
+    const prompts = fakeLogEntries(fakeLog).filter((entry) => {
+      const message = entry.message as { type?: string; message?: { content?: unknown } };
+      return (
+        entry.event === "stdin" &&
+        message.type === "user" &&
+        JSON.stringify(message.message?.content).includes("only once please")
+      );
+    });
+    expect(prompts).toHaveLength(1);
+    expect(received).toHaveLength(1);
+    // The client is told what happened to it: the route the catch-up chose.
+    expect(routed).toBe("started");
+    expect(delivery).toEqual({ id: stored.id, disposition: "started" });
+  });
+
+  it("when its delivery dispatches it before a catch-up pass routes it again", async () => {
+    const { store, router, fakeLog } = await routerOnHeldStore();
+    const delivery = await router.deliver("c1", "first come");
+    const listed = (await store.listUnanswered()).find((message) => message.id === delivery.id);
+    expect(listed).toBeDefined();
+    expect(router.routeStored(listed as MessageRecord)).toBe("started");
+    expect(delivery.disposition).toBe("started");
+    expect((await router.settled(delivery.id)).state).toBe("answered");
+    await router.idle();
+    const users = fakeLogEntries(fakeLog).filter(
+      (entry) => entry.event === "stdin" && (entry.message as { type?: string }).type === "user",
+    );
+    expect(users).toHaveLength(1);
+  });
+});
