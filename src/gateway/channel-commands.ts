@@ -136,7 +136,7 @@ export class ChannelCommands {
     if (channel.sessionId === null) {
       return failed(409, "nothing to compact: the channel has no conversation yet");
     }
-    const { pool, bus, store } = this.#options;
+    const { pool, bus } = this.#options;
     const kept = pool.get(channel.id, channel.sessionId);
     const process = kept ?? pool.oneShot(channel.id, channel.sessionId);
     let boundary: CompactBoundary | null = null;

@@ -170,6 +170,24 @@ describe.each(adapters)("the $name gateway store", (adapter) => {
     await store.close();
   });
 
+  it("returns each inserted and settled message as a read of it gives it back", async () => {
+    const store = await adapter.open();
+    const user = await store.insertUserMessage("same", "hello", "http");
+    expect(await store.getMessage(user.id)).toEqual(user);
+    const notice = await store.insertSystemMessage("same", "a notice", "error");
+    expect(await store.getMessage(notice.id)).toEqual(notice);
+    const said = await store.insertAgentMessage("same", "between turns", "reply");
+    expect(await store.getMessage(said.id)).toEqual(said);
+    const reply = await store.settle({
+      messageIds: ["unknown", user.id],
+      state: "answered",
+      reply: { kind: "reply", text: "hi" },
+    });
+    expect(reply).toMatchObject({ replyTo: user.id, channelId: "same", kind: "reply" });
+    expect(await store.getMessage(reply!.id)).toEqual(reply);
+    await store.close();
+  });
+
   it("stores the context usage given with a settlement, and leaves it alone without", async () => {
     const store = await adapter.open();
     const first = await store.insertUserMessage("ctx", "one", "http");

@@ -182,7 +182,8 @@ export class SqliteGatewayStore implements GatewayStore {
       ).run(id, channelId, role, kind, text, state, replyTo, source, now, now);
     });
     insert();
-    return this.#getMessageSync(id)!;
+    // What the row holds now (its other columns start at their defaults): not read back.
+    return newMessage(id, channelId, role, kind, text, state, replyTo, source, now);
   }
 
   #getMessageSync(messageId: string): MessageRecord | null {
@@ -226,20 +227,21 @@ export class SqliteGatewayStore implements GatewayStore {
     const { messageIds, state, reply, turn } = settlement;
     const first = messageIds[0];
     if (first === undefined) return null;
-    const run = this.#database.transaction((): string | null => {
+    const run = this.#database.transaction((): MessageRecord | null => {
       const now = new Date().toISOString();
-      const open = messageIds
-        .map((id) => this.#getMessageSync(id))
-        .filter((message): message is MessageRecord => message !== null)
-        .filter((message) => message.state !== "answered");
-      const firstOpen = open[0];
-      if (firstOpen === undefined) return null;
+      // Each open one updated, and found so: its channel and whether it was still open.
       const update = this.#statement(
-        "UPDATE messages SET state = ?, retry_at = ?, updated_at = ? WHERE id = ?",
+        `UPDATE messages SET state = ?, retry_at = ?, updated_at = ?
+           WHERE id = ? AND (state IS NULL OR state != 'answered') RETURNING channel_id`,
       );
-      for (const message of open) {
-        update.run(state, settlement.retryAt ?? null, now, message.id);
+      let firstOpen: { id: string; channelId: string } | undefined;
+      for (const id of messageIds) {
+        const row = update.get(state, settlement.retryAt ?? null, now, id) as
+          | { channel_id: string }
+          | undefined;
+        if (row !== undefined) firstOpen ??= { id, channelId: row.channel_id };
       }
+      if (firstOpen === undefined) return null;
       const replyId = randomUUID();
       this.#statement(
         `INSERT INTO messages (id, channel_id, role, kind, text, state, reply_to, source,
@@ -275,10 +277,19 @@ export class SqliteGatewayStore implements GatewayStore {
           now,
         );
       }
-      return replyId;
+      return newMessage(
+        replyId,
+        firstOpen.channelId,
+        "assistant",
+        reply.kind,
+        reply.text,
+        null,
+        firstOpen.id,
+        "gateway",
+        now,
+      );
     });
-    const replyId = run();
-    return replyId === null ? null : this.#getMessageSync(replyId);
+    return run();
   }
 
   async listUnanswered(): Promise<MessageRecord[]> {
@@ -360,4 +371,33 @@ export class SqliteGatewayStore implements GatewayStore {
   async close(): Promise<void> {
     if (this.#database.open) this.#database.close();
   }
+}
+
+/** A message row as inserted: `attempts`, `deliveries` and `retry_at` at their defaults. */
+function newMessage(
+  id: string,
+  channelId: string,
+  role: MessageRecord["role"],
+  kind: MessageRecord["kind"],
+  text: string,
+  state: MessageState | null,
+  replyTo: string | null,
+  source: string,
+  now: string,
+): MessageRecord {
+  return {
+    id,
+    channelId,
+    role,
+    kind,
+    text,
+    state,
+    replyTo,
+    attempts: 0,
+    deliveries: 0,
+    retryAt: null,
+    source,
+    createdAt: now,
+    updatedAt: now,
+  };
 }
