@@ -1,13 +1,20 @@
 import { realpathSync, statSync } from "node:fs";
+import { PERL_RUNNER_SCRIPT } from "./perl-runner-script.js";
 import { BRIDGE_PORT } from "./proxy-bridge.js";
-import { RUNNER_SCRIPT } from "./runner-script.js";
+import { NODE_RUNNER_SCRIPT } from "./runner-script.js";
 import type { SandboxPolicy } from "./sandbox-policy.js";
+
+/** The runner's interpreter: which one, and its path (visible inside, as `/` is). */
+export interface RunnerProgram {
+  kind: "perl" | "node";
+  path: string;
+}
 
 export interface BubblewrapLayout {
   /** The host folder seen as `/tmp` inside (TMPDIR points there), shared by the session's commands. */
   privateTmp: string;
-  /** node, which runs the runner inside (`RUNNER_SCRIPT`). */
-  node: string;
+  /** What runs the runner inside: perl (`PERL_RUNNER_SCRIPT`) or, without it, node (`NODE_RUNNER_SCRIPT`). */
+  runner: RunnerProgram;
   /** The runner's grace period between SIGTERM and SIGKILL of a command's group. */
   graceMs: number;
   /** The most processes the sandbox's user may have inside (`ulimit -u`; not enforced for root). */
@@ -51,7 +58,7 @@ function isWithin(path: string, folder: string): boolean {
 
 /**
  * bubblewrap's arguments (without the program) for a session's sandbox under
- * `policy`, whose command is the runner (`RUNNER_SCRIPT`) that starts each
+ * `policy`, whose command is the runner (runner-script.ts) that starts each
  * bash command inside: the whole filesystem read-only, a fresh `/dev` and `/proc`, the
  * private folder at `/tmp` (which also hides the host's `/tmp`, its unix
  * sockets among it), the workspace and `writable` paths writable, `readOnly`
@@ -110,7 +117,8 @@ export function bubblewrapArgs(policy: SandboxPolicy, layout: BubblewrapLayout):
   // No capabilities, even for root: with them a command could remount `/` writable.
   args.push("--cap-drop", "ALL");
   args.push("--", "bash", "-c", LIMIT_PROCESSES, "bash", String(layout.maxProcesses));
-  args.push(layout.node, "-e", RUNNER_SCRIPT, String(layout.graceMs));
+  const script = layout.runner.kind === "perl" ? PERL_RUNNER_SCRIPT : NODE_RUNNER_SCRIPT;
+  args.push(layout.runner.path, "-e", script, String(layout.graceMs));
   if (layout.proxySocket !== undefined) args.push(proxySocket, String(BRIDGE_PORT));
   return args;
 }

@@ -1,23 +1,29 @@
 /**
- * The runner inside a session's sandbox, run by node as `node -e RUNNER
- * graceMs [socket port]`. It reads one JSON request a line on stdin and
- * answers one JSON event a line on stdout:
- * - `{type:"run", id, command, cwd, env}` starts `bash -c command` in its
- *   own process group; `{type:"data", id, stream, length}` followed by that
- *   many raw bytes of its stdout (1) or stderr (2), in arrival order, `{type:"exit", id, code, signal}`, then
- *   `{type:"close", id}` follow (`{type:"error", id, message}` when it could
- *   not start, then `close`).
- * - `{type:"terminate", id}` kills that command's group: SIGTERM, then
- *   SIGKILL after the grace period. The same happens by itself once the
- *   shell has exited, so nothing a command left in the background lives on.
- * When stdin ends (rudder closed the sandbox, or died), it SIGKILLs every
- * process in the sandbox's PID namespace and exits; bubblewrap's
- * die-with-parent does the same should the runner itself be gone.
+ * The runner inside a session's sandbox where perl is missing, run by node as
+ * `node -e RUNNER graceMs [socket port]` (`PERL_RUNNER_SCRIPT` is the same
+ * runner in perl, which starts far sooner). The protocol, the same for both:
+ * requests on stdin, each a header line and, for `run`, a payload:
+ * - `run ID LENGTH\n` and LENGTH bytes of `cwd\0command\0NAME=value\0...`
+ *   (none of which can hold a NUL) starts `bash -c command` in its own
+ *   process group with that cwd and exactly that environment;
+ *   `{type:"data", id, stream, length}` followed by that many raw bytes of
+ *   its stdout (1) or stderr (2), in arrival order, `{type:"exit", id, code,
+ *   signal}` (a signal by name or number), then `{type:"close", id}` follow,
+ *   one JSON event a line on stdout (`{type:"error", id, message}` when it
+ *   could not start, then `close`).
+ * - `terminate ID\n` kills that command's group: SIGTERM, then SIGKILL after
+ *   the grace period. The same happens by itself once the shell has exited,
+ *   so nothing a command left in the background lives on.
+ * When stdin ends (rudder closed the sandbox, or died), it exits: it is the
+ * sandbox's first process, so bubblewrap's init then exits too, and the
+ * kernel kills every process left in the sandbox's PID namespace (it kills
+ * nothing itself, so a runner started outside a sandbox by hand is harmless).
+ * bubblewrap's die-with-parent does the same should the runner be gone.
  * With a socket, it first listens on 127.0.0.1:port in the sandbox's own
  * (otherwise empty) network namespace and passes each connection to
  * rudder's domain proxy over that unix socket.
  */
-export const RUNNER_SCRIPT = [
+export const NODE_RUNNER_SCRIPT = [
   'const net = require("node:net");',
   'const { spawn } = require("node:child_process");',
   "const [grace, socketPath, port] = process.argv.slice(1);",
@@ -51,21 +57,31 @@ export const RUNNER_SCRIPT = [
   "  child.on('exit', (code, signal) => { send({ type: 'exit', id, code, signal }); terminate(id); });",
   "  child.on('close', () => send({ type: 'close', id }));",
   "}",
-  "function end() {",
-  "  try { process.kill(-1, 'SIGKILL'); } catch {}",
-  "  process.exit(0);",
-  "}",
+  "const end = () => process.exit(0);",
   "function serve() {",
-  "  let partial = '';",
-  "  process.stdin.setEncoding('utf8');",
+  "  let pending = Buffer.alloc(0);",
   "  process.stdin.on('data', (chunk) => {",
-  "    const lines = (partial + chunk).split('\\n');",
-  "    partial = lines.pop();",
-  "    for (const line of lines) {",
-  "      if (line === '') continue;",
-  "      const request = JSON.parse(line);",
-  "      if (request.type === 'run') run(request);",
-  "      else if (request.type === 'terminate') terminate(request.id);",
+  "    pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);",
+  "    for (;;) {",
+  "      const newline = pending.indexOf(10);",
+  "      if (newline === -1) return;",
+  "      const [type, id, length] = pending.subarray(0, newline).toString('latin1').split(' ');",
+  "      const start = newline + 1;",
+  "      if (type === 'run') {",
+  "        if (pending.length < start + Number(length)) return;",
+  "        const payload = pending.subarray(start, start + Number(length)).toString('utf8');",
+  "        pending = pending.subarray(start + Number(length));",
+  "        const [cwd, command, ...pairs] = payload.split('\\0');",
+  "        const env = {};",
+  "        for (const pair of pairs) {",
+  "          const at = pair.indexOf('=');",
+  "          if (at > -1) env[pair.slice(0, at)] = pair.slice(at + 1);",
+  "        }",
+  "        run({ id: Number(id), command, cwd, env });",
+  "      } else {",
+  "        pending = pending.subarray(start);",
+  "        if (type === 'terminate') terminate(Number(id));",
+  "      }",
   "    }",
   "  });",
   "  process.stdin.on('end', end);",

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { constants } from "node:os";
 import type { CommandHandlers, CommandProcess } from "./command-process.js";
 import type { PidsCgroup } from "./pids-cgroup.js";
 
@@ -17,16 +18,17 @@ interface RunnerEvent {
   stream?: number;
   length?: number;
   code?: number | null;
-  signal?: string | null;
+  /** By name (the node runner) or by number (the perl one). */
+  signal?: string | number | null;
   message?: string;
 }
 
 /**
  * One long-lived bubblewrap sandbox of a session and the runner inside it
- * (`RUNNER_SCRIPT`), which starts each command in its own process group: a
+ * (runner-script.ts), which starts each command in its own process group: a
  * command costs a fork and exec, not a sandbox's setup. The sandbox is in
  * its own process group on the host and dies with rudder (die-with-parent,
- * and the runner kills its PID namespace when its stdin ends). What the
+ * and the runner exits when its stdin ends, which ends its PID namespace). What the
  * runner writes is data, never trusted: commands inside share its user.
  * `args` is bubblewrap's full argument list; `key` says which confinement
  * it is, so the caller can tell when a new one is needed.
@@ -105,15 +107,27 @@ export class SandboxRunner {
       handlers.onClose();
       return { terminate: () => {} };
     }
+    const fields = [cwd, command];
+    for (const [name, value] of Object.entries(env)) {
+      if (value !== undefined) fields.push(`${name}=${value}`);
+    }
+    if (fields.some((field) => field.includes("\0"))) {
+      handlers.onError("the command, its folder or its environment holds a NUL character");
+      handlers.onClose();
+      return { terminate: () => {} };
+    }
     this.#commands.set(id, handlers);
     this.#hold(true);
-    this.#send({ type: "run", id, command, cwd, env });
+    const payload = Buffer.from(fields.join("\0"), "utf8");
+    this.#child.stdin?.write(
+      Buffer.concat([Buffer.from(`run ${id} ${payload.length}\n`), payload]),
+    );
     let terminated = false;
     return {
       terminate: () => {
         if (terminated || !this.#commands.has(id)) return;
         terminated = true;
-        this.#send({ type: "terminate", id });
+        this.#child.stdin?.write(`terminate ${id}\n`);
       },
     };
   }
@@ -128,10 +142,6 @@ export class SandboxRunner {
         // Gone already.
       }
     }
-  }
-
-  #send(request: Record<string, unknown>): void {
-    this.#child.stdin?.write(`${JSON.stringify(request)}\n`);
   }
 
   #receive(chunk: Buffer): void {
@@ -176,7 +186,7 @@ export class SandboxRunner {
     const handlers = this.#commands.get(event?.id);
     if (handlers === undefined) return;
     if (event.type === "exit") {
-      handlers.onExit(event.code ?? null, event.signal ?? null);
+      handlers.onExit(event.code ?? null, signalName(event.signal));
     } else if (event.type === "error") {
       handlers.onError(String(event.message));
     } else if (event.type === "close") {
@@ -214,6 +224,16 @@ export class SandboxRunner {
     }
     this.#child.stdin?.end();
   }
+}
+
+/** A signal as Node names it (`SIGKILL`), from a name or this system's number for it. */
+function signalName(signal: string | number | null | undefined): string | null {
+  if (typeof signal === "string") return signal;
+  if (typeof signal !== "number") return null;
+  for (const [name, number] of Object.entries(constants.signals)) {
+    if (number === signal) return name;
+  }
+  return `signal ${signal}`;
 }
 
 function removeWhenEmpty(cgroup: PidsCgroup, tries = CGROUP_REMOVE_TRIES): void {

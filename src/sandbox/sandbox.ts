@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import type { LookupFunction } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bubblewrapArgs } from "./bubblewrap-args.js";
+import { bubblewrapArgs, type RunnerProgram } from "./bubblewrap-args.js";
 import { findExecutable, type ProbeResult, probeBubblewrap } from "./bubblewrap-probe.js";
 import type { CommandHandlers, CommandProcess } from "./command-process.js";
 import { type DomainProxy, startDomainProxy } from "./domain-proxy.js";
@@ -42,6 +42,11 @@ export interface SandboxOptions {
   lookup?: LookupFunction;
   /** Let the allow-list proxy reach loopback addresses (tests, whose servers are there). */
   reachLoopback?: boolean;
+  /**
+   * What runs the runner inside: perl when it is on `PATH` (it starts in a few milliseconds),
+   * else node (some sixty). Tests choose.
+   */
+  runner?: RunnerProgram["kind"];
 }
 
 /** Commands judged as sandboxed and not yet started are remembered up to this many. */
@@ -76,6 +81,9 @@ export class Sandbox {
   readonly #onUnavailable: (line: string) => void;
   readonly #lookup: LookupFunction | undefined;
   readonly #reachLoopback: boolean;
+  readonly #path: string | undefined;
+  readonly #runnerKind: RunnerProgram["kind"] | undefined;
+  #runnerProgram: RunnerProgram | undefined;
   #proxy: Promise<DomainProxy | string> | undefined;
   readonly #placeholders = new Placeholders();
   readonly #judged = new Map<string, number>();
@@ -102,6 +110,8 @@ export class Sandbox {
     this.#onUnavailable = options.onUnavailable ?? (() => {});
     this.#lookup = options.lookup;
     this.#reachLoopback = options.reachLoopback === true;
+    this.#path = options.env.PATH;
+    this.#runnerKind = options.runner;
   }
 
   status(): SandboxStatus {
@@ -198,7 +208,7 @@ export class Sandbox {
     const release = this.#placeholders.acquire(this.policy.protectedInWorkspace);
     const args = bubblewrapArgs(this.policy, {
       privateTmp: join(stateFolder, "tmp"),
-      node: process.execPath,
+      runner: this.#runnerProgramOnce(),
       graceMs: KILL_GRACE_MS,
       maxProcesses: this.policy.maxProcesses,
       ...(proxySocket === undefined ? {} : { proxySocket }),
@@ -229,6 +239,18 @@ export class Sandbox {
     this.#current = runner;
     this.#recordPlaceholders();
     return runner;
+  }
+
+  /** perl if it is here (and not ruled out), else the node running rudder. Looked up once. */
+  #runnerProgramOnce(): RunnerProgram {
+    if (this.#runnerProgram === undefined) {
+      const perl = this.#runnerKind === "node" ? undefined : findExecutable("perl", this.#path);
+      this.#runnerProgram =
+        perl === undefined
+          ? { kind: "node", path: process.execPath }
+          : { kind: "perl", path: perl };
+    }
+    return this.#runnerProgram;
   }
 
   /** Ends `runner` now if nothing runs in it, else once its last command has closed. */
@@ -342,12 +364,14 @@ function commandEnvironment(env: NodeJS.ProcessEnv, proxied: boolean): NodeJS.Pr
 
 /**
  * The runner's own environment: a command's, without what would change how the runner's node
- * starts. `NODE_OPTIONS` may `--require` a file the sandbox hides (under the host's /tmp, say),
- * and then no command could run at all; each command still gets it (it is in the request).
+ * or perl starts. `NODE_OPTIONS` may `--require` a file the sandbox hides (under the host's
+ * /tmp, say), `PERL5OPT` load a module, and then no command could run at all; each command
+ * still gets them (they are in the request).
  */
 function runnerEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const runner = { ...env };
   delete runner.NODE_OPTIONS;
+  for (const name of Object.keys(runner)) if (name.startsWith("PERL")) delete runner[name];
   return runner;
 }
 
