@@ -1,3 +1,5 @@
+import type { GatewayEvent } from "./events.js";
+import type { SharedStore } from "./store/shared-store.js";
 import type { GatewayStore, Settlement } from "./store/store.js";
 import type { StoreHealth } from "./store/store-health.js";
 import { isStoreUnavailable } from "./store/store-unavailable-error.js";
@@ -24,10 +26,19 @@ const HELD_WRITES: Record<string, (...args: never[]) => string> = {
   insertSystemMessage: (channelId: string) => `a notice in channel ${channelId}`,
 };
 
+/**
+ * A channel's progress events (text as it is written, tool calls, states): held through an
+ * outage too, so that every worker's streams get them in order, before the reply, once it is
+ * back. Not named among the writes a shutdown waits for (they are only progress), and dropped
+ * instead of stored if, back from the outage, this worker no longer drives their channel:
+ * another worker took it meanwhile, and streams its own turn.
+ */
+const HELD_EVENTS = "appendEvents";
+
 /** The store the router writes through, and the held writes not done yet. */
 export interface PatientWrites<Store extends GatewayStore> {
   store: Store;
-  /** The held writes still to be done (waiting for the store, or on their way), named. */
+  /** The held writes still to be done (waiting for the store, or on their way), named; not events. */
   pending(): string[];
   /** Resolves with true once none is pending, or false when `signal` aborts first. */
   drained(signal: AbortSignal): Promise<boolean>;
@@ -39,32 +50,40 @@ export interface PatientWrites<Store extends GatewayStore> {
  * worker's leases re-validated (`StoreHealth.whenUp`), then runs again, as often as it takes.
  * So a turn that ends during an outage keeps its answer, stored once the database returns;
  * `settle` then refuses it if another worker took the channel meanwhile (that worker replays
- * the message), and answers nothing twice either way. Everything else runs as it is.
+ * the message), and answers nothing twice either way. A channel's events wait likewise (see
+ * `HELD_EVENTS`). Everything else runs as it is.
  *
  * Once `signal` aborts (the gateway closing, after it waited for what `pending` names), a
  * waiting write gives up with the store's error: what it held is not written and its messages
  * stay unanswered for the next owner to replay.
  */
-export function patientWrites<Store extends GatewayStore>(
+export function patientWrites<Store extends GatewayStore & Partial<SharedStore>>(
   store: Store,
   health: StoreHealth,
   signal: AbortSignal,
+  /** Whether this worker drives the channel (false: another worker took it). */
+  drives: (channelId: string) => boolean = () => true,
 ): PatientWrites<Store> {
   const pending = new Set<{ name: string }>();
   let onDrained: Array<() => void> = [];
+  /** Runs `write` until it finds the store up, or until `moot()` says it is no longer wanted. */
+  const retried = async (write: () => Promise<unknown>, moot = () => false) => {
+    for (;;) {
+      try {
+        return await write();
+      } catch (error) {
+        if (!isStoreUnavailable(error) || signal.aborted) throw error;
+        await health.whenUp(signal);
+        if (signal.aborted) throw error;
+        if (moot()) return undefined;
+      }
+    }
+  };
   const patient = async (name: string, write: () => Promise<unknown>): Promise<unknown> => {
     const entry = { name };
     pending.add(entry);
     try {
-      for (;;) {
-        try {
-          return await write();
-        } catch (error) {
-          if (!isStoreUnavailable(error) || signal.aborted) throw error;
-          await health.whenUp(signal);
-          if (signal.aborted) throw error;
-        }
-      }
+      return await retried(write);
     } finally {
       pending.delete(entry);
       if (pending.size === 0) for (const resolve of onDrained.splice(0)) resolve();
@@ -75,6 +94,13 @@ export function patientWrites<Store extends GatewayStore>(
       const value: unknown = Reflect.get(target, property, target);
       if (typeof value !== "function") return value;
       const method = value.bind(target) as (...args: unknown[]) => Promise<unknown>;
+      if (property === HELD_EVENTS) {
+        return (events: GatewayEvent[]) =>
+          retried(
+            () => method(events),
+            () => events[0] !== undefined && !drives(events[0].channelId),
+          ).then((ids) => ids ?? []);
+      }
       const describe = typeof property === "string" ? HELD_WRITES[property] : undefined;
       if (describe === undefined) return method;
       return (...args: unknown[]) =>

@@ -205,11 +205,20 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     await store.close();
     throw error;
   });
+  let ownership: ChannelOwnership | undefined;
+  // A turn that ends while the database is away keeps its answer (and the events before it)
+  // until it is back, or until a shutdown has waited for it long enough.
+  const holding = new AbortController();
+  const patient = shared
+    ? patientWrites(shared, shared.health, holding.signal, (channelId) =>
+        ownership === undefined ? true : ownership.holds(channelId),
+      )
+    : undefined;
   const bus = new EventBus(
-    shared
+    shared && patient
       ? {
           shared: {
-            append: (events) => shared.appendEvents(events),
+            append: (events) => patient.store.appendEvents(events),
             after: (channelId, after, limit) => shared.eventsAfter(channelId, after, limit),
             since: (after, limit) => shared.eventsSince(after, limit),
           },
@@ -267,12 +276,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         ...(kept.keepUnusedMs !== undefined ? { keepUnusedMs: kept.keepUnusedMs } : {}),
       })
     : undefined;
-  let ownership: ChannelOwnership | undefined;
   const closing = new AbortController();
-  // A turn that ends while the database is away keeps its answer until it is back, or until a
-  // shutdown has waited for it long enough.
-  const holding = new AbortController();
-  const patient = shared ? patientWrites(shared, shared.health, holding.signal) : undefined;
   router = new Router({
     store: patient?.store ?? store,
     pool,

@@ -11,7 +11,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LoopbackProxy, startLoopbackProxy } from "../fixtures/loopback-proxy.js";
 import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
-import { startTestGateway, type TestGateway, waitFor } from "./helpers.js";
+import { openEvents, startTestGateway, type TestGateway, waitFor } from "./helpers.js";
 import {
   answeredOnce,
   endHeldTurn,
@@ -76,6 +76,9 @@ describe("a PostgreSQL worker whose database goes away and comes back", () => {
     expect(schedule.status).toBe(201);
     await sql(url, "UPDATE schedules SET next_run_at = now() + interval '1 second'");
 
+    // Someone watching the held channel's stream through the outage.
+    const watching = openEvents(`${solo.url}/api/channels/held/events?token=${solo.token}`);
+    await waitFor(() => watching.comments.length > 0, "the stream to open");
     await cluster.stop();
     try {
       const listed = await fetch(`${solo.url}/api/channels`, {
@@ -112,6 +115,16 @@ describe("a PostgreSQL worker whose database goes away and comes back", () => {
       ["user", "long"],
       ["reply", expect.stringContaining("long")],
     ]);
+    // What the agent wrote during the outage reaches the stream once the database is back, in
+    // order, before the reply (the page would otherwise show the text cut, then the reply).
+    const reply = await watching.waitFor((event) => event.data.type === "reply", "the reply");
+    const wrote = watching.events.findIndex(
+      (event) => event.data.type === "text_delta" && String(event.data.text).startsWith("echo: "),
+    );
+    expect(wrote).toBeGreaterThan(-1);
+    expect(wrote).toBeLessThan(watching.events.indexOf(reply));
+    expect(watching.events.filter((event) => event.data.type === "reply")).toHaveLength(1);
+    await watching.close();
     expect((await answeredOnce(solo, "quick")).filter((m) => m.kind === "reply")).toHaveLength(1);
     const after = await solo.api<Posted>("POST", "/api/channels/quick/messages", { text: "back" });
     expect(after.status).toBe(202);
