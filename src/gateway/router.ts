@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
-import type { AgentTurnOptions, AgentTurnResult, TurnFailure } from "./agent-process.js";
 import { type ChannelCommand, parseChannelCommand } from "./channel-command.js";
 import { ChannelCommands, type CommandOutcome } from "./channel-commands.js";
-import { type ActiveTurn, type ChannelState, newChannelState } from "./channel-state.js";
+import { type ChannelState, newChannelState } from "./channel-state.js";
 import { ContextUsageTracker } from "./context-usage.js";
 import type { Disposition, GatewayEvent, MessageState } from "./events.js";
 import { GatewayClosedError } from "./gateway-closed-error.js";
@@ -15,8 +14,7 @@ import type { Delivery, RouterOptions } from "./router-options.js";
 import { type SettledMessage, Settlements } from "./settlements.js";
 import type { MessageRecord } from "./store/store.js";
 import { isStoreUnavailable } from "./store/store-unavailable-error.js";
-import { TurnEvents } from "./turn-events.js";
-import { classifyTurnError } from "./turn-failure.js";
+import { TurnRunner } from "./turn-runner.js";
 import { TurnSettlement } from "./turn-settlement.js";
 
 export type { Delivery, RouterOptions };
@@ -29,7 +27,8 @@ export { GatewayClosedError };
  * store (answered, failed, deferred with a local fallback reply) and
  * published on the bus. Rate-limited messages are retried after the reset;
  * steers a failed turn left pending are dispatched again; on `start()`,
- * messages a previous run never answered are dispatched again.
+ * messages a previous run never answered are dispatched again. It chooses each message's
+ * route; a `TurnRunner` runs the turns and steers it chose.
  */
 export class Router {
   readonly #options: RouterOptions;
@@ -45,6 +44,7 @@ export class Router {
   readonly #idleOutput: IdleOutput;
   readonly #commands: ChannelCommands;
   readonly #outcomes: TurnSettlement;
+  readonly #turns: TurnRunner;
 
   constructor(options: RouterOptions) {
     this.#options = options;
@@ -54,6 +54,16 @@ export class Router {
       this.#retries,
       options.rateLimitRetryMs ?? 60_000,
     );
+    this.#turns = new TurnRunner({
+      router: options,
+      run: this.#run,
+      outcomes: this.#outcomes,
+      closed: () => this.#closed,
+      track: (work) => this.#track(work),
+      rememberSession: (channel, sessionId) => this.#rememberSession(channel, sessionId),
+      observe: (channel, line) => this.#observe(channel, line),
+      release: (channel) => this.#release(channel),
+    });
     const onSession = (channelId: string, sessionId: string) =>
       this.#track(this.#rememberSession(this.#channel(channelId), sessionId));
     const { store, pool, bus, turnTimeoutMs } = options;
@@ -253,61 +263,15 @@ export class Router {
     }
     if (active) {
       announce("steered", "steered");
-      this.#track(this.#steer(channel, active, message));
+      this.#track(this.#turns.steer(channel, active, message));
       return "steered";
     }
-    const kept = this.#options.pool.get(channel.id, channel.sessionId);
-    const process = kept ?? this.#options.pool.oneShot(channel.id, channel.sessionId);
-    const turn: ActiveTurn = {
-      process,
-      oneShot: kept === null,
-      starter: message,
-      handedOver: this.#options.store.setMessageState(message.id, "received", this.#run),
-      steered: [],
-      steerCalls: new Set(),
-      ended: false,
-    };
+    const turn = this.#turns.open(channel, message);
     channel.turn = turn;
-    const disposition = kept ? "started" : "one_shot";
+    const disposition = turn.oneShot ? "one_shot" : "started";
     announce(disposition, "received");
-    this.#track(this.#runTurn(channel, turn));
+    this.#track(this.#turns.run(channel, turn));
     return disposition;
-  }
-
-  async #runTurn(channel: ChannelState, turn: ActiveTurn): Promise<void> {
-    const { process, starter } = turn;
-    const events = this.#turnEvents(channel);
-    this.#publish({ type: "turn_start", prompt: starter.text, channelId: channel.id });
-    let result: AgentTurnResult | undefined;
-    let failure: TurnFailure | undefined;
-    let redispatch: MessageRecord[] = [];
-    try {
-      // Counted as delivered before the agent can read it, so a message that takes the
-      // gateway down at once is counted too.
-      await turn.handedOver;
-      // The handover may have waited out an outage in which the channel went to another worker.
-      if (this.#closed || this.#options.drives?.(channel.id) === false) return;
-      try {
-        result = await process.runTurn(starter.text, this.#turnOptions(events, starter));
-      } catch (error) {
-        failure = classifyTurnError(error);
-      }
-      this.#options.onTurnEnd?.(channel.id);
-      turn.ended = true;
-      // A steer that found the turn closing runs as its own turn; no new turn may start
-      // on this process before it is done.
-      while (turn.steerCalls.size > 0) await Promise.allSettled([...turn.steerCalls]);
-      if (turn.oneShot) this.#track(this.#options.pool.releaseOneShot(process));
-      if (this.#closed || turn.abandoned) return;
-      await this.#rememberSession(channel, result?.sessionId ?? process.sessionId);
-      await this.#options.beforeAnswer?.(channel.id, channel.sessionId);
-      redispatch = await this.#finishTurn(turn, result, failure, events);
-    } finally {
-      turn.ended = true;
-      if (channel.turn === turn) channel.turn = null;
-      channel.backlog.unshift(...redispatch);
-      this.#release(channel);
-    }
   }
 
   /** The channel's agent is idle: queued commands run first, then the held messages. */
@@ -342,80 +306,10 @@ export class Router {
     return done;
   }
 
-  /** Settles what the turn covered; returns the steered messages to dispatch again. */
-  async #finishTurn(
-    turn: ActiveTurn,
-    result: AgentTurnResult | undefined,
-    failure: TurnFailure | undefined,
-    events: TurnEvents,
-  ): Promise<MessageRecord[]> {
-    if (result) events.ended(result);
-    return this.#outcomes.turn([turn.starter, ...turn.steered], turn.steered, result, failure, () =>
-      turn.process.popPendingSteers(),
-    );
-  }
-
-  #turnEvents(channel: ChannelState): TurnEvents {
-    return new TurnEvents(
-      channel.id,
-      (event) => this.#publish(event),
-      (sessionId) => this.#track(this.#rememberSession(channel, sessionId)),
-      (line) => this.#observe(channel, line),
-    );
-  }
-
-  /** The turn's options for the process; the agent starting on `message` counts an attempt. */
-  #turnOptions(events: TurnEvents, message: MessageRecord): AgentTurnOptions {
-    const { store, turnTimeoutMs } = this.#options;
-    return {
-      ...events.options(turnTimeoutMs),
-      onStarted: () => this.#track(store.countStarted(message.id, this.#run)),
-    };
-  }
-
   #observe(channel: ChannelState, line: unknown): void {
     this.#options.onAgentOutput?.(channel.id, line);
     const work = this.#commands.observe(channel, line);
     if (work !== null) this.#track(work);
-  }
-
-  /**
-   * Counted in the turn's `steerCalls` at once, before any wait, until all of it is done (its
-   * own turn settled too): else the turn could end and the next start on this process while
-   * this steer is on its way, which then finds a turn in flight.
-   */
-  #steer(channel: ChannelState, turn: ActiveTurn, message: MessageRecord): Promise<void> {
-    const work = this.#steerOnce(channel, turn, message);
-    turn.steerCalls.add(work);
-    const done = () => {
-      turn.steerCalls.delete(work);
-    };
-    work.then(done, done);
-    return work;
-  }
-
-  async #steerOnce(channel: ChannelState, turn: ActiveTurn, message: MessageRecord): Promise<void> {
-    const events = this.#turnEvents(channel);
-    await turn.handedOver;
-    await this.#options.store.setMessageState(message.id, "steered", this.#run);
-    try {
-      const outcome = await turn.process.steer(message.text, this.#turnOptions(events, message));
-      if (outcome.status === "steered") {
-        turn.steered.push(message);
-        return;
-      }
-      this.#options.onTurnEnd?.(channel.id);
-      const result = outcome.turn;
-      if (!result || this.#closed || turn.abandoned) return;
-      events.ended(result);
-      await this.#rememberSession(channel, result.sessionId);
-      await this.#options.beforeAnswer?.(channel.id, channel.sessionId);
-      await this.#outcomes.result([message], result);
-    } catch (error) {
-      if (!this.#closed && !turn.abandoned) {
-        await this.#outcomes.failure([message], classifyTurnError(error));
-      }
-    }
   }
 
   async #retry(channelId: string): Promise<void> {

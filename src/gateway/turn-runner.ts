@@ -1,0 +1,170 @@
+import type { AgentTurnOptions, AgentTurnResult, TurnFailure } from "./agent-process.js";
+import type { ActiveTurn, ChannelState } from "./channel-state.js";
+import type { RouterOptions } from "./router-options.js";
+import type { MessageRecord } from "./store/store.js";
+import { TurnEvents } from "./turn-events.js";
+import { classifyTurnError } from "./turn-failure.js";
+import type { TurnSettlement } from "./turn-settlement.js";
+
+/** What a `TurnRunner` is given by its router. */
+export interface TurnRunnerOptions {
+  router: RouterOptions;
+  /** The router's gateway run, in the store's delivery counts. */
+  run: string;
+  outcomes: TurnSettlement;
+  /** Whether the router is closed: a turn that ends then settles nothing. */
+  closed: () => boolean;
+  /** Work the router waits for (`idle()`) and logs the failure of. */
+  track: (work: Promise<unknown>) => void;
+  rememberSession: (channel: ChannelState, sessionId: string | null | undefined) => Promise<void>;
+  /** Every line the channel's agent writes during a turn (context usage, commands). */
+  observe: (channel: ChannelState, line: unknown) => void;
+  /** The channel's turn is over (settled or not): what waited for it goes next. */
+  release: (channel: ChannelState) => void;
+}
+
+/**
+ * Runs the router's turns: a message starts one on the channel's kept process (or a one-shot
+ * process), later ones steer it while it runs, and what the turn covered is settled once it
+ * and its steers are done. The router chooses; this runs what it chose.
+ */
+export class TurnRunner {
+  readonly #options: TurnRunnerOptions;
+
+  constructor(options: TurnRunnerOptions) {
+    this.#options = options;
+  }
+
+  /**
+   * A turn started by `message` on the channel's kept process, or on a one-shot process when
+   * the pool is full (`oneShot`); its delivery is stored before the agent gets it.
+   */
+  open(channel: ChannelState, message: MessageRecord): ActiveTurn {
+    const { pool, store } = this.#options.router;
+    const kept = pool.get(channel.id, channel.sessionId);
+    return {
+      process: kept ?? pool.oneShot(channel.id, channel.sessionId),
+      oneShot: kept === null,
+      starter: message,
+      handedOver: store.setMessageState(message.id, "received", this.#options.run),
+      steered: [],
+      steerCalls: new Set(),
+      ended: false,
+    };
+  }
+
+  /** Runs the channel's turn and settles it; releases the channel on every way out. */
+  async run(channel: ChannelState, turn: ActiveTurn): Promise<void> {
+    const { process, starter } = turn;
+    const events = this.#turnEvents(channel);
+    this.#options.router.bus.publish({
+      type: "turn_start",
+      prompt: starter.text,
+      channelId: channel.id,
+    });
+    let result: AgentTurnResult | undefined;
+    let failure: TurnFailure | undefined;
+    let redispatch: MessageRecord[] = [];
+    try {
+      // Counted as delivered before the agent can read it, so a message that takes the
+      // gateway down at once is counted too.
+      await turn.handedOver;
+      // The handover may have waited out an outage in which the channel went to another worker.
+      if (this.#options.closed() || this.#options.router.drives?.(channel.id) === false) return;
+      try {
+        result = await process.runTurn(starter.text, this.#turnOptions(events, starter));
+      } catch (error) {
+        failure = classifyTurnError(error);
+      }
+      this.#options.router.onTurnEnd?.(channel.id);
+      turn.ended = true;
+      // A steer that found the turn closing runs as its own turn; no new turn may start
+      // on this process before it is done.
+      while (turn.steerCalls.size > 0) await Promise.allSettled([...turn.steerCalls]);
+      if (turn.oneShot) this.#options.track(this.#options.router.pool.releaseOneShot(process));
+      if (this.#options.closed() || turn.abandoned) return;
+      await this.#options.rememberSession(channel, result?.sessionId ?? process.sessionId);
+      await this.#options.router.beforeAnswer?.(channel.id, channel.sessionId);
+      redispatch = await this.#finishTurn(turn, result, failure, events);
+    } finally {
+      turn.ended = true;
+      if (channel.turn === turn) channel.turn = null;
+      channel.backlog.unshift(...redispatch);
+      this.#options.release(channel);
+    }
+  }
+
+  /** Settles what the turn covered; returns the steered messages to dispatch again. */
+  async #finishTurn(
+    turn: ActiveTurn,
+    result: AgentTurnResult | undefined,
+    failure: TurnFailure | undefined,
+    events: TurnEvents,
+  ): Promise<MessageRecord[]> {
+    if (result) events.ended(result);
+    return this.#options.outcomes.turn(
+      [turn.starter, ...turn.steered],
+      turn.steered,
+      result,
+      failure,
+      () => turn.process.popPendingSteers(),
+    );
+  }
+
+  #turnEvents(channel: ChannelState): TurnEvents {
+    return new TurnEvents(
+      channel.id,
+      (event) => this.#options.router.bus.publish(event),
+      (sessionId) => this.#options.track(this.#options.rememberSession(channel, sessionId)),
+      (line) => this.#options.observe(channel, line),
+    );
+  }
+
+  /** The turn's options for the process; the agent starting on `message` counts an attempt. */
+  #turnOptions(events: TurnEvents, message: MessageRecord): AgentTurnOptions {
+    const { store, turnTimeoutMs } = this.#options.router;
+    return {
+      ...events.options(turnTimeoutMs),
+      onStarted: () => this.#options.track(store.countStarted(message.id, this.#options.run)),
+    };
+  }
+
+  /**
+   * Counted in the turn's `steerCalls` at once, before any wait, until all of it is done (its
+   * own turn settled too): else the turn could end and the next start on this process while
+   * this steer is on its way, which then finds a turn in flight.
+   */
+  steer(channel: ChannelState, turn: ActiveTurn, message: MessageRecord): Promise<void> {
+    const work = this.#steerOnce(channel, turn, message);
+    turn.steerCalls.add(work);
+    const done = () => {
+      turn.steerCalls.delete(work);
+    };
+    work.then(done, done);
+    return work;
+  }
+
+  async #steerOnce(channel: ChannelState, turn: ActiveTurn, message: MessageRecord): Promise<void> {
+    const events = this.#turnEvents(channel);
+    await turn.handedOver;
+    await this.#options.router.store.setMessageState(message.id, "steered", this.#options.run);
+    try {
+      const outcome = await turn.process.steer(message.text, this.#turnOptions(events, message));
+      if (outcome.status === "steered") {
+        turn.steered.push(message);
+        return;
+      }
+      this.#options.router.onTurnEnd?.(channel.id);
+      const result = outcome.turn;
+      if (!result || this.#options.closed() || turn.abandoned) return;
+      events.ended(result);
+      await this.#options.rememberSession(channel, result.sessionId);
+      await this.#options.router.beforeAnswer?.(channel.id, channel.sessionId);
+      await this.#options.outcomes.result([message], result);
+    } catch (error) {
+      if (!this.#options.closed() && !turn.abandoned) {
+        await this.#options.outcomes.failure([message], classifyTurnError(error));
+      }
+    }
+  }
+}
