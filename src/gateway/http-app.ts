@@ -60,6 +60,8 @@ export interface HttpAppOptions {
   heartbeatMs?: number;
   /** The caps on open event streams. */
   streamLimits: StreamLimits;
+  /** An event stream's client reading this far behind is cut off (see `MAX_UNREAD_BYTES`). */
+  maxUnreadEventBytes?: number;
   /** Whose `X-Forwarded-For` names the client (default: nobody's; the socket's peer is). */
   trustedProxies?: TrustedProxies;
 }
@@ -322,6 +324,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
       closing: options.closing,
       heartbeatMs: options.heartbeatMs ?? 15_000,
       limits: options.streamLimits,
+      ...(options.maxUnreadEventBytes ? { maxUnreadBytes: options.maxUnreadEventBytes } : {}),
       client: (options.trustedProxies ?? TrustedProxies.none).client(
         peerAddress(context.env),
         context.req.header("x-forwarded-for"),

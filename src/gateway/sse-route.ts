@@ -14,6 +14,8 @@ export interface SseOptions {
   limits: StreamLimits;
   /** The client's address, for the per-client cap. */
   client: string;
+  /** How far behind its client may read before it is cut off; default `MAX_UNREAD_BYTES`. */
+  maxUnreadBytes?: number;
 }
 
 /**
@@ -96,9 +98,10 @@ function streamEvents(
     "cache-control": "no-cache",
     connection: "keep-alive",
   });
+  const maxUnread = options.maxUnreadBytes ?? MAX_UNREAD_BYTES;
   const write = (bytes: Uint8Array) => {
     if (outgoing.destroyed || outgoing.writableEnded) return;
-    if (outgoing.writableLength > MAX_UNREAD_BYTES) {
+    if (outgoing.writableLength > maxUnread) {
       outgoing.destroy();
       return;
     }

@@ -105,6 +105,11 @@ export interface GatewayOptions {
   maxEventStreams?: number;
   maxEventStreamsPerClient?: number;
   /**
+   * An event stream whose client reads nothing while more than this many bytes wait for it is
+   * cut off (it resumes with `Last-Event-ID`); default 64 MiB (`MAX_UNREAD_BYTES`).
+   */
+  maxUnreadEventBytes?: number;
+  /**
    * The reverse proxies (addresses, CIDRs, `loopback`) whose `X-Forwarded-For` names the
    * client, for the per-client cap and what names the client; default none, so it is ignored.
    */
@@ -377,6 +382,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     ...(shared ? { storeStatus: () => shared.health.status() } : {}),
     closing: closing.signal,
     ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
+    ...(options.maxUnreadEventBytes ? { maxUnreadEventBytes: options.maxUnreadEventBytes } : {}),
     health: {
       ok: true,
       version: packageVersion(),
