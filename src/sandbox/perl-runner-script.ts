@@ -164,6 +164,7 @@ if (defined $socket_path) {
   bind($listener, Socket::pack_sockaddr_in($port, Socket::inet_aton('127.0.0.1'))) or die "bridge: $!";
   listen($listener, 128) or die "bridge: $!";
 }
+put('{"type":"ready","id":0}' . "\n");
 for (;;) {
   my $mask = '';
   vec($mask, 0, 1) = 1;

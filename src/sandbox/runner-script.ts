@@ -2,6 +2,7 @@
  * The runner inside a session's sandbox where perl is missing, run by node as
  * `node -e RUNNER graceMs [socket port]` (`PERL_RUNNER_SCRIPT` is the same
  * runner in perl, which starts far sooner). The protocol, the same for both:
+ * `{type:"ready", id: 0}` once it takes requests (the sandbox is up); then
  * requests on stdin, each a header line and, for `run`, a payload:
  * - `run ID LENGTH\n` and LENGTH bytes of `cwd\0command\0NAME=value\0...`
  *   (none of which can hold a NUL) starts `bash -c command` in its own
@@ -59,6 +60,7 @@ export const NODE_RUNNER_SCRIPT = [
   "}",
   "const end = () => process.exit(0);",
   "function serve() {",
+  "  send({ type: 'ready', id: 0 });",
   "  let pending = Buffer.alloc(0);",
   "  process.stdin.on('data', (chunk) => {",
   "    pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);",

@@ -13,7 +13,7 @@ const CGROUP_REMOVE_TRIES = 30;
 const STDERR_TAIL_CHARS = 2000;
 
 interface RunnerEvent {
-  type: "data" | "exit" | "error" | "close";
+  type: "ready" | "data" | "exit" | "error" | "close";
   id: number;
   stream?: number;
   length?: number;
@@ -35,6 +35,9 @@ interface RunnerEvent {
  */
 export class SandboxRunner {
   readonly key: string;
+  /** Whether the sandbox came up: true once the runner inside says so, false if it ended first. */
+  readonly ready: Promise<boolean>;
+  #resolveReady: (ready: boolean) => void = () => {};
   readonly #child: ChildProcess;
   readonly #commands = new Map<number, CommandHandlers>();
   readonly #onIdle: () => void;
@@ -53,6 +56,9 @@ export class SandboxRunner {
     options: { key: string; env: NodeJS.ProcessEnv; onIdle: () => void; cgroup?: PidsCgroup },
   ) {
     this.key = options.key;
+    this.ready = new Promise((resolve) => {
+      this.#resolveReady = resolve;
+    });
     this.#onIdle = options.onIdle;
     const cgroup = options.cgroup;
     const [program, programArgs] =
@@ -64,7 +70,12 @@ export class SandboxRunner {
       env: options.env,
       stdio: ["pipe", "pipe", "pipe"],
     });
-    this.#hold(false);
+    // Until it is up, a starting sandbox keeps rudder alive, as a probe's process would: Node
+    // must not take a moment with nothing else pending for the end of the program.
+    this.#hold(true);
+    void this.ready.then(() => {
+      if (this.#commands.size === 0) this.#hold(false);
+    });
     for (const stream of [this.#child.stdin, this.#child.stdout, this.#child.stderr]) {
       stream?.on("error", () => {});
     }
@@ -175,6 +186,10 @@ export class SandboxRunner {
     } catch {
       return;
     }
+    if (event?.type === "ready") {
+      this.#resolveReady(true);
+      return;
+    }
     if (event?.type === "data") {
       const length = Number(event.length);
       const stream = event.stream === 2 ? 2 : 1;
@@ -218,6 +233,7 @@ export class SandboxRunner {
   #break(reason: string): void {
     if (this.#broken !== undefined) return;
     this.#broken = reason;
+    this.#resolveReady(false);
     for (const [id, handlers] of [...this.#commands]) {
       handlers.onError(reason);
       this.#closeCommand(id, handlers);

@@ -60,8 +60,10 @@ const UNSET_VARIABLES = ["RUDDER_TOKEN"];
 
 /**
  * The sandbox of one agent process. Whether bubblewrap is installed is known
- * at once (a `PATH` lookup); whether it can start is probed once, at the
- * first bash command, so start-up pays nothing. A command the gate judged as
+ * at once (a `PATH` lookup); whether it can start is probed once, as the
+ * model is first asked (`warm`: the session's sandbox coming up is the probe,
+ * bubblewrap alone is tried only if it does not) or at the first bash
+ * command, so start-up pays nothing. A command the gate judged as
  * sandboxed is never run unconfined: if the probe then fails, it is refused
  * and later ones are judged (and run) without the sandbox.
  *
@@ -152,6 +154,14 @@ export class Sandbox {
   warm(): void {
     if (this.#warmed || this.status().state !== "on") return;
     this.#warmed = true;
+    if (this.policy.network.kind !== "domains" && this.#probe === undefined) {
+      // No proxy to wait for: the runner's own start is the probe, so one sandbox starts, not
+      // two one after the other. Only if it fails is bubblewrap probed alone, so that a sandbox
+      // broken by something else (a mount) is not taken for bubblewrap unable to start.
+      const runner = this.#runnerNow(undefined);
+      this.#probe = runner.ready.then((ready) => (ready ? { ok: true } : this.#probeBubblewrap()));
+      return;
+    }
     void this.#probeOnce().then(async (probe) => {
       if (!probe.ok) return;
       const proxy = await this.#proxyOnce();
@@ -263,6 +273,17 @@ export class Sandbox {
     this.#recordPlaceholders();
   }
 
+  /** Ends every sandbox at once and removes their stand-ins. */
+  #endRunners(): void {
+    for (const [runner, release] of this.#runners) {
+      runner.close();
+      release();
+    }
+    this.#runners.clear();
+    this.#current = undefined;
+    this.#recordPlaceholders();
+  }
+
   /** Lists the stand-ins in the state folder, for the sweep after a SIGKILL (`sweepStale`). */
   #recordPlaceholders(): void {
     if (this.#stateFolder === undefined) return;
@@ -304,15 +325,23 @@ export class Sandbox {
     if (this.#failure !== undefined) {
       return Promise.resolve({ ok: false, reason: this.#failure });
     }
-    this.#probe ??= probeBubblewrap(this.#bubblewrap as string).then((result) => {
+    this.#probe ??= this.#probeBubblewrap();
+    return this.#probe;
+  }
+
+  /** One run of bubblewrap on `true`; when it fails, the sandbox is unavailable from then on. */
+  #probeBubblewrap(): Promise<ProbeResult> {
+    if (this.#closed) return Promise.resolve({ ok: false, reason: "the sandbox was closed" });
+    return probeBubblewrap(this.#bubblewrap as string).then((result) => {
       if (!result.ok) {
         this.#failure = `bubblewrap cannot start a sandbox here: ${result.reason}`;
         this.#onUnavailable(unavailableLine(this.#failure, this.policy.failIfUnavailable));
+        // The sandbox started ahead (`warm`) failed too: its stand-ins go now, not at the end.
+        this.#endRunners();
         return { ok: false, reason: this.#failure };
       }
       return result;
     });
-    return this.#probe;
   }
 
   /** With an allow-list of domains, the proxy (started once); undefined without one; a string when it failed. */
