@@ -15,7 +15,7 @@ export type EventListener = (numbered: NumberedEvent) => void;
  * ones back. The events every worker appends come back through `deliver`.
  */
 export interface SharedEventLog {
-  /** Stores events of one channel, in order, at once. */
+  /** Stores events (of one channel or several), in order, at once. */
   append(events: GatewayEvent[]): Promise<unknown>;
   after(channelId: string, after: number | undefined, limit: number): Promise<NumberedEvent[]>;
   /** Every channel's events after the global id `after`, oldest first. */
@@ -24,13 +24,9 @@ export interface SharedEventLog {
 
 interface ChannelLog {
   nextId: number;
-  /** With a shared log: this worker's appends to the channel, one after the other. */
-  appending: Promise<void>;
-  /** With a shared log: events published while an append was running, for the next one. */
-  unshared: GatewayEvent[];
   /**
-   * With a shared log: appends chained and not yet done. Such a log is never dropped, or a
-   * later event of the channel would start a chain beside it and could be stored first.
+   * With a shared log: the channel's events published and not yet stored. Such a log is never
+   * dropped, or its events could come back to a log that no longer knows where it was.
    */
   appends: number;
   buffer: NumberedEvent[];
@@ -62,6 +58,10 @@ export class EventBus {
   readonly #logger: (line: string) => void;
   /** With a shared log: the highest id delivered, of any channel. */
   #newestShared = 0;
+  /** With a shared log: this worker's appends, one after the other (so in publishing order). */
+  #appending = Promise.resolve();
+  /** With a shared log: events published while an append was running, for the next one. */
+  readonly #unshared: Array<{ log: ChannelLog; event: GatewayEvent }> = [];
 
   constructor(
     options: {
@@ -86,8 +86,6 @@ export class EventBus {
     if (!log) {
       log = {
         nextId: 1,
-        appending: Promise.resolve(),
-        unshared: [],
         appends: 0,
         buffer: [],
         listeners: new Set(),
@@ -122,24 +120,29 @@ export class EventBus {
     }
     // Not delivered here but when the log announces it, in the order the log holds events
     // (another worker's event for this channel may come just before). The events published
-    // while an append runs go in the next one together (one round trip for them all).
+    // while an append runs, of every channel, go in the next one together (one round trip and
+    // one statement for them all), so under load a worker appends far less often than it
+    // publishes.
     const log = this.#log(event.channelId);
-    if (log.unshared.push(event) > 1) return;
     log.appends += 1;
-    log.appending = log.appending
-      .then(() => shared.append(log.unshared.splice(0)))
-      .then(
-        () => undefined,
-        (error: unknown) => {
-          // Lost while the store is down (its health logs that once).
-          if (isStoreUnavailable(error)) return;
-          const reason = error instanceof Error ? error.message : String(error);
-          this.#logger(`gateway: could not share a channel's events: ${reason}`);
-        },
-      )
-      .finally(() => {
-        log.appends -= 1;
-      });
+    if (this.#unshared.push({ log, event }) > 1) return;
+    this.#appending = this.#appending.then(() => {
+      const batch = this.#unshared.splice(0);
+      return shared
+        .append(batch.map((item) => item.event))
+        .then(
+          () => undefined,
+          (error: unknown) => {
+            // Lost while the store is down (its health logs that once).
+            if (isStoreUnavailable(error)) return;
+            const reason = error instanceof Error ? error.message : String(error);
+            this.#logger(`gateway: could not share channels' events: ${reason}`);
+          },
+        )
+        .finally(() => {
+          for (const item of batch) item.log.appends -= 1;
+        });
+    });
   }
 
   /**

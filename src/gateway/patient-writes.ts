@@ -95,11 +95,16 @@ export function patientWrites<Store extends GatewayStore & Partial<SharedStore>>
       if (typeof value !== "function") return value;
       const method = value.bind(target) as (...args: unknown[]) => Promise<unknown>;
       if (property === HELD_EVENTS) {
-        return (events: GatewayEvent[]) =>
-          retried(
-            () => method(events),
-            () => events[0] !== undefined && !drives(events[0].channelId),
+        return (events: GatewayEvent[]) => {
+          let left = events;
+          return retried(
+            () => method(left),
+            () => {
+              left = left.filter((event) => drives(event.channelId));
+              return left.length === 0;
+            },
           ).then((ids) => ids ?? []);
+        };
       }
       const describe = typeof property === "string" ? HELD_WRITES[property] : undefined;
       if (describe === undefined) return method;

@@ -38,20 +38,30 @@ export class EventLog {
   }
 
   /**
-   * Stores one channel's events, in order, in one statement (one round trip however many);
-   * returns their ids.
+   * Stores events, of any channels, in order, in one statement (one round trip however many);
+   * returns their ids. Each channel's lock is taken first, in the order of the locks' keys
+   * (so two workers appending for the same channels cannot wait on each other).
    */
   async append(events: GatewayEvent[]): Promise<number[]> {
-    const channelId = events[0]?.channelId;
-    if (channelId === undefined) return [];
+    if (events.length === 0) return [];
+    const items = events.map(
+      (event) => `{"c":${JSON.stringify(event.channelId)},"e":${JSON.stringify(event)}}`,
+    );
     const { rows } = await this.#pool.query<{ id: string }>(
       preparedQuery(
-        `WITH locked AS (SELECT pg_advisory_xact_lock(hashtext('rudder_events:' || $1))),
+        `WITH items AS (
+         SELECT item->>'c' AS channel_id, item->'e' AS event, position
+         FROM json_array_elements($1::json) WITH ORDINALITY AS list(item, position)
+       ),
+       locked AS (
+         SELECT count(pg_advisory_xact_lock(key)) AS locks FROM (
+           SELECT DISTINCT hashtext('rudder_events:' || channel_id) AS key FROM items ORDER BY key
+         ) keys
+       ),
        stored AS (
          INSERT INTO events (channel_id, event)
-         SELECT $1, item.event FROM locked,
-           json_array_elements($2::json) WITH ORDINALITY AS item(event, position)
-         ORDER BY item.position
+         SELECT channel_id, event FROM locked, items
+         ORDER BY position
          RETURNING id, channel_id, event
        ),
        payload AS (
@@ -59,9 +69,9 @@ export class EventLog {
                 json_build_object('id', id, 'c', channel_id)::text AS brief
          FROM stored ORDER BY id
        )
-       SELECT id, pg_notify($3, CASE WHEN octet_length(whole) < 7900 THEN whole ELSE brief END)
+       SELECT id, pg_notify($2, CASE WHEN octet_length(whole) < 7900 THEN whole ELSE brief END)
        FROM payload`,
-        [channelId, `[${events.map((event) => JSON.stringify(event)).join(",")}]`, EVENTS_CHANNEL],
+        [`[${items.join(",")}]`, EVENTS_CHANNEL],
       ),
     );
     this.#appends += events.length;

@@ -19,35 +19,25 @@ import {
   type TranscriptChunk,
   type TranscriptMerge,
 } from "../transcript-chunks.js";
+import { GroupCommit } from "./group-commit.js";
 import { migrate } from "./migrations.js";
-import {
-  type ChannelRow,
-  type MessageRow,
-  type ScheduleRow,
-  toChannel,
-  toMessage,
-  toSchedule,
-} from "./sqlite-rows.js";
+import { type ChannelRow, type MessageRow, toChannel, toMessage } from "./sqlite-rows.js";
+import { type ScheduleChange, SqliteSchedules } from "./sqlite-schedules.js";
 import { SqliteTranscripts } from "./sqlite-transcripts.js";
-
-const scheduleColumns = {
-  paused: "paused",
-  consecutiveFailures: "consecutive_failures",
-  lastRunAt: "last_run_at",
-  nextRunAt: "next_run_at",
-  lastError: "last_error",
-} as const;
 
 /**
  * The SQLite `GatewayStore`: one file, WAL mode, versioned migrations.
  * better-sqlite3 is synchronous, so every method is atomic by construction;
- * the promises only keep the interface open to a networked database.
+ * the promises only keep the interface open to a networked database. The writes of one
+ * turn of the event loop share a commit (`GroupCommit`); each promise settles once committed.
  */
 export class SqliteGatewayStore implements GatewayStore {
   readonly #database: Database.Database;
   readonly #transcripts: SqliteTranscripts;
   /** The statements of the per-message path, prepared once (preparing costs more than running). */
   readonly #statements = new Map<string, Database.Statement>();
+  readonly #commits: GroupCommit;
+  readonly #schedules: SqliteSchedules;
 
   constructor(path: string) {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
@@ -58,10 +48,12 @@ export class SqliteGatewayStore implements GatewayStore {
     this.#database.pragma("busy_timeout = 5000");
     migrate(this.#database);
     this.#transcripts = new SqliteTranscripts(this.#database);
+    this.#commits = new GroupCommit(this.#database);
+    this.#schedules = new SqliteSchedules(this.#database, this.#commits);
   }
 
   async appendTranscript(chunk: NewTranscriptChunk): Promise<boolean> {
-    return this.#transcripts.append(chunk);
+    return this.#commits.write(() => this.#transcripts.append(chunk));
   }
 
   async replaceTranscript(
@@ -70,7 +62,7 @@ export class SqliteGatewayStore implements GatewayStore {
     bytes: Buffer,
     file = SESSION_FILE,
   ): Promise<boolean> {
-    return this.#transcripts.replace(sessionId, channelId, bytes, file);
+    return this.#commits.write(() => this.#transcripts.replace(sessionId, channelId, bytes, file));
   }
 
   async transcriptChunks(
@@ -94,15 +86,15 @@ export class SqliteGatewayStore implements GatewayStore {
     channelId: string,
     file = SESSION_FILE,
   ): Promise<TranscriptMerge | undefined> {
-    return this.#transcripts.compact(sessionId, channelId, file);
+    return this.#commits.write(() => this.#transcripts.compact(sessionId, channelId, file));
   }
 
   async forgetTranscript(sessionId: string): Promise<number> {
-    return this.#transcripts.forget(sessionId);
+    return this.#commits.write(() => this.#transcripts.forget(sessionId));
   }
 
   async pruneTranscripts(storedBefore: Date): Promise<number> {
-    return this.#transcripts.prune(storedBefore);
+    return this.#commits.write(() => this.#transcripts.prune(storedBefore));
   }
 
   #statement(sql: string): Database.Statement {
@@ -129,19 +121,23 @@ export class SqliteGatewayStore implements GatewayStore {
   }
 
   async setChannelContext(channelId: string, usage: ContextUsage | null): Promise<void> {
-    this.#statement("UPDATE channels SET context_tokens = ?, context_window = ? WHERE id = ?").run(
-      usage?.tokens ?? null,
-      usage?.window ?? null,
-      channelId,
+    await this.#commits.write(() =>
+      this.#statement(
+        "UPDATE channels SET context_tokens = ?, context_window = ? WHERE id = ?",
+      ).run(usage?.tokens ?? null, usage?.window ?? null, channelId),
     );
   }
 
   async setChannelSession(channelId: string, sessionId: string | null): Promise<void> {
-    this.#statement("UPDATE channels SET session_id = ? WHERE id = ?").run(sessionId, channelId);
+    await this.#commits.write(() =>
+      this.#statement("UPDATE channels SET session_id = ? WHERE id = ?").run(sessionId, channelId),
+    );
   }
 
   async insertUserMessage(channelId: string, text: string, source: string): Promise<MessageRecord> {
-    return this.#insertMessage(channelId, "user", "user", text, "received", null, source);
+    return this.#commits.write(() =>
+      this.#insertMessage(channelId, "user", "user", text, "received", null, source),
+    );
   }
 
   async insertSystemMessage(
@@ -149,7 +145,9 @@ export class SqliteGatewayStore implements GatewayStore {
     text: string,
     kind: "error" | "compaction" | "reset" = "error",
   ): Promise<MessageRecord> {
-    return this.#insertMessage(channelId, "system", kind, text, null, null, "gateway");
+    return this.#commits.write(() =>
+      this.#insertMessage(channelId, "system", kind, text, null, null, "gateway"),
+    );
   }
 
   async insertAgentMessage(
@@ -157,7 +155,9 @@ export class SqliteGatewayStore implements GatewayStore {
     text: string,
     kind: "reply" | "error",
   ): Promise<MessageRecord> {
-    return this.#insertMessage(channelId, "assistant", kind, text, null, null, "agent");
+    return this.#commits.write(() =>
+      this.#insertMessage(channelId, "assistant", kind, text, null, null, "agent"),
+    );
   }
 
   #insertMessage(
@@ -208,19 +208,29 @@ export class SqliteGatewayStore implements GatewayStore {
   }
 
   async setMessageState(messageId: string, state: MessageState, run?: string): Promise<void> {
-    this.#statement(
-      `UPDATE messages SET state = ?, updated_at = ?,
+    await this.#commits.write(() =>
+      this.#statement(
+        `UPDATE messages SET state = ?, updated_at = ?,
            deliveries = deliveries + (? IS NOT NULL AND delivered_in IS NOT ?),
            delivered_in = coalesce(?, delivered_in)
          WHERE id = ? AND (state IS NULL OR state != 'answered')`,
-    ).run(state, new Date().toISOString(), run ?? null, run ?? null, run ?? null, messageId);
+      ).run(state, new Date().toISOString(), run ?? null, run ?? null, run ?? null, messageId),
+    );
   }
 
+  /**
+   * Committed at once: the agent's next line may be its last (a message that kills the
+   * gateway), and nothing waits for this write before reading it.
+   */
   async countStarted(messageId: string, run: string): Promise<void> {
-    this.#statement(
-      `UPDATE messages SET attempts = attempts + 1, attempted_in = ?
-         WHERE id = ? AND attempted_in IS NOT ? AND (state IS NULL OR state != 'answered')`,
-    ).run(run, messageId, run);
+    await this.#commits.write(
+      () =>
+        this.#statement(
+          `UPDATE messages SET attempts = attempts + 1, attempted_in = ?
+             WHERE id = ? AND attempted_in IS NOT ? AND (state IS NULL OR state != 'answered')`,
+        ).run(run, messageId, run),
+      true,
+    );
   }
 
   async settle(settlement: Settlement): Promise<MessageRecord | null> {
@@ -289,7 +299,7 @@ export class SqliteGatewayStore implements GatewayStore {
         now,
       );
     });
-    return run();
+    return this.#commits.write(run);
   }
 
   async listUnanswered(): Promise<MessageRecord[]> {
@@ -308,67 +318,28 @@ export class SqliteGatewayStore implements GatewayStore {
     return rows.map(toMessage);
   }
 
-  async listSchedules(): Promise<ScheduleRecord[]> {
-    const rows = this.#database
-      .prepare("SELECT * FROM schedules ORDER BY created_at, id")
-      .all() as ScheduleRow[];
-    return rows.map(toSchedule);
+  listSchedules(): Promise<ScheduleRecord[]> {
+    return this.#schedules.list();
   }
 
-  async getSchedule(scheduleId: string): Promise<ScheduleRecord | null> {
-    const row = this.#database.prepare("SELECT * FROM schedules WHERE id = ?").get(scheduleId) as
-      | ScheduleRow
-      | undefined;
-    return row ? toSchedule(row) : null;
+  getSchedule(scheduleId: string): Promise<ScheduleRecord | null> {
+    return this.#schedules.get(scheduleId);
   }
 
-  async insertSchedule(schedule: NewSchedule, nextRunAt: string | null): Promise<ScheduleRecord> {
-    const id = randomUUID();
-    this.#database
-      .prepare(
-        `INSERT INTO schedules (id, cron, channel_id, prompt, next_run_at, created_at)
-         VALUES (?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        id,
-        schedule.cron,
-        schedule.channelId,
-        schedule.prompt,
-        nextRunAt,
-        new Date().toISOString(),
-      );
-    return (await this.getSchedule(id))!;
+  insertSchedule(schedule: NewSchedule, nextRunAt: string | null): Promise<ScheduleRecord> {
+    return this.#schedules.insert(schedule, nextRunAt);
   }
 
-  async deleteSchedule(scheduleId: string): Promise<boolean> {
-    return this.#database.prepare("DELETE FROM schedules WHERE id = ?").run(scheduleId).changes > 0;
+  deleteSchedule(scheduleId: string): Promise<boolean> {
+    return this.#schedules.delete(scheduleId);
   }
 
-  async updateSchedule(
-    scheduleId: string,
-    change: Partial<
-      Pick<
-        ScheduleRecord,
-        "paused" | "consecutiveFailures" | "lastRunAt" | "nextRunAt" | "lastError"
-      >
-    >,
-  ): Promise<ScheduleRecord | null> {
-    const entries = Object.entries(change).filter(([, value]) => value !== undefined);
-    if (entries.length > 0) {
-      const assignments = entries
-        .map(([key]) => `${scheduleColumns[key as keyof typeof scheduleColumns]} = ?`)
-        .join(", ");
-      const values = entries.map(([, value]) =>
-        typeof value === "boolean" ? Number(value) : value,
-      );
-      this.#database
-        .prepare(`UPDATE schedules SET ${assignments} WHERE id = ?`)
-        .run(...values, scheduleId);
-    }
-    return this.getSchedule(scheduleId);
+  updateSchedule(scheduleId: string, change: ScheduleChange): Promise<ScheduleRecord | null> {
+    return this.#schedules.update(scheduleId, change);
   }
 
   async close(): Promise<void> {
+    this.#commits.flush();
     if (this.#database.open) this.#database.close();
   }
 }
