@@ -82,3 +82,44 @@ it("names the SSE ids after the database: alike on its workers, unlike another d
   expect(nameElsewhere).not.toBe(nameA);
   expect(await a!.eventStreamName()).toBe(nameA);
 });
+
+it("stores one append's events of several channels in order, two workers at once without waiting on each other", async () => {
+  const url = await cluster.createDatabase();
+  const [one, two] = await Promise.all([
+    PostgresGatewayStore.open(url),
+    PostgresGatewayStore.open(url),
+  ]);
+  others.push(one, two);
+  const event = (channelId: string, text: string): GatewayEvent => ({
+    type: "text_delta",
+    text,
+    channelId,
+  });
+  // Each worker's batches name the channels in another order: locks taken as listed could
+  // deadlock; taken in key order they cannot.
+  // Each worker appends one batch after another, as its bus does; the two run at once.
+  const worker = async (store: PostgresGatewayStore, name: string, order: string[]) => {
+    const batches: number[][] = [];
+    for (let round = 0; round < 20; round += 1) {
+      batches.push(
+        await store.appendEvents(order.map((channelId) => event(channelId, `${name} ${round}`))),
+      );
+    }
+    return batches;
+  };
+  const ids = (
+    await Promise.all([worker(one, "one", ["a", "b", "c"]), worker(two, "two", ["c", "b", "a"])])
+  ).flat();
+  for (const batch of ids) expect(batch).toHaveLength(3);
+  for (const channelId of ["a", "b", "c"]) {
+    const stored = await one.eventsAfter(channelId, undefined, 1000);
+    expect(stored).toHaveLength(40);
+    const texts = (worker: string) =>
+      stored
+        .map((numbered) => (numbered.event as { text: string }).text)
+        .filter((text) => text.startsWith(worker));
+    // Each worker's events of the channel in the order it appended them.
+    expect(texts("one")).toEqual(Array.from({ length: 20 }, (_, round) => `one ${round}`));
+    expect(texts("two")).toEqual(Array.from({ length: 20 }, (_, round) => `two ${round}`));
+  }
+});
