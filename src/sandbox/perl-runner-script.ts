@@ -14,10 +14,11 @@
  * from a pipe, never from SIGCHLD (whose delivery could slip past its
  * `select`), and its children reap themselves. A command is closed once its
  * stdout, stderr and status pipes have all ended. The kill after the grace
- * period is a forked process that sleeps, then SIGKILLs the group. When stdin
- * ends the runner exits, and with it, bubblewrap's init and so every process
- * in the sandbox's PID namespace. With a socket, each connection to the bridge
- * is relayed by a process of its own.
+ * period is a forked process that sleeps, then SIGKILLs the group (at once,
+ * with no grace, when no process can be forked: a fork bomb at the limit).
+ * When stdin ends the runner exits, and with it, bubblewrap's init and so
+ * every process in the sandbox's PID namespace. With a socket, each
+ * connection to the bridge is relayed by a process of its own.
  */
 export const PERL_RUNNER_SCRIPT = String.raw`
 my ($grace, $socket_path, $port) = @ARGV;
@@ -45,7 +46,10 @@ sub terminate {
   my $group = delete $command->{group} or return;
   kill('TERM', -$group) or return;
   my $killer = fork;
-  if (defined $killer && $killer == 0) { select(undef, undef, undef, $grace / 1000); kill('KILL', -$group); exit 0; }
+  # No process to wait out the grace period (the sandbox is at its process limit, a fork bomb
+  # in it): SIGKILL at once, as nothing else would.
+  unless (defined $killer) { kill('KILL', -$group); return; }
+  if ($killer == 0) { select(undef, undef, undef, $grace / 1000); kill('KILL', -$group); exit 0; }
 }
 sub finish {
   my ($id, $command) = @_;
