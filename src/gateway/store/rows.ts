@@ -96,3 +96,12 @@ export function rowMapping<Time, Flag>(
     }),
   };
 }
+
+/** The schedule fields `updateSchedule` may change, and their columns (the same in every adapter). */
+export const scheduleColumns = {
+  paused: "paused",
+  consecutiveFailures: "consecutive_failures",
+  lastRunAt: "last_run_at",
+  nextRunAt: "next_run_at",
+  lastError: "last_error",
+} as const;

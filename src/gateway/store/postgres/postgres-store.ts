@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import type { ContextUsage } from "../../context-usage.js";
 import type { GatewayEvent, MessageState } from "../../events.js";
+import { scheduleColumns } from "../rows.js";
 import type { SharedEvent, SharedStore, WorkerLeases } from "../shared-store.js";
 import type {
   ChannelRecord,
@@ -39,14 +40,6 @@ import { announceSchedule, listenForSchedules } from "./schedule-changes.js";
 import { spendLinkCode } from "./spent-link-codes.js";
 import { listenForWakeUps, wakeNotification } from "./wake-ups.js";
 import { watchPool } from "./watched-pool.js";
-
-const scheduleColumns = {
-  paused: "paused",
-  consecutiveFailures: "consecutive_failures",
-  lastRunAt: "last_run_at",
-  nextRunAt: "next_run_at",
-  lastError: "last_error",
-} as const;
 
 export interface PostgresStoreOptions {
   /** Connections kept at most; default 10. */

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type Database from "better-sqlite3";
+import { scheduleColumns } from "../rows.js";
 import type { NewSchedule, ScheduleRecord } from "../store.js";
 import type { GroupCommit } from "./group-commit.js";
 import { type ScheduleRow, toSchedule } from "./sqlite-rows.js";
@@ -8,14 +9,6 @@ import { type ScheduleRow, toSchedule } from "./sqlite-rows.js";
 export type ScheduleChange = Partial<
   Pick<ScheduleRecord, "paused" | "consecutiveFailures" | "lastRunAt" | "nextRunAt" | "lastError">
 >;
-
-const scheduleColumns = {
-  paused: "paused",
-  consecutiveFailures: "consecutive_failures",
-  lastRunAt: "last_run_at",
-  nextRunAt: "next_run_at",
-  lastError: "last_error",
-} as const;
 
 /** The SQLite store's schedules table; its writes go through the store's `GroupCommit`. */
 export class SqliteSchedules {
