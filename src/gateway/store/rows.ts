@@ -97,6 +97,11 @@ export function rowMapping<Time, Flag>(
   };
 }
 
+/** What `updateSchedule` may change. */
+export type ScheduleChange = Partial<
+  Pick<ScheduleRecord, "paused" | "consecutiveFailures" | "lastRunAt" | "nextRunAt" | "lastError">
+>;
+
 /** The schedule fields `updateSchedule` may change, and their columns (the same in every adapter). */
 export const scheduleColumns = {
   paused: "paused",

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import type { ContextUsage } from "../../context-usage.js";
 import type { GatewayEvent, MessageState } from "../../events.js";
-import { scheduleColumns } from "../rows.js";
+import type { ScheduleChange } from "../rows.js";
 import type { SharedEvent, SharedStore, WorkerLeases } from "../shared-store.js";
 import type {
   ChannelRecord,
@@ -26,14 +26,9 @@ import { EventLog } from "./event-log.js";
 import { migrate } from "./migrations.js";
 import type { NotifyListener } from "./notify-listener.js";
 import { PermissionLedger } from "./permission-ledger.js";
-import {
-  type ChannelRow,
-  type MessageRow,
-  type ScheduleRow,
-  toChannel,
-  toMessage,
-  toSchedule,
-} from "./postgres-rows.js";
+import { type ChannelRow, type MessageRow, toChannel, toMessage } from "./postgres-rows.js";
+import { PostgresSchedules } from "./postgres-schedules.js";
+import { settleStatement } from "./postgres-settle.js";
 import { PostgresTranscripts } from "./postgres-transcripts.js";
 import { preparedQuery } from "./prepared-query.js";
 import { announceSchedule, listenForSchedules } from "./schedule-changes.js";
@@ -62,6 +57,7 @@ export class PostgresGatewayStore implements SharedStore {
   readonly #pool: pg.Pool;
   readonly #events: EventLog;
   readonly #transcripts: PostgresTranscripts;
+  readonly #schedules: PostgresSchedules;
   readonly #url: string;
   readonly #logger: (line: string) => void;
   /** Whether the database can be reached now; every statement reports to it. */
@@ -73,6 +69,7 @@ export class PostgresGatewayStore implements SharedStore {
     this.#pool = pool;
     this.#events = new EventLog(pool);
     this.#transcripts = new PostgresTranscripts(pool, () => this.#worker);
+    this.#schedules = new PostgresSchedules(pool);
     this.#url = url;
     this.#logger = logger;
     this.health = new StoreHealth({
@@ -374,82 +371,9 @@ export class PostgresGatewayStore implements SharedStore {
     );
   }
 
-  /**
-   * One statement (one round trip): the open messages locked (`FOR UPDATE`, so two workers
-   * settling the same message answer it once), the channel's lease checked when this worker is
-   * fenced (`FOR SHARE` holds off a take-over until the answer is written; another owner's lease
-   * writes nothing), then the states, the reply, the channel's activity (and context usage, when given) and the turn.
-   */
-  async settle(settlement: Settlement): Promise<MessageRecord | null> {
-    const { messageIds, state, reply, turn } = settlement;
-    if (messageIds.length === 0) return null;
-    const [row] = await this.#rows<MessageRow>(
-      `WITH locked AS (
-         SELECT id, channel_id, array_position($1::text[], id) AS position FROM messages
-         WHERE id = ANY($1::text[]) AND state IS DISTINCT FROM 'answered'
-         FOR UPDATE
-       ),
-       first AS (SELECT id, channel_id FROM locked ORDER BY position LIMIT 1),
-       lease AS (
-         SELECT owner FROM leases
-         WHERE $2::text IS NOT NULL AND channel_id = (SELECT channel_id FROM first)
-         FOR SHARE
-       ),
-       allowed AS (
-         SELECT id, channel_id FROM first
-         WHERE NOT EXISTS (SELECT 1 FROM lease WHERE owner <> $2::text)
-       ),
-       updated AS (
-         UPDATE messages SET state = $3::text, retry_at = $4::timestamptz, updated_at = $5::timestamptz
-         WHERE id = ANY($1::text[]) AND id IN (SELECT id FROM locked)
-           AND EXISTS (SELECT 1 FROM allowed)
-       ),
-       touched AS (
-         UPDATE channels SET last_activity_at = $5,
-           context_tokens = CASE WHEN $18::boolean THEN $19::integer ELSE context_tokens END,
-           context_window = CASE WHEN $18::boolean THEN $20::integer ELSE context_window END
-         WHERE id = (SELECT channel_id FROM allowed)
-       ),
-       turn AS (
-         INSERT INTO turns (message_id, result, cost_usd, usage, duration_ms, num_turns,
-           is_error, subtype, session_id, created_at)
-         SELECT id, $9::text, $10::float8, $11::jsonb, $12::integer, $13::integer, $14::boolean,
-           $15::text, $16::text, $5 FROM allowed WHERE $8::boolean
-         ON CONFLICT (message_id) DO UPDATE SET result = excluded.result,
-           cost_usd = excluded.cost_usd, usage = excluded.usage,
-           duration_ms = excluded.duration_ms, num_turns = excluded.num_turns,
-           is_error = excluded.is_error, subtype = excluded.subtype,
-           session_id = excluded.session_id, created_at = excluded.created_at
-       )
-       INSERT INTO messages (id, channel_id, role, kind, text, state, reply_to, source,
-         created_at, updated_at)
-       SELECT $17::text, channel_id, 'assistant', $6::text, $7::text, NULL, id, 'gateway', $5, $5
-       FROM allowed
-       RETURNING *`,
-      [
-        messageIds,
-        this.#worker ?? null,
-        state,
-        settlement.retryAt ?? null,
-        new Date(),
-        reply.kind,
-        reply.text,
-        turn !== undefined,
-        turn?.result ?? "",
-        turn?.costUsd ?? null,
-        turn?.usage === undefined ? null : JSON.stringify(turn.usage),
-        turn?.durationMs ?? null,
-        turn?.numTurns ?? null,
-        turn?.isError ?? false,
-        turn?.subtype ?? null,
-        turn?.sessionId ?? null,
-        randomUUID(),
-        settlement.context !== undefined,
-        settlement.context?.tokens ?? null,
-        settlement.context?.window ?? null,
-      ],
-    );
-    return row ? toMessage(row) : null;
+  /** One statement: see `settleStatement`. */
+  settle(settlement: Settlement): Promise<MessageRecord | null> {
+    return settleStatement(this.#pool, this.#worker ?? null, settlement);
   }
 
   async listUnanswered(): Promise<MessageRecord[]> {
@@ -466,53 +390,24 @@ export class PostgresGatewayStore implements SharedStore {
     return rows.map(toMessage);
   }
 
-  async listSchedules(): Promise<ScheduleRecord[]> {
-    const rows = await this.#rows<ScheduleRow>("SELECT * FROM schedules ORDER BY created_at, id");
-    return rows.map(toSchedule);
+  listSchedules(): Promise<ScheduleRecord[]> {
+    return this.#schedules.list();
   }
 
-  async getSchedule(scheduleId: string): Promise<ScheduleRecord | null> {
-    const [row] = await this.#rows<ScheduleRow>("SELECT * FROM schedules WHERE id = $1", [
-      scheduleId,
-    ]);
-    return row ? toSchedule(row) : null;
+  getSchedule(scheduleId: string): Promise<ScheduleRecord | null> {
+    return this.#schedules.get(scheduleId);
   }
 
-  async insertSchedule(schedule: NewSchedule, nextRunAt: string | null): Promise<ScheduleRecord> {
-    const [row] = await this.#rows<ScheduleRow>(
-      `INSERT INTO schedules (id, cron, channel_id, prompt, next_run_at, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
-      [randomUUID(), schedule.cron, schedule.channelId, schedule.prompt, nextRunAt, new Date()],
-    );
-    return toSchedule(row!);
+  insertSchedule(schedule: NewSchedule, nextRunAt: string | null): Promise<ScheduleRecord> {
+    return this.#schedules.insert(schedule, nextRunAt);
   }
 
-  async deleteSchedule(scheduleId: string): Promise<boolean> {
-    const result = await this.#pool.query("DELETE FROM schedules WHERE id = $1", [scheduleId]);
-    return (result.rowCount ?? 0) > 0;
+  deleteSchedule(scheduleId: string): Promise<boolean> {
+    return this.#schedules.delete(scheduleId);
   }
 
-  async updateSchedule(
-    scheduleId: string,
-    change: Partial<
-      Pick<
-        ScheduleRecord,
-        "paused" | "consecutiveFailures" | "lastRunAt" | "nextRunAt" | "lastError"
-      >
-    >,
-  ): Promise<ScheduleRecord | null> {
-    const entries = Object.entries(change).filter(([, value]) => value !== undefined);
-    if (entries.length === 0) return this.getSchedule(scheduleId);
-    const assignments = entries
-      .map(
-        ([key], index) => `${scheduleColumns[key as keyof typeof scheduleColumns]} = $${index + 1}`,
-      )
-      .join(", ");
-    const [row] = await this.#rows<ScheduleRow>(
-      `UPDATE schedules SET ${assignments} WHERE id = $${entries.length + 1} RETURNING *`,
-      [...entries.map(([, value]) => value), scheduleId],
-    );
-    return row ? toSchedule(row) : null;
+  updateSchedule(scheduleId: string, change: ScheduleChange): Promise<ScheduleRecord | null> {
+    return this.#schedules.update(scheduleId, change);
   }
 
   async close(): Promise<void> {

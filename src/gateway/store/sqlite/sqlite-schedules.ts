@@ -1,14 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type Database from "better-sqlite3";
-import { scheduleColumns } from "../rows.js";
+import { type ScheduleChange, scheduleColumns } from "../rows.js";
 import type { NewSchedule, ScheduleRecord } from "../store.js";
+
+export type { ScheduleChange };
+
 import type { GroupCommit } from "./group-commit.js";
 import { type ScheduleRow, toSchedule } from "./sqlite-rows.js";
-
-/** What `updateSchedule` may change. */
-export type ScheduleChange = Partial<
-  Pick<ScheduleRecord, "paused" | "consecutiveFailures" | "lastRunAt" | "nextRunAt" | "lastError">
->;
 
 /** The SQLite store's schedules table; its writes go through the store's `GroupCommit`. */
 export class SqliteSchedules {

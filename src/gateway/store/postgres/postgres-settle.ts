@@ -1,0 +1,90 @@
+import { randomUUID } from "node:crypto";
+import type pg from "pg";
+import type { MessageRecord, Settlement } from "../store.js";
+import { type MessageRow, toMessage } from "./postgres-rows.js";
+import { preparedQuery } from "./prepared-query.js";
+
+/**
+ * A settlement as one statement (one round trip): the open messages locked (`FOR UPDATE`, so two workers
+ * settling the same message answer it once), the channel's lease checked when this worker is
+ * fenced (`FOR SHARE` holds off a take-over until the answer is written; another owner's lease
+ * writes nothing), then the states, the reply, the channel's activity (and context usage, when given) and the turn.
+ */
+export async function settleStatement(
+  pool: pg.Pool,
+  worker: string | null,
+  settlement: Settlement,
+): Promise<MessageRecord | null> {
+  const { messageIds, state, reply, turn } = settlement;
+  if (messageIds.length === 0) return null;
+  const { rows } = await pool.query<MessageRow>(
+    preparedQuery(
+      `WITH locked AS (
+       SELECT id, channel_id, array_position($1::text[], id) AS position FROM messages
+       WHERE id = ANY($1::text[]) AND state IS DISTINCT FROM 'answered'
+       FOR UPDATE
+     ),
+     first AS (SELECT id, channel_id FROM locked ORDER BY position LIMIT 1),
+     lease AS (
+       SELECT owner FROM leases
+       WHERE $2::text IS NOT NULL AND channel_id = (SELECT channel_id FROM first)
+       FOR SHARE
+     ),
+     allowed AS (
+       SELECT id, channel_id FROM first
+       WHERE NOT EXISTS (SELECT 1 FROM lease WHERE owner <> $2::text)
+     ),
+     updated AS (
+       UPDATE messages SET state = $3::text, retry_at = $4::timestamptz, updated_at = $5::timestamptz
+       WHERE id = ANY($1::text[]) AND id IN (SELECT id FROM locked)
+         AND EXISTS (SELECT 1 FROM allowed)
+     ),
+     touched AS (
+       UPDATE channels SET last_activity_at = $5,
+         context_tokens = CASE WHEN $18::boolean THEN $19::integer ELSE context_tokens END,
+         context_window = CASE WHEN $18::boolean THEN $20::integer ELSE context_window END
+       WHERE id = (SELECT channel_id FROM allowed)
+     ),
+     turn AS (
+       INSERT INTO turns (message_id, result, cost_usd, usage, duration_ms, num_turns,
+         is_error, subtype, session_id, created_at)
+       SELECT id, $9::text, $10::float8, $11::jsonb, $12::integer, $13::integer, $14::boolean,
+         $15::text, $16::text, $5 FROM allowed WHERE $8::boolean
+       ON CONFLICT (message_id) DO UPDATE SET result = excluded.result,
+         cost_usd = excluded.cost_usd, usage = excluded.usage,
+         duration_ms = excluded.duration_ms, num_turns = excluded.num_turns,
+         is_error = excluded.is_error, subtype = excluded.subtype,
+         session_id = excluded.session_id, created_at = excluded.created_at
+     )
+     INSERT INTO messages (id, channel_id, role, kind, text, state, reply_to, source,
+       created_at, updated_at)
+     SELECT $17::text, channel_id, 'assistant', $6::text, $7::text, NULL, id, 'gateway', $5, $5
+     FROM allowed
+     RETURNING *`,
+      [
+        messageIds,
+        worker,
+        state,
+        settlement.retryAt ?? null,
+        new Date(),
+        reply.kind,
+        reply.text,
+        turn !== undefined,
+        turn?.result ?? "",
+        turn?.costUsd ?? null,
+        turn?.usage === undefined ? null : JSON.stringify(turn.usage),
+        turn?.durationMs ?? null,
+        turn?.numTurns ?? null,
+        turn?.isError ?? false,
+        turn?.subtype ?? null,
+        turn?.sessionId ?? null,
+        randomUUID(),
+        settlement.context !== undefined,
+        settlement.context?.tokens ?? null,
+        settlement.context?.window ?? null,
+      ],
+    ),
+  );
+  const row = rows[0];
+  return row ? toMessage(row) : null;
+}
