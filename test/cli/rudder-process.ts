@@ -45,6 +45,16 @@ export function killRudderGroup(run: RudderRun): void {
   }
 }
 
+/**
+ * Stops a started rudder as a supervisor would: SIGTERM, up to `graceMs` for it to exit, then
+ * its whole group SIGKILLed (what it left behind included).
+ */
+export async function stopRudder(run: RudderRun, graceMs = 5000): Promise<void> {
+  run.child.kill("SIGTERM");
+  await Promise.race([run.exited, new Promise((resolve) => setTimeout(resolve, graceMs))]);
+  killRudderGroup(run);
+}
+
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);

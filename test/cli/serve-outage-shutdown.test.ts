@@ -12,7 +12,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
 import { fakeClaudeSwitch, fakeLogEntries, waitFor } from "../gateway/helpers.js";
-import { isAlive, killRudderGroup, type RudderRun } from "./rudder-process.js";
+import { isAlive, type RudderRun, stopRudder } from "./rudder-process.js";
 import { type ServeWorker, startServeWorker } from "./serve-worker.js";
 
 let root: string;
@@ -27,11 +27,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const run of running) {
-    run.child.kill("SIGTERM");
-    await Promise.race([run.exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
-    killRudderGroup(run);
-  }
+  for (const run of running) await stopRudder(run);
   await cluster?.destroy();
   rmSync(root, { recursive: true, force: true });
 });

@@ -8,7 +8,13 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
 import { fakeClaudeSwitch, fakeLogEntries, waitFor } from "../gateway/helpers.js";
-import { isAlive, killRudderGroup, type RudderRun, startRudder } from "./rudder-process.js";
+import {
+  isAlive,
+  killRudderGroup,
+  type RudderRun,
+  startRudder,
+  stopRudder,
+} from "./rudder-process.js";
 import { startServeWorker } from "./serve-worker.js";
 
 let root: string;
@@ -30,11 +36,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const run of running) {
-    run.child.kill("SIGTERM");
-    await Promise.race([run.exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
-    killRudderGroup(run);
-  }
+  for (const run of running) await stopRudder(run);
   await cluster?.destroy();
   rmSync(root, { recursive: true, force: true });
 });

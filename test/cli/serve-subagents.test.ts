@@ -24,7 +24,7 @@ import {
 import { CLAUDE_CODE_BIN } from "../fixtures/one-shot-engine.js";
 import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
 import { waitFor } from "../gateway/helpers.js";
-import { killRudderGroup, type RudderRun } from "./rudder-process.js";
+import { type RudderRun, stopRudder } from "./rudder-process.js";
 import { type ServeWorker, startServeWorker } from "./serve-worker.js";
 
 const TASK = "SUBAGENT-TASK: find the code word";
@@ -64,11 +64,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const run of running) {
-    run.child.kill("SIGTERM");
-    await Promise.race([run.exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
-    killRudderGroup(run);
-  }
+  for (const run of running) await stopRudder(run);
   await api?.close();
   await cluster?.destroy();
   rmSync(root, { recursive: true, force: true });

@@ -22,7 +22,7 @@ import {
 import { CLAUDE_CODE_BIN } from "../fixtures/one-shot-engine.js";
 import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
 import { waitFor } from "../gateway/helpers.js";
-import { isAlive, killRudderGroup, type RudderRun } from "./rudder-process.js";
+import { isAlive, killRudderGroup, type RudderRun, stopRudder } from "./rudder-process.js";
 import { type ServeWorker, startServeWorker } from "./serve-worker.js";
 
 type Engine = "rudder" | "claude";
@@ -50,11 +50,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const run of running) {
-    run.child.kill("SIGTERM");
-    await Promise.race([run.exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
-    killRudderGroup(run);
-  }
+  for (const run of running) await stopRudder(run);
   await api?.close();
   await cluster?.destroy();
   rmSync(root, { recursive: true, force: true });
