@@ -136,7 +136,17 @@ export class SqliteGatewayStore implements GatewayStore {
 
   async insertUserMessage(channelId: string, text: string, source: string): Promise<MessageRecord> {
     return this.#commits.write(() =>
-      this.#insertMessage(channelId, "user", "user", text, "received", null, source),
+      this.#insertMessage(
+        newMessage({
+          channelId,
+          role: "user",
+          kind: "user",
+          text,
+          state: "received",
+          replyTo: null,
+          source,
+        }),
+      ),
     );
   }
 
@@ -146,7 +156,17 @@ export class SqliteGatewayStore implements GatewayStore {
     kind: "error" | "compaction" | "reset" = "error",
   ): Promise<MessageRecord> {
     return this.#commits.write(() =>
-      this.#insertMessage(channelId, "system", kind, text, null, null, "gateway"),
+      this.#insertMessage(
+        newMessage({
+          channelId,
+          role: "system",
+          kind,
+          text,
+          state: null,
+          replyTo: null,
+          source: "gateway",
+        }),
+      ),
     );
   }
 
@@ -156,34 +176,40 @@ export class SqliteGatewayStore implements GatewayStore {
     kind: "reply" | "error",
   ): Promise<MessageRecord> {
     return this.#commits.write(() =>
-      this.#insertMessage(channelId, "assistant", kind, text, null, null, "agent"),
+      this.#insertMessage(
+        newMessage({
+          channelId,
+          role: "assistant",
+          kind,
+          text,
+          state: null,
+          replyTo: null,
+          source: "agent",
+        }),
+      ),
     );
   }
 
-  #insertMessage(
-    channelId: string,
-    role: MessageRecord["role"],
-    kind: MessageRecord["kind"],
-    text: string,
-    state: MessageState | null,
-    replyTo: string | null,
-    source: string,
-  ): MessageRecord {
-    const now = new Date().toISOString();
-    const id = randomUUID();
+  /** Stores `message` in its channel (made if need be); returns it as stored. */
+  #insertMessage(message: MessageRecord): MessageRecord {
     const insert = this.#database.transaction(() => {
       this.#statement(
         `INSERT INTO channels (id, created_at, last_activity_at) VALUES (?, ?, ?)
            ON CONFLICT(id) DO UPDATE SET last_activity_at = excluded.last_activity_at`,
-      ).run(channelId, now, now);
-      this.#statement(
-        `INSERT INTO messages (id, channel_id, role, kind, text, state, reply_to, source,
-             created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(id, channelId, role, kind, text, state, replyTo, source, now, now);
+      ).run(message.channelId, message.createdAt, message.createdAt);
+      this.#insertRow(message);
     });
     insert();
-    // What the row holds now (its other columns start at their defaults): not read back.
-    return newMessage(id, channelId, role, kind, text, state, replyTo, source, now);
+    return message;
+  }
+
+  /** The message's row; its other columns start at their defaults, as `newMessage` has them. */
+  #insertRow(message: MessageRecord): void {
+    const { id, channelId, role, kind, text, state, replyTo, source, createdAt } = message;
+    this.#statement(
+      `INSERT INTO messages (id, channel_id, role, kind, text, state, reply_to, source,
+           created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(id, channelId, role, kind, text, state, replyTo, source, createdAt, createdAt);
   }
 
   #getMessageSync(messageId: string): MessageRecord | null {
@@ -252,11 +278,19 @@ export class SqliteGatewayStore implements GatewayStore {
         if (row !== undefined) firstOpen ??= { id, channelId: row.channel_id };
       }
       if (firstOpen === undefined) return null;
-      const replyId = randomUUID();
-      this.#statement(
-        `INSERT INTO messages (id, channel_id, role, kind, text, state, reply_to, source,
-             created_at, updated_at) VALUES (?, ?, 'assistant', ?, ?, NULL, ?, 'gateway', ?, ?)`,
-      ).run(replyId, firstOpen.channelId, reply.kind, reply.text, firstOpen.id, now, now);
+      const answer = newMessage(
+        {
+          channelId: firstOpen.channelId,
+          role: "assistant",
+          kind: reply.kind,
+          text: reply.text,
+          state: null,
+          replyTo: firstOpen.id,
+          source: "gateway",
+        },
+        now,
+      );
+      this.#insertRow(answer);
       const { context } = settlement;
       if (context === undefined) {
         this.#statement("UPDATE channels SET last_activity_at = ? WHERE id = ?").run(
@@ -287,17 +321,7 @@ export class SqliteGatewayStore implements GatewayStore {
           now,
         );
       }
-      return newMessage(
-        replyId,
-        firstOpen.channelId,
-        "assistant",
-        reply.kind,
-        reply.text,
-        null,
-        firstOpen.id,
-        "gateway",
-        now,
-      );
+      return answer;
     });
     return this.#commits.write(run);
   }
@@ -344,30 +368,23 @@ export class SqliteGatewayStore implements GatewayStore {
   }
 }
 
-/** A message row as inserted: `attempts`, `deliveries` and `retry_at` at their defaults. */
+/**
+ * A new message as its row will hold it (not read back after the insert): a fresh id, `now`
+ * for both times, `attempts`, `deliveries` and `retry_at` at their defaults.
+ */
 function newMessage(
-  id: string,
-  channelId: string,
-  role: MessageRecord["role"],
-  kind: MessageRecord["kind"],
-  text: string,
-  state: MessageState | null,
-  replyTo: string | null,
-  source: string,
-  now: string,
+  fields: Pick<
+    MessageRecord,
+    "channelId" | "role" | "kind" | "text" | "state" | "replyTo" | "source"
+  >,
+  now = new Date().toISOString(),
 ): MessageRecord {
   return {
-    id,
-    channelId,
-    role,
-    kind,
-    text,
-    state,
-    replyTo,
+    id: randomUUID(),
+    ...fields,
     attempts: 0,
     deliveries: 0,
     retryAt: null,
-    source,
     createdAt: now,
     updatedAt: now,
   };
