@@ -23,7 +23,8 @@
 //   BENCH_ONLY=sqlite|postgres|three: that part alone (three includes the failover),
 //   BENCH_NODE_FLAGS: more flags for the workers' node (`--perf-basic-prof` for `perf record`),
 //   BENCH_PG_STATEMENTS=1: after the one-worker PostgreSQL run, its statements per message and
-//   the server's time in each (`pg_stat_statements`).
+//   the server's time in each (`pg_stat_statements`),
+//   BENCH_PG_SETTINGS='{"name":"value"}': more settings for the throwaway PostgreSQL server.
 import { mkdtempSync, rmSync } from "node:fs";
 import type http from "node:http";
 import { loadavg, tmpdir } from "node:os";
@@ -299,9 +300,10 @@ async function reportStatements(url: string, messages: number): Promise<void> {
 
 export async function main(): Promise<void> {
   const statements = process.env.BENCH_PG_STATEMENTS === "1";
-  const cluster = await startPostgresCluster(
-    statements ? { shared_preload_libraries: "pg_stat_statements" } : {},
-  );
+  const cluster = await startPostgresCluster({
+    ...(statements ? { shared_preload_libraries: "pg_stat_statements" } : {}),
+    ...(process.env.BENCH_PG_SETTINGS ? JSON.parse(process.env.BENCH_PG_SETTINGS) : {}),
+  });
   try {
     process.stdout.write(
       `cluster bench: fake Claude CLI, ${CHANNELS} warm channels x ${MESSAGES} messages each ` +

@@ -5,6 +5,15 @@ import { type MessageRow, toMessage } from "./postgres-rows.js";
 import { preparedQuery } from "./prepared-query.js";
 
 /**
+ * How the settled messages are matched. A statement is planned once per connection, and a plan
+ * made while `messages` was small keeps the sequential scan it chose then; `id = ANY(array)`
+ * gets one (PostgreSQL cannot tell how long the array will be), so the usual settlement of one
+ * message is a statement of its own, whose equality on the unique key always takes the index.
+ */
+const ONE = "id = $1::text";
+const MANY = "id = ANY($1::text[])";
+
+/**
  * A settlement as one statement (one round trip): the open messages locked (`FOR UPDATE`, so two workers
  * settling the same message answer it once), the channel's lease checked when this worker is
  * fenced (`FOR SHARE` holds off a take-over until the answer is written; another owner's lease
@@ -17,11 +26,13 @@ export async function settleStatement(
 ): Promise<MessageRecord | null> {
   const { messageIds, state, reply, turn } = settlement;
   if (messageIds.length === 0) return null;
+  const one = messageIds.length === 1;
   const { rows } = await pool.query<MessageRow>(
     preparedQuery(
       `WITH locked AS (
-       SELECT id, channel_id, array_position($1::text[], id) AS position FROM messages
-       WHERE id = ANY($1::text[]) AND state IS DISTINCT FROM 'answered'
+       SELECT id, channel_id, ${one ? "1" : "array_position($1::text[], id)"} AS position
+       FROM messages
+       WHERE ${one ? ONE : MANY} AND state IS DISTINCT FROM 'answered'
        FOR UPDATE
      ),
      first AS (SELECT id, channel_id FROM locked ORDER BY position LIMIT 1),
@@ -36,7 +47,7 @@ export async function settleStatement(
      ),
      updated AS (
        UPDATE messages SET state = $3::text, retry_at = $4::timestamptz, updated_at = $5::timestamptz
-       WHERE id = ANY($1::text[]) AND id IN (SELECT id FROM locked)
+       WHERE ${one ? ONE : MANY} AND id IN (SELECT id FROM locked)
          AND EXISTS (SELECT 1 FROM allowed)
      ),
      touched AS (
@@ -62,7 +73,7 @@ export async function settleStatement(
      FROM allowed
      RETURNING *`,
       [
-        messageIds,
+        one ? messageIds[0] : messageIds,
         worker,
         state,
         settlement.retryAt ?? null,
