@@ -6,9 +6,10 @@ export type MessageState = "received" | "steered" | "answered" | "deferred" | "f
 /**
  * How a message was routed: it started a turn, steered the one in flight, ran on a one-shot
  * process, waits for a rate limit (`deferred`) or for a command to finish (`queued`), or was
- * itself a command (`/compact`, `/clear`).
+ * itself a command (`/compact`, `/clear`). `forwarded`: stored, and the channel's owner
+ * (another worker on the same database) woken. `stored`: stored while the gateway was stopping,
+ * for the next start to route (on a shared database, the channel's next owner).
  */
-/** `forwarded`: stored, and the channel's owner (another worker on the same database) woken. */
 export type Disposition =
   | "started"
   | "steered"
@@ -16,7 +17,8 @@ export type Disposition =
   | "deferred"
   | "queued"
   | "command"
-  | "forwarded";
+  | "forwarded"
+  | "stored";
 
 /** A stored message as the API returns it. */
 export interface StoredMessage {

@@ -143,16 +143,19 @@ export class Router {
     if (channel.turn === null && !channel.commands.busy) channel.sessionId = sessionId;
   }
 
-  /** Stores the message, then routes it. Resolves once it is stored and its route chosen. */
+  /**
+   * Stores the message, then routes it. Resolves once it is stored and its route chosen; one
+   * stored after `close()` began is `stored`: left unanswered for the next start (or the
+   * channel's next owner) to route, never handed to an agent that is being stopped.
+   */
   async deliver(channelId: string, text: string, source = "http"): Promise<Delivery> {
     if (this.#closed) throw new GatewayClosedError();
     const message = await this.#options.store.insertUserMessage(channelId, text, source);
     // Committed before this await resumed, so a catch-up pass may have listed and routed it
     // meanwhile (`routeStored`): it is dispatched once, and its client told the route it took.
-    return {
-      id: message.id,
-      disposition: this.#routed.route(message.id) ?? this.#dispatch(message, true),
-    };
+    const routed = this.#routed.route(message.id);
+    if (routed === undefined && this.#closed) return { id: message.id, disposition: "stored" };
+    return { id: message.id, disposition: routed ?? this.#dispatch(message, true) };
   }
 
   /** Resolves when the message is answered or has failed (a deferral is not an end). */

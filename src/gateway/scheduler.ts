@@ -248,8 +248,9 @@ export class Scheduler {
         schedule.prompt,
         source,
       );
-      // Forwarded: the channel's owner, another worker, answers it and keeps no count here.
-      if (delivery.disposition === "forwarded") return;
+      // Forwarded (or stored while stopping): the channel's owner, another worker (or the next
+      // start), answers it and keeps no count here.
+      if (delivery.disposition === "forwarded" || delivery.disposition === "stored") return;
       const settled = await router.settled(delivery.id);
       if (settled.state === "failed") error = settled.reply.text;
     } catch (failure) {

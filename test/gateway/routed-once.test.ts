@@ -46,21 +46,37 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function routerOnHeldStore() {
-  const root = mkdtempSync(join(tmpdir(), "rudder-routed-once-"));
-  const fakeLog = join(root, "fake.log");
-  const store = new HeldInsertStore(join(root, "gateway.db"));
-  const bus = new EventBus();
-  const pool = new RegistryProcessPool({
+/** Lines of the fake CLI's stdin that carry `text` in a user message. */
+function prompts(fakeLog: string, text: string) {
+  return fakeLogEntries(fakeLog).filter((entry) => {
+    const message = entry.message as { type?: string; message?: { content?: unknown } };
+    return (
+      entry.event === "stdin" &&
+      message.type === "user" &&
+      JSON.stringify(message.message?.content).includes(text)
+    );
+  });
+}
+
+function fakePool(fakeLog: string, replyDelayMs: number) {
+  return new RegistryProcessPool({
     maxLive: 2,
     idleMinutes: 1,
     processOptions: {
       claudeBin: FAKE_CLAUDE,
-      // Slow enough that a second dispatch finds the turn in flight and steers it.
-      env: { FAKE_CLAUDE_LOG: fakeLog, FAKE_CLAUDE_REPLY_DELAY_MS: "300" },
+      env: { FAKE_CLAUDE_LOG: fakeLog, FAKE_CLAUDE_REPLY_DELAY_MS: String(replyDelayMs) },
     },
     logger: () => {},
   });
+}
+
+/** Slow enough (300 ms by default) that a second dispatch finds the turn in flight. */
+async function routerOnHeldStore(replyDelayMs = 300) {
+  const root = mkdtempSync(join(tmpdir(), "rudder-routed-once-"));
+  const fakeLog = join(root, "fake.log");
+  const store = new HeldInsertStore(join(root, "gateway.db"));
+  const bus = new EventBus();
+  const pool = fakePool(fakeLog, replyDelayMs);
   const router = new Router({ store, pool, bus });
   await router.start();
   cleanups.push(async () => {
@@ -70,7 +86,7 @@ async function routerOnHeldStore() {
     await store.close();
     rmSync(root, { recursive: true, force: true });
   });
-  return { store, bus, router, fakeLog };
+  return { store, bus, pool, router, fakeLog };
 }
 
 describe("a stored message is dispatched once", () => {
@@ -93,15 +109,7 @@ describe("a stored message is dispatched once", () => {
     const settled = await router.settled(stored.id);
     expect(settled.state).toBe("answered");
     await router.idle();
-    const prompts = fakeLogEntries(fakeLog).filter((entry) => {
-      const message = entry.message as { type?: string; message?: { content?: unknown } };
-      return (
-        entry.event === "stdin" &&
-        message.type === "user" &&
-        JSON.stringify(message.message?.content).includes("only once please")
-      );
-    });
-    expect(prompts).toHaveLength(1);
+    expect(prompts(fakeLog, "only once please")).toHaveLength(1);
     expect(received).toHaveLength(1);
     // The client is told what happened to it: the route the catch-up chose.
     expect(routed).toBe("started");
@@ -121,5 +129,38 @@ describe("a stored message is dispatched once", () => {
       (entry) => entry.event === "stdin" && (entry.message as { type?: string }).type === "user",
     );
     expect(users).toHaveLength(1);
+  });
+
+  it("by the next start when its insert finishes after close() began, not by the closing router", async () => {
+    const { store, bus, pool, router, fakeLog } = await routerOnHeldStore(2_000);
+    const first = await router.deliver("c1", "the turn in flight");
+    expect(first.disposition).toBe("started");
+    const { inserted, release } = store.hold();
+    const delivering = router.deliver("c1", "sent as the gateway stops");
+    const stored = await inserted;
+    const closing = router.close();
+    release();
+    const delivery = await delivering;
+    await closing;
+    // Stored, and said so: not a steer of a turn whose agent is being stopped.
+    expect(delivery).toEqual({ id: stored.id, disposition: "stored" });
+    await pool.stopAll();
+    await router.idle();
+    expect(prompts(fakeLog, "sent as the gateway stops")).toHaveLength(0);
+    expect((await store.getMessage(stored.id))?.state).toBe("received");
+
+    // The next start answers it, once.
+    const nextPool = fakePool(fakeLog, 0);
+    const next = new Router({ store, pool: nextPool, bus });
+    cleanups.push(async () => {
+      await next.close();
+      await nextPool.stopAll();
+      await next.idle();
+    });
+    const answers = Promise.all([next.settled(first.id), next.settled(stored.id)]);
+    await next.start();
+    expect((await answers).map((settled) => settled.state)).toEqual(["answered", "answered"]);
+    await next.idle();
+    expect(prompts(fakeLog, "sent as the gateway stops")).toHaveLength(1);
   });
 });
