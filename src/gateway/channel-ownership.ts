@@ -78,8 +78,11 @@ export class ChannelOwnership {
    * whose lease was confirmed less than a third of a lease ago (when the next renewal is due)
    * is not asked for again: its lease runs for two thirds more at least, and no other worker
    * can take an unexpired lease. So a busy channel costs no lease statement per message.
+   * A worker shutting down (`quiesce`, `stop`) claims nothing: false, and a lease its claim
+   * took meanwhile is given up at once, so another worker may take the channel.
    */
   claim = async (channelId: string): Promise<boolean> => {
+    if (this.#quiet || this.#stopped) return false;
     const confirmedAt = this.#confirmedAt.get(channelId);
     const fresh = (this.#options.leaseSeconds * 1000) / 3;
     if (
@@ -92,6 +95,10 @@ export class ChannelOwnership {
     }
     const asked = Date.now();
     if (!(await this.#leases.claim(channelId))) return false;
+    if (this.#quiet || this.#stopped) {
+      if (!this.#held.has(channelId)) await this.#leases.release(channelId);
+      return false;
+    }
     this.#confirmedAt.set(channelId, asked);
     if (!this.#held.has(channelId)) this.#adopt(channelId);
     await this.#adopting.get(channelId);
@@ -127,7 +134,12 @@ export class ChannelOwnership {
     this.#armLapse(Date.now());
   }
 
-  /** What the sources deliver through: routed here, or stored for the channel's owner. */
+  /**
+   * What the sources deliver through: routed here, or stored for the channel's owner. While
+   * this worker shuts down, stored for another worker: the owner woken when another holds the
+   * channel, else taken by the next worker's sweep (once this one's lease is released, if it
+   * holds the channel).
+   */
   async deliver(channelId: string, text: string, source: string): Promise<Delivery> {
     const { router, store } = this.#options;
     if (await this.claim(channelId)) return router.deliver(channelId, text, source);
@@ -137,12 +149,15 @@ export class ChannelOwnership {
       let holder: { owner: string; live: boolean } | null;
       try {
         holder = await this.#leases.holder(channelId);
-        if (holder?.live) await store.wake(holder.owner, message.id);
+        if (holder?.live && holder.owner !== this.worker)
+          await store.wake(holder.owner, message.id);
       } catch (error) {
         // Stored, so accepted: the owner routes it when it is back from the outage (revalidate).
         if (isStoreUnavailable(error)) return { id: message.id, disposition: "forwarded" };
         throw error;
       }
+      // Held here by a worker shutting down: the channel goes when its leases are released.
+      if (holder?.owner === this.worker) return { id: message.id, disposition: "forwarded" };
       if (!holder?.live) {
         // The owner's lease ran out meanwhile: take the channel now rather than at the next sweep.
         void this.#tick();

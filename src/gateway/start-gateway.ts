@@ -420,6 +420,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   let closed: Promise<void> | undefined;
   const close = () => {
     closed ??= (async () => {
+      // From now on this worker takes no channel (another worker does) and routes nothing new.
+      ownership?.quiesce();
       closing.abort();
       await scheduleFeed?.close();
       await permissionFeed?.close();
@@ -430,7 +432,6 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       await pool.stopAll();
       if (shared && patient) {
         // Renewing what it holds, taking nothing new, while the answers it holds are stored.
-        ownership?.quiesce();
         await waitForHeldWrites({
           writes: patient,
           storeUp: () => shared.health.up,

@@ -20,6 +20,8 @@ export interface WorkerLeases {
   /** Extends this worker's leases; returns the channels it still holds. */
   renew(): Promise<string[]>;
   holder(channelId: string): Promise<{ owner: string; live: boolean } | null>;
+  /** Gives up the channel's lease if this worker holds it. */
+  release(channelId: string): Promise<void>;
   releaseAll(): Promise<void>;
 }
 

@@ -76,6 +76,14 @@ export class ChannelLeases {
     return rows[0] ?? null;
   }
 
+  /** Gives up the channel's lease if this worker holds it. */
+  async release(channelId: string): Promise<void> {
+    await this.#pool.query("DELETE FROM leases WHERE channel_id = $1 AND owner = $2", [
+      channelId,
+      this.worker,
+    ]);
+  }
+
   /** Gives up every lease this worker holds (a clean shutdown hands its channels over at once). */
   async releaseAll(): Promise<void> {
     await this.#pool.query("DELETE FROM leases WHERE owner = $1", [this.worker]);

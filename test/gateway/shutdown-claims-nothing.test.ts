@@ -1,0 +1,120 @@
+/**
+ * A worker shutting down takes no channel: a message delivered through it (one already on its
+ * way when SIGTERM came, since its sources stop taking new ones) is stored and left for the
+ * other workers, and no lease of the channel stays with the closing worker, so another worker
+ * takes the channel at its next sweep and answers the message once. Worker A is assembled from
+ * its parts (a real PostgreSQL store, router and fake CLI agents) to reach the state its
+ * shutdown is in; worker B is a whole gateway.
+ */
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ChannelOwnership } from "../../src/gateway/channel-ownership.js";
+import { EventBus } from "../../src/gateway/event-bus.js";
+import { RegistryProcessPool } from "../../src/gateway/process-pool.js";
+import { Router } from "../../src/gateway/router.js";
+import { PostgresGatewayStore } from "../../src/gateway/store/postgres/postgres-store.js";
+import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
+import { startTestGateway, type TestGateway, waitFor } from "./helpers.js";
+
+const FAKE_CLAUDE = join(import.meta.dirname, "..", "fixtures", "fake-claude");
+
+let cluster: PostgresCluster;
+const cleanups: Array<() => Promise<unknown>> = [];
+beforeAll(async () => {
+  cluster = await startPostgresCluster();
+}, 60_000);
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+  await cluster?.destroy();
+});
+
+/** Worker A: what `startGateway` assembles on a shared store, without its HTTP server. */
+async function partsOfWorker(url: string) {
+  const store = await PostgresGatewayStore.open(url);
+  const bus = new EventBus();
+  const pool = new RegistryProcessPool({
+    maxLive: 2,
+    idleMinutes: 1,
+    processOptions: { claudeBin: FAKE_CLAUDE },
+    logger: () => {},
+  });
+  let ownership: ChannelOwnership | undefined;
+  const router = new Router({
+    store,
+    pool,
+    bus,
+    claimChannel: (channelId) => ownership!.claim(channelId),
+    drives: (channelId) => ownership!.holds(channelId),
+  });
+  ownership = new ChannelOwnership({
+    store,
+    router,
+    worker: "closing",
+    leaseSeconds: 1,
+    stopChannel: (channelId) => pool.stop(channelId),
+  });
+  await ownership.start();
+  await router.start();
+  cleanups.push(async () => {
+    await router.close();
+    await pool.stopAll();
+    await router.idle();
+    await ownership!.stop();
+    await store.close();
+  });
+  return { router, ownership };
+}
+
+describe("a worker shutting down", () => {
+  it("claims no channel: what it is given is stored and answered by another worker", async () => {
+    const url = await cluster.createDatabase();
+    const a = await partsOfWorker(url);
+    const b: TestGateway = await startTestGateway({
+      prefix: "shutdown-claims-nothing",
+      store: { kind: "postgres", url },
+      workerName: "staying",
+      leaseSeconds: 1,
+    });
+    cleanups.push(() => b.cleanup());
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    cleanups.push(() => client.end());
+    const leaseOwner = async (channelId: string) =>
+      (
+        await client.query<{ owner: string }>("SELECT owner FROM leases WHERE channel_id = $1", [
+          channelId,
+        ])
+      ).rows[0]?.owner ?? null;
+    const answered = (channelId: string, id: string) =>
+      waitFor(
+        async () => (await b.messages(channelId)).find((message) => message.replyTo === id),
+        `the answer to ${id} through the other worker`,
+        15_000,
+      );
+
+    // A delivery whose claim is on its way to the database as the shutdown begins.
+    const racing = a.ownership.deliver("racing", "sent as SIGTERM came", "http");
+    a.ownership.quiesce();
+    await a.router.close();
+    const raced = await racing;
+    expect(raced.disposition).toBe("forwarded");
+    expect(await leaseOwner("racing")).not.toBe("closing");
+
+    // One that comes later still, while the worker waits for what it holds.
+    const later = await a.ownership.deliver("later", "sent while it waits", "http");
+    expect(later.disposition).toBe("forwarded");
+    expect(await leaseOwner("later")).not.toBe("closing");
+
+    for (const [channelId, delivery] of [
+      ["racing", raced],
+      ["later", later],
+    ] as const) {
+      const answer = await answered(channelId, delivery.id);
+      expect(answer.kind).toBe("reply");
+      expect(await leaseOwner(channelId)).toBe("staying");
+      const replies = (await b.messages(channelId)).filter((m) => m.replyTo === delivery.id);
+      expect(replies).toHaveLength(1);
+    }
+  }, 60_000);
+});
