@@ -13,9 +13,9 @@ export interface TranscriptPruningOptions {
 /**
  * Deletes, now and then, the stored transcripts of sessions no channel uses any more (see
  * `pruneTranscripts`): what a cleared conversation left if its deletion at `/clear` failed, a
- * session a channel moved on from, a session whose first turn never ended. The wait after a
- * session's last chunk keeps one whose first turn is still running (a channel names its session
- * only once that turn ends) however quiet that turn is. Every worker may run it: deleting twice
+ * session a channel moved on from, a session whose first turn never ended. A session a channel
+ * uses is kept however long its turn stays silent: the channel names it from the turn's first
+ * line (`system/init`), before its file is first stored. Every worker may run it: deleting twice
  * deletes nothing more. A store that is down is skipped until the next look; `stop` waits for a
  * look in flight.
  */

@@ -4,7 +4,7 @@
  * deletes the chunks of the session the channel left, and the periodic prune deletes those of a
  * session no channel uses once they are old, and nothing a channel uses.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -16,6 +16,8 @@ import {
 } from "../fixtures/fake-messages-api.js";
 import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
 import { RUDDER_BIN, startTestGateway, type TestGateway, waitFor } from "./helpers.js";
+
+const FAKE_CLAUDE = join(import.meta.dirname, "..", "fixtures", "fake-claude");
 
 let cluster: PostgresCluster;
 let api: FakeMessagesApi;
@@ -143,4 +145,66 @@ describe("stored transcripts on a gateway", () => {
       await client.end();
     }
   }, 120_000);
+
+  it("keeps the chunks of a channel's first turn however long it stays silent", async () => {
+    const url = await cluster.createDatabase();
+    const folder = mkdtempSync(join(tmpdir(), "rudder-transcript-first-turn-"));
+    folders.push(folder);
+    const session = "first-turn-session";
+    // The session file as the agent writes it when its first turn begins.
+    writeFileSync(join(folder, `${session}.jsonl`), '{"type":"user","text":"hello"}\n');
+    const worker = await startTestGateway({
+      prefix: "transcript-first-turn",
+      store: { kind: "postgres", url },
+      workerName: "silent",
+      // The default wait of a day, with every look at it soon after another.
+      transcripts: { pruneEveryMs: 100 },
+      engine: {
+        claudeBin: FAKE_CLAUDE,
+        // The first turn says one thing and then nothing until SIGUSR2.
+        env: { FAKE_CLAUDE_SCENARIO: "hold", FAKE_CLAUDE_SESSION_ID: session },
+        sessionFile: (sessionId) => join(folder, `${sessionId}.jsonl`),
+      },
+    });
+    gateways.push(worker);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const chunks = async (sessionId: string) =>
+      Number(
+        (
+          await client.query<{ count: string }>(
+            "SELECT count(*) FROM transcript_chunks WHERE session_id = $1",
+            [sessionId],
+          )
+        ).rows[0]?.count,
+      );
+    try {
+      const posted = await worker.api("POST", "/api/channels/quiet/messages", { text: "hello" });
+      expect(posted.status).toBe(202);
+      await waitFor(async () => (await chunks(session)) > 0, "the first turn's chunks stored");
+      // A day and more of silence: nothing stored since, the channel inactive since.
+      await client.query(
+        "UPDATE transcript_chunks SET created_at = now() - interval '2 days' WHERE session_id = $1",
+        [session],
+      );
+      await client.query(
+        "UPDATE channels SET last_activity_at = now() - interval '2 days' WHERE id = 'quiet'",
+      );
+      // A session no channel uses, as old: once it is gone, a look ran after the ageing.
+      await client.query(
+        `INSERT INTO transcript_chunks (session_id, start_offset, end_offset, channel_id, bytes, created_at)
+         VALUES ('unused', 0, 3, 'gone', '\\x7b7d0a'::bytea, now() - interval '2 days')`,
+      );
+      await waitFor(async () => (await chunks("unused")) === 0, "the unused session pruned");
+      expect(await chunks(session)).toBeGreaterThan(0);
+      // Because the channel names its session from the turn's first line, not from its end.
+      const { rows } = await client.query<{ session_id: string | null }>(
+        "SELECT session_id FROM channels WHERE id = 'quiet'",
+      );
+      expect(rows[0]?.session_id).toBe(session);
+      expect((await worker.messages("quiet")).some((m) => m.replyTo !== null)).toBe(false);
+    } finally {
+      await client.end();
+    }
+  }, 60_000);
 });

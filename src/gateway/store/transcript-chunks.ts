@@ -79,8 +79,8 @@ export interface TranscriptChunks {
   /**
    * Deletes the stored files of every session no channel uses any more: no channel names it and
    * nothing of it was stored since `storedBefore`, unless the channel that stored it has no
-   * session and was active since then (it may be in the first turn of this conversation, which
-   * a channel names only once that turn ends). Returns the chunks deleted.
+   * session and was active since then (its first turn may have just begun: a channel names the
+   * session once that turn's first line is read). Returns the chunks deleted.
    */
   pruneTranscripts(storedBefore: Date): Promise<number>;
 }
