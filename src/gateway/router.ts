@@ -318,6 +318,8 @@ export class Router {
   async #retry(channelId: string): Promise<void> {
     if (this.#closed) return;
     const deferred = await this.#options.store.listDeferred();
+    // Closed meanwhile: they stay deferred, for the next start to re-arm.
+    if (this.#closed) return;
     for (const message of deferred) {
       if (message.channelId === channelId) this.#dispatch(message, false);
     }

@@ -8,7 +8,7 @@ import { RegistryProcessPool } from "../../src/gateway/process-pool.js";
 import { Router } from "../../src/gateway/router.js";
 import { SqliteGatewayStore } from "../../src/gateway/store/sqlite/sqlite-store.js";
 import type { MessageRecord } from "../../src/gateway/store/store.js";
-import { fakeLogEntries } from "./helpers.js";
+import { fakeLogEntries, waitFor } from "./helpers.js";
 
 const FAKE_CLAUDE = join(import.meta.dirname, "..", "fixtures", "fake-claude");
 
@@ -39,6 +39,26 @@ class HeldInsertStore extends SqliteGatewayStore {
     await this.#held;
     return message;
   }
+
+  readonly #listed: Array<() => void> = [];
+  #listingHeld: Promise<void> | undefined;
+
+  /** The same for the next `listDeferred` (a rate-limit retry reading what it retries). */
+  holdListing(): { listed: Promise<void>; release: () => void } {
+    let release = () => {};
+    this.#listingHeld = new Promise((resolve) => {
+      release = resolve;
+    });
+    const listed = new Promise<void>((resolve) => this.#listed.push(resolve));
+    return { listed, release: () => release() };
+  }
+
+  override async listDeferred(): Promise<MessageRecord[]> {
+    const deferred = await super.listDeferred();
+    this.#listed.shift()?.();
+    await this.#listingHeld;
+    return deferred;
+  }
 }
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -58,26 +78,30 @@ function prompts(fakeLog: string, text: string) {
   });
 }
 
-function fakePool(fakeLog: string, replyDelayMs: number) {
+function fakePool(fakeLog: string, replyDelayMs: number, scenario = "normal") {
   return new RegistryProcessPool({
     maxLive: 2,
     idleMinutes: 1,
     processOptions: {
       claudeBin: FAKE_CLAUDE,
-      env: { FAKE_CLAUDE_LOG: fakeLog, FAKE_CLAUDE_REPLY_DELAY_MS: String(replyDelayMs) },
+      env: {
+        FAKE_CLAUDE_LOG: fakeLog,
+        FAKE_CLAUDE_REPLY_DELAY_MS: String(replyDelayMs),
+        FAKE_CLAUDE_SCENARIO: scenario,
+      },
     },
     logger: () => {},
   });
 }
 
 /** Slow enough (300 ms by default) that a second dispatch finds the turn in flight. */
-async function routerOnHeldStore(replyDelayMs = 300) {
+async function routerOnHeldStore(replyDelayMs = 300, scenario = "normal") {
   const root = mkdtempSync(join(tmpdir(), "rudder-routed-once-"));
   const fakeLog = join(root, "fake.log");
   const store = new HeldInsertStore(join(root, "gateway.db"));
   const bus = new EventBus();
-  const pool = fakePool(fakeLog, replyDelayMs);
-  const router = new Router({ store, pool, bus });
+  const pool = fakePool(fakeLog, replyDelayMs, scenario);
+  const router = new Router({ store, pool, bus, rateLimitRetryMs: 300 });
   await router.start();
   cleanups.push(async () => {
     await router.close();
@@ -162,5 +186,25 @@ describe("a stored message is dispatched once", () => {
     expect((await answers).map((settled) => settled.state)).toEqual(["answered", "answered"]);
     await next.idle();
     expect(prompts(fakeLog, "sent as the gateway stops")).toHaveLength(1);
+  });
+
+  it("not by a rate-limit retry that fires as close() begins", async () => {
+    const { store, router, fakeLog } = await routerOnHeldStore(0, "rate_limit");
+    const delivery = await router.deliver("c1", "limited");
+    const deferred = await waitFor(async () => {
+      const message = await store.getMessage(delivery.id);
+      return message?.state === "deferred" ? message : undefined;
+    }, "the message deferred by the rate limit");
+    const { listed, release } = store.holdListing();
+    // The retry timer fires and reads what to retry; the gateway stops meanwhile.
+    await listed;
+    await router.close();
+    release();
+    await router.idle();
+    // Left as it was, for the next start to retry when the limit resets.
+    const after = await store.getMessage(delivery.id);
+    expect(after?.state).toBe("deferred");
+    expect(after?.deliveries).toBe(deferred.deliveries);
+    expect(prompts(fakeLog, "limited")).toHaveLength(1);
   });
 });
