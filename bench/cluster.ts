@@ -59,7 +59,11 @@ async function worker(options: Partial<GatewayChildOptions> = {}): Promise<Gatew
       dataDir,
       port: 0,
       maxLive: CHANNELS,
-      engine: { claudeBin: FAKE_CLAUDE, env: { FAKE_CLAUDE_SCENARIO: "normal" } },
+      engine: {
+        claudeBin: FAKE_CLAUDE,
+        // Each turn's lines in one write: an agent answering at once, for the least it can cost.
+        env: { FAKE_CLAUDE_SCENARIO: "normal", FAKE_CLAUDE_WRITES: "turn" },
+      },
       ...options,
     },
     process.env,

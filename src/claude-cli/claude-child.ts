@@ -8,6 +8,8 @@ export interface ClaudeChildHandlers {
   onOutputError(error: NdjsonError): void;
   /** Called once, after the last stdout line was delivered. */
   onExit(exit: ChildExit): void;
+  /** Called at once before each line is written to the child's stdin. */
+  beforeWrite?: (() => void) | undefined;
 }
 
 export interface ChildExit {
@@ -29,6 +31,7 @@ export class ClaudeChild {
   /** The last 50 lines this child wrote to stderr. */
   readonly stderrTail = new StderrTail(50);
   #exitReported = false;
+  readonly #beforeWrite: (() => void) | undefined;
 
   constructor(
     command: readonly string[],
@@ -44,6 +47,7 @@ export class ClaudeChild {
       detached: true,
     });
     this.process = child;
+    this.#beforeWrite = handlers.beforeWrite;
     trackChild(child);
     const decoder = new NdjsonDecoder(
       {
@@ -108,6 +112,7 @@ export class ClaudeChild {
     if (!stdin?.writable || !this.alive()) {
       return Promise.reject(Object.assign(new Error("write EPIPE"), { code: "EPIPE" }));
     }
+    this.#beforeWrite?.();
     return new Promise((resolve, reject) => {
       stdin.write(encodeNdjsonLine(value), (error) => (error ? reject(error) : resolve()));
     });

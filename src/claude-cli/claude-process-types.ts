@@ -20,6 +20,13 @@ export interface ClaudeProcessOptions extends CommandOptions {
    * turn of its own (`system/task_notification`, `assistant`, `result`).
    */
   onIdleLine?: ((line: Record<string, unknown>) => void) | undefined;
+  /**
+   * Called at once before each line is written to the child (a message, a control response,
+   * an interrupt): the gateway commits what it has stored but not yet committed, so an agent
+   * never acts on anything its store could still lose (a start counted, then the gateway
+   * killed by what the agent does next).
+   */
+  beforeWrite?: (() => void) | undefined;
 }
 
 export interface RunTurnOptions {

@@ -173,6 +173,7 @@ export class ClaudeProcess {
           if (this.#child === child) this.#onOutputError(error);
         },
         onExit: (exit) => this.#onExit(child, exit),
+        beforeWrite: this.options.beforeWrite,
       },
       this.options.maxLineLength,
     );

@@ -253,7 +253,10 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const pool = new RegistryProcessPool({
     maxLive: options.maxLive ?? 8,
     idleMinutes: options.idleMinutes ?? 20,
-    processOptions: processOptions(options.engine),
+    processOptions: {
+      ...processOptions(options.engine),
+      beforeWrite: () => store.commitPending?.(),
+    },
     logger: log,
     onIdleLine: (channelId, line) => router?.acceptIdleLine(channelId, line),
     ...(options.permissionPrompts === false

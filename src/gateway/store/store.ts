@@ -116,6 +116,12 @@ export interface GatewayStore extends TranscriptChunks {
   /** Counts one attempt: an agent of gateway run `run` started on it. At most once per run. */
   countStarted(messageId: string, run: string): Promise<void>;
   /**
+   * Commits at once what was written but is not committed yet (SQLite commits the writes of a
+   * turn of the event loop together); the gateway calls it before it writes to an agent. A
+   * store that commits each write as it goes has nothing to do.
+   */
+  commitPending?(): void;
+  /**
    * Writes the reply and moves every message in `messageIds` that is not yet
    * `answered` to `state`, in one transaction. Returns the reply, or null when
    * every message was already answered (so nothing is answered twice).

@@ -50,18 +50,26 @@ describe("the SQLite store's group commit", () => {
     await store.close();
   });
 
-  it("commits a count the agent's next line may depend on at once", async () => {
+  it("commits what is open at once when asked (before the gateway writes to an agent)", async () => {
     const path = databasePath();
     const store = new SqliteGatewayStore(path);
     const message = await store.insertUserMessage("a", "one", "http");
-    void store.countStarted(message.id, "run-1");
-    // No await: committed by the time the call returns.
-    const reader = new Database(path, { readonly: true });
-    const row = reader.prepare("SELECT attempts FROM messages WHERE id = ?").get(message.id) as {
-      attempts: number;
+    const attempts = () => {
+      const reader = new Database(path, { readonly: true });
+      try {
+        const row = reader.prepare("SELECT attempts FROM messages WHERE id = ?").get(message.id);
+        return (row as { attempts: number }).attempts;
+      } finally {
+        reader.close();
+      }
     };
-    reader.close();
-    expect(row.attempts).toBe(1);
+    const counted = store.countStarted(message.id, "run-1");
+    // Issued, not committed: it would go with the rest of this loop turn's writes.
+    expect(attempts()).toBe(0);
+    store.commitPending();
+    // No await: committed by the time the call returns.
+    expect(attempts()).toBe(1);
+    await counted;
     await store.close();
   });
 

@@ -16,9 +16,9 @@ interface Waiting {
  * better-sqlite3 runs a nested `transaction()` as a savepoint, SQLite a failing statement as
  * itself), and its promise settles only once the transaction is committed: so whoever awaits
  * a write may count on it as before. Commits keep the order of the writes, so a write awaited
- * also vouches for every write issued before it. `now` commits at once, with what is open, for
- * a write whose caller acts on it without waiting (a count the next line of an agent may
- * depend on). If the commit fails, or a write's failure ends the transaction, every write of
+ * also vouches for every write issued before it. `flush` commits at once what is open, for
+ * writes whose callers act on them without waiting (the gateway calls it before it writes to
+ * an agent, which may act on a count it was not told of). If the commit fails, or a write's failure ends the transaction, every write of
  * the transaction fails with that error.
  */
 export class GroupCommit {
@@ -33,7 +33,7 @@ export class GroupCommit {
     this.#commit = database.prepare("COMMIT");
   }
 
-  write<T>(work: () => T, now = false): Promise<T> {
+  write<T>(work: () => T): Promise<T> {
     if (this.#waiting === undefined) {
       this.#begin.run();
       this.#waiting = [];
@@ -51,7 +51,6 @@ export class GroupCommit {
     const done = new Promise<T>((resolve, reject) => {
       waiting.push({ resolve: () => resolve(result), reject });
     });
-    if (now) this.flush();
     return done;
   }
 

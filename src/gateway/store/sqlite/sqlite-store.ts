@@ -249,14 +249,16 @@ export class SqliteGatewayStore implements GatewayStore {
    * gateway), and nothing waits for this write before reading it.
    */
   async countStarted(messageId: string, run: string): Promise<void> {
-    await this.#commits.write(
-      () =>
-        this.#statement(
-          `UPDATE messages SET attempts = attempts + 1, attempted_in = ?
-             WHERE id = ? AND attempted_in IS NOT ? AND (state IS NULL OR state != 'answered')`,
-        ).run(run, messageId, run),
-      true,
+    await this.#commits.write(() =>
+      this.#statement(
+        `UPDATE messages SET attempts = attempts + 1, attempted_in = ?
+           WHERE id = ? AND attempted_in IS NOT ? AND (state IS NULL OR state != 'answered')`,
+      ).run(run, messageId, run),
     );
+  }
+
+  commitPending(): void {
+    this.#commits.flush();
   }
 
   async settle(settlement: Settlement): Promise<MessageRecord | null> {
