@@ -1,6 +1,6 @@
 import type { ForwardWatch } from "./forwarded-outcome.js";
 import type { Delivery, Router } from "./router.js";
-import type { SharedStore, WorkerLeases } from "./store/shared-store.js";
+import { ANY_WORKER, type SharedStore, type WorkerLeases } from "./store/shared-store.js";
 import type { MessageRecord } from "./store/store.js";
 import { isStoreUnavailable } from "./store/store-unavailable-error.js";
 
@@ -137,8 +137,8 @@ export class ChannelOwnership {
   /**
    * What the sources deliver through: routed here, or stored for the channel's owner. While
    * this worker shuts down, stored for another worker: the owner woken when another holds the
-   * channel, else taken by the next worker's sweep (once this one's lease is released, if it
-   * holds the channel).
+   * channel, else every worker (the first to claim it routes it); one this worker holds goes
+   * with its leases, to the next worker's sweep.
    */
   async deliver(channelId: string, text: string, source: string): Promise<Delivery> {
     const { router, store } = this.#options;
@@ -149,8 +149,12 @@ export class ChannelOwnership {
       let holder: { owner: string; live: boolean } | null;
       try {
         holder = await this.#leases.holder(channelId);
-        if (holder?.live && holder.owner !== this.worker)
+        if (holder?.live && holder.owner !== this.worker) {
           await store.wake(holder.owner, message.id);
+        } else if (!holder?.live && (this.#quiet || this.#stopped)) {
+          // Nobody drives it and this worker is shutting down: the first other worker to claim it.
+          await store.wake(ANY_WORKER, message.id);
+        }
       } catch (error) {
         // Stored, so accepted: the owner routes it when it is back from the outage (revalidate).
         if (isStoreUnavailable(error)) return { id: message.id, disposition: "forwarded" };

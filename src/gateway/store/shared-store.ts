@@ -10,6 +10,9 @@ export interface SharedEvent {
 }
 
 /** One worker's leases on the channels it drives (see postgres/channel-leases.ts). */
+/** `wake`'s owner for a message of a channel nobody drives: every worker is woken. */
+export const ANY_WORKER = "*";
+
 export interface WorkerLeases {
   readonly worker: string;
   readonly seconds: number;
@@ -50,7 +53,10 @@ export interface SharedStore extends GatewayStore {
     nextRunAt: string | null,
     now: Date,
   ): Promise<boolean>;
-  /** Tells `owner` that a message of a channel it drives was stored by another worker. */
+  /**
+   * Tells `owner` that a message of a channel it drives was stored by another worker; with
+   * `ANY_WORKER`, tells every worker (the first to claim the channel routes it).
+   */
   wake(owner: string, messageId: string): Promise<void>;
   /**
    * Calls `onWake` with each message id another worker stored for this one; `onReconnect`

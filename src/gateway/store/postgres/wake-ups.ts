@@ -1,3 +1,4 @@
+import { ANY_WORKER } from "../shared-store.js";
 import type { StoreHealth } from "../store-health.js";
 import { NotifyListener } from "./notify-listener.js";
 
@@ -15,7 +16,10 @@ export function wakeNotification(owner: string, messageId: string): [string, unk
   return ["SELECT pg_notify($1, $2)", [WAKE_CHANNEL, JSON.stringify(payload)]];
 }
 
-/** One worker's wake-ups: the message ids other workers stored for it (see NotifyListener). */
+/**
+ * One worker's wake-ups: the message ids other workers stored for it, or for any worker (see
+ * NotifyListener).
+ */
 export function listenForWakeUps(
   url: string,
   worker: string,
@@ -27,7 +31,8 @@ export function listenForWakeUps(
   const onPayload = (text: string) => {
     try {
       const payload = JSON.parse(text) as WakePayload;
-      if (payload.to === worker && typeof payload.message === "string") onWake(payload.message);
+      const forUs = payload.to === worker || payload.to === ANY_WORKER;
+      if (forUs && typeof payload.message === "string") onWake(payload.message);
     } catch {
       // Not ours to read; another rudder version's, perhaps.
     }
