@@ -1,5 +1,5 @@
-import { randomUUID } from "node:crypto";
 import type pg from "pg";
+import { newMessageId } from "../message-id.js";
 import type { MessageRecord, Settlement } from "../store.js";
 import { type MessageRow, toMessage } from "./postgres-rows.js";
 import { preparedQuery } from "./prepared-query.js";
@@ -89,7 +89,7 @@ export async function settleStatement(
         turn?.isError ?? false,
         turn?.subtype ?? null,
         turn?.sessionId ?? null,
-        randomUUID(),
+        newMessageId(),
         settlement.context !== undefined,
         settlement.context?.tokens ?? null,
         settlement.context?.window ?? null,

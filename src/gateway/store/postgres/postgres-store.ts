@@ -1,7 +1,7 @@
-import { randomUUID } from "node:crypto";
 import pg from "pg";
 import type { ContextUsage } from "../../context-usage.js";
 import type { GatewayEvent, MessageState } from "../../events.js";
+import { newMessageId } from "../message-id.js";
 import type { ScheduleChange } from "../rows.js";
 import type { SharedEvent, SharedStore, WorkerLeases } from "../shared-store.js";
 import type {
@@ -333,7 +333,7 @@ export class PostgresGatewayStore implements SharedStore {
          updated_at)
        SELECT $1, channel.id, $3, $4, $5, $6, $7, $8, $8 FROM channel
        RETURNING *`,
-      [randomUUID(), channelId, role, kind, text, state, source, now],
+      [newMessageId(), channelId, role, kind, text, state, source, now],
     );
     return toMessage(row!);
   }

@@ -1,9 +1,9 @@
-import { randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import type { ContextUsage } from "../../context-usage.js";
 import type { MessageState } from "../../events.js";
+import { newMessageId } from "../message-id.js";
 import type {
   ChannelRecord,
   GatewayStore,
@@ -382,7 +382,7 @@ function newMessage(
   now = new Date().toISOString(),
 ): MessageRecord {
   return {
-    id: randomUUID(),
+    id: newMessageId(),
     ...fields,
     attempts: 0,
     deliveries: 0,
