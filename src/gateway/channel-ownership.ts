@@ -106,6 +106,23 @@ export class ChannelOwnership {
   };
 
   /**
+   * `claim` for a message arriving here: a channel just taken (its last owner stopped, or
+   * died, leaving messages unanswered) has those messages routed first, in order, as the
+   * sweep would have; the sweep itself no longer finds the channel, as it is held now.
+   */
+  async #take(channelId: string): Promise<boolean> {
+    const taken = !this.#held.has(channelId);
+    if (!(await this.claim(channelId))) return false;
+    if (taken && !this.#options.router.inflight(channelId)) {
+      const { store } = this.#options;
+      for (const message of [...(await store.listUnanswered()), ...(await store.listDeferred())]) {
+        if (message.channelId === channelId) this.#route(message);
+      }
+    }
+    return true;
+  }
+
+  /**
    * A channel this worker now holds: its stored session (restored here) is what the router
    * resumes. Messages of the channel wait for it (`claim` awaits it).
    */
@@ -142,7 +159,7 @@ export class ChannelOwnership {
    */
   async deliver(channelId: string, text: string, source: string): Promise<Delivery> {
     const { router, store } = this.#options;
-    if (await this.claim(channelId)) return router.deliver(channelId, text, source);
+    if (await this.#take(channelId)) return router.deliver(channelId, text, source);
     const watch = this.#options.watchForwarded?.(channelId);
     try {
       const message = await store.insertUserMessage(channelId, text, source);
@@ -180,7 +197,7 @@ export class ChannelOwnership {
     try {
       const message = await this.#options.store.getMessage(messageId);
       if (message === null || message.kind !== "user" || message.state !== "received") return;
-      if (await this.claim(message.channelId)) this.#route(message);
+      if (await this.#take(message.channelId)) this.#route(message);
     } catch (error) {
       // While the store is down its health logs once; the catch-up on its return routes this.
       if (isStoreUnavailable(error)) return;

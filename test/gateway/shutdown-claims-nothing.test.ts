@@ -122,4 +122,44 @@ describe("a worker shutting down", () => {
     // Woken at once, not found by a sweep.
     expect(lines.filter((line) => line.includes("took over channel"))).toEqual([]);
   }, 60_000);
+
+  it("hands over what it left unanswered with the channel, to a worker a new message reaches", async () => {
+    const url = await cluster.createDatabase();
+    const shared = { store: { kind: "postgres" as const, url }, leaseSeconds: 30 };
+    const a = await startTestGateway({
+      prefix: "handover-a",
+      scenario: "hold",
+      workerName: "a",
+      ...shared,
+    });
+    cleanups.push(() => a.cleanup());
+    const b = await startTestGateway({ prefix: "handover-b", workerName: "b", ...shared });
+    cleanups.push(() => b.cleanup());
+    const first = await a.api<{ id: string }>("POST", "/api/channels/x/messages", {
+      text: "first",
+    });
+    expect(first.status).toBe(202);
+    await waitFor(
+      async () =>
+        (await a.api<{ runners: Array<{ inflight: boolean }> }>("GET", "/api/runners")).body.runners
+          .length > 0,
+      "the first turn running on a",
+    );
+    // SIGTERM: the turn is stopped, its message left unanswered, the lease released.
+    await a.close();
+    // The channel's next message reaches b before b's sweep (every 10 s) would find the first.
+    const second = await b.api<{ id: string }>("POST", "/api/channels/x/messages", {
+      text: "second",
+    });
+    expect(second.status).toBe(202);
+    await waitFor(async () => {
+      const states = (await b.messages("x")).filter((m) => m.role === "user").map((m) => m.state);
+      return states.length === 2 && states.every((state) => state === "answered");
+    }, "both messages answered by b");
+    const messages = await b.messages("x");
+    for (const id of [first.body.id, second.body.id]) {
+      expect(messages.filter((m) => m.replyTo === id).length).toBeLessThanOrEqual(1);
+    }
+    expect(messages.filter((m) => m.replyTo === first.body.id)).toHaveLength(1);
+  }, 60_000);
 });
