@@ -331,7 +331,11 @@ export class ChannelOwnership {
     this.#quiet = true;
   }
 
-  /** Stops renewing and releases every lease (a clean shutdown hands its channels over). */
+  /**
+   * Stops renewing and releases every lease (a clean shutdown hands its channels over): the
+   * other workers are woken for each released channel with a message unanswered, and the first
+   * to claim it answers them, rather than its sweep finding them later.
+   */
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#confirmedAt.clear();
@@ -339,6 +343,19 @@ export class ChannelOwnership {
     clearTimeout(this.#lapseTimer);
     await this.#ticking;
     await this.#listener?.close();
+    const released = new Set(this.#held);
     await this.#leases.releaseAll().catch(() => {});
+    await this.#handOver(released).catch(() => {});
+  }
+
+  async #handOver(channels: Set<string>): Promise<void> {
+    const { store } = this.#options;
+    const woken = new Set<string>();
+    for (const message of await store.listUnanswered()) {
+      if (message.state !== "received" || !channels.has(message.channelId)) continue;
+      if (woken.has(message.channelId)) continue;
+      woken.add(message.channelId);
+      await store.wake(ANY_WORKER, message.id);
+    }
   }
 }

@@ -162,4 +162,41 @@ describe("a worker shutting down", () => {
     }
     expect(messages.filter((m) => m.replyTo === first.body.id)).toHaveLength(1);
   }, 60_000);
+
+  it("hands its channels over at once: the others are woken for what it left unanswered", async () => {
+    const url = await cluster.createDatabase();
+    const shared = { store: { kind: "postgres" as const, url }, leaseSeconds: 30 };
+    const a = await startTestGateway({
+      prefix: "handover-a",
+      scenario: "hold",
+      workerName: "a",
+      ...shared,
+    });
+    cleanups.push(() => a.cleanup());
+    const lines: string[] = [];
+    const b = await startTestGateway({
+      prefix: "handover-b",
+      workerName: "b",
+      logger: (line) => lines.push(line),
+      ...shared,
+    });
+    cleanups.push(() => b.cleanup());
+    const posted = await a.api<{ id: string }>("POST", "/api/channels/y/messages", {
+      text: "left running",
+    });
+    expect(posted.status).toBe(202);
+    await waitFor(
+      async () =>
+        (await a.api<{ runners: unknown[] }>("GET", "/api/runners")).body.runners.length > 0,
+      "the turn running on a",
+    );
+    await a.close();
+    const answer = await waitFor(
+      async () => (await b.messages("y")).find((m) => m.replyTo === posted.body.id),
+      "the message answered by b",
+    );
+    expect(answer.kind).toBe("reply");
+    // Woken by a's shutdown, not found by b's sweep (every 10 s).
+    expect(lines.filter((line) => line.includes("took over channel"))).toEqual([]);
+  }, 60_000);
 });
