@@ -16,12 +16,15 @@
 // Run: node --import tsx bench/cluster.ts
 // Before the measured messages each channel is sent `WARMUP` unmeasured ones, the same way, so
 // the figures are of a worker running steadily (its code compiled by V8, its pools and caches
-// filled), not of its first second.
+// filled), not of its first seconds. After 100 a channel, V8 still spent a quarter of the
+// worker's processor time optimizing (`--trace-opt`: 2 s of TurboFan in a 7 s run; `perf`:
+// 14% in the measured part); after 400 it is down to 3%, and 800 measure the same as 400.
 //   BENCH_CHANNELS (default 8), BENCH_MESSAGES per channel (default 400), BENCH_WARMUP per
-//   channel (default 100),
+//   channel (default 400),
 //   BENCH_PROFILE=<folder>: the workers write V8 CPU profiles there (`node --cpu-prof`),
 //   BENCH_ONLY=sqlite|postgres|three: that part alone (three includes the failover),
-//   BENCH_NODE_FLAGS: more flags for the workers' node (`--perf-basic-prof` for `perf record`),
+//   BENCH_NODE_FLAGS: more flags for the workers' node (`--perf-basic-prof` for `perf record`,
+//   `--trace-opt` with BENCH_GATEWAY_STDOUT=<file>, where the workers' stdout is kept),
 //   BENCH_PG_STATEMENTS=1: after the one-worker PostgreSQL run, its statements per message and
 //   the server's time in each (`pg_stat_statements`),
 //   BENCH_PG_SETTINGS='{"name":"value"}': more settings for the throwaway PostgreSQL server.
@@ -39,7 +42,7 @@ import { cpuMs, descendantsNamed, keepAliveAgent, postJson, ReplyStream } from "
 const FAKE_CLAUDE = join(import.meta.dirname, "..", "test", "fixtures", "fake-claude");
 const CHANNELS = Number(process.env.BENCH_CHANNELS ?? 8);
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 400);
-const WARMUP = Number(process.env.BENCH_WARMUP ?? 100);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 400);
 const LEASE_SECONDS = 2;
 const GOAL_RATE = 1000;
 const GOAL_P99_MS = 20;

@@ -4,7 +4,7 @@
 // memory (after a forced GC), and closes when stdin ends. Its agents are whatever engine the
 // options name (the fake Claude CLI, or rudder itself against a fake Messages API).
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import type { GatewayOptions } from "../src/gateway/index.js";
 
@@ -84,6 +84,9 @@ export class GatewayProcess {
     });
     this.exited = new Promise((resolve) => this.child.once("exit", () => resolve()));
     this.#lines = createInterface({ input: this.child.stdout! })[Symbol.asyncIterator]();
+    // What V8's tracing flags print (BENCH_NODE_FLAGS="--trace-opt --trace-deopt"), kept.
+    const traceFile = process.env.BENCH_GATEWAY_STDOUT;
+    if (traceFile) this.child.stdout?.on("data", (chunk) => appendFileSync(traceFile, chunk));
   }
 
   static async start(
@@ -102,10 +105,13 @@ export class GatewayProcess {
     return this.child.pid ?? 0;
   }
 
+  /** The child's next JSON line; what else it prints (V8's tracing flags) is passed over. */
   async line(): Promise<string> {
-    const next = await this.#lines.next();
-    if (next.done) throw new Error(`the gateway process ended: ${this.#stderr}`);
-    return next.value;
+    for (;;) {
+      const next = await this.#lines.next();
+      if (next.done) throw new Error(`the gateway process ended: ${this.#stderr}`);
+      if (next.value.startsWith("{")) return next.value;
+    }
   }
 
   async stats(): Promise<GatewayStats> {
