@@ -2,9 +2,8 @@ import { randomBytes } from "node:crypto";
 import type pg from "pg";
 import type { GatewayEvent } from "../../events.js";
 import type { SharedEvent } from "../shared-store.js";
-import type { StoreHealth } from "../store-health.js";
 import { isStoreUnavailable } from "../store-unavailable-error.js";
-import { NotifyListener } from "./notify-listener.js";
+import type { NotifyListener } from "./notify-listener.js";
 import { preparedQuery } from "./prepared-query.js";
 
 /** The NOTIFY channel each stored event is announced on, to every worker. */
@@ -133,12 +132,11 @@ export class EventLog {
    * back from the table first, keeping that order).
    */
   listen(
-    url: string,
+    notices: NotifyListener,
     onEvent: (event: SharedEvent) => void,
     onReconnect: () => void,
     logger: (line: string) => void,
-    health?: StoreHealth,
-  ): Promise<NotifyListener> {
+  ): Promise<{ close(): Promise<void> }> {
     let chain = Promise.resolve();
     const onPayload = (text: string) => {
       let payload: EventPayload;
@@ -160,7 +158,7 @@ export class EventLog {
           }
         });
     };
-    return NotifyListener.listen(url, EVENTS_CHANNEL, onPayload, onReconnect, logger, health);
+    return notices.listen(EVENTS_CHANNEL, onPayload, onReconnect);
   }
 
   async #read(id: number): Promise<GatewayEvent | undefined> {

@@ -1,8 +1,7 @@
 import type pg from "pg";
 import type { PermissionRequestInfo, PermissionResolver, PermissionVerdict } from "../../events.js";
 import type { LedgerAnswer, LedgerDecision, SharedPermissions } from "../shared-permissions.js";
-import type { StoreHealth } from "../store-health.js";
-import { NotifyListener } from "./notify-listener.js";
+import type { NotifyListener } from "./notify-listener.js";
 
 /** The NOTIFY channel on which a request's owner is told a person answered it. */
 export const PERMISSIONS_CHANNEL = "rudder_permissions";
@@ -35,16 +34,12 @@ function toDecision(row: DecisionRow | undefined): LedgerDecision | null {
  */
 export class PermissionLedger implements SharedPermissions {
   readonly #pool: pg.Pool;
-  readonly #url: string;
-  readonly #logger: (line: string) => void;
-  readonly #health: StoreHealth | undefined;
+  readonly #notices: NotifyListener;
   #records = 0;
 
-  constructor(pool: pg.Pool, url: string, logger: (line: string) => void, health?: StoreHealth) {
+  constructor(pool: pg.Pool, notices: NotifyListener) {
     this.#pool = pool;
-    this.#url = url;
-    this.#logger = logger;
-    this.#health = health;
+    this.#notices = notices;
   }
 
   async record(owner: string, request: PermissionRequestInfo): Promise<void> {
@@ -129,7 +124,7 @@ export class PermissionLedger implements SharedPermissions {
     owner: string,
     onAnswered: (requestId: string) => void,
     onReconnect: () => void,
-  ): Promise<NotifyListener> {
+  ): Promise<{ close(): Promise<void> }> {
     const onPayload = (text: string) => {
       try {
         const payload = JSON.parse(text) as { to?: unknown; id?: unknown };
@@ -138,13 +133,6 @@ export class PermissionLedger implements SharedPermissions {
         // Not ours to read.
       }
     };
-    return NotifyListener.listen(
-      this.#url,
-      PERMISSIONS_CHANNEL,
-      onPayload,
-      onReconnect,
-      this.#logger,
-      this.#health,
-    );
+    return this.#notices.listen(PERMISSIONS_CHANNEL, onPayload, onReconnect);
   }
 }

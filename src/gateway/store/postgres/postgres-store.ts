@@ -24,7 +24,7 @@ import {
 import { ChannelLeases } from "./channel-leases.js";
 import { EventLog } from "./event-log.js";
 import { migrate } from "./migrations.js";
-import type { NotifyListener } from "./notify-listener.js";
+import { NotifyListener } from "./notify-listener.js";
 import { PermissionLedger } from "./permission-ledger.js";
 import { type ChannelRow, type MessageRow, toChannel, toMessage } from "./postgres-rows.js";
 import { PostgresSchedules } from "./postgres-schedules.js";
@@ -58,7 +58,8 @@ export class PostgresGatewayStore implements SharedStore {
   readonly #events: EventLog;
   readonly #transcripts: PostgresTranscripts;
   readonly #schedules: PostgresSchedules;
-  readonly #url: string;
+  /** The worker's one LISTEN connection, for all its NOTIFY channels. */
+  readonly #notices: NotifyListener;
   readonly #logger: (line: string) => void;
   /** Whether the database can be reached now; every statement reports to it. */
   readonly health: StoreHealth;
@@ -70,13 +71,13 @@ export class PostgresGatewayStore implements SharedStore {
     this.#events = new EventLog(pool);
     this.#transcripts = new PostgresTranscripts(pool, () => this.#worker);
     this.#schedules = new PostgresSchedules(pool);
-    this.#url = url;
-    this.#logger = logger;
     this.health = new StoreHealth({
       name: redactedUrl(url),
       probe: () => pool.query("SELECT 1"),
       logger,
     });
+    this.#notices = new NotifyListener(url, logger, this.health);
+    this.#logger = logger;
     watchPool(pool, this.health);
     // An idle connection the server drops must not crash the process; the health finds out
     // whether the database is gone.
@@ -151,8 +152,8 @@ export class PostgresGatewayStore implements SharedStore {
     worker: string,
     onWake: (messageId: string) => void,
     onReconnect: () => void,
-  ): Promise<NotifyListener> {
-    return listenForWakeUps(this.#url, worker, onWake, onReconnect, this.#logger, this.health);
+  ): Promise<{ close(): Promise<void> }> {
+    return listenForWakeUps(this.#notices, worker, onWake, onReconnect);
   }
 
   async appendEvent(event: GatewayEvent): Promise<number> {
@@ -179,12 +180,12 @@ export class PostgresGatewayStore implements SharedStore {
   listenForEvents(
     onEvent: (event: SharedEvent) => void,
     onReconnect: () => void,
-  ): Promise<NotifyListener> {
-    return this.#events.listen(this.#url, onEvent, onReconnect, this.#logger, this.health);
+  ): Promise<{ close(): Promise<void> }> {
+    return this.#events.listen(this.#notices, onEvent, onReconnect, this.#logger);
   }
 
   permissionLedger(): PermissionLedger {
-    return new PermissionLedger(this.#pool, this.#url, this.#logger, this.health);
+    return new PermissionLedger(this.#pool, this.#notices);
   }
 
   spendLinkCode(nonce: string, expiresAt: Date): Promise<boolean> {
@@ -198,8 +199,8 @@ export class PostgresGatewayStore implements SharedStore {
   listenForSchedules(
     onChange: (scheduleId: string) => void,
     onReconnect: () => void,
-  ): Promise<NotifyListener> {
-    return listenForSchedules(this.#url, onChange, onReconnect, this.#logger, this.health);
+  ): Promise<{ close(): Promise<void> }> {
+    return listenForSchedules(this.#notices, onChange, onReconnect);
   }
 
   appendTranscript(chunk: NewTranscriptChunk): Promise<boolean> {
@@ -412,7 +413,7 @@ export class PostgresGatewayStore implements SharedStore {
 
   async close(): Promise<void> {
     this.health.close();
-    this.#closed ??= this.#pool.end();
+    this.#closed ??= Promise.all([this.#notices.close(), this.#pool.end()]).then(() => {});
     await this.#closed;
   }
 }

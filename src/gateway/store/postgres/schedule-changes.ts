@@ -1,6 +1,5 @@
 import type pg from "pg";
-import type { StoreHealth } from "../store-health.js";
-import { NotifyListener } from "./notify-listener.js";
+import type { NotifyListener } from "./notify-listener.js";
 
 /** The NOTIFY channel on which a worker says it created, changed or deleted a schedule. */
 export const SCHEDULES_CHANNEL = "rudder_schedules";
@@ -15,11 +14,9 @@ export async function announceSchedule(pool: pg.Pool, scheduleId: string): Promi
  * listening connection was lost and made again (changes may have been missed: read them all).
  */
 export function listenForSchedules(
-  url: string,
+  notices: NotifyListener,
   onChange: (scheduleId: string) => void,
   onReconnect: () => void,
-  logger: (line: string) => void,
-  health?: StoreHealth,
-): Promise<NotifyListener> {
-  return NotifyListener.listen(url, SCHEDULES_CHANNEL, onChange, onReconnect, logger, health);
+): Promise<{ close(): Promise<void> }> {
+  return notices.listen(SCHEDULES_CHANNEL, onChange, onReconnect);
 }

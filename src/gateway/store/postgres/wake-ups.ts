@@ -1,6 +1,5 @@
 import { ANY_WORKER } from "../shared-store.js";
-import type { StoreHealth } from "../store-health.js";
-import { NotifyListener } from "./notify-listener.js";
+import type { NotifyListener } from "./notify-listener.js";
 
 /** The NOTIFY channel every worker listens on; each wake-up names the worker it is for. */
 export const WAKE_CHANNEL = "rudder_wake";
@@ -21,13 +20,11 @@ export function wakeNotification(owner: string, messageId: string): [string, unk
  * NotifyListener).
  */
 export function listenForWakeUps(
-  url: string,
+  notices: NotifyListener,
   worker: string,
   onWake: (messageId: string) => void,
   onReconnect: () => void,
-  logger: (line: string) => void,
-  health?: StoreHealth,
-): Promise<NotifyListener> {
+): Promise<{ close(): Promise<void> }> {
   const onPayload = (text: string) => {
     try {
       const payload = JSON.parse(text) as WakePayload;
@@ -37,5 +34,5 @@ export function listenForWakeUps(
       // Not ours to read; another rudder version's, perhaps.
     }
   };
-  return NotifyListener.listen(url, WAKE_CHANNEL, onPayload, onReconnect, logger, health);
+  return notices.listen(WAKE_CHANNEL, onPayload, onReconnect);
 }

@@ -1,0 +1,121 @@
+/**
+ * A worker's NOTIFY traffic on PostgreSQL: one LISTEN connection for all its channels (events,
+ * wake-ups, schedules, permission answers), made again after it is lost with every listener
+ * told.
+ */
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { GatewayEvent } from "../../../src/gateway/events.js";
+import { PostgresGatewayStore } from "../../../src/gateway/store/postgres/postgres-store.js";
+import type { SharedEvent } from "../../../src/gateway/store/shared-store.js";
+import { type PostgresCluster, startPostgresCluster } from "../../fixtures/postgres-cluster.js";
+import { waitFor } from "../helpers.js";
+
+let cluster: PostgresCluster;
+const stores: PostgresGatewayStore[] = [];
+const clients: pg.Client[] = [];
+beforeAll(async () => {
+  cluster = await startPostgresCluster();
+});
+afterAll(async () => {
+  await Promise.all(clients.map((client) => client.end()));
+  await Promise.all(stores.map((store) => store.close()));
+  await cluster?.destroy();
+});
+
+async function open(url: string): Promise<PostgresGatewayStore> {
+  const store = await PostgresGatewayStore.open(url);
+  stores.push(store);
+  return store;
+}
+
+/** A connection of the test's own, to look at the server from outside the stores. */
+async function observer(url: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  clients.push(client);
+  return client;
+}
+
+/** The backends of this database that last ran a LISTEN (the stores' listening connections). */
+async function listening(client: pg.Client): Promise<number[]> {
+  const { rows } = await client.query<{ pid: number }>(
+    `SELECT pid FROM pg_stat_activity
+     WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE 'LISTEN%'`,
+  );
+  return rows.map((row) => row.pid);
+}
+
+const delta = (channelId: string, text: string): GatewayEvent => ({
+  type: "text_delta",
+  text,
+  channelId,
+});
+const textOf = (numbered: SharedEvent) => (numbered.event as { text: string }).text;
+
+describe("a worker's LISTEN connection", () => {
+  it("is one for events, wake-ups, schedules and permission answers, made again with all of them when lost", async () => {
+    const url = await cluster.createDatabase();
+    const [a, b, look] = [await open(url), await open(url), await observer(url)];
+    const heard: string[] = [];
+    const reconnected: string[] = [];
+    const feeds = [
+      await b.listenForEvents(
+        (numbered) => heard.push(`event ${textOf(numbered)}`),
+        () => reconnected.push("events"),
+      ),
+      await b.listenForWakeUps(
+        "worker-b",
+        (messageId) => heard.push(`wake ${messageId}`),
+        () => reconnected.push("wake-ups"),
+      ),
+      await b.listenForSchedules(
+        (scheduleId) => heard.push(`schedule ${scheduleId}`),
+        () => reconnected.push("schedules"),
+      ),
+      await b.permissionLedger().listen(
+        "worker-b",
+        (requestId) => heard.push(`permission ${requestId}`),
+        () => reconnected.push("permissions"),
+      ),
+    ];
+    try {
+      const pids = await listening(look);
+      expect(pids).toHaveLength(1);
+      const everything = async (round: number, total = 4 * round) => {
+        await a.appendEvent(delta("c", `e${round}`));
+        await a.wake("worker-b", `m${round}`);
+        await a.announceSchedule(`s${round}`);
+        await look.query("SELECT pg_notify('rudder_permissions', $1)", [
+          JSON.stringify({ to: "worker-b", id: `p${round}` }),
+        ]);
+        await waitFor(() => heard.length === total, `round ${round} heard`);
+      };
+      await everything(1);
+      // Each in its order; the channels' among them are not (an event may be read back first).
+      expect(heard.sort()).toEqual(["event e1", "permission p1", "schedule s1", "wake m1"]);
+
+      await look.query("SELECT pg_terminate_backend($1)", [pids[0]]);
+      await waitFor(() => reconnected.length === 4, "every listener told of the reconnection");
+      expect(reconnected.sort()).toEqual(["events", "permissions", "schedules", "wake-ups"]);
+      expect(await listening(look)).toHaveLength(1);
+      await everything(2);
+      expect(heard.slice(4).sort()).toEqual([
+        "event e2",
+        "permission p2",
+        "schedule s2",
+        "wake m2",
+      ]);
+
+      // A listener that stops hears nothing more; the others go on, on the same connection.
+      await feeds[1]!.close();
+      await a.wake("worker-b", "m3");
+      await everything(3, 11);
+      expect(heard.slice(8).sort()).toEqual(["event e3", "permission p3", "schedule s3"]);
+    } finally {
+      for (const feed of feeds) await feed.close();
+    }
+    // The last listener gone, so is the connection.
+    await waitFor(async () => (await listening(look)).length === 0, "the connection closed");
+  });
+});
