@@ -155,7 +155,7 @@ export class ChannelOwnership {
    * What the sources deliver through: routed here, or stored for the channel's owner. While
    * this worker shuts down, stored for another worker: the owner woken when another holds the
    * channel, else every worker (the first to claim it routes it); one this worker holds goes
-   * with its leases, to the next worker's sweep.
+   * with its leases (see `stop`).
    */
   async deliver(channelId: string, text: string, source: string): Promise<Delivery> {
     const { router, store } = this.#options;
