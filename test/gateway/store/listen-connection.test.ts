@@ -1,11 +1,13 @@
 /**
  * A worker's NOTIFY traffic on PostgreSQL: one LISTEN connection for all its channels (events,
  * wake-ups, schedules, permission answers), made again after it is lost with every listener
- * told.
+ * told; and an append of several channels' events announced by one notification that another
+ * worker reads in order, a too large one by one notification per event.
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GatewayEvent } from "../../../src/gateway/events.js";
+import { EVENTS_CHANNEL } from "../../../src/gateway/store/postgres/event-log.js";
 import { PostgresGatewayStore } from "../../../src/gateway/store/postgres/postgres-store.js";
 import type { SharedEvent } from "../../../src/gateway/store/shared-store.js";
 import { type PostgresCluster, startPostgresCluster } from "../../fixtures/postgres-cluster.js";
@@ -117,5 +119,54 @@ describe("a worker's LISTEN connection", () => {
     }
     // The last listener gone, so is the connection.
     await waitFor(async () => (await listening(look)).length === 0, "the connection closed");
+  });
+});
+
+describe("an append's announcement", () => {
+  it("is one notification for events of several channels, read in order by another worker", async () => {
+    const url = await cluster.createDatabase();
+    const [a, b, look] = [await open(url), await open(url), await observer(url)];
+    const notifications: string[] = [];
+    look.on("notification", (notification) => notifications.push(notification.payload ?? ""));
+    await look.query(`LISTEN ${EVENTS_CHANNEL}`);
+    const heard: SharedEvent[] = [];
+    const feed = await b.listenForEvents(
+      (numbered) => heard.push(numbered),
+      () => {},
+    );
+    try {
+      const batch = [
+        delta("one", "a"),
+        delta("two", "b"),
+        delta("one", "c"),
+        delta("three", "d"),
+        delta("two", "e"),
+      ];
+      const ids = await a.appendEvents(batch);
+      await waitFor(() => heard.length === 5, "the batch");
+      expect(heard).toEqual(ids.map((id, index) => ({ id, event: batch[index] })));
+      expect(notifications).toHaveLength(1);
+
+      // Too large together for one notification (8000 bytes), each small enough alone, and
+      // one too large even alone: one notification each, the large one read back.
+      const big = (channelId: string, letter: string) => delta(channelId, letter.repeat(3000));
+      const large = [
+        big("one", "f"),
+        big("two", "g"),
+        big("one", "h"),
+        delta("two", "i".repeat(9000)),
+      ];
+      const moreIds = await a.appendEvents(large);
+      await waitFor(() => heard.length === 9, "the large batch");
+      expect(heard.slice(5)).toEqual(moreIds.map((id, index) => ({ id, event: large[index] })));
+      expect(notifications).toHaveLength(5);
+      // Every channel's events in order, as stored.
+      for (const channelId of ["one", "two", "three"]) {
+        const stored = await b.eventsAfter(channelId, undefined, 100);
+        expect(heard.filter((numbered) => numbered.event.channelId === channelId)).toEqual(stored);
+      }
+    } finally {
+      await feed.close();
+    }
   });
 });

@@ -3,6 +3,7 @@ import type pg from "pg";
 import type { GatewayEvent } from "../../events.js";
 import type { SharedEvent } from "../shared-store.js";
 import { isStoreUnavailable } from "../store-unavailable-error.js";
+import { fitsOneNotice, noticeItemsJson, readNotice } from "./event-notices.js";
 import type { NotifyListener } from "./notify-listener.js";
 import { preparedQuery } from "./prepared-query.js";
 
@@ -14,19 +15,53 @@ const KEEP_HOURS = 1;
 /** Old events are pruned once per this many appends by a worker. */
 const PRUNE_EVERY = 500;
 
-interface EventPayload {
-  id: number;
-  c: string;
-  /** The event itself, left out when the notification would pass NOTIFY's 8000-byte limit. */
-  e?: GatewayEvent;
-}
+/** The events given (`$1`, see `noticeItemsJson`) stored in order, each channel's lock first. */
+const STORED = `items AS (
+    SELECT item->>'c' AS channel_id, item->'e' AS event, position
+    FROM json_array_elements($1::text::json) WITH ORDINALITY AS list(item, position)
+  ),
+  locked AS (
+    SELECT count(pg_advisory_xact_lock(key)) AS locks FROM (
+      SELECT DISTINCT hashtext('rudder_events:' || channel_id) AS key FROM items ORDER BY key
+    ) keys
+  ),
+  stored AS (
+    INSERT INTO events (channel_id, event)
+    SELECT channel_id, event FROM locked, items
+    ORDER BY position
+    RETURNING id, channel_id, event
+  )`;
+
+/**
+ * The append announced by one NOTIFY: the ids (ascending, as the rows were inserted in order)
+ * and the items as given, so nothing is built per event here.
+ */
+const APPEND_ONE_NOTICE = `WITH ${STORED},
+  sent AS (
+    SELECT pg_notify($2, '{"ids":[' || ids || '],"items":' || $1::text || '}') FROM (
+      SELECT string_agg(id::text, ',' ORDER BY id) AS ids FROM stored
+    ) listed
+  )
+  SELECT id FROM stored, sent ORDER BY id`;
+
+/** The append of events too many or large for one NOTIFY: one each, a large one by its id. */
+const APPEND_EACH_NOTICE = `WITH ${STORED},
+  payload AS (
+    SELECT id, json_build_object('id', id, 'c', channel_id, 'e', event)::text AS whole,
+           json_build_object('id', id, 'c', channel_id)::text AS brief
+    FROM stored ORDER BY id
+  )
+  SELECT id, pg_notify($2, CASE WHEN octet_length(whole) < 7900 THEN whole ELSE brief END)
+  FROM payload`;
 
 /**
  * The channels' events in the `events` table, so that every worker streams every channel's
  * events with ids that mean the same on all of them. An append takes the channel's advisory
  * lock for its statement, so one channel's events commit in id order whichever worker writes
- * them, and a client resuming after an id misses none. Each append is announced with a
- * NOTIFY carrying the event (or only its id when it is large).
+ * them, and a client resuming after an id misses none. Each append is announced by one
+ * NOTIFY carrying its ids and events, so that each worker's listening client reads one message
+ * however many events and channels the append held (an append past NOTIFY's 8000 bytes: one
+ * NOTIFY per event, a large event by its id, read back from the table).
  */
 export class EventLog {
   readonly #pool: pg.Pool;
@@ -43,35 +78,12 @@ export class EventLog {
    */
   async append(events: GatewayEvent[]): Promise<number[]> {
     if (events.length === 0) return [];
-    const items = events.map(
-      (event) => `{"c":${JSON.stringify(event.channelId)},"e":${JSON.stringify(event)}}`,
-    );
+    const items = noticeItemsJson(events);
     const { rows } = await this.#pool.query<{ id: string }>(
-      preparedQuery(
-        `WITH items AS (
-         SELECT item->>'c' AS channel_id, item->'e' AS event, position
-         FROM json_array_elements($1::json) WITH ORDINALITY AS list(item, position)
-       ),
-       locked AS (
-         SELECT count(pg_advisory_xact_lock(key)) AS locks FROM (
-           SELECT DISTINCT hashtext('rudder_events:' || channel_id) AS key FROM items ORDER BY key
-         ) keys
-       ),
-       stored AS (
-         INSERT INTO events (channel_id, event)
-         SELECT channel_id, event FROM locked, items
-         ORDER BY position
-         RETURNING id, channel_id, event
-       ),
-       payload AS (
-         SELECT id, json_build_object('id', id, 'c', channel_id, 'e', event)::text AS whole,
-                json_build_object('id', id, 'c', channel_id)::text AS brief
-         FROM stored ORDER BY id
-       )
-       SELECT id, pg_notify($2, CASE WHEN octet_length(whole) < 7900 THEN whole ELSE brief END)
-       FROM payload`,
-        [`[${items.join(",")}]`, EVENTS_CHANNEL],
-      ),
+      preparedQuery(fitsOneNotice(items, events.length) ? APPEND_ONE_NOTICE : APPEND_EACH_NOTICE, [
+        items,
+        EVENTS_CHANNEL,
+      ]),
     );
     this.#appends += events.length;
     if (this.#appends >= PRUNE_EVERY) {
@@ -138,25 +150,34 @@ export class EventLog {
     logger: (line: string) => void,
   ): Promise<{ close(): Promise<void> }> {
     let chain = Promise.resolve();
+    /** Events being read back, and those queued behind them to keep the order. */
+    let queued = 0;
+    const failed = (id: number, error: unknown) => {
+      // An outage is logged once, by the health; the reconnect's catch-up reads it again.
+      if (!isStoreUnavailable(error))
+        logger(`gateway: could not read event ${id}: ${String(error)}`);
+    };
     const onPayload = (text: string) => {
-      let payload: EventPayload;
-      try {
-        payload = JSON.parse(text) as EventPayload;
-      } catch {
-        return;
-      }
-      if (typeof payload.id !== "number" || typeof payload.c !== "string") return;
-      chain = chain
-        .then(async () => {
-          const event = payload.e ?? (await this.#read(payload.id));
-          if (event) onEvent({ id: payload.id, event });
-        })
-        .catch((error: unknown) => {
-          // An outage is logged once, by the health; the reconnect's catch-up reads it again.
-          if (!isStoreUnavailable(error)) {
-            logger(`gateway: could not read event ${payload.id}: ${String(error)}`);
+      for (const { id, e } of readNotice(text)) {
+        if (e !== undefined && queued === 0) {
+          try {
+            onEvent({ id, event: e });
+          } catch (error) {
+            failed(id, error);
           }
-        });
+          continue;
+        }
+        queued += 1;
+        chain = chain
+          .then(async () => {
+            const event = e ?? (await this.#read(id));
+            if (event) onEvent({ id, event });
+          })
+          .catch((error: unknown) => failed(id, error))
+          .finally(() => {
+            queued -= 1;
+          });
+      }
     };
     return notices.listen(EVENTS_CHANNEL, onPayload, onReconnect);
   }
