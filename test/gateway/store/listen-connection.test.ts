@@ -34,6 +34,8 @@ async function open(url: string): Promise<PostgresGatewayStore> {
 /** A connection of the test's own, to look at the server from outside the stores. */
 async function observer(url: string): Promise<pg.Client> {
   const client = new pg.Client({ connectionString: url });
+  // The last test stops the server under it.
+  client.on("error", () => {});
   await client.connect();
   clients.push(client);
   return client;
@@ -145,7 +147,14 @@ describe("an append's announcement", () => {
       const ids = await a.appendEvents(batch);
       await waitFor(() => heard.length === 5, "the batch");
       expect(heard).toEqual(ids.map((id, index) => ({ id, event: batch[index] })));
-      expect(notifications).toHaveLength(1);
+      // Notifications arrive in order: once the next append's is in, the batch's all are.
+      const counted = async () => {
+        const mark = `mark ${notifications.length}`;
+        await a.appendEvent(delta("marks", mark));
+        await waitFor(() => notifications.at(-1)?.includes(mark), "the mark's notification");
+        return notifications.length - 1;
+      };
+      expect(await counted()).toBe(1);
 
       // Too large together for one notification (8000 bytes), each small enough alone, and
       // one too large even alone: one notification each, the large one read back.
@@ -157,9 +166,10 @@ describe("an append's announcement", () => {
         delta("two", "i".repeat(9000)),
       ];
       const moreIds = await a.appendEvents(large);
-      await waitFor(() => heard.length === 9, "the large batch");
-      expect(heard.slice(5)).toEqual(moreIds.map((id, index) => ({ id, event: large[index] })));
-      expect(notifications).toHaveLength(5);
+      await waitFor(() => heard.length === 10, "the large batch");
+      const heardLarge = heard.filter((numbered) => numbered.event.channelId !== "marks").slice(5);
+      expect(heardLarge).toEqual(moreIds.map((id, index) => ({ id, event: large[index] })));
+      expect(await counted()).toBe(2 + 4);
       // Every channel's events in order, as stored.
       for (const channelId of ["one", "two", "three"]) {
         const stored = await b.eventsAfter(channelId, undefined, 100);
@@ -169,4 +179,41 @@ describe("an append's announcement", () => {
       await feed.close();
     }
   });
+});
+
+describe("a listener added around an outage", () => {
+  it("is refused while the database is away, and once it is back shares the one connection, the earlier listeners told", async () => {
+    const url = await cluster.createDatabase();
+    const [a, b] = [await open(url), await open(url)];
+    const heard: string[] = [];
+    const reconnected: string[] = [];
+    const feeds = [
+      await b.listenForEvents(
+        (numbered) => heard.push(`event ${textOf(numbered)}`),
+        () => reconnected.push("events"),
+      ),
+      await b.listenForSchedules(
+        (scheduleId) => heard.push(`schedule ${scheduleId}`),
+        () => reconnected.push("schedules"),
+      ),
+    ];
+    try {
+      await cluster.stop();
+      const wake = (messageId: string) => heard.push(`wake ${messageId}`);
+      await expect(b.listenForWakeUps("worker-b", wake, () => {})).rejects.toThrow();
+      await cluster.start();
+      // At once, whether or not the lost connection's retry came first.
+      feeds.push(await b.listenForWakeUps("worker-b", wake, () => reconnected.push("wake-ups")));
+      await waitFor(() => reconnected.length === 2, "the earlier listeners told", 30_000);
+      expect(reconnected.sort()).toEqual(["events", "schedules"]);
+      expect(await listening(await observer(url))).toHaveLength(1);
+      await a.appendEvent(delta("c", "after"));
+      await a.wake("worker-b", "m-after");
+      await a.announceSchedule("s-after");
+      await waitFor(() => heard.length === 3, "all three heard");
+      expect(heard.sort()).toEqual(["event after", "schedule s-after", "wake m-after"]);
+    } finally {
+      for (const feed of feeds) await feed.close();
+    }
+  }, 60_000);
 });

@@ -67,8 +67,11 @@ export class NotifyListener {
       const client = this.#client;
       // While a connection is being made, the channels added meanwhile are listened on
       // before it counts as made (see #connect).
+      // Another subscriber's LISTEN of the channel may still be on its way: what was sent is
+      // answered first.
       if (client === undefined) await this.#connectNow();
       else if (first) await this.#send(client, `LISTEN ${channel}`);
+      else await this.#sent;
     } catch (error) {
       this.#unsubscribe(channel, subscription);
       throw error;
