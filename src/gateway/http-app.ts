@@ -15,6 +15,7 @@ import type { PermissionRequests } from "./permission-requests.js";
 import { requestGuard } from "./request-guard.js";
 import { GatewayClosedError, type Router } from "./router.js";
 import { InvalidScheduleError, type Scheduler } from "./scheduler.js";
+import { SHUTDOWN_RETRY_AFTER_SECONDS, shuttingDownReason } from "./shutting-down.js";
 import { channelEvents } from "./sse-route.js";
 import { serveStatic } from "./static-files.js";
 import type { GatewayStore } from "./store/store.js";
@@ -27,7 +28,7 @@ import { TrustedProxies } from "./trusted-proxies.js";
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 export interface HealthInfo {
-  /** False while the store cannot be reached (the answer is then a 503). */
+  /** False while the store cannot be reached or the worker shuts down (then a 503; see below). */
   ok: boolean;
   version: string;
   engine: string;
@@ -56,6 +57,7 @@ export interface HttpAppOptions {
   /** With a networked store: whether it can be reached now (see `StoreHealth`). */
   storeStatus?: () => StoreStatus;
   webRoot: string;
+  /** Aborted when the gateway begins to shut down. */
   closing: AbortSignal;
   heartbeatMs?: number;
   /** The caps on open event streams. */
@@ -156,9 +158,10 @@ function channelParam(value: string | undefined): string {
  * `requestGuard`). Every `/api` route but `GET /api/health` needs
  * `Authorization: Bearer <token>`; the event stream also takes `?token=`, as EventSource
  * cannot set headers (elsewhere `?token=` is a 401). Errors are JSON `{error}` with a
- * 4xx status (503 past the event-stream caps or while the store cannot be reached, with
- * `Retry-After` and the reason, 401 token, 400 bad body, id or malformed percent-encoding in the path, 404 unknown, 409 conflict, 413 body over 1 MiB,
- * 503 not routing); an unexpected failure is a 500 `{error}` without a stack.
+ * 4xx status (401 token, 400 bad body, id or malformed percent-encoding in the path, 404
+ * unknown, 409 conflict, 413 body over 1 MiB) or a 503 with `Retry-After` and the reason (past
+ * the event-stream caps, while the store cannot be reached, while not routing: starting or
+ * shutting down); an unexpected failure is a 500 `{error}` without a stack.
  *
  *   POST   /api/channels/:id/messages {text} -> 202 {id, disposition}
  *   POST   /api/channels/:id/compact {instructions?} -> {command, preTokens, postTokens,
@@ -180,18 +183,24 @@ function channelParam(value: string | undefined): string {
  *   DELETE /api/schedules/:id                -> {deleted: id} | 404
  *   GET    /api/health (no token)            -> {ok, version, engine, demo, hint?, worker?, store?}
  *                                                | 503 the same, ok false, while the store is down
+ *                                                  or from the start of a shutdown (+ error)
  *   POST   /api/link-codes                   -> 201 {code, expiresAt} (for `rudder link`)
  *   POST   /api/link-codes/redeem {code} (no token) -> {token} | 401 unknown, used or expired
  */
 export function createHttpApp(options: HttpAppOptions): Hono {
   const { router, store, bus, pool, scheduler, permissions } = options;
   const app = new Hono();
+  const shuttingDown = shuttingDownReason(options.health.worker);
 
   app.onError((error, context) => {
     if (error instanceof HTTPException) {
       return context.json({ error: error.message }, error.status);
     }
-    if (error instanceof GatewayClosedError) return context.json({ error: error.message }, 503);
+    if (error instanceof GatewayClosedError) {
+      context.header("retry-after", String(SHUTDOWN_RETRY_AFTER_SECONDS));
+      const reason = options.closing.aborted ? shuttingDown : error.message;
+      return context.json({ error: reason }, 503);
+    }
     if (isStoreUnavailable(error)) {
       context.header("retry-after", String(error.retryAfterSeconds));
       return context.json({ error: error.message }, 503);
@@ -226,6 +235,11 @@ export function createHttpApp(options: HttpAppOptions): Hono {
 
   app.get("/api/health", (context) => {
     const store = options.storeStatus?.();
+    if (options.closing.aborted) {
+      context.header("retry-after", String(SHUTDOWN_RETRY_AFTER_SECONDS));
+      const answer = { ...options.health, ok: false, ...(store ? { store } : {}) };
+      return context.json({ ...answer, error: shuttingDown }, 503);
+    }
     if (store === undefined) return context.json(options.health);
     return context.json({ ...options.health, ok: store.ok, store }, store.ok ? 200 : 503);
   });

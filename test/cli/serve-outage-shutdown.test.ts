@@ -2,7 +2,8 @@
  * `rudder serve --store postgres://...` stopped with SIGTERM while its database is down, holding
  * the answer of a turn that ended during the outage: it waits up to --shutdown-wait for the
  * database, stores the answer once it is back, and the next owner of the channel does not
- * redo the turn; a wait that runs out names what was not stored, and the next owner answers it.
+ * redo the turn (meanwhile its health and a message are 503s saying it is shutting down); a wait
+ * that runs out names what was not stored, and the next owner answers it.
  * A real PostgreSQL server, stopped and started; fake Claude CLIs as agents.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -154,6 +155,24 @@ describe("rudder serve stopped while its database is down", () => {
         () => first.run.stderr().includes("gateway: stopping while the store is unavailable"),
         "the worker to say it waits",
       );
+      // Meanwhile it says it is shutting down, so a load balancer and clients go elsewhere.
+      const health = await fetch(`${first.url}/api/health`);
+      expect(health.status).toBe(503);
+      expect(health.headers.get("retry-after")).toBe("1");
+      const answer = (await health.json()) as { worker: string; error: string };
+      expect(answer).toMatchObject({
+        ok: false,
+        store: { ok: false },
+        error: `worker ${answer.worker} is shutting down; send again through another worker`,
+      });
+      const refused = await fetch(`${first.url}/api/channels/kept/messages`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${first.token}`, "content-type": "application/json" },
+        body: JSON.stringify({ text: "too late" }),
+      });
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get("retry-after")).toBe("1");
+      expect(await refused.json()).toEqual({ error: answer.error });
     } finally {
       await cluster.start();
     }
