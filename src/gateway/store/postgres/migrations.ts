@@ -123,6 +123,31 @@ export const migrations: readonly string[] = [
   ALTER TABLE transcript_chunks DROP CONSTRAINT transcript_chunks_pkey;
   ALTER TABLE transcript_chunks ADD PRIMARY KEY (session_id, file, start_offset);
   `,
+  // A batch of delivery marks and started counts (see message-updates.ts) in one statement, each
+  // an update of its own by the message's key: the plan of `id = item.i` inside a function
+  // always takes the index, where a join of `messages` with a list of ids may be planned as a
+  // scan of the whole table and kept so for the connection's life.
+  `
+  CREATE FUNCTION rudder_message_updates(p_items json, p_at timestamptz) RETURNS void
+  LANGUAGE plpgsql AS $$
+  DECLARE
+    item record;
+  BEGIN
+    FOR item IN SELECT * FROM json_to_recordset(p_items) AS t(i text, s text, r text) LOOP
+      IF item.s IS NULL THEN
+        UPDATE messages SET attempts = attempts + 1, attempted_in = item.r
+        WHERE id = item.i AND attempted_in IS DISTINCT FROM item.r
+          AND state IS DISTINCT FROM 'answered';
+      ELSE
+        UPDATE messages SET state = item.s, updated_at = p_at,
+          deliveries = deliveries + (item.r IS NOT NULL AND delivered_in IS DISTINCT FROM item.r)::int,
+          delivered_in = coalesce(item.r, delivered_in)
+        WHERE id = item.i AND state IS DISTINCT FROM 'answered';
+      END IF;
+    END LOOP;
+  END
+  $$;
+  `,
 ];
 
 /** The schema version a fully migrated database reports. */

@@ -1,7 +1,6 @@
 import pg from "pg";
 import type { ContextUsage } from "../../context-usage.js";
 import type { GatewayEvent, MessageState } from "../../events.js";
-import { newMessageId } from "../message-id.js";
 import type { ScheduleChange } from "../rows.js";
 import type { SharedEvent, SharedStore, WorkerLeases } from "../shared-store.js";
 import type {
@@ -23,6 +22,7 @@ import {
 } from "../transcript-chunks.js";
 import { ChannelLeases } from "./channel-leases.js";
 import { EventLog } from "./event-log.js";
+import { MessageWrites } from "./message-writes.js";
 import { migrate } from "./migrations.js";
 import { NotifyListener } from "./notify-listener.js";
 import { PermissionLedger } from "./permission-ledger.js";
@@ -56,6 +56,7 @@ export interface PostgresStoreOptions {
 export class PostgresGatewayStore implements SharedStore {
   readonly #pool: pg.Pool;
   readonly #events: EventLog;
+  readonly #writes: MessageWrites;
   readonly #transcripts: PostgresTranscripts;
   readonly #schedules: PostgresSchedules;
   /** The worker's one LISTEN connection, for all its NOTIFY channels. */
@@ -69,6 +70,7 @@ export class PostgresGatewayStore implements SharedStore {
   private constructor(pool: pg.Pool, url: string, logger: (line: string) => void) {
     this.#pool = pool;
     this.#events = new EventLog(pool);
+    this.#writes = new MessageWrites(pool);
     this.#transcripts = new PostgresTranscripts(pool, () => this.#worker);
     this.#schedules = new PostgresSchedules(pool);
     this.health = new StoreHealth({
@@ -295,7 +297,7 @@ export class PostgresGatewayStore implements SharedStore {
   }
 
   async insertUserMessage(channelId: string, text: string, source: string): Promise<MessageRecord> {
-    return this.#insertMessage(channelId, "user", "user", text, "received", source);
+    return this.#writes.insert(channelId, "user", "user", text, "received", source);
   }
 
   async insertSystemMessage(
@@ -303,7 +305,7 @@ export class PostgresGatewayStore implements SharedStore {
     text: string,
     kind: "error" | "compaction" | "reset" = "error",
   ): Promise<MessageRecord> {
-    return this.#insertMessage(channelId, "system", kind, text, null, "gateway");
+    return this.#writes.insert(channelId, "system", kind, text, null, "gateway");
   }
 
   async insertAgentMessage(
@@ -311,32 +313,7 @@ export class PostgresGatewayStore implements SharedStore {
     text: string,
     kind: "reply" | "error",
   ): Promise<MessageRecord> {
-    return this.#insertMessage(channelId, "assistant", kind, text, null, "agent");
-  }
-
-  /** The channel's upsert and the message's insert in one statement, so one round trip. */
-  async #insertMessage(
-    channelId: string,
-    role: MessageRecord["role"],
-    kind: MessageRecord["kind"],
-    text: string,
-    state: MessageState | null,
-    source: string,
-  ): Promise<MessageRecord> {
-    const now = new Date();
-    const [row] = await this.#rows<MessageRow>(
-      `WITH channel AS (
-         INSERT INTO channels (id, created_at, last_activity_at) VALUES ($2, $8, $8)
-         ON CONFLICT (id) DO UPDATE SET last_activity_at = excluded.last_activity_at
-         RETURNING id
-       )
-       INSERT INTO messages (id, channel_id, role, kind, text, state, source, created_at,
-         updated_at)
-       SELECT $1, channel.id, $3, $4, $5, $6, $7, $8, $8 FROM channel
-       RETURNING *`,
-      [newMessageId(), channelId, role, kind, text, state, source, now],
-    );
-    return toMessage(row!);
+    return this.#writes.insert(channelId, "assistant", kind, text, null, "agent");
   }
 
   async getMessage(messageId: string): Promise<MessageRecord | null> {
@@ -354,22 +331,14 @@ export class PostgresGatewayStore implements SharedStore {
     return rows.map(toMessage);
   }
 
-  async setMessageState(messageId: string, state: MessageState, run?: string): Promise<void> {
-    await this.#rows(
-      `UPDATE messages SET state = $1, updated_at = $2,
-         deliveries = deliveries + ($3::text IS NOT NULL AND delivered_in IS DISTINCT FROM $3)::int,
-         delivered_in = coalesce($3, delivered_in)
-       WHERE id = $4 AND state IS DISTINCT FROM 'answered'`,
-      [state, new Date(), run ?? null, messageId],
-    );
+  /** Batched with other messages' (see `MessageWrites`). */
+  setMessageState(messageId: string, state: MessageState, run?: string): Promise<void> {
+    return this.#writes.setState(messageId, state, run);
   }
 
-  async countStarted(messageId: string, run: string): Promise<void> {
-    await this.#rows(
-      `UPDATE messages SET attempts = attempts + 1, attempted_in = $1
-       WHERE id = $2 AND attempted_in IS DISTINCT FROM $1 AND state IS DISTINCT FROM 'answered'`,
-      [run, messageId],
-    );
+  /** Batched with other messages' (see `MessageWrites`). */
+  countStarted(messageId: string, run: string): Promise<void> {
+    return this.#writes.countStarted(messageId, run);
   }
 
   /** One statement: see `settleStatement`. */

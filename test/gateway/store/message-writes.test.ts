@@ -1,0 +1,173 @@
+/**
+ * The PostgreSQL store's batched writes of single messages (message-writes.ts), against a real
+ * server: what is asked in one turn of the event loop goes in one statement, in order, and the
+ * records given back are what is stored; one bad item fails only its caller; the marks and
+ * counts find each message by its key whatever plan the connection keeps.
+ */
+import pg from "pg";
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { MessageWrites } from "../../../src/gateway/store/postgres/message-writes.js";
+import { PostgresGatewayStore } from "../../../src/gateway/store/postgres/postgres-store.js";
+import { type PostgresCluster, startPostgresCluster } from "../../fixtures/postgres-cluster.js";
+
+let cluster: PostgresCluster;
+const closing: Array<() => Promise<unknown>> = [];
+beforeAll(async () => {
+  cluster = await startPostgresCluster();
+});
+afterEach(async () => {
+  for (const close of closing.splice(0).reverse()) await close();
+});
+afterAll(async () => {
+  await cluster?.destroy();
+});
+
+/** A migrated database, its store, and `MessageWrites` on a pool whose statements are counted. */
+async function fixture(poolOptions: pg.PoolConfig = {}) {
+  const url = await cluster.createDatabase();
+  const store = await PostgresGatewayStore.open(url);
+  closing.push(() => store.close());
+  const pool = new pg.Pool({ connectionString: url, ...poolOptions });
+  closing.push(() => pool.end());
+  const sent: string[] = [];
+  const query = pool.query.bind(pool) as (config: pg.QueryConfig) => Promise<pg.QueryResult>;
+  pool.query = ((config: pg.QueryConfig) => {
+    sent.push(config.text);
+    return query(config);
+  }) as typeof pool.query;
+  return { url, store, pool, sent, writes: new MessageWrites(pool) };
+}
+
+it("stores the messages asked in one turn in one statement, in order, as the records given back", async () => {
+  const { store, sent, writes } = await fixture();
+  const asked = Array.from({ length: 30 }, (_, index) =>
+    writes.insert(`c${index % 3}`, "user", "user", `message ${index}`, "received", "http"),
+  );
+  const records = await Promise.all(asked);
+  expect(sent).toHaveLength(1);
+  for (const record of records) {
+    expect(await store.getMessage(record.id)).toEqual(record);
+  }
+  for (const channel of ["c0", "c1", "c2"]) {
+    const texts = (await store.listMessages(channel)).map((message) => message.text);
+    const expected = records.filter((record) => record.channelId === channel).map((r) => r.text);
+    expect(texts).toEqual(expected);
+    expect(texts).toHaveLength(10);
+  }
+  expect((await store.listChannels()).map((channel) => channel.id).sort()).toEqual([
+    "c0",
+    "c1",
+    "c2",
+  ]);
+});
+
+it("sends what is asked while a statement runs in the next one", async () => {
+  const { sent, writes } = await fixture();
+  const first = writes.insert("c1", "user", "user", "first", "received", "http");
+  // Asked once the first statement is on its way (after the turn it was asked in).
+  await new Promise((resolve) => setImmediate(resolve));
+  const later = Array.from({ length: 5 }, (_, index) =>
+    writes.insert("c1", "user", "user", `later ${index}`, "received", "http"),
+  );
+  await Promise.all([first, ...later]);
+  expect(sent).toHaveLength(2);
+});
+
+it("applies marks and started counts of one turn in one statement, in the order asked", async () => {
+  const { store, sent, writes } = await fixture();
+  const one = await store.insertUserMessage("c1", "one", "http");
+  const two = await store.insertUserMessage("c2", "two", "http");
+  const before = sent.length;
+  await Promise.all([
+    writes.setState(one.id, "received", "run-a"),
+    writes.countStarted(one.id, "run-a"),
+    // The same run again counts nothing more; another run counts once more.
+    writes.setState(one.id, "steered", "run-a"),
+    writes.countStarted(one.id, "run-a"),
+    writes.setState(two.id, "received", "run-a"),
+    writes.setState(two.id, "received", "run-b"),
+    writes.countStarted(two.id, "run-b"),
+  ]);
+  expect(sent.length - before).toBe(1);
+  expect(await store.getMessage(one.id)).toMatchObject({
+    state: "steered",
+    deliveries: 1,
+    attempts: 1,
+  });
+  expect(await store.getMessage(two.id)).toMatchObject({
+    state: "received",
+    deliveries: 2,
+    attempts: 1,
+  });
+  // An answered message is left as it is.
+  await store.settle({
+    messageIds: [two.id],
+    state: "answered",
+    reply: { kind: "reply", text: "done" },
+  });
+  await Promise.all([
+    writes.setState(two.id, "failed", "run-c"),
+    writes.countStarted(two.id, "run-c"),
+  ]);
+  expect(await store.getMessage(two.id)).toMatchObject({
+    state: "answered",
+    deliveries: 2,
+    attempts: 1,
+  });
+});
+
+it("fails only the caller whose message the database refuses; the others are stored", async () => {
+  const { store, sent, writes } = await fixture();
+  const results = await Promise.allSettled([
+    writes.insert("c1", "user", "user", "before", "received", "http"),
+    // PostgreSQL's text cannot hold a NUL character.
+    writes.insert("c1", "user", "user", "bad \u0000 text", "received", "http"),
+    writes.insert("c2", "user", "user", "after", "received", "http"),
+  ]);
+  expect(results.map((result) => result.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+  const refused = results[1] as PromiseRejectedResult;
+  expect(String(refused.reason)).toMatch(/unicode|\\u0000/i);
+  // The batch, then each alone.
+  expect(sent).toHaveLength(4);
+  expect((await store.listMessages("c1")).map((message) => message.text)).toEqual(["before"]);
+  expect((await store.listMessages("c2")).map((message) => message.text)).toEqual(["after"]);
+});
+
+it("finds each message by its key in the plan a connection keeps, however the table grew", async () => {
+  // One connection, planning generically from the first call (as it may after five): a plan
+  // that joined the batch with a scan of `messages` would show as sequential scans.
+  const { store, pool, writes } = await fixture({
+    max: 1,
+    options: "-c plan_cache_mode=force_generic_plan",
+  });
+  const first = await store.insertUserMessage("c1", "first", "http");
+  await writes.setState(first.id, "received", "run-a");
+  for (let round = 0; round < 20; round += 1) {
+    await Promise.all(
+      Array.from({ length: 50 }, (_, index) =>
+        store.insertUserMessage(`c${index % 5}`, `filler ${round} ${index}`, "http"),
+      ),
+    );
+  }
+  const ids = (await store.listMessages("c2", 20)).map((message) => message.id);
+  const scans = async () => {
+    await pool.query("SELECT pg_stat_force_next_flush()");
+    // The flush happens as the connection goes idle; the next statement reads it.
+    const { rows } = await pool.query<{ seq_scan: string; idx_scan: string }>(
+      "SELECT seq_scan, idx_scan FROM pg_stat_user_tables WHERE relname = 'messages'",
+    );
+    return { seq: Number(rows[0]!.seq_scan), index: Number(rows[0]!.idx_scan) };
+  };
+  await scans();
+  const before = await scans();
+  await Promise.all(
+    ids.flatMap((id) => [
+      writes.setState(id, "received", "run-b"),
+      writes.countStarted(id, "run-b"),
+    ]),
+  );
+  const after = await scans();
+  expect(after.seq - before.seq).toBe(0);
+  expect(after.index - before.index).toBeGreaterThanOrEqual(ids.length * 2);
+  expect(await store.getMessage(ids[0]!)).toMatchObject({ deliveries: 1, attempts: 1 });
+});
