@@ -64,7 +64,8 @@ export function patientWrites<Store extends GatewayStore & Partial<SharedStore>>
   /** Whether this worker drives the channel (false: another worker took it). */
   drives: (channelId: string) => boolean = () => true,
 ): PatientWrites<Store> {
-  const pending = new Set<{ name: string }>();
+  /** Named when asked (`pending`), not on every write. */
+  const pending = new Set<{ name: () => string }>();
   let onDrained: Array<() => void> = [];
   /** Runs `write` until it finds the store up, or until `moot()` says it is no longer wanted. */
   const retried = async (write: () => Promise<unknown>, moot = () => false) => {
@@ -79,7 +80,7 @@ export function patientWrites<Store extends GatewayStore & Partial<SharedStore>>
       }
     }
   };
-  const patient = async (name: string, write: () => Promise<unknown>): Promise<unknown> => {
+  const patient = async (name: () => string, write: () => Promise<unknown>): Promise<unknown> => {
     const entry = { name };
     pending.add(entry);
     try {
@@ -89,32 +90,45 @@ export function patientWrites<Store extends GatewayStore & Partial<SharedStore>>
       if (pending.size === 0) for (const resolve of onDrained.splice(0)) resolve();
     }
   };
+  /** Each method's wrapper, made once (the router calls a few of them for every message). */
+  const wrappers = new Map<string | symbol, unknown>();
+  const wrap = (property: string | symbol, value: unknown): unknown => {
+    const method = (value as (...args: unknown[]) => Promise<unknown>).bind(store);
+    if (property === HELD_EVENTS) {
+      return (events: GatewayEvent[]) => {
+        let left = events;
+        return retried(
+          () => method(left),
+          () => {
+            left = left.filter((event) => drives(event.channelId));
+            return left.length === 0;
+          },
+        ).then((ids) => ids ?? []);
+      };
+    }
+    const describe = typeof property === "string" ? HELD_WRITES[property] : undefined;
+    if (describe === undefined) return method;
+    return (...args: unknown[]) =>
+      patient(
+        () => (describe as (...args: unknown[]) => string)(...args),
+        () => method(...args),
+      );
+  };
   const proxy = new Proxy(store, {
     get(target, property) {
       const value: unknown = Reflect.get(target, property, target);
       if (typeof value !== "function") return value;
-      const method = value.bind(target) as (...args: unknown[]) => Promise<unknown>;
-      if (property === HELD_EVENTS) {
-        return (events: GatewayEvent[]) => {
-          let left = events;
-          return retried(
-            () => method(left),
-            () => {
-              left = left.filter((event) => drives(event.channelId));
-              return left.length === 0;
-            },
-          ).then((ids) => ids ?? []);
-        };
+      let wrapper = wrappers.get(property);
+      if (wrapper === undefined) {
+        wrapper = wrap(property, value);
+        wrappers.set(property, wrapper);
       }
-      const describe = typeof property === "string" ? HELD_WRITES[property] : undefined;
-      if (describe === undefined) return method;
-      return (...args: unknown[]) =>
-        patient((describe as (...args: unknown[]) => string)(...args), () => method(...args));
+      return wrapper;
     },
   });
   return {
     store: proxy,
-    pending: () => [...pending].map((entry) => entry.name),
+    pending: () => [...pending].map((entry) => entry.name()),
     drained(until) {
       if (pending.size === 0) return Promise.resolve(true);
       if (until.aborted) return Promise.resolve(false);

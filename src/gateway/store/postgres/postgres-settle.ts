@@ -1,7 +1,6 @@
 import type pg from "pg";
 import { newMessageId } from "../message-id.js";
 import type { MessageRecord, Settlement } from "../store.js";
-import { type MessageRow, toMessage } from "./postgres-rows.js";
 import { preparedQuery } from "./prepared-query.js";
 
 /**
@@ -18,6 +17,8 @@ const MANY = "id = ANY($1::text[])";
  * settling the same message answer it once), the channel's lease checked when this worker is
  * fenced (`FOR SHARE` holds off a take-over until the answer is written; another owner's lease
  * writes nothing), then the states, the reply, the channel's activity (and context usage, when given) and the turn.
+ * The reply's record is built here from what was written (reading the row back costs a worker
+ * the parsing of every column).
  */
 export async function settleStatement(
   pool: pg.Pool,
@@ -27,7 +28,9 @@ export async function settleStatement(
   const { messageIds, state, reply, turn } = settlement;
   if (messageIds.length === 0) return null;
   const one = messageIds.length === 1;
-  const { rows } = await pool.query<MessageRow>(
+  const at = new Date();
+  const replyId = newMessageId();
+  const { rows } = await pool.query<{ channel_id: string; reply_to: string }>(
     preparedQuery(
       `WITH locked AS (
        SELECT id, channel_id, ${one ? "1" : "array_position($1::text[], id)"} AS position
@@ -71,13 +74,13 @@ export async function settleStatement(
        created_at, updated_at)
      SELECT $17::text, channel_id, 'assistant', $6::text, $7::text, NULL, id, 'gateway', $5, $5
      FROM allowed
-     RETURNING *`,
+     RETURNING channel_id, reply_to`,
       [
         one ? messageIds[0] : messageIds,
         worker,
         state,
         settlement.retryAt ?? null,
-        new Date(),
+        at,
         reply.kind,
         reply.text,
         turn !== undefined,
@@ -89,7 +92,7 @@ export async function settleStatement(
         turn?.isError ?? false,
         turn?.subtype ?? null,
         turn?.sessionId ?? null,
-        newMessageId(),
+        replyId,
         settlement.context !== undefined,
         settlement.context?.tokens ?? null,
         settlement.context?.window ?? null,
@@ -97,5 +100,21 @@ export async function settleStatement(
     ),
   );
   const row = rows[0];
-  return row ? toMessage(row) : null;
+  if (row === undefined) return null;
+  const now = at.toISOString();
+  return {
+    id: replyId,
+    channelId: row.channel_id,
+    role: "assistant",
+    kind: reply.kind,
+    text: reply.text,
+    state: null,
+    replyTo: row.reply_to,
+    attempts: 0,
+    deliveries: 0,
+    retryAt: null,
+    source: "gateway",
+    createdAt: now,
+    updatedAt: now,
+  };
 }
