@@ -8,6 +8,7 @@ import { tokenMatches } from "./auth-token.js";
 import type { CommandOutcome } from "./channel-commands.js";
 import { CHANNEL_ID_PATTERN, isValidChannelId } from "./channel-source.js";
 import type { EventBus } from "./event-bus.js";
+import { type HealthInfo, healthRoute } from "./health-route.js";
 import type { HttpChannelSource } from "./http-source.js";
 import type { LinkCodes } from "./link-codes.js";
 import { oversizedBody } from "./oversized-body.js";
@@ -26,19 +27,6 @@ import { TrustedProxies } from "./trusted-proxies.js";
 
 /** Request bodies above this get 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;
-
-export interface HealthInfo {
-  /** False while the store cannot be reached or the worker shuts down (then a 503; see below). */
-  ok: boolean;
-  version: string;
-  engine: string;
-  demo: boolean;
-  hint?: string;
-  /** With a store several workers share: this worker's name. */
-  worker?: string;
-  /** With a networked store: whether this worker reaches it now. */
-  store?: StoreStatus;
-}
 
 export interface HttpAppOptions {
   token: string;
@@ -233,16 +221,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
       : streamedLimit(context, next),
   );
 
-  app.get("/api/health", (context) => {
-    const store = options.storeStatus?.();
-    if (options.closing.aborted) {
-      context.header("retry-after", String(SHUTDOWN_RETRY_AFTER_SECONDS));
-      const answer = { ...options.health, ok: false, ...(store ? { store } : {}) };
-      return context.json({ ...answer, error: shuttingDown }, 503);
-    }
-    if (store === undefined) return context.json(options.health);
-    return context.json({ ...options.health, ok: store.ok, store }, store.ok ? 200 : 503);
-  });
+  app.get("/api/health", healthRoute(options.health, options.closing, options.storeStatus));
   app.post("/api/link-codes/redeem", async (context) => {
     const { code } = await readJson(context.req.raw, redeemBody);
     if (!(await options.linkCodes.redeem(code))) {

@@ -25,7 +25,8 @@ export {
   type GatewayClientOptions,
   GatewayRequestError,
 } from "./gateway-client.js";
-export { type HealthInfo, MAX_BODY_BYTES } from "./http-app.js";
+export type { HealthInfo } from "./health-route.js";
+export { MAX_BODY_BYTES } from "./http-app.js";
 export {
   DEFAULT_PERMISSION_TIMEOUT_MS,
   type DecideOutcome,

@@ -94,6 +94,7 @@ describe("a PostgreSQL worker whose database goes away and comes back", () => {
       expect(refused.body.error).toMatch(UNAVAILABLE);
       const health = await fetch(`${solo.url}/api/health`);
       expect(health.status).toBe(503);
+      expect(Number(health.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
       expect(await health.json()).toMatchObject({
         ok: false,
         worker: "solo",

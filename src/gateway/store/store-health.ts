@@ -6,6 +6,8 @@ export interface StoreStatus {
   ok: boolean;
   /** While it is not: the one line API clients get with their 503. */
   error?: string;
+  /** While it is not: the seconds to wait before asking again (the next reconnect, at most). */
+  retryAfterSeconds?: number;
 }
 
 export interface StoreHealthOptions {
@@ -52,7 +54,13 @@ export class StoreHealth {
   }
 
   status(): StoreStatus {
-    return this.#state === "up" ? { ok: true } : { ok: false, error: this.#message() };
+    return this.#state === "up"
+      ? { ok: true }
+      : {
+          ok: false,
+          error: this.#message(),
+          retryAfterSeconds: this.#backoff.nextAtMostSeconds(),
+        };
   }
 
   /**
