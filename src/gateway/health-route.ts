@@ -18,21 +18,28 @@ export interface HealthInfo {
 /**
  * `GET /api/health` (no token), for a person and for a load balancer's health check: 200 with
  * what the gateway is; a 503 with `ok: false`, the reason and `Retry-After` while this worker
- * should get no traffic: from the start of a shutdown (send through another worker), and while
- * its store cannot be reached (`Retry-After`: the next reconnect, at most).
+ * should get no traffic: until it accepts messages (it listens a little earlier, while it
+ * starts its sources and takes its channels), from the start of a shutdown (send through
+ * another worker), and while its store cannot be reached (`Retry-After`: the next reconnect,
+ * at most).
  */
 export function healthRoute(
   health: HealthInfo,
   closing: AbortSignal,
   storeStatus: (() => StoreStatus) | undefined,
+  accepting: () => boolean = () => true,
 ): (context: Context) => Response {
   const shuttingDown = shuttingDownReason(health.worker);
+  const starting =
+    health.worker === undefined
+      ? "the gateway is starting; send again in a moment"
+      : `worker ${health.worker} is starting; send again in a moment`;
   return (context) => {
     const store = storeStatus?.();
-    if (closing.aborted) {
+    if (closing.aborted || !accepting()) {
       context.header("retry-after", String(SHUTDOWN_RETRY_AFTER_SECONDS));
       const answer = { ...health, ok: false, ...(store ? { store } : {}) };
-      return context.json({ ...answer, error: shuttingDown }, 503);
+      return context.json({ ...answer, error: closing.aborted ? shuttingDown : starting }, 503);
     }
     if (store === undefined) return context.json(health);
     if (store.ok) return context.json({ ...health, ok: true, store });

@@ -47,6 +47,8 @@ export interface HttpAppOptions {
   webRoot: string;
   /** Aborted when the gateway begins to shut down. */
   closing: AbortSignal;
+  /** Whether it accepts messages yet (until then its health is a 503 "starting"); default yes. */
+  accepting?: () => boolean;
   heartbeatMs?: number;
   /** The caps on open event streams. */
   streamLimits: StreamLimits;
@@ -221,7 +223,10 @@ export function createHttpApp(options: HttpAppOptions): Hono {
       : streamedLimit(context, next),
   );
 
-  app.get("/api/health", healthRoute(options.health, options.closing, options.storeStatus));
+  app.get(
+    "/api/health",
+    healthRoute(options.health, options.closing, options.storeStatus, options.accepting),
+  );
   app.post("/api/link-codes/redeem", async (context) => {
     const { code } = await readJson(context.req.raw, redeemBody);
     if (!(await options.linkCodes.redeem(code))) {

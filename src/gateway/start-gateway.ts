@@ -368,6 +368,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       ? {}
       : { maxPerClient: options.maxEventStreamsPerClient }),
   });
+  /** Set once every source, the router and the scheduler have started. */
+  let accepting = false;
   const app = createHttpApp({
     token,
     hosts,
@@ -384,6 +386,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     webRoot: options.webRoot ?? join(packageRoot(), "web", "dist"),
     ...(shared ? { storeStatus: () => shared.health.status() } : {}),
     closing: closing.signal,
+    accepting: () => accepting,
     ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
     ...(options.maxUnreadEventBytes ? { maxUnreadEventBytes: options.maxUnreadEventBytes } : {}),
     health: {
@@ -492,6 +495,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       () => void scheduler.refreshAll(),
     );
     await scheduler.start();
+    accepting = true;
   } catch (error) {
     await close();
     throw error;

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ChannelSource, SourceDelivery } from "../../src/gateway/index.js";
+import { freeLoopbackPort } from "../fixtures/free-port.js";
 import {
   fakeClaudeSwitch,
   startTestGateway,
@@ -50,6 +51,35 @@ describe("inbound channel sources", () => {
     await gateway.close();
     expect(source.stopped).toBe(true);
     await expect(source.deliver!("chat:42", "too late")).rejects.toThrow(/shutting down/);
+  });
+
+  it("keep the health a 503 'starting' until the gateway accepts messages", async () => {
+    // A source slow to start (a chat adapter reaching its service): the server listens already.
+    let release: () => void = () => {};
+    const slow: ChannelSource = {
+      name: "slow",
+      start: () =>
+        new Promise<void>((resolve) => {
+          release = resolve;
+        }),
+      stop: async () => {},
+    };
+    const port = await freeLoopbackPort();
+    const starting = startTestGateway({ prefix: "slow-source", sources: [slow], port });
+    const health = () => fetch(`http://127.0.0.1:${port}/api/health`).catch(() => undefined);
+    const early = await waitFor(health, "the server listening");
+    expect(early.status).toBe(503);
+    expect(early.headers.get("retry-after")).toBe("1");
+    expect(await early.json()).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/starting/),
+    });
+    release();
+    const gateway = await starting;
+    gateways.push(gateway);
+    const ready = await fetch(`${gateway.url}/api/health`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ ok: true });
   });
 
   it("agent processes inherit RUDDER_MAX_RETRIES, but not the Telegram bot token", async () => {
