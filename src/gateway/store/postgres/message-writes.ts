@@ -18,8 +18,10 @@ interface Insert {
 }
 
 /**
- * The messages stored in order (`position`), each channel's row made or touched first: one
- * statement however many messages and channels. The records are built here, not read back
+ * The messages stored in order (`position`), each channel's row made or touched first, in the
+ * order of their ids (so two workers' batches over the same channels lock their rows in the same
+ * order, and never wait on each other in a circle): one statement however many messages and
+ * channels. The records are built here, not read back
  * (`RETURNING *` costs a worker the parsing of every column of every row).
  */
 const INSERT = `WITH items AS (
@@ -28,7 +30,7 @@ const INSERT = `WITH items AS (
   ),
   channel AS (
     INSERT INTO channels (id, created_at, last_activity_at)
-    SELECT c, max(a), max(a) FROM items GROUP BY c
+    SELECT c, max(a), max(a) FROM items GROUP BY c ORDER BY c
     ON CONFLICT (id) DO UPDATE SET last_activity_at = excluded.last_activity_at
     RETURNING id
   )
