@@ -22,11 +22,8 @@ afterAll(async () => {
   await cluster?.destroy();
 });
 
-/** A migrated database, its store, and `MessageWrites` on a pool whose statements are counted. */
-async function fixture(poolOptions: pg.PoolConfig = {}) {
-  const url = await cluster.createDatabase();
-  const store = await PostgresGatewayStore.open(url);
-  closing.push(() => store.close());
+/** A worker's `MessageWrites` on a pool of its own whose statements are counted (`sent`). */
+function countedWrites(url: string, poolOptions: pg.PoolConfig = {}) {
   const pool = new pg.Pool({ connectionString: url, ...poolOptions });
   // A connection still closing when the server stops after the file is not a failure here.
   pool.on("error", () => {});
@@ -37,7 +34,15 @@ async function fixture(poolOptions: pg.PoolConfig = {}) {
     sent.push(config.text);
     return query(config);
   }) as typeof pool.query;
-  return { url, store, pool, sent, writes: new MessageWrites(pool) };
+  return { pool, sent, writes: new MessageWrites(pool) };
+}
+
+/** A migrated database, its store, and counted `MessageWrites` on it. */
+async function fixture(poolOptions: pg.PoolConfig = {}) {
+  const url = await cluster.createDatabase();
+  const store = await PostgresGatewayStore.open(url);
+  closing.push(() => store.close());
+  return { url, store, ...countedWrites(url, poolOptions) };
 }
 
 it("stores the messages asked in one turn in one statement, in order, as the records given back", async () => {
@@ -177,16 +182,7 @@ it("finds each message by its key in the plan a connection keeps, however the ta
 it("lets two workers' batches over the same channels, in any order, go through without a deadlock", async () => {
   const first = await fixture();
   // A second worker: its own pool on the same database.
-  const pool = new pg.Pool({ connectionString: first.url });
-  pool.on("error", () => {});
-  closing.push(() => pool.end());
-  const sent: string[] = [];
-  const query = pool.query.bind(pool) as (config: pg.QueryConfig) => Promise<pg.QueryResult>;
-  pool.query = ((config: pg.QueryConfig) => {
-    sent.push(config.text);
-    return query(config);
-  }) as typeof pool.query;
-  const second = new MessageWrites(pool);
+  const { sent, writes: second } = countedWrites(first.url);
   const channels = Array.from({ length: 12 }, (_, index) => `c${index}`);
   const rounds = 40;
   let expected = 0;

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import type { MessageState } from "../../events.js";
-import { newMessageId } from "../message-id.js";
+import { newMessage } from "../new-message.js";
 import type { MessageRecord } from "../store.js";
 import { preparedQuery } from "./prepared-query.js";
 import { StatementBatch } from "./statement-batch.js";
@@ -10,11 +10,6 @@ interface Update {
   i: string;
   s: string | null;
   r: string | null;
-}
-
-/** A message to store: its record, built here, is what the caller gets back. */
-interface Insert {
-  record: MessageRecord;
 }
 
 /**
@@ -46,12 +41,12 @@ const INSERT = `WITH items AS (
  * while the previous one runs.
  */
 export class MessageWrites {
-  readonly #inserts: StatementBatch<Insert, MessageRecord>;
+  /** A message to store: its record, built here, is what the caller gets back. */
+  readonly #inserts: StatementBatch<MessageRecord, MessageRecord>;
   readonly #updates: StatementBatch<Update, undefined>;
 
   constructor(pool: pg.Pool) {
-    this.#inserts = new StatementBatch(async (items) => {
-      const records = items.map((item) => item.record);
+    this.#inserts = new StatementBatch(async (records) => {
       await pool.query(preparedQuery(INSERT, [JSON.stringify(records.map(insertItem))]));
       return records;
     });
@@ -74,24 +69,9 @@ export class MessageWrites {
     state: MessageState | null,
     source: string,
   ): Promise<MessageRecord> {
-    const now = new Date().toISOString();
-    return this.#inserts.add({
-      record: {
-        id: newMessageId(),
-        channelId,
-        role,
-        kind,
-        text,
-        state,
-        replyTo: null,
-        attempts: 0,
-        deliveries: 0,
-        retryAt: null,
-        source,
-        createdAt: now,
-        updatedAt: now,
-      },
-    });
+    return this.#inserts.add(
+      newMessage({ channelId, role, kind, text, state, replyTo: null, source }),
+    );
   }
 
   /** The message's state; with `run`, counted as delivered to that gateway run (once a run). */

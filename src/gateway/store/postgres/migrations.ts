@@ -123,7 +123,7 @@ export const migrations: readonly string[] = [
   ALTER TABLE transcript_chunks DROP CONSTRAINT transcript_chunks_pkey;
   ALTER TABLE transcript_chunks ADD PRIMARY KEY (session_id, file, start_offset);
   `,
-  // A batch of delivery marks and started counts (see message-updates.ts) in one statement, each
+  // A batch of delivery marks and started counts (see message-writes.ts) in one statement, each
   // an update of its own by the message's key: the plan of `id = item.i` inside a function
   // always takes the index, where a join of `messages` with a list of ids may be planned as a
   // scan of the whole table and kept so for the connection's life.

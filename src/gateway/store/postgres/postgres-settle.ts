@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { newMessageId } from "../message-id.js";
+import { newMessage } from "../new-message.js";
 import type { MessageRecord, Settlement } from "../store.js";
 import { preparedQuery } from "./prepared-query.js";
 
@@ -101,20 +102,17 @@ export async function settleStatement(
   );
   const row = rows[0];
   if (row === undefined) return null;
-  const now = at.toISOString();
-  return {
-    id: replyId,
-    channelId: row.channel_id,
-    role: "assistant",
-    kind: reply.kind,
-    text: reply.text,
-    state: null,
-    replyTo: row.reply_to,
-    attempts: 0,
-    deliveries: 0,
-    retryAt: null,
-    source: "gateway",
-    createdAt: now,
-    updatedAt: now,
-  };
+  return newMessage(
+    {
+      channelId: row.channel_id,
+      role: "assistant",
+      kind: reply.kind,
+      text: reply.text,
+      state: null,
+      replyTo: row.reply_to,
+      source: "gateway",
+    },
+    at.toISOString(),
+    replyId,
+  );
 }

@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import type { ContextUsage } from "../../context-usage.js";
 import type { MessageState } from "../../events.js";
-import { newMessageId } from "../message-id.js";
+import { newMessage } from "../new-message.js";
 import type {
   ChannelRecord,
   GatewayStore,
@@ -368,26 +368,4 @@ export class SqliteGatewayStore implements GatewayStore {
     this.#commits.flush();
     if (this.#database.open) this.#database.close();
   }
-}
-
-/**
- * A new message as its row will hold it (not read back after the insert): a fresh id, `now`
- * for both times, `attempts`, `deliveries` and `retry_at` at their defaults.
- */
-function newMessage(
-  fields: Pick<
-    MessageRecord,
-    "channelId" | "role" | "kind" | "text" | "state" | "replyTo" | "source"
-  >,
-  now = new Date().toISOString(),
-): MessageRecord {
-  return {
-    id: newMessageId(),
-    ...fields,
-    attempts: 0,
-    deliveries: 0,
-    retryAt: null,
-    createdAt: now,
-    updatedAt: now,
-  };
 }
