@@ -15,6 +15,16 @@ export interface HealthInfo {
   store?: StoreStatus;
 }
 
+export interface HealthRouteOptions {
+  health: HealthInfo;
+  /** With a networked store: whether it can be reached now (see `StoreHealth`). */
+  storeStatus?: () => StoreStatus;
+  /** Aborted when the gateway begins to shut down. */
+  closing: AbortSignal;
+  /** Whether it accepts messages yet (until then its health is a 503 "starting"); default yes. */
+  accepting?: () => boolean;
+}
+
 /**
  * `GET /api/health` (no token), for a person and for a load balancer's health check: 200 with
  * what the gateway is; a 503 with `ok: false`, the reason and `Retry-After` while this worker
@@ -23,12 +33,12 @@ export interface HealthInfo {
  * another worker), and while its store cannot be reached (`Retry-After`: the next reconnect,
  * at most).
  */
-export function healthRoute(
-  health: HealthInfo,
-  closing: AbortSignal,
-  storeStatus: (() => StoreStatus) | undefined,
-  accepting: () => boolean = () => true,
-): (context: Context) => Response {
+export function healthRoute({
+  health,
+  storeStatus,
+  closing,
+  accepting = () => true,
+}: HealthRouteOptions): (context: Context) => Response {
   const shuttingDown = shuttingDownReason(health.worker);
   const starting =
     health.worker === undefined

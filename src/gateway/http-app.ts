@@ -8,7 +8,7 @@ import { tokenMatches } from "./auth-token.js";
 import type { CommandOutcome } from "./channel-commands.js";
 import { CHANNEL_ID_PATTERN, isValidChannelId } from "./channel-source.js";
 import type { EventBus } from "./event-bus.js";
-import { type HealthInfo, healthRoute } from "./health-route.js";
+import { type HealthRouteOptions, healthRoute } from "./health-route.js";
 import type { HttpChannelSource } from "./http-source.js";
 import type { LinkCodes } from "./link-codes.js";
 import { oversizedBody } from "./oversized-body.js";
@@ -20,7 +20,6 @@ import { SHUTDOWN_RETRY_AFTER_SECONDS, shuttingDownReason } from "./shutting-dow
 import { channelEvents } from "./sse-route.js";
 import { serveStatic } from "./static-files.js";
 import type { GatewayStore } from "./store/store.js";
-import type { StoreStatus } from "./store/store-health.js";
 import { isStoreUnavailable } from "./store/store-unavailable-error.js";
 import type { StreamLimits } from "./stream-limits.js";
 import { TrustedProxies } from "./trusted-proxies.js";
@@ -28,7 +27,7 @@ import { TrustedProxies } from "./trusted-proxies.js";
 /** Request bodies above this get 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-export interface HttpAppOptions {
+export interface HttpAppOptions extends HealthRouteOptions {
   token: string;
   /** The `Host` values served; others are refused with 421. */
   hosts: AllowedHosts;
@@ -41,14 +40,7 @@ export interface HttpAppOptions {
   pool: ProcessPool;
   scheduler: Scheduler;
   permissions: PermissionRequests;
-  health: HealthInfo;
-  /** With a networked store: whether it can be reached now (see `StoreHealth`). */
-  storeStatus?: () => StoreStatus;
   webRoot: string;
-  /** Aborted when the gateway begins to shut down. */
-  closing: AbortSignal;
-  /** Whether it accepts messages yet (until then its health is a 503 "starting"); default yes. */
-  accepting?: () => boolean;
   heartbeatMs?: number;
   /** The caps on open event streams. */
   streamLimits: StreamLimits;
@@ -223,10 +215,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
       : streamedLimit(context, next),
   );
 
-  app.get(
-    "/api/health",
-    healthRoute(options.health, options.closing, options.storeStatus, options.accepting),
-  );
+  app.get("/api/health", healthRoute(options));
   app.post("/api/link-codes/redeem", async (context) => {
     const { code } = await readJson(context.req.raw, redeemBody);
     if (!(await options.linkCodes.redeem(code))) {
