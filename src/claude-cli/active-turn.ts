@@ -31,6 +31,8 @@ export class ActiveTurn {
   missingSession: string | undefined;
   /** Set when the turn had to start a new session; prefixed to its result text. */
   freshStartNote: string | undefined;
+  /** A result was handed out before the turn ended (`onAnswered`). */
+  answeredEarly = false;
   readonly #hooks: ActiveTurnHooks;
   readonly #onAbort: () => void;
   #timer: NodeJS.Timeout | undefined;

@@ -56,6 +56,17 @@ export interface RunTurnOptions {
    * written. For `steer()` it applies whether the message is steered or runs as a turn.
    */
   onStarted?: (() => void) | undefined;
+  /**
+   * Takes this message's own answer as soon as the CLI gives it, while other messages of the
+   * same turn are still open: the CLI queued a message written while the model streamed, so it
+   * answers the two with two `result` lines. Called with the result that answered this message
+   * (alone, or with messages answered by the same line, when each has an `onAnswered`), which
+   * the turn's final result then leaves out, texts, usage and cost alike. Not called when the
+   * turn's last result answers the message (the turn's promise carries it), nor for an error
+   * result (the turn's end decides what that means). Without it, the turn's result combines
+   * all of its results, as it always has.
+   */
+  onAnswered?: ((result: TurnResult) => void) | undefined;
 }
 
 export type SteerStatus = "steered" | "ran_as_turn" | "process_dead";

@@ -12,12 +12,14 @@ import { buildChildEnvironment, buildClaudeCommand, resolveClaudeBin } from "./c
 import { ControlChannel } from "./control-channel.js";
 import { ClaudeTimeoutError } from "./errors.js";
 import { DEFAULT_MAX_LINE_LENGTH, type NdjsonError } from "./ndjson.js";
+import { isRateLimitLine } from "./rate-limit.js";
 import { assistantTexts, isMissingSession, userLine } from "./stream-lines.js";
 import {
   completedOutcome,
   describeDroppedLine,
   describeExit,
   describeLineTooLong,
+  earlyResult,
   failedOutcome,
   type OutcomeContext,
 } from "./turn-outcome.js";
@@ -121,7 +123,7 @@ export class ClaudeProcess {
     const turn = this.#turn;
     if (turn && turn.closing === undefined && this.alive()) {
       const uuid = randomUUID();
-      turn.state.addMessage(uuid, text, true, options.onStarted);
+      turn.state.addMessage(uuid, text, true, options);
       this.lastActive = performance.now();
       try {
         await turn.child.write(userLine(text, uuid));
@@ -185,7 +187,7 @@ export class ClaudeProcess {
   }
 
   #sendMessage(turn: ActiveTurn, uuid: string, text: string, command: boolean): void {
-    turn.state.addMessage(uuid, text, false, turn.options.onStarted);
+    turn.state.addMessage(uuid, text, false, turn.options);
     // A failed write is not reported here: the child's exit settles the turn.
     turn.child.write(userLine(text, uuid, command)).catch(() => {});
   }
@@ -250,7 +252,9 @@ export class ClaudeProcess {
         this.#lifecycleSeen = true;
         if (typeof line.command_uuid === "string" && typeof line.state === "string") {
           turn?.state.noteLifecycle(line.command_uuid, line.state);
-          if (turn?.state.complete() && turn.state.results.length > 0) this.#finishTurn(turn);
+          const answered =
+            turn !== undefined && (turn.state.results.length > 0 || turn.answeredEarly);
+          if (answered && turn.state.complete()) this.#finishTurn(turn);
         }
         return;
       case "control_request":
@@ -283,6 +287,18 @@ export class ClaudeProcess {
     }
     if (!turn.state.addResult(line, this.#lifecycleSeen)) return;
     if (turn.state.complete()) this.#finishTurn(turn);
+    else if (!isRateLimitLine(line)) this.#answerEarly(turn);
+  }
+
+  /** A result that answered some of the turn's messages, others still open: see `onAnswered`. */
+  #answerEarly(turn: ActiveTurn): void {
+    const context = this.#context(turn);
+    const taken = turn.state.takeEarlyAnswer((line) => earlyResult(line, turn.state, context));
+    if (!taken) return;
+    // What the turn's final result covers starts after this answer.
+    turn.costBefore = this.#costTotal;
+    turn.state.intermediateCount = 0;
+    turn.answeredEarly = true;
   }
 
   #finishTurn(turn: ActiveTurn): void {
@@ -296,7 +312,8 @@ export class ClaudeProcess {
     return {
       costBefore: turn.costBefore,
       sessionId: this.#sessionId,
-      freshStartNote: turn.freshStartNote,
+      // The note goes with the turn's first answer only.
+      freshStartNote: turn.answeredEarly ? undefined : turn.freshStartNote,
     };
   }
 

@@ -2,7 +2,7 @@ import type { ChildExit } from "./claude-child.js";
 import { RateLimitError } from "./errors.js";
 import type { NdjsonError } from "./ndjson.js";
 import { isRateLimitLine, parseResetTime } from "./rate-limit.js";
-import { combineResults, failedTurn, type TurnResult } from "./turn-result.js";
+import { combineResults, failedTurn, type ResultLine, type TurnResult } from "./turn-result.js";
 import type { TurnState } from "./turn-state.js";
 
 export interface OutcomeContext {
@@ -35,6 +35,21 @@ export function completedOutcome(state: TurnState, context: OutcomeContext): Tur
   });
   if (context.freshStartNote) result.result = `${context.freshStartNote}\n\n${result.result}`;
   return { result };
+}
+
+/** One `result` line that answered some of a turn's messages before the turn ended. */
+export function earlyResult(
+  line: ResultLine,
+  state: TurnState,
+  context: OutcomeContext,
+): TurnResult {
+  const result = combineResults([line], {
+    costBefore: context.costBefore,
+    intermediateCount: state.intermediateCount,
+    sessionId: context.sessionId,
+  });
+  if (context.freshStartNote) result.result = `${context.freshStartNote}\n\n${result.result}`;
+  return result;
 }
 
 /** A turn the runner itself saw fail, keeping whatever results had arrived. */

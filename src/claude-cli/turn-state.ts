@@ -1,4 +1,4 @@
-import type { ResultLine } from "./turn-result.js";
+import type { ResultLine, TurnResult } from "./turn-result.js";
 
 /**
  * Which of the messages written into one turn the CLI has answered.
@@ -21,14 +21,27 @@ export class TurnState {
   readonly #cancelled = new Set<string>();
   /** Who waits to hear that the CLI started on a message, by uuid; each called once. */
   readonly #onStarted = new Map<string, () => void>();
+  /** Who takes a message's own answer before the turn ends (see `takeEarlyAnswer`), by uuid. */
+  readonly #onAnswered = new Map<string, (result: TurnResult) => void>();
+  /** The messages the last kept `result` answered. */
+  #lastAnswers: string[] = [];
   readonly results: ResultLine[] = [];
   intermediateCount = 0;
 
-  addMessage(uuid: string, text: string, steered: boolean, onStarted?: () => void): void {
+  addMessage(
+    uuid: string,
+    text: string,
+    steered: boolean,
+    callbacks: {
+      onStarted?: (() => void) | undefined;
+      onAnswered?: ((result: TurnResult) => void) | undefined;
+    } = {},
+  ): void {
     this.#uuids.push(uuid);
     this.#texts.set(uuid, text);
     if (steered) this.#steered.add(uuid);
-    if (onStarted) this.#onStarted.set(uuid, onStarted);
+    if (callbacks.onStarted) this.#onStarted.set(uuid, callbacks.onStarted);
+    if (callbacks.onAnswered) this.#onAnswered.set(uuid, callbacks.onAnswered);
   }
 
   /** The CLI started on the message `uuid`, or on every message written so far (no uuid). */
@@ -47,6 +60,7 @@ export class TurnState {
     this.#texts.delete(uuid);
     this.#steered.delete(uuid);
     this.#onStarted.delete(uuid);
+    this.#onAnswered.delete(uuid);
   }
 
   /** Messages to write again, in order, to a process that had to start a fresh session. */
@@ -83,7 +97,28 @@ export class TurnState {
     }
     if (answers.length === 0) return false;
     for (const uuid of answers) this.#answered.add(uuid);
+    this.#lastAnswers = answers;
     this.results.push(line);
+    return true;
+  }
+
+  /**
+   * After `addResult`, while the turn is not complete: hands the last result to the callers
+   * of the messages it answered, as their own answer, and drops it from the turn's results
+   * (the turn's final result then covers only what came after). It is kept in the turn when
+   * it is an error (the turn's end decides what an error means: a rate limit defers all of
+   * it), and when any message it answered has no `onAnswered` (that caller expects the
+   * combined result). Returns whether it was handed out.
+   */
+  takeEarlyAnswer(build: (line: ResultLine) => TurnResult): boolean {
+    const line = this.results.at(-1);
+    if (line === undefined || line.is_error === true || this.complete()) return false;
+    const takers = this.#lastAnswers.map((uuid) => this.#onAnswered.get(uuid));
+    if (takers.length === 0 || takers.some((taker) => taker === undefined)) return false;
+    this.results.pop();
+    const result = build(line);
+    for (const uuid of this.#lastAnswers) this.#onAnswered.delete(uuid);
+    for (const taker of takers) taker?.(result);
     return true;
   }
 

@@ -33,6 +33,13 @@ export interface AgentTurnOptions {
    * `steer()` also when the message is steered into the turn in flight.
    */
   onStarted?: () => void;
+  /**
+   * Takes this message's own answer while other messages of its turn are still open (the
+   * agent queued a message written mid-turn as a turn of its own, answered by a later result),
+   * which the turn's result then leaves out. Not called for the turn's last result or an
+   * error.
+   */
+  onAnswered?: (result: AgentTurnResult) => void;
 }
 
 export interface AgentProcess {

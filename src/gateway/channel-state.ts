@@ -16,6 +16,14 @@ export interface ActiveTurn {
   steerCalls: Set<Promise<unknown>>;
   /** Set once `runTurn` settled: later messages wait in the channel's backlog. */
   ended: boolean;
+  /**
+   * Messages of the turn answered by a result of their own before the turn ended (their ids),
+   * settled at once so a gateway killed later does not run them again; the turn's end settles
+   * the rest.
+   */
+  answered: Set<string>;
+  /** Those settlements, in order; the turn's end waits for them. */
+  answering: Promise<void>;
   /** Stopped as its lease ran out (see `Router.abandon`): what it covered is left unanswered. */
   abandoned?: boolean;
 }

@@ -50,6 +50,8 @@ export class TurnRunner {
       steered: [],
       steerCalls: new Set(),
       ended: false,
+      answered: new Set(),
+      answering: Promise.resolve(),
     };
   }
 
@@ -72,7 +74,10 @@ export class TurnRunner {
       // The handover may have waited out an outage in which the channel went to another worker.
       if (this.#options.closed() || this.#options.router.drives?.(channel.id) === false) return;
       try {
-        result = await process.runTurn(starter.text, this.#turnOptions(events, starter));
+        result = await process.runTurn(
+          starter.text,
+          this.#turnOptions(channel, turn, events, starter),
+        );
       } catch (error) {
         failure = classifyTurnError(error);
       }
@@ -81,6 +86,7 @@ export class TurnRunner {
       // A steer that found the turn closing runs as its own turn; no new turn may start
       // on this process before it is done.
       while (turn.steerCalls.size > 0) await Promise.allSettled([...turn.steerCalls]);
+      await turn.answering;
       if (turn.oneShot) this.#options.track(this.#options.router.pool.releaseOneShot(process));
       if (this.#options.closed() || turn.abandoned) return;
       await this.#options.rememberSession(channel, result?.sessionId ?? process.sessionId);
@@ -102,13 +108,37 @@ export class TurnRunner {
     events: TurnEvents,
   ): Promise<MessageRecord[]> {
     if (result) events.ended(result);
-    return this.#options.outcomes.turn(
-      [turn.starter, ...turn.steered],
-      turn.steered,
-      result,
-      failure,
-      () => turn.process.popPendingSteers(),
+    const open = (message: MessageRecord) => !turn.answered.has(message.id);
+    const covered = [turn.starter, ...turn.steered].filter(open);
+    if (covered.length === 0) return [];
+    return this.#options.outcomes.turn(covered, turn.steered.filter(open), result, failure, () =>
+      turn.process.popPendingSteers(),
     );
+  }
+
+  /**
+   * Settles a message of the turn with its own answer at once (see `ActiveTurn.answered`):
+   * after the settlements before it, and like a turn's end, once the session is durable.
+   */
+  #answerEarly(
+    channel: ChannelState,
+    turn: ActiveTurn,
+    events: TurnEvents,
+    message: MessageRecord,
+    result: AgentTurnResult,
+  ): void {
+    turn.answered.add(message.id);
+    const work = turn.answering.then(async () => {
+      if (this.#options.closed() || turn.abandoned) return;
+      events.ended(result);
+      await this.#options.rememberSession(channel, result.sessionId);
+      await this.#options.router.beforeAnswer?.(channel.id, channel.sessionId);
+      await this.#options.outcomes.result([message], result);
+    });
+    // A failed write is logged (tracked); the message stays unanswered in the store, and the
+    // next start replays it.
+    turn.answering = work.catch(() => {});
+    this.#options.track(work);
   }
 
   #turnEvents(channel: ChannelState): TurnEvents {
@@ -120,12 +150,21 @@ export class TurnRunner {
     );
   }
 
-  /** The turn's options for the process; the agent starting on `message` counts an attempt. */
-  #turnOptions(events: TurnEvents, message: MessageRecord): AgentTurnOptions {
+  /**
+   * The turn's options for the process: the agent starting on `message` counts an attempt, and
+   * its own answer before the turn ends settles it at once.
+   */
+  #turnOptions(
+    channel: ChannelState,
+    turn: ActiveTurn,
+    events: TurnEvents,
+    message: MessageRecord,
+  ): AgentTurnOptions {
     const { store, turnTimeoutMs } = this.#options.router;
     return {
       ...events.options(turnTimeoutMs),
       onStarted: () => this.#options.track(store.countStarted(message.id, this.#options.run)),
+      onAnswered: (result) => this.#answerEarly(channel, turn, events, message, result),
     };
   }
 
@@ -149,7 +188,10 @@ export class TurnRunner {
     await turn.handedOver;
     await this.#options.router.store.setMessageState(message.id, "steered", this.#options.run);
     try {
-      const outcome = await turn.process.steer(message.text, this.#turnOptions(events, message));
+      const outcome = await turn.process.steer(
+        message.text,
+        this.#turnOptions(channel, turn, events, message),
+      );
       if (outcome.status === "steered") {
         turn.steered.push(message);
         return;
@@ -157,6 +199,8 @@ export class TurnRunner {
       this.#options.router.onTurnEnd?.(channel.id);
       const result = outcome.turn;
       if (!result || this.#options.closed() || turn.abandoned) return;
+      // Answered by a result of its own already; what came after was for later messages.
+      if (turn.answered.has(message.id)) return;
       events.ended(result);
       await this.#options.rememberSession(channel, result.sessionId);
       await this.#options.router.beforeAnswer?.(channel.id, channel.sessionId);

@@ -7,6 +7,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { ClaudeProcess } from "../../src/claude-cli/claude-process.js";
 import { ClaudeTimeoutError, RateLimitError } from "../../src/claude-cli/errors.js";
 import { RunnerRegistry } from "../../src/claude-cli/runner-registry.js";
+import type { TurnResult } from "../../src/claude-cli/turn-result.js";
 import { FAKE_CLAUDE, fakeProcessFactory, pidAlive, waitUntil } from "./helpers.js";
 
 const factory = fakeProcessFactory();
@@ -50,6 +51,59 @@ describe("steering into a turn the CLI answers twice", () => {
     const next = await proc.runTurn("gamma");
     expect(next.result).toContain("gamma");
     expect(next.result).not.toContain("beta");
+  });
+});
+
+describe("onAnswered: a message's own answer before its turn ends", () => {
+  it("hands the first result to its message at once and leaves it out of the turn's result", async () => {
+    // The queued message's own turn takes 300 ms, so the first answer comes well before it.
+    const proc = makeProc("steer_queued", {
+      extra: { env: { FAKE_CLAUDE_REPLY_DELAY_MS: "300" } },
+    });
+    const order: string[] = [];
+    const texts: string[] = [];
+    let early: TurnResult | undefined;
+    const running = proc.runTurn("alpha", {
+      onText: (text) => texts.push(text),
+      onAnswered: (result) => {
+        early = result;
+        order.push("alpha answered");
+      },
+    });
+    await waitUntil(() => texts.length >= 1);
+    const outcome = await proc.steer("beta", { onAnswered: () => order.push("beta answered") });
+    await waitUntil(() => early !== undefined);
+    expect(proc.inflight).toBe(true);
+    const result = await running;
+    order.push("turn resolved");
+
+    expect(outcome.status).toBe("steered");
+    expect(order).toEqual(["alpha answered", "turn resolved"]);
+    expect(early?.result).toContain("first answer:");
+    expect(early?.result).toContain("alpha");
+    expect(early?.result).not.toContain("beta");
+    expect(early?.usage.input_tokens).toBe(10);
+    expect(early?.costUsd).toBeCloseTo(0.001);
+    expect(early?.numTurns).toBe(1);
+    // The turn's result is what came after: beta's answer alone, its usage and cost alone.
+    expect(result.result).toContain("beta");
+    expect(result.result).not.toContain("first answer:");
+    expect(result.usage.input_tokens).toBe(10);
+    expect(result.costUsd).toBeCloseTo(0.001);
+    expect(result.numTurns).toBe(1);
+  });
+
+  it("is not used when another message the same result answered has no taker", async () => {
+    const proc = makeProc("steer_queued");
+    const texts: string[] = [];
+    let called = 0;
+    const running = proc.runTurn("alpha", { onText: (text) => texts.push(text) });
+    await waitUntil(() => texts.length >= 1);
+    await proc.steer("beta", { onAnswered: () => (called += 1) });
+    const result = await running;
+    expect(called).toBe(0);
+    expect(result.result).toContain("first answer:");
+    expect(result.result).toContain("beta");
   });
 });
 

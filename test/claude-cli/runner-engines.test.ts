@@ -382,6 +382,36 @@ describe.each(engines)("ClaudeProcess drives $name", (engine) => {
     expect(next.result).not.toContain("second question");
   });
 
+  onApi("hands a message its own answer before the turn ends (onAnswered)", async () => {
+    const testCase = await setup(engine, [
+      { text: "a slow first answer", chunks: 6, chunkDelayMs: 250 },
+    ]);
+    const proc = testCase.make(engine.unattended);
+    const early: string[] = [];
+    const running = proc.runTurn("first question", {
+      ...TURN,
+      onAnswered: (answer) => early.push(answer.result),
+    });
+    await apiOf(testCase).waitForMainRequests(1, API_WAIT_MS);
+    const outcome = await proc.steer("second question", {
+      onAnswered: (answer) => early.push(`steer: ${answer.result}`),
+    });
+    const result = await running;
+    expect(outcome.status).toBe("steered");
+    expect(result.isError).toBe(false);
+    expect(result.result).toContain("second question");
+    if (engine.steerWhileStreaming === "second result") {
+      // The first question's result went to it alone; the turn's result is the second's.
+      expect(early).toEqual(["a slow first answer"]);
+      expect(result.result).not.toContain("a slow first answer");
+      expect(result.numTurns).toBe(1);
+    } else {
+      // One result answers both: nothing to hand out early.
+      expect(early).toEqual([]);
+      expect(result.numTurns).toBe(2);
+    }
+  });
+
   onApi("times out, then resumes the session with its history", async () => {
     const testCase = await setup(engine, [
       { text: "noted: giraffe" },
