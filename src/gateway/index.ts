@@ -25,6 +25,7 @@ export {
   type GatewayClientOptions,
   GatewayRequestError,
 } from "./gateway-client.js";
+export type { GatewayEngine, GatewayOptions, RunningGateway } from "./gateway-options.js";
 export type { HealthInfo } from "./health-route.js";
 export { MAX_BODY_BYTES } from "./http-app.js";
 export {
@@ -35,12 +36,7 @@ export {
 export { type Delivery, GatewayClosedError, Router, type RouterOptions } from "./router.js";
 export { InvalidScheduleError, MAX_CONSECUTIVE_FAILURES, Scheduler } from "./scheduler.js";
 export type { SettledMessage } from "./settlements.js";
-export {
-  type GatewayEngine,
-  type GatewayOptions,
-  type RunningGateway,
-  startGateway,
-} from "./start-gateway.js";
+export { startGateway } from "./start-gateway.js";
 export { SqliteGatewayStore } from "./store/sqlite/sqlite-store.js";
 export type {
   ChannelRecord,

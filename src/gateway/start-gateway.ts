@@ -4,13 +4,13 @@ import type { AddressInfo } from "node:net";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { serve } from "@hono/node-server";
-import type { ClaudeProcessOptions } from "../claude-cli/claude-process.js";
 import { AllowedHosts } from "./allowed-hosts.js";
 import { gatewayToken } from "./auth-token.js";
 import { ChannelOwnership } from "./channel-ownership.js";
 import type { ChannelSource, SourceContext } from "./channel-source.js";
 import { EventBus } from "./event-bus.js";
 import { watchForwarded } from "./forwarded-outcome.js";
+import { type GatewayOptions, processOptions, type RunningGateway } from "./gateway-options.js";
 import { waitForHeldWrites } from "./held-writes-at-shutdown.js";
 import { createHttpApp } from "./http-app.js";
 import { HttpChannelSource } from "./http-source.js";
@@ -24,158 +24,10 @@ import { Scheduler } from "./scheduler.js";
 import { sessionAfterTakeover } from "./session-takeover.js";
 import { openStore } from "./store/open-store.js";
 import { isSharedStore } from "./store/shared-store.js";
-import type { StoreLocation } from "./store/store-location.js";
 import { StreamLimits } from "./stream-limits.js";
 import { sessionIdOf, TranscriptMirror } from "./transcript-mirror.js";
 import { startTranscriptPruning } from "./transcript-pruning.js";
 import { TrustedProxies } from "./trusted-proxies.js";
-
-/** The agent every channel talks to: a stream-json CLI (`rudder run ...` or `claude`). */
-export interface GatewayEngine {
-  claudeBin: string;
-  /** Arguments right after the binary, e.g. `["dist/cli.js", "run"]` with `node` as the binary. */
-  binArgs?: string[];
-  /** Extra arguments after the stream-json flags. */
-  args?: string[];
-  /** Overlaid on the gateway's environment for each agent process. */
-  env?: NodeJS.ProcessEnv;
-  model?: string;
-  /** The agents' working folder; default the gateway's. */
-  cwd?: string;
-  /**
-   * Where the engine keeps a session's transcript on this machine. With a store several
-   * workers share, the file is mirrored in the store and restored before another worker
-   * resumes it (see `TranscriptMirror`).
-   */
-  sessionFile?: (sessionId: string) => string;
-}
-
-export interface GatewayOptions {
-  dataDir: string;
-  /** Where state lives; default SQLite as `<dataDir>/gateway.db`. */
-  store?: StoreLocation;
-  /**
-   * With a store several workers share: how long a channel's lease lasts unless renewed
-   * (default 15 s), and this worker's name in leases and `GET /api/health` (default
-   * `<host>-<pid>-<random>`).
-   */
-  leaseSeconds?: number;
-  workerName?: string;
-  /**
-   * With a store several workers share, how session files are kept in it (see
-   * `TranscriptMirror`, `startTranscriptPruning`): a file's chunks merged into one past
-   * `compactAfter` (default 32); sessions no channel uses looked for every `pruneEveryMs`
-   * (default 10 minutes) and deleted `keepUnusedMs` after their last chunk (default a day).
-   */
-  transcripts?: { compactAfter?: number; pruneEveryMs?: number; keepUnusedMs?: number };
-  /** Default 127.0.0.1. */
-  host?: string;
-  /**
-   * `Host` values served besides the loopback names and `host` (on the gateway's port), each
-   * `name` (any port) or `name:port`: what a reverse proxy or another name forwards.
-   */
-  allowedHosts?: string[];
-  /** Default 4317; 0 picks a free port. */
-  port?: number;
-  /** Kept agent processes at most; default 8. */
-  maxLive?: number;
-  /** Kept processes idle this long are stopped; default 20. */
-  idleMinutes?: number;
-  engine?: GatewayEngine;
-  /** The built page; default `web/dist` of the package. */
-  webRoot?: string;
-  logger?: (line: string) => void;
-  signal?: AbortSignal;
-  /** Shown by `GET /api/health`: the engine's name (default `claude`). */
-  engineName?: string;
-  /** True when the engine is the demo model (no credentials). */
-  demo?: boolean;
-  /** How to connect a real model; `GET /api/health` returns it as `hint`. */
-  demoHint?: string;
-  /** Per turn; default 600000. */
-  turnTimeoutMs?: number;
-  /** Retry delay after a rate limit that names no reset time; default 60000. */
-  rateLimitRetryMs?: number;
-  /** When an unanswered message is given up on at start (see `DeliveryCaps`); 5 and 20. */
-  maxAttempts?: number;
-  maxDeliveries?: number;
-  /** SSE heartbeat period; default 15000. */
-  heartbeatMs?: number;
-  /** Open event streams at most, in all (default 512) and per client address (default 64). */
-  maxEventStreams?: number;
-  maxEventStreamsPerClient?: number;
-  /**
-   * An event stream whose client reads nothing while more than this many bytes wait for it is
-   * cut off (it resumes with `Last-Event-ID`); default 64 MiB (`MAX_UNREAD_BYTES`).
-   */
-  maxUnreadEventBytes?: number;
-  /**
-   * The reverse proxies (addresses, CIDRs, `loopback`) whose `X-Forwarded-For` names the
-   * client, for the per-client cap and what names the client; default none, so it is ignored.
-   */
-  trustProxy?: string[];
-  /**
-   * A client has this long to send a request's headers (default 10000) and this much more
-   * for its body (default 30000); a slower one is cut (408, or the connection closed).
-   */
-  headersTimeoutMs?: number;
-  bodyTimeoutMs?: number;
-  /** Inbound sources besides the HTTP API (chat adapters such as `src/channels/telegram`). */
-  sources?: ChannelSource[];
-  /**
-   * Tool calls an agent would ask about (a bash `rm`, a settings `ask` rule) wait for a
-   * person's decision through the API and the page; default true. When false, the agent
-   * refuses them itself.
-   */
-  permissionPrompts?: boolean;
-  /** A permission request nobody answers is denied after this long; default 300000. */
-  permissionTimeoutMs?: number;
-  /**
-   * With a networked store: how long `close()` waits at most for an unavailable store to come
-   * back and store the answers this worker holds (turns that ended during the outage); default
-   * 20000. What is still held then is not stored (one line names it): its messages are answered
-   * again by the next owner of their channels.
-   */
-  shutdownWaitMs?: number;
-}
-
-export interface RunningGateway {
-  url: string;
-  token: string;
-  /**
-   * The page's link printed at start: `<url>/#code=<code>`, a code the page trades for the
-   * token once, within 10 minutes, so that a log keeping the link keeps no working credential.
-   */
-  pageLink: string;
-  /** Another such link, with a fresh code. */
-  newPageLink(): string;
-  /** How many event streams are open now. */
-  eventStreams(): number;
-  close(): Promise<void>;
-}
-
-/**
- * Secrets of the gateway itself that its agents have no use for: an agent's bash could print
- * them into the conversation. (`undefined` removes a variable from the child's environment.)
- */
-const GATEWAY_SECRETS = ["RUDDER_TELEGRAM_TOKEN"];
-
-function processOptions(engine: GatewayEngine | undefined): ClaudeProcessOptions {
-  const env: Record<string, string | undefined> = { ...engine?.env };
-  for (const name of GATEWAY_SECRETS) env[name] = undefined;
-  const retries = env.RUDDER_MAX_RETRIES ?? process.env.RUDDER_MAX_RETRIES;
-  if (retries !== undefined) env.RUDDER_MAX_RETRIES = retries;
-  const maxRetries = retries !== undefined && /^\d+$/.test(retries) ? Number(retries) : undefined;
-  return {
-    ...(engine?.claudeBin ? { claudeBin: engine.claudeBin } : {}),
-    ...(engine?.binArgs ? { binArgs: engine.binArgs } : {}),
-    ...(engine?.args ? { extraArgs: engine.args } : {}),
-    ...(engine?.model ? { model: engine.model } : {}),
-    ...(engine?.cwd ? { cwd: engine.cwd } : {}),
-    ...(maxRetries !== undefined ? { maxRetries } : {}),
-    env,
-  };
-}
 
 function linkHost(host: string): string {
   if (host === "0.0.0.0" || host === "::" || host === "") return "127.0.0.1";

@@ -37,12 +37,15 @@ describe("a turn the CLI answers with two results", () => {
     );
     expect(second.body.disposition).toBe("steered");
 
-    const early = await waitFor(async () => {
-      const messages = await slow.messages("queued");
-      return messages.find((message) => message.id === first.body.id)?.state === "answered"
-        ? messages
-        : undefined;
-    }, "the first message answered");
+    /** The channel's messages, once the message `id` is answered. */
+    const answered = (id: string, what: string) =>
+      waitFor(async () => {
+        const messages = await slow.messages("queued");
+        return messages.find((message) => message.id === id)?.state === "answered"
+          ? messages
+          : undefined;
+      }, what);
+    const early = await answered(first.body.id, "the first message answered");
     // Its answer is stored while the second message's turn is still running.
     expect(early.find((message) => message.id === second.body.id)?.state).toBe("steered");
     const firstReply = early.find((message) => message.replyTo === first.body.id);
@@ -51,12 +54,7 @@ describe("a turn the CLI answers with two results", () => {
     expect(firstReply?.text).toContain("first question");
     expect(firstReply?.text).not.toContain("second question");
 
-    const all = await waitFor(async () => {
-      const messages = await slow.messages("queued");
-      return messages.find((message) => message.id === second.body.id)?.state === "answered"
-        ? messages
-        : undefined;
-    }, "the second message answered");
+    const all = await answered(second.body.id, "the second message answered");
     const replies = all.filter((message) => message.kind === "reply");
     expect(replies).toHaveLength(2);
     const secondReply = replies.find((message) => message.replyTo === second.body.id);
