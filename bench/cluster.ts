@@ -189,10 +189,16 @@ async function exchange(
   return { latencies, fanOut };
 }
 
-async function throughput(prefix: string, via: GatewayProcess[]): Promise<Run> {
+/** `afterWarmup` runs between the unmeasured messages and the measured ones. */
+async function throughput(
+  prefix: string,
+  via: GatewayProcess[],
+  afterWarmup?: () => Promise<void>,
+): Promise<Run> {
   const agents = new Map(via.map((gateway) => [gateway, keepAliveAgent(CHANNELS)]));
   const channels = await warm(prefix, via, agents);
   await exchange(channels, via, agents, WARMUP);
+  await afterWarmup?.();
   const agentsOf = (await Promise.all(via.map(agentPids))).flat();
   const gatewayPids = via.map((gateway) => gateway.pid);
   const gatewayBefore = await cpuOf(gatewayPids);
@@ -285,10 +291,14 @@ async function resetStatements(url: string): Promise<void> {
   await withClient(url, async (client) => {
     await client.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
     await client.query("SELECT pg_stat_statements_reset()");
+    await client.query("SELECT pg_stat_reset(), pg_stat_reset_shared('wal')");
   });
 }
 
-/** The statements the run sent, the most time first: calls and server ms per message. */
+/**
+ * The statements the measured messages sent, the most time first: calls and server ms per
+ * message; then the rows written and the WAL per message.
+ */
 async function reportStatements(url: string, messages: number): Promise<void> {
   const { rows } = await withClient(url, (client) =>
     client.query<{ calls: string; total: number; query: string }>(
@@ -301,6 +311,31 @@ async function reportStatements(url: string, messages: number): Promise<void> {
     process.stdout.write(
       `${"".padEnd(26)} ${fixed(Number(row.calls) / messages, 2).padStart(5)} calls ` +
         `${fixed(row.total / messages, 3).padStart(6)} ms per message  ${text}\n`,
+    );
+  }
+  const { tables, wal } = await withClient(url, async (client) => {
+    // Table counts reach the views when a backend flushes them (at most once a second).
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const tables = await client.query<{ relname: string; ins: string; upd: string; hot: string }>(
+      `SELECT relname, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_hot_upd AS hot
+       FROM pg_stat_user_tables WHERE n_tup_ins + n_tup_upd > 0 ORDER BY relname`,
+    );
+    const wal = await client.query<{ records: string; bytes: string }>(
+      "SELECT wal_records AS records, wal_bytes AS bytes FROM pg_stat_wal",
+    );
+    return { tables: tables.rows, wal: wal.rows[0] };
+  });
+  for (const table of tables) {
+    const per = (count: string) => fixed(Number(count) / messages, 2);
+    process.stdout.write(
+      `${"".padEnd(26)} ${table.relname}: ${per(table.ins)} rows inserted, ${per(table.upd)} ` +
+        `updated (${per(table.hot)} heap-only) per message\n`,
+    );
+  }
+  if (wal) {
+    process.stdout.write(
+      `${"".padEnd(26)} WAL: ${fixed(Number(wal.records) / messages, 1)} records, ` +
+        `${fixed(Number(wal.bytes) / messages, 0)} bytes per message\n`,
     );
   }
 }
@@ -323,8 +358,12 @@ export async function main(): Promise<void> {
     if (part("postgres")) {
       const single = await cluster.createDatabase("single");
       const postgres = await worker({ store: { kind: "postgres", url: single } });
-      if (statements) await resetStatements(single);
-      const run = await throughput("postgres", [postgres]);
+      // Counted from the measured messages on.
+      const run = await throughput(
+        "postgres",
+        [postgres],
+        statements ? () => resetStatements(single) : undefined,
+      );
       report("1 worker, PostgreSQL", run);
       if (statements) await reportStatements(single, run.latencies.length);
     }
