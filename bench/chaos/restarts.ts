@@ -3,8 +3,9 @@
  * started again on the same data, `kills` times (one message is sent while it is down). Counts, per message: sent, accepted (202),
  * answered exactly once, lost (accepted, never answered), answered twice; how close any message
  * came to the caps that give up on a poison message (`DeliveryCaps`: runs that handed it over,
- * runs whose agent started on it); and the agents (fake Claude CLIs, each a 0.4 s turn) still
- * alive after the last restart has answered everything.
+ * runs whose agent started on it); how many messages an agent answered again after a kill
+ * (work redone); and the agents (fake Claude CLIs, each a 0.4 s turn) still alive after the last
+ * restart has answered everything.
  */
 import { join } from "node:path";
 import { pidAlive } from "../../test/claude-cli/helpers.js";
@@ -101,9 +102,26 @@ export async function restarts(options: RestartOptions): Promise<Figure[]> {
   const users = messages.filter((message) => message.kind === "user");
   const most = (count: (message: ApiMessage) => number) => Math.max(0, ...users.map(count));
   await new Promise((resolve) => setTimeout(resolve, 2000));
-  const agents = fakeLogEntries(fakeLog)
+  const entries = fakeLogEntries(fakeLog);
+  const agents = entries
     .filter((entry) => entry.event === "start")
     .map((entry) => entry.pid as number);
+  // How often an agent answered each message: more than once is work a kill made it redo.
+  const textOf = new Map<string, string>();
+  const answers = new Map<string, number>();
+  for (const entry of entries) {
+    const line = entry.message as { type?: string; uuid?: string; message?: unknown } | undefined;
+    if (entry.event === "stdin" && line?.type === "user" && line.uuid !== undefined) {
+      const text = /message m\d{5}\./.exec(JSON.stringify(line.message ?? ""))?.[0];
+      if (text !== undefined) textOf.set(line.uuid, text);
+    }
+    if (entry.event !== "result") continue;
+    for (const uuid of entry.uuids as string[]) {
+      const text = textOf.get(uuid);
+      if (text !== undefined) answers.set(text, (answers.get(text) ?? 0) + 1);
+    }
+  }
+  const redone = acceptedTexts.filter((message) => (answers.get(message.text) ?? 0) > 1).length;
   const running = new Set(
     (await gateway.api<{ runners: { pid: number }[] }>("GET", "/api/runners")).body.runners.map(
       (runner) => runner.pid,
@@ -130,6 +148,13 @@ export async function restarts(options: RestartOptions): Promise<Figure[]> {
       "most runs an agent started on one message",
       most((m) => m.attempts),
       "< 5",
+    ),
+    figure(
+      scenario,
+      "messages an agent answered again after a kill",
+      redone,
+      `< ${options.kills * 4}`,
+      redone < options.kills * 4,
     ),
     figure(scenario, "agents of killed gateways left alive", orphans, "0", orphans === 0),
   ];

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { encodeNdjsonLine, NdjsonDecoder, type NdjsonError } from "./ndjson.js";
+import { execFailure, withParentDeathSignal } from "./parent-death.js";
 import { StderrTail } from "./stderr-tail.js";
 import { hasExited, terminateProcessTree, trackChild } from "./terminate.js";
 
@@ -24,7 +25,8 @@ const STDOUT_DRAIN_MS = 1000;
 
 /**
  * One spawned CLI: detached in its own process group, stdin/stdout/stderr piped, stderr always
- * drained into a bounded tail, stdout framed as NDJSON. Reports exactly one `onExit`.
+ * drained into a bounded tail, stdout framed as NDJSON, and sent SIGTERM if its parent dies
+ * (`withParentDeathSignal`). Reports exactly one `onExit`.
  */
 export class ClaudeChild {
   readonly process: ChildProcess;
@@ -39,7 +41,7 @@ export class ClaudeChild {
     handlers: ClaudeChildHandlers,
     maxLineLength: number | undefined,
   ) {
-    const [binary = "claude", ...args] = command;
+    const [binary = "claude", ...args] = withParentDeathSignal(command);
     const child = spawn(binary, args, {
       cwd: spawnOptions.cwd,
       env: spawnOptions.env,
@@ -68,11 +70,17 @@ export class ClaudeChild {
     );
     let stdoutEnded = false;
     let exit: ChildExit | undefined;
+    let stderrEnded = false;
+    /** Set once the exited child's pipes had their time to reach their end. */
+    let drained = false;
     const report = () => {
       if (this.#exitReported || !exit) return;
+      // A start that `setpriv` could not exec is known by its stderr line: wait for it.
+      if (exit.code === 127 && !stderrEnded && !drained) return;
       this.#exitReported = true;
       if (!stdoutEnded) decoder.end();
       this.stderrTail.flush();
+      exit.spawnError ??= execFailure(exit.code, this.stderrTail.lines());
       handlers.onExit(exit);
     };
     child.stdin?.on("error", () => {
@@ -85,6 +93,10 @@ export class ClaudeChild {
       report();
     });
     child.stderr?.on("data", (chunk: Buffer) => this.stderrTail.push(chunk));
+    child.stderr?.on("end", () => {
+      stderrEnded = true;
+      report();
+    });
     child.on("error", (error) => {
       if (child.pid !== undefined) return;
       exit = { code: null, signal: null, spawnError: error };
@@ -93,8 +105,12 @@ export class ClaudeChild {
     });
     child.on("exit", (code, signal) => {
       exit = { code, signal, spawnError: undefined };
+      const drain = () => {
+        drained = true;
+        report();
+      };
       if (stdoutEnded) report();
-      else setTimeout(report, STDOUT_DRAIN_MS).unref();
+      if (!this.#exitReported) setTimeout(drain, STDOUT_DRAIN_MS).unref();
     });
   }
 

@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SqliteGatewayStore } from "../../src/gateway/index.js";
+import { pidAlive } from "../claude-cli/helpers.js";
 import {
   apiCaller,
   fakeLogEntries,
@@ -163,6 +164,38 @@ describe("a gateway killed with SIGKILL mid-turn", () => {
       folders.remove();
     }
   });
+});
+
+describe("the agents of a gateway killed with SIGKILL", () => {
+  // Linux's parent-death signal, set through util-linux's setpriv (Debian's essential util-linux).
+  it.runIf(existsSync("/usr/bin/setpriv"))(
+    "are sent SIGTERM at once, not left to run what they were given for no one",
+    async () => {
+      const folders = testFolders("parent-death");
+      // `timeout`: each agent hangs in its turn, so only a signal ends it.
+      writeFileSync(folders.scenarioFile, "timeout");
+      try {
+        const gateway = await startChild(folders.dataDir, folders.scenarioFile, folders.fakeLog);
+        const api = apiCaller(gateway.url, gateway.token);
+        for (const channel of ["one", "two"]) {
+          await api("POST", `/api/channels/${channel}/messages`, { text: `hello ${channel}` });
+        }
+        await fakeStarted(folders.fakeLog, "timeout", 2);
+        const agents = fakeLogEntries(folders.fakeLog)
+          .filter((entry) => entry.event === "start")
+          .map((entry) => entry.pid as number);
+        orphans.push(...agents);
+        expect(agents.every(pidAlive)).toBe(true);
+
+        killGroup(gateway.child.pid, "SIGKILL");
+        await gateway.exited;
+        // In their own process groups, the group's SIGKILL missed them; the kernel's signal did not.
+        await waitFor(() => agents.every((pid) => !pidAlive(pid)), "the agents gone", 5000);
+      } finally {
+        folders.remove();
+      }
+    },
+  );
 });
 
 describe("a gateway closed mid-turn", () => {
