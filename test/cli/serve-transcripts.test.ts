@@ -123,14 +123,22 @@ async function storedBytes(store: string, sessionId: string): Promise<number> {
   }
 }
 
-/** SIGKILL of a worker and of its agent (a SIGKILLed gateway cannot stop its children). */
+/** Linux's parent-death signal, which the gateway sets for its agents through setpriv. */
+const parentDeathSignal = existsSync("/usr/bin/setpriv");
+
+/**
+ * SIGKILL of a worker. A SIGKILLed gateway cannot stop its agents (each in a process group of
+ * its own), so the kernel does: the parent-death signal's SIGTERM, which the agent (rudder, or
+ * the real Claude Code) obeys mid-turn. Without setpriv the test kills the agent itself.
+ */
 async function killWorker(doomed: Worker): Promise<void> {
   const { runners } = await doomed.api<{ runners: Array<{ pid: number | null }> }>(
     "GET",
     "/api/runners",
   );
+  expect(runners.length).toBeGreaterThan(0);
   killRudderGroup(doomed.run);
-  for (const { pid } of runners) {
+  for (const { pid } of parentDeathSignal ? [] : runners) {
     if (pid === null) continue;
     try {
       process.kill(-pid, "SIGKILL");
