@@ -213,11 +213,8 @@ export async function waitUntil(predicate: () => boolean, timeoutMs = 10_000): P
   }
 }
 
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+/**
+ * Whether a pid names a live process: a zombie is dead (killed, not yet reaped; this container's
+ * PID 1 reaps no orphans), which a bare `kill(pid, 0)` would count as alive.
+ */
+export { pidAlive } from "../claude-cli/helpers.js";

@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { lastUserText } from "../fixtures/fake-messages-api.js";
@@ -199,7 +199,12 @@ describe("rudder speaks Claude Code's stream-json", () => {
       role: "user",
       content: [{ type: "text", text: "[Request interrupted by user for tool use]" }],
     });
-    await waitUntil(() => !pidAlive(toolPid));
+    // A fresh-clone run once timed out here: say what the process was, should it recur.
+    await waitUntil(() => !pidAlive(toolPid)).catch((error: unknown) => {
+      throw new Error(
+        `${String(error)}: ${describeProcess(toolPid)}; now matching: ${processesMatching("sleep 60.101").map(describeProcess).join(", ")}`,
+      );
+    });
     await rudder.waitFor((line) => line.command_uuid === FIRST && line.state === "cancelled");
 
     rudder.sendUser("carry on", SECOND);
@@ -539,3 +544,15 @@ describe("rudder speaks Claude Code's stream-json", () => {
     expect(existsSync(join(sandbox.workspace, "later.txt"))).toBe(true);
   });
 });
+
+/** A process as /proc has it (state and parent from `stat`, and its command line), for errors. */
+function describeProcess(pid: number): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const [state, parent] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const command = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ").trim();
+    return `pid ${pid} state ${state} parent ${parent} "${command}"`;
+  } catch {
+    return `pid ${pid} gone`;
+  }
+}
