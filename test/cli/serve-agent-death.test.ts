@@ -1,0 +1,109 @@
+/**
+ * A `rudder serve` killed with SIGKILL while its agent runs a tool: the agent and the tool end
+ * too, for rudder and for the real Claude Code (`--engine claude`). The gateway cannot stop
+ * them itself (each agent is in a process group of its own); the kernel's parent-death signal
+ * (SIGTERM, set through util-linux's setpriv) reaches the agent, which stops its tool.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pidAlive } from "../claude-cli/helpers.js";
+import { claudeCodeEnv } from "../fixtures/claude-code-env.js";
+import { type FakeMessagesApi, startFakeMessagesApi } from "../fixtures/fake-messages-api.js";
+import { CLAUDE_CODE_BIN } from "../fixtures/one-shot-engine.js";
+import { processesMatching } from "../fixtures/process-scan.js";
+import { waitFor } from "../gateway/helpers.js";
+import { killRudderGroup, type RudderRun, stopRudder } from "./rudder-process.js";
+import { startServeWorker } from "./serve-worker.js";
+
+let root: string;
+const running: RudderRun[] = [];
+const apis: FakeMessagesApi[] = [];
+/** What a failed run leaves: killed at the end, by pid. */
+const leftovers: number[] = [];
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), "rudder-serve-agent-death-"));
+});
+
+afterAll(async () => {
+  for (const pid of leftovers) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // Gone, as it should be.
+    }
+  }
+  for (const run of running) await stopRudder(run);
+  for (const api of apis) await api.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe.runIf(existsSync("/usr/bin/setpriv"))("a gateway SIGKILLed mid-tool", () => {
+  it.each(["rudder", "claude"] as const)(
+    "leaves neither its %s agent nor the agent's tool running",
+    async (engine) => {
+      // A command no other test runs, so the scan finds this tool only.
+      const tool = `sleep 61.${engine === "claude" ? "234" : "567"}`;
+      const api = await startFakeMessagesApi({
+        script: [
+          { toolUse: { name: "Bash", input: { command: `exec ${tool}` } } },
+          { hangUntilAborted: true, text: "not reached" },
+        ],
+      });
+      apis.push(api);
+      const home = join(root, engine, "home");
+      const cwd = join(root, engine, "work");
+      mkdirSync(home, { recursive: true });
+      mkdirSync(cwd, { recursive: true });
+      const env = {
+        ...claudeCodeEnv(home, api.url),
+        RUDDER_MAX_RETRIES: "0",
+        ...(engine === "claude" ? { RUDDER_CLAUDE_BIN: CLAUDE_CODE_BIN } : {}),
+      };
+      const args = ["--engine", engine, "--cwd", cwd, "--no-sandbox"];
+      const gateway = await startServeWorker(join(root, engine, "data"), args, {
+        cwd,
+        env,
+        running,
+      });
+      await gateway.api("POST", "/api/channels/tools/messages", { text: "run the command" });
+      // The agent asks before its Bash call: allowed through the API, as a person would.
+      const tools = await waitFor(
+        async () => {
+          const { requests } = await gateway.api<{ requests: Array<{ id: string }> }>(
+            "GET",
+            "/api/channels/tools/permissions",
+          );
+          for (const request of requests) {
+            await gateway.api("POST", `/api/channels/tools/permissions/${request.id}`, {
+              decision: "allow",
+            });
+          }
+          const found = processesMatching(tool);
+          return found.length > 0 ? found : undefined;
+        },
+        "the tool running",
+        60_000,
+      );
+      const { runners } = await gateway.api<{ runners: Array<{ pid: number | null }> }>(
+        "GET",
+        "/api/runners",
+      );
+      const agents = runners.flatMap((runner) => (runner.pid === null ? [] : [runner.pid]));
+      expect(agents).toHaveLength(1);
+      leftovers.push(...agents, ...tools);
+      expect([...agents, ...tools].every(pidAlive)).toBe(true);
+
+      killRudderGroup(gateway.run);
+      await gateway.run.exited;
+      await waitFor(
+        () => [...agents, ...tools].every((pid) => !pidAlive(pid)),
+        "the agent and its tool gone",
+        10_000,
+      );
+    },
+    120_000,
+  );
+});
