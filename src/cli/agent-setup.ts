@@ -25,8 +25,9 @@ import { modelConfigFromEnv } from "../model/model-config.js";
 import type { Message, Model } from "../model/types.js";
 import { rulesFromToolLists, validatePermissionRules } from "../permissions/parse-rule.js";
 import type { PermissionRules } from "../permissions/types.js";
-import { Sandbox, unavailableLine } from "../sandbox/sandbox.js";
+import { Sandbox } from "../sandbox/sandbox.js";
 import { sandboxPolicy } from "../sandbox/sandbox-policy.js";
+import { unavailableLine } from "../sandbox/sandbox-status.js";
 import {
   surfaceToolName,
   TOOL_SURFACES,

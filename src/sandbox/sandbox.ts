@@ -9,9 +9,10 @@ import { type DomainProxy, startDomainProxy } from "./domain-proxy.js";
 import { isExcludedCommand } from "./excluded-command.js";
 import { createPidsCgroup, ownPidsFolder } from "./pids-cgroup.js";
 import { Placeholders } from "./placeholders.js";
-import { proxyEnvironment } from "./proxy-bridge.js";
+import { commandEnvironment, runnerEnvironment } from "./sandbox-environment.js";
 import type { SandboxPolicy } from "./sandbox-policy.js";
 import { SandboxRunner } from "./sandbox-runner.js";
+import { type SandboxStatus, unavailableLine } from "./sandbox-status.js";
 import { PLACEHOLDER_MANIFEST, STATE_PREFIX, sweepStale } from "./stale-sweep.js";
 
 /** How a bash command is to be started. */
@@ -26,12 +27,6 @@ export type PreparedCommand =
 
 /** How a sandbox's processes are capped (`Sandbox.processLimit`). */
 export type ProcessLimitKind = "cgroup" | "ulimit" | "none";
-
-/** For `system/init` and the start-up line: `on`, `off` (disabled), `unavailable` (and why). */
-export type SandboxStatus =
-  | { state: "on" }
-  | { state: "off" }
-  | { state: "unavailable"; reason: string };
 
 export interface SandboxOptions {
   /** The agent's environment (`PATH` finds bubblewrap). */
@@ -54,9 +49,6 @@ const MAX_JUDGED = 1000;
 
 /** The runner's grace period between SIGTERM and SIGKILL of a command's group (as for plain commands). */
 const KILL_GRACE_MS = 200;
-
-/** The environment variables a command inside never gets: the gateway's credentials. */
-const UNSET_VARIABLES = ["RUDDER_TOKEN"];
 
 /**
  * The sandbox of one agent process. Whether bubblewrap is installed is known
@@ -378,35 +370,4 @@ export class Sandbox {
     }
     return this.#stateFolder;
   }
-}
-
-/** A command's environment inside: rudder's, without the gateway's credentials, TMPDIR the private /tmp. */
-function commandEnvironment(env: NodeJS.ProcessEnv, proxied: boolean): NodeJS.ProcessEnv {
-  const inside: NodeJS.ProcessEnv = {
-    ...env,
-    TMPDIR: "/tmp",
-    ...(proxied ? proxyEnvironment() : {}),
-  };
-  for (const name of UNSET_VARIABLES) delete inside[name];
-  return inside;
-}
-
-/**
- * The runner's own environment: a command's, without what would change how the runner's node
- * or perl starts. `NODE_OPTIONS` may `--require` a file the sandbox hides (under the host's
- * /tmp, say), `PERL5OPT` load a module, and then no command could run at all; each command
- * still gets them (they are in the request).
- */
-function runnerEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const runner = { ...env };
-  delete runner.NODE_OPTIONS;
-  for (const name of Object.keys(runner)) if (name.startsWith("PERL")) delete runner[name];
-  return runner;
-}
-
-/** The one line saying the sandbox is off for want of bubblewrap, and what happens instead. */
-export function unavailableLine(reason: string, failIfUnavailable: boolean): string {
-  return failIfUnavailable
-    ? `the sandbox is unavailable (${reason}) and sandbox.failIfUnavailable is set: bash commands are refused`
-    : `the sandbox is unavailable (${reason}): bash commands run unconfined, and ask unless known read-only`;
 }
