@@ -30,6 +30,8 @@ export interface TurnRunnerOptions {
  */
 export class TurnRunner {
   readonly #options: TurnRunnerOptions;
+  /** The messages each early result answered (see `#answerEarly`), gathered as it is handed out. */
+  readonly #answeredTogether = new WeakMap<AgentTurnResult, MessageRecord[]>();
 
   constructor(options: TurnRunnerOptions) {
     this.#options = options;
@@ -128,12 +130,20 @@ export class TurnRunner {
     result: AgentTurnResult,
   ): void {
     turn.answered.add(message.id);
+    // The messages one result answered are handed over together: one settlement, one reply.
+    const group = this.#answeredTogether.get(result);
+    if (group !== undefined) {
+      group.push(message);
+      return;
+    }
+    const messages = [message];
+    this.#answeredTogether.set(result, messages);
     const work = turn.answering.then(async () => {
       if (this.#options.closed() || turn.abandoned) return;
       events.ended(result);
       await this.#options.rememberSession(channel, result.sessionId);
       await this.#options.router.beforeAnswer?.(channel.id, channel.sessionId);
-      await this.#options.outcomes.result([message], result);
+      await this.#options.outcomes.result(messages, result);
     });
     // A failed write is logged (tracked); the message stays unanswered in the store, and the
     // next start replays it.
