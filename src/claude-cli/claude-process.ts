@@ -303,6 +303,16 @@ export class ClaudeProcess {
 
   #finishTurn(turn: ActiveTurn): void {
     if (turn.closing !== undefined) return;
+    if (turn.state.results.length === 0) {
+      // Every result went out early and the CLI cancelled the rest: no answer to give them,
+      // so not an empty success; the cancelled steers are kept for dispatch again.
+      this.#failTurn(
+        turn,
+        "error_during_execution",
+        "The messages left in the turn were cancelled.",
+      );
+      return;
+    }
     // Steers the CLI cancelled (after an interrupt) were never answered: keep them.
     this.#pendingSteers.push(...turn.state.unansweredSteers());
     turn.settle(completedOutcome(turn.state, this.#context(turn)));

@@ -93,6 +93,27 @@ describe("onAnswered: a message's own answer before its turn ends", () => {
     expect(result.numTurns).toBe(1);
   });
 
+  it("fails the rest of the turn, keeping its steers, when the CLI cancels them unanswered", async () => {
+    const proc = makeProc("steer_queued_cancelled");
+    const texts: string[] = [];
+    let early: TurnResult | undefined;
+    const running = proc.runTurn("alpha", {
+      onText: (text) => texts.push(text),
+      onAnswered: (result) => {
+        early = result;
+      },
+    });
+    await waitUntil(() => texts.length >= 1);
+    await proc.steer("beta", { onAnswered: () => {} });
+    const result = await running;
+    expect(early?.result).toContain("first answer:");
+    // Not an empty success: nothing answered beta, which is kept for dispatch again.
+    expect(result.isError).toBe(true);
+    expect(result.subtype).toBe("error_during_execution");
+    expect(proc.popPendingSteers()).toEqual(["beta"]);
+    expect(proc.alive()).toBe(true);
+  });
+
   it("is not used when another message the same result answered has no taker", async () => {
     const proc = makeProc("steer_queued");
     const texts: string[] = [];
