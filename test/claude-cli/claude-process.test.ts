@@ -54,6 +54,24 @@ describe("steering into a turn the CLI answers twice", () => {
   });
 });
 
+/**
+ * Runs a turn on "alpha" that keeps the answer handed to it early (`taken.result`, and
+ * `onTaken` told); resolves once the CLI has begun answering, so a steer now meets the turn.
+ */
+async function alphaTurn(proc: ClaudeProcess, onTaken: () => void = () => {}) {
+  const texts: string[] = [];
+  const taken: { result?: TurnResult } = {};
+  const running = proc.runTurn("alpha", {
+    onText: (text) => texts.push(text),
+    onAnswered: (result) => {
+      taken.result = result;
+      onTaken();
+    },
+  });
+  await waitUntil(() => texts.length >= 1);
+  return { running, taken };
+}
+
 describe("onAnswered: a message's own answer before its turn ends", () => {
   it("hands the first result to its message at once and leaves it out of the turn's result", async () => {
     // The queued message's own turn takes 300 ms, so the first answer comes well before it.
@@ -61,18 +79,10 @@ describe("onAnswered: a message's own answer before its turn ends", () => {
       extra: { env: { FAKE_CLAUDE_REPLY_DELAY_MS: "300" } },
     });
     const order: string[] = [];
-    const texts: string[] = [];
-    let early: TurnResult | undefined;
-    const running = proc.runTurn("alpha", {
-      onText: (text) => texts.push(text),
-      onAnswered: (result) => {
-        early = result;
-        order.push("alpha answered");
-      },
-    });
-    await waitUntil(() => texts.length >= 1);
+    const { running, taken } = await alphaTurn(proc, () => order.push("alpha answered"));
     const outcome = await proc.steer("beta", { onAnswered: () => order.push("beta answered") });
-    await waitUntil(() => early !== undefined);
+    await waitUntil(() => taken.result !== undefined);
+    const early = taken.result;
     expect(proc.inflight).toBe(true);
     const result = await running;
     order.push("turn resolved");
@@ -95,18 +105,10 @@ describe("onAnswered: a message's own answer before its turn ends", () => {
 
   it("fails the rest of the turn, keeping its steers, when the CLI cancels them unanswered", async () => {
     const proc = makeProc("steer_queued_cancelled");
-    const texts: string[] = [];
-    let early: TurnResult | undefined;
-    const running = proc.runTurn("alpha", {
-      onText: (text) => texts.push(text),
-      onAnswered: (result) => {
-        early = result;
-      },
-    });
-    await waitUntil(() => texts.length >= 1);
+    const { running, taken } = await alphaTurn(proc);
     await proc.steer("beta", { onAnswered: () => {} });
     const result = await running;
-    expect(early?.result).toContain("first answer:");
+    expect(taken.result?.result).toContain("first answer:");
     // Not an empty success: nothing answered beta, which is kept for dispatch again.
     expect(result.isError).toBe(true);
     expect(result.subtype).toBe("error_during_execution");
