@@ -190,13 +190,16 @@ export class Router {
 
   /**
    * Stops routing. Turns still running are not settled, so their messages
-   * stay unanswered in the store and the next start replays them.
+   * stay unanswered in the store and the next start replays them. The context usage not
+   * stored yet is written as routing work (`idle()` waits for it), not awaited here: while
+   * the store is away that write is held like an answer, and the shutdown's wait for held
+   * writes comes after this.
    */
   async close(): Promise<void> {
     this.#closed = true;
     this.#retries.close();
     for (const channel of this.#channels.values()) channel.commands.close();
-    await this.#settlements.flushContext().catch(() => {});
+    this.#track(this.#settlements.flushContext());
   }
 
   /** Waits for routing work started so far (tests and shutdown). */

@@ -7,8 +7,12 @@
  * answering (statements hanging, not failing) for longer than a lease: the running turn stops
  * as its lease runs out, and is replayed once the hung renewal finds the lease still its own.
  */
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FAKE_CLAUDE } from "../claude-cli/helpers.js";
 import { type LoopbackProxy, startLoopbackProxy } from "../fixtures/loopback-proxy.js";
 import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
 import { openEvents, startTestGateway, type TestGateway, waitFor } from "./helpers.js";
@@ -177,5 +181,53 @@ describe("a PostgreSQL worker whose database goes away and comes back", () => {
     expect(messages.filter((message) => message.kind === "reply")).toHaveLength(1);
     expect(promptsWith(slow, "hung question")).toBe(2);
     expect(outageLines(lines).lost).toEqual([]);
+  });
+
+  it("shuts down within --shutdown-wait while a channel's context usage waits to be stored", async () => {
+    const url = await cluster.createDatabase();
+    // A session file the worker mirrors into the database: its last bytes must be stored
+    // before the answer is (`beforeAnswer`), so during the outage the answer waits, and the
+    // context usage its result line gave, stored with the answer, waits with it.
+    const sessions = mkdtempSync(join(tmpdir(), "rudder-outage-sessions-"));
+    const file = join(sessions, "outage-context.jsonl");
+    writeFileSync(file, `${JSON.stringify({ type: "user", line: 1 })}\n`);
+    const lines: string[] = [];
+    const gateway = await startTestGateway({
+      prefix: "outage-context",
+      store: { kind: "postgres", url },
+      workerName: "context",
+      shutdownWaitMs: 1500,
+      logger: (line) => lines.push(line),
+      engine: {
+        claudeBin: FAKE_CLAUDE,
+        env: { FAKE_CLAUDE_SCENARIO: "hold", FAKE_CLAUDE_SESSION_ID: "outage-context" },
+        sessionFile: (sessionId) => join(sessions, `${sessionId}.jsonl`),
+      },
+    });
+    gateways.push(gateway);
+    try {
+      const { pid } = await holdTurn(gateway, url, "context", "hold on");
+      await cluster.stop();
+      appendFileSync(file, `${JSON.stringify({ type: "assistant", line: 2 })}\n`);
+      await endHeldTurn(gateway, "context", pid);
+
+      // It used to wait for the database to store that context usage before it waited for
+      // anything else, so with the database away it never stopped.
+      const started = Date.now();
+      const closed = gateway.close().then(() => Date.now() - started);
+      const took = await Promise.race([
+        closed,
+        new Promise<number>((resolve) => setTimeout(() => resolve(Number.NaN), 10_000)),
+      ]);
+      expect(took).toBeGreaterThanOrEqual(1500);
+      expect(took).toBeLessThan(10_000);
+      expect(lines.some((line) => line.includes("stopping while the store is unavailable"))).toBe(
+        true,
+      );
+      expect(lines.some((line) => line.includes("did not come back within 1.5 s"))).toBe(true);
+    } finally {
+      await cluster.start();
+      rmSync(sessions, { recursive: true, force: true });
+    }
   });
 });
