@@ -4,18 +4,16 @@
  * them itself (each agent is in a process group of its own); the kernel's parent-death signal
  * (SIGTERM, set through util-linux's setpriv) reaches the agent, which stops its tool.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pidAlive } from "../claude-cli/helpers.js";
-import { claudeCodeEnv } from "../fixtures/claude-code-env.js";
 import { type FakeMessagesApi, startFakeMessagesApi } from "../fixtures/fake-messages-api.js";
-import { CLAUDE_CODE_BIN } from "../fixtures/one-shot-engine.js";
 import { processesMatching } from "../fixtures/process-scan.js";
 import { waitFor } from "../gateway/helpers.js";
 import { killRudderGroup, type RudderRun, stopRudder } from "./rudder-process.js";
-import { startServeWorker } from "./serve-worker.js";
+import { startEngineWorker } from "./serve-worker.js";
 
 let root: string;
 const running: RudderRun[] = [];
@@ -53,21 +51,7 @@ describe.runIf(existsSync("/usr/bin/setpriv"))("a gateway SIGKILLed mid-tool", (
         ],
       });
       apis.push(api);
-      const home = join(root, engine, "home");
-      const cwd = join(root, engine, "work");
-      mkdirSync(home, { recursive: true });
-      mkdirSync(cwd, { recursive: true });
-      const env = {
-        ...claudeCodeEnv(home, api.url),
-        RUDDER_MAX_RETRIES: "0",
-        ...(engine === "claude" ? { RUDDER_CLAUDE_BIN: CLAUDE_CODE_BIN } : {}),
-      };
-      const args = ["--engine", engine, "--cwd", cwd, "--no-sandbox"];
-      const gateway = await startServeWorker(join(root, engine, "data"), args, {
-        cwd,
-        env,
-        running,
-      });
+      const gateway = await startEngineWorker(join(root, engine), engine, api.url, running);
       await gateway.api("POST", "/api/channels/tools/messages", { text: "run the command" });
       // The agent asks before its Bash call: allowed through the API, as a person would.
       const tools = await waitFor(

@@ -5,20 +5,18 @@
  * while the second still runs; rudder folds it into the running turn, whose one result answers
  * both. Where the two differ, the test says which is which.
  */
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claudeCodeEnv } from "../fixtures/claude-code-env.js";
 import {
   type FakeMessagesApi,
   lastUserText,
   startFakeMessagesApi,
 } from "../fixtures/fake-messages-api.js";
-import { CLAUDE_CODE_BIN } from "../fixtures/one-shot-engine.js";
 import { waitFor } from "../gateway/helpers.js";
 import { type RudderRun, stopRudder } from "./rudder-process.js";
-import { startServeWorker } from "./serve-worker.js";
+import { type ListedMessages, startEngineWorker } from "./serve-worker.js";
 
 let root: string;
 let api: FakeMessagesApi;
@@ -42,35 +40,25 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-interface Listed {
-  messages: Array<{
-    id: string;
-    kind: string;
-    text: string;
-    state: string | null;
-    replyTo: string | null;
-  }>;
-}
-
 describe.each(["claude", "rudder"] as const)("--engine %s", (engine) => {
   it("a message posted while the answer before streams", async () => {
-    const home = join(root, engine, "home");
-    const cwd = join(root, engine, "work");
-    mkdirSync(home, { recursive: true });
-    mkdirSync(cwd, { recursive: true });
-    const env = {
-      ...claudeCodeEnv(home, api.url),
-      RUDDER_MAX_RETRIES: "0",
-      ...(engine === "claude" ? { RUDDER_CLAUDE_BIN: CLAUDE_CODE_BIN } : {}),
-    };
-    const gateway = await startServeWorker(
-      join(root, engine, "data"),
-      ["--engine", engine, "--cwd", cwd, "--no-sandbox"],
-      { cwd, env, running },
-    );
+    const gateway = await startEngineWorker(join(root, engine), engine, api.url, running);
     const channel = `queued-${engine}`;
-    const list = async () =>
-      (await gateway.api<Listed>("GET", `/api/channels/${channel}/messages`)).messages;
+    /** The channel's messages, once the message `id` is answered. */
+    const answered = (id: string, what: string) =>
+      waitFor(
+        async () => {
+          const { messages } = await gateway.api<ListedMessages>(
+            "GET",
+            `/api/channels/${channel}/messages`,
+          );
+          return messages.find((message) => message.id === id)?.state === "answered"
+            ? messages
+            : undefined;
+        },
+        what,
+        60_000,
+      );
     const before = api.mainRequests().length;
     const first = await gateway.api<{ id: string }>("POST", `/api/channels/${channel}/messages`, {
       text: "the first question",
@@ -84,16 +72,7 @@ describe.each(["claude", "rudder"] as const)("--engine %s", (engine) => {
     );
     expect(second.disposition).toBe("steered");
 
-    const firstAnswered = await waitFor(
-      async () => {
-        const messages = await list();
-        return messages.find((message) => message.id === first.id)?.state === "answered"
-          ? messages
-          : undefined;
-      },
-      "the first message answered",
-      60_000,
-    );
+    const firstAnswered = await answered(first.id, "the first message answered");
     const secondThen = firstAnswered.find((message) => message.id === second.id)?.state;
     const firstReply = firstAnswered.find((message) => message.replyTo === first.id);
     if (engine === "claude") {
@@ -105,16 +84,7 @@ describe.each(["claude", "rudder"] as const)("--engine %s", (engine) => {
       expect(secondThen).toBe("answered");
       expect(firstReply?.text).toContain("the second answer");
     }
-    const all = await waitFor(
-      async () => {
-        const messages = await list();
-        return messages.find((message) => message.id === second.id)?.state === "answered"
-          ? messages
-          : undefined;
-      },
-      "the second message answered",
-      60_000,
-    );
+    const all = await answered(second.id, "the second message answered");
     const replies = all.filter((message) => message.kind === "reply");
     if (engine === "claude") {
       expect(replies.map((reply) => reply.replyTo)).toEqual([first.id, second.id]);

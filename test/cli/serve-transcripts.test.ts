@@ -6,26 +6,27 @@
  * project folder for its own cwd), answers the unanswered message once, and the model is sent
  * the earlier turns. For rudder and for the real Claude Code CLI (`--engine claude`).
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claudeSessionFile } from "../../src/claude-cli/session-file.js";
-import { claudeCodeEnv } from "../fixtures/claude-code-env.js";
 import {
   type FakeMessagesApi,
   lastUserText,
   type RecordedRequest,
   startFakeMessagesApi,
 } from "../fixtures/fake-messages-api.js";
-import { CLAUDE_CODE_BIN } from "../fixtures/one-shot-engine.js";
 import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
 import { waitFor } from "../gateway/helpers.js";
 import { isAlive, killRudderGroup, type RudderRun, stopRudder } from "./rudder-process.js";
-import { type ServeWorker, startServeWorker } from "./serve-worker.js";
-
-type Engine = "rudder" | "claude";
+import {
+  type Engine,
+  type EngineWorker,
+  type ListedMessages,
+  startEngineWorker,
+} from "./serve-worker.js";
 
 let root: string;
 let cluster: PostgresCluster;
@@ -56,37 +57,17 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-interface Worker extends ServeWorker {
-  home: string;
-  cwd: string;
-}
+type Worker = EngineWorker;
 
 /** A worker as on a machine of its own: its own HOME, `--data` and working folder. */
-async function worker(name: string, store: string, engine: Engine): Promise<Worker> {
-  const home = join(root, name, "home");
-  const cwd = join(root, name, "work space");
-  mkdirSync(home, { recursive: true });
-  mkdirSync(cwd, { recursive: true });
-  const args = ["--store", store, "--engine", engine, "--lease-seconds", "2"];
-  args.push("--cwd", cwd, "--no-sandbox");
-  const env = {
-    ...claudeCodeEnv(home, api.url),
-    RUDDER_MAX_RETRIES: "0",
-    ...(engine === "claude" ? { RUDDER_CLAUDE_BIN: CLAUDE_CODE_BIN } : {}),
-  };
-  const started = await startServeWorker(join(root, name, "data"), args, { cwd, env, running });
-  return { ...started, home, cwd };
+function worker(name: string, store: string, engine: Engine): Promise<Worker> {
+  return startEngineWorker(join(root, name), engine, api.url, running, {
+    args: ["--store", store, "--lease-seconds", "2"],
+    cwdName: "work space",
+  });
 }
 
-interface Listed {
-  messages: Array<{
-    id: string;
-    kind: string;
-    text: string;
-    state: string | null;
-    replyTo: string | null;
-  }>;
-}
+type Listed = ListedMessages;
 
 const post = (through: Worker, channel: string, text: string) =>
   through.api<{ id: string; disposition: string }>("POST", `/api/channels/${channel}/messages`, {

@@ -1,6 +1,8 @@
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { waitUntil } from "../agent/kernel-helpers.js";
+import { claudeCodeEnv } from "../fixtures/claude-code-env.js";
+import { CLAUDE_CODE_BIN } from "../fixtures/one-shot-engine.js";
 import { apiCaller } from "../gateway/helpers.js";
 import { type RudderRun, startRudder } from "./rudder-process.js";
 
@@ -36,4 +38,48 @@ export async function startServeWorker(
   const api = async <T>(method: string, path: string, body?: unknown) =>
     (await call<T>(method, path, body)).body;
   return { run, url, token, dataDir, api };
+}
+
+export type Engine = "rudder" | "claude";
+
+export interface EngineWorker extends ServeWorker {
+  home: string;
+  cwd: string;
+}
+
+/** `GET /api/channels/:id/messages`, as the tests read it. */
+export interface ListedMessages {
+  messages: Array<{
+    id: string;
+    kind: string;
+    text: string;
+    state: string | null;
+    replyTo: string | null;
+  }>;
+}
+
+/**
+ * `rudder serve --engine <engine> --no-sandbox ...args` as on a machine of its own: its HOME,
+ * `--data` and working folder (`cwdName`) under `folder`, its agents (rudder, or the real
+ * Claude Code) on the fake Messages API at `apiUrl`.
+ */
+export async function startEngineWorker(
+  folder: string,
+  engine: Engine,
+  apiUrl: string,
+  running: RudderRun[],
+  options: { args?: string[]; cwdName?: string } = {},
+): Promise<EngineWorker> {
+  const home = join(folder, "home");
+  const cwd = join(folder, options.cwdName ?? "work");
+  mkdirSync(home, { recursive: true });
+  mkdirSync(cwd, { recursive: true });
+  const env = {
+    ...claudeCodeEnv(home, apiUrl),
+    RUDDER_MAX_RETRIES: "0",
+    ...(engine === "claude" ? { RUDDER_CLAUDE_BIN: CLAUDE_CODE_BIN } : {}),
+  };
+  const args = ["--engine", engine, "--cwd", cwd, "--no-sandbox", ...(options.args ?? [])];
+  const started = await startServeWorker(join(folder, "data"), args, { cwd, env, running });
+  return { ...started, home, cwd };
 }
