@@ -15,11 +15,11 @@ import { DEFAULT_MAX_LINE_LENGTH, type NdjsonError } from "./ndjson.js";
 import { isRateLimitLine } from "./rate-limit.js";
 import { assistantTexts, isMissingSession, userLine } from "./stream-lines.js";
 import {
+  answerOf,
   completedOutcome,
   describeDroppedLine,
   describeExit,
   describeLineTooLong,
-  earlyResult,
   failedOutcome,
   type OutcomeContext,
 } from "./turn-outcome.js";
@@ -293,7 +293,7 @@ export class ClaudeProcess {
   /** A result that answered some of the turn's messages, others still open: see `onAnswered`. */
   #answerEarly(turn: ActiveTurn): void {
     const context = this.#context(turn);
-    const taken = turn.state.takeEarlyAnswer((line) => earlyResult(line, turn.state, context));
+    const taken = turn.state.takeEarlyAnswer((line) => answerOf([line], turn.state, context));
     if (!taken) return;
     // What the turn's final result covers starts after this answer.
     turn.costBefore = this.#costTotal;

@@ -28,22 +28,19 @@ export function completedOutcome(state: TurnState, context: OutcomeContext): Tur
       error: new RateLimitError(`Claude CLI rate limited: ${text}`, resetAt ? { resetAt } : {}),
     };
   }
-  const result = combineResults(state.results, {
-    costBefore: context.costBefore,
-    intermediateCount: state.intermediateCount,
-    sessionId: context.sessionId,
-  });
-  if (context.freshStartNote) result.result = `${context.freshStartNote}\n\n${result.result}`;
-  return { result };
+  return { result: answerOf(state.results, state, context) };
 }
 
-/** One `result` line that answered some of a turn's messages before the turn ended. */
-export function earlyResult(
-  line: ResultLine,
+/**
+ * The answer `lines` make (all of a turn's results, or one handed out before the turn ended),
+ * with the note of a fresh start before its text.
+ */
+export function answerOf(
+  lines: readonly ResultLine[],
   state: TurnState,
   context: OutcomeContext,
 ): TurnResult {
-  const result = combineResults([line], {
+  const result = combineResults(lines, {
     costBefore: context.costBefore,
     intermediateCount: state.intermediateCount,
     sessionId: context.sessionId,

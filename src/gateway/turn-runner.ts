@@ -91,8 +91,7 @@ export class TurnRunner {
       await turn.answering;
       if (turn.oneShot) this.#options.track(this.#options.router.pool.releaseOneShot(process));
       if (this.#options.closed() || turn.abandoned) return;
-      await this.#options.rememberSession(channel, result?.sessionId ?? process.sessionId);
-      await this.#options.router.beforeAnswer?.(channel.id, channel.sessionId);
+      await this.#sessionDurable(channel, result?.sessionId ?? process.sessionId);
       redispatch = await this.#finishTurn(turn, result, failure, events);
     } finally {
       turn.ended = true;
@@ -141,14 +140,22 @@ export class TurnRunner {
     const work = turn.answering.then(async () => {
       if (this.#options.closed() || turn.abandoned) return;
       events.ended(result);
-      await this.#options.rememberSession(channel, result.sessionId);
-      await this.#options.router.beforeAnswer?.(channel.id, channel.sessionId);
+      await this.#sessionDurable(channel, result.sessionId);
       await this.#options.outcomes.result(messages, result);
     });
     // A failed write is logged (tracked); the message stays unanswered in the store, and the
     // next start replays it.
     turn.answering = work.catch(() => {});
     this.#options.track(work);
+  }
+
+  /** What must hold before an answer is stored: the session noted, and its transcript stored. */
+  async #sessionDurable(
+    channel: ChannelState,
+    sessionId: string | null | undefined,
+  ): Promise<void> {
+    await this.#options.rememberSession(channel, sessionId);
+    await this.#options.router.beforeAnswer?.(channel.id, channel.sessionId);
   }
 
   #turnEvents(channel: ChannelState): TurnEvents {
@@ -212,8 +219,7 @@ export class TurnRunner {
       // Answered by a result of its own already; what came after was for later messages.
       if (turn.answered.has(message.id)) return;
       events.ended(result);
-      await this.#options.rememberSession(channel, result.sessionId);
-      await this.#options.router.beforeAnswer?.(channel.id, channel.sessionId);
+      await this.#sessionDurable(channel, result.sessionId);
       await this.#options.outcomes.result([message], result);
     } catch (error) {
       if (!this.#options.closed() && !turn.abandoned) {
