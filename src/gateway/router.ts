@@ -37,6 +37,8 @@ export class Router {
   readonly #settlements: Settlements;
   readonly #retries = new RetryTimers((channelId) => this.#track(this.#retry(channelId)));
   readonly #routed = new RoutedMessages();
+  /** Channels with messages being stored by `deliver`, and how many. */
+  readonly #storing = new Map<string, number>();
   /** This gateway run, in the store's delivery counts: each run counts a message once. */
   readonly #run = randomUUID();
   #closed = false;
@@ -150,12 +152,46 @@ export class Router {
    */
   async deliver(channelId: string, text: string, source = "http"): Promise<Delivery> {
     if (this.#closed) throw new GatewayClosedError();
-    const message = await this.#options.store.insertUserMessage(channelId, text, source);
+    // A message that will start a turn is counted as handed over in its insert, not in a
+    // second write the agent waits for. Should the route change meanwhile (a catch-up pass
+    // started a turn), the count stands: this run hands it over later, counting nothing more.
+    const handedTo = this.#startsTurn(channelId, text) ? this.#run : undefined;
+    this.#storing.set(channelId, (this.#storing.get(channelId) ?? 0) + 1);
+    let message: MessageRecord;
+    try {
+      message = await this.#options.store.insertUserMessage(channelId, text, source, handedTo);
+    } finally {
+      const left = (this.#storing.get(channelId) ?? 1) - 1;
+      if (left === 0) this.#storing.delete(channelId);
+      else this.#storing.set(channelId, left);
+    }
     // Committed before this await resumed, so a catch-up pass may have listed and routed it
     // meanwhile (`routeStored`): it is dispatched once, and its client told the route it took.
     const routed = this.#routed.route(message.id);
     if (routed === undefined && this.#closed) return { id: message.id, disposition: "stored" };
-    return { id: message.id, disposition: routed ?? this.#dispatch(message, true) };
+    return {
+      id: message.id,
+      disposition: routed ?? this.#dispatch(message, true, handedTo !== undefined),
+    };
+  }
+
+  /**
+   * Whether a message delivered now would start a turn, as `#route` will decide once it is
+   * stored: not a command, the channel idle and not waiting for a rate limit, and no other
+   * message of it being stored (which would start the turn first).
+   */
+  #startsTurn(channelId: string, text: string): boolean {
+    if (this.#storing.has(channelId) || this.#retries.pendingUntil(channelId) !== null) {
+      return false;
+    }
+    if (this.#options.drives?.(channelId) === false || parseChannelCommand(text) !== null) {
+      return false;
+    }
+    const channel = this.#channels.get(channelId);
+    return (
+      channel === undefined ||
+      (channel.turn === null && !channel.commands.busy && channel.backlog.length === 0)
+    );
   }
 
   /** Resolves when the message is answered or has failed (a deferral is not an end). */
@@ -230,16 +266,19 @@ export class Router {
     void tracked.finally(() => this.#work.delete(tracked));
   }
 
-  /** Routes the message here (unless another worker drives its channel) and notes its route. */
-  #dispatch(message: MessageRecord, fresh: boolean): Disposition {
+  /**
+   * Routes the message here (unless another worker drives its channel) and notes its route.
+   * `handedOver`: the store counted it as handed over by this run as it stored it.
+   */
+  #dispatch(message: MessageRecord, fresh: boolean, handedOver = false): Disposition {
     if (this.#options.drives?.(message.channelId) === false) return "forwarded";
-    const disposition = this.#route(message, fresh);
+    const disposition = this.#route(message, fresh, handedOver);
     this.#routed.add(message, disposition);
     return disposition;
   }
 
   /** Chooses the route synchronously (so concurrent messages see each other), then acts. */
-  #route(message: MessageRecord, fresh: boolean): Disposition {
+  #route(message: MessageRecord, fresh: boolean, handedOver: boolean): Disposition {
     const channel = this.#channel(message.channelId);
     const command = message.kind === "user" ? parseChannelCommand(message.text) : null;
     const announce = (disposition: Disposition, state: MessageState) =>
@@ -272,7 +311,7 @@ export class Router {
       this.#track(this.#turns.steer(channel, active, message));
       return "steered";
     }
-    const turn = this.#turns.open(channel, message);
+    const turn = this.#turns.open(channel, message, handedOver);
     channel.turn = turn;
     const disposition = turn.oneShot ? "one_shot" : "started";
     announce(disposition, "received");

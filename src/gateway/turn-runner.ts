@@ -39,16 +39,19 @@ export class TurnRunner {
 
   /**
    * A turn started by `message` on the channel's kept process, or on a one-shot process when
-   * the pool is full (`oneShot`); its delivery is stored before the agent gets it.
+   * the pool is full (`oneShot`); its delivery is stored before the agent gets it (`handedOver`:
+   * stored with the message already).
    */
-  open(channel: ChannelState, message: MessageRecord): ActiveTurn {
+  open(channel: ChannelState, message: MessageRecord, handedOver = false): ActiveTurn {
     const { pool, store } = this.#options.router;
     const kept = pool.get(channel.id, channel.sessionId);
     return {
       process: kept ?? pool.oneShot(channel.id, channel.sessionId),
       oneShot: kept === null,
       starter: message,
-      handedOver: store.setMessageState(message.id, "received", this.#options.run),
+      handedOver: handedOver
+        ? Promise.resolve()
+        : store.setMessageState(message.id, "received", this.#options.run),
       steered: [],
       steerCalls: new Set(),
       ended: false,

@@ -33,8 +33,9 @@ class HeldInsertStore extends SqliteGatewayStore {
     channelId: string,
     text: string,
     source: string,
+    handedTo?: string,
   ): Promise<MessageRecord> {
-    const message = await super.insertUserMessage(channelId, text, source);
+    const message = await super.insertUserMessage(channelId, text, source, handedTo);
     this.#inserted.shift()?.(message);
     await this.#held;
     return message;

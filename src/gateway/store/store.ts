@@ -85,8 +85,18 @@ export interface GatewayStore extends TranscriptChunks {
   setChannelSession(channelId: string, sessionId: string | null): Promise<void>;
   setChannelContext(channelId: string, usage: ContextUsage | null): Promise<void>;
 
-  /** Creates the channel if needed and stores the message in state `received`. */
-  insertUserMessage(channelId: string, text: string, source: string): Promise<MessageRecord>;
+  /**
+   * Creates the channel if needed and stores the message in state `received`. With `handedTo`
+   * (a gateway run), also counts it as handed over by that run, as `setMessageState(id,
+   * "received", run)` would: how the router stores a message it gives an agent at once, in one
+   * write instead of two, one after the other, before the agent may read it.
+   */
+  insertUserMessage(
+    channelId: string,
+    text: string,
+    source: string,
+    handedTo?: string,
+  ): Promise<MessageRecord>;
   /**
    * A system notice (no reply to anything): an `error` such as a schedule pausing itself
    * (the default), or a `compaction` / `reset` divider.

@@ -126,6 +126,21 @@ describe.each(adapters)("the $name gateway store", (adapter) => {
     await store.close();
   });
 
+  it("counts a message handed over as it is stored, once for that run", async () => {
+    const store = await adapter.open();
+    const handed = await store.insertUserMessage("chan", "at once", "http", "run-1");
+    const kept = await store.insertUserMessage("chan", "later", "http");
+    expect(handed).toMatchObject({ state: "received", deliveries: 1, attempts: 0 });
+    expect(kept.deliveries).toBe(0);
+    // The run that stored it hands it over again (a steer, a retry): nothing more is counted.
+    await store.setMessageState(handed.id, "steered", "run-1");
+    expect(await store.getMessage(handed.id)).toMatchObject({ state: "steered", deliveries: 1 });
+    await store.setMessageState(handed.id, "received", "run-2");
+    expect((await store.getMessage(handed.id))?.deliveries).toBe(2);
+    expect((await store.getMessage(kept.id))?.deliveries).toBe(0);
+    await store.close();
+  });
+
   it("settles a group of messages once: a second settlement answers nothing", async () => {
     const store = await adapter.open();
     const first = await store.insertUserMessage("c", "one", "http");

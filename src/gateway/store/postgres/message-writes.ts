@@ -21,7 +21,8 @@ interface Update {
  */
 const INSERT = `WITH items AS (
     SELECT * FROM ROWS FROM (json_to_recordset($1::json) AS (i text, c text, r text, k text,
-      t text, s text, o text, a timestamptz)) WITH ORDINALITY AS list(i, c, r, k, t, s, o, a, position)
+      t text, s text, o text, a timestamptz, d text))
+      WITH ORDINALITY AS list(i, c, r, k, t, s, o, a, d, position)
   ),
   channel AS (
     INSERT INTO channels (id, created_at, last_activity_at)
@@ -29,8 +30,10 @@ const INSERT = `WITH items AS (
     ON CONFLICT (id) DO UPDATE SET last_activity_at = excluded.last_activity_at
     RETURNING id
   )
-  INSERT INTO messages (id, channel_id, role, kind, text, state, source, created_at, updated_at)
-  SELECT i, channel.id, r, k, t, s, o, a, a FROM items JOIN channel ON channel.id = items.c
+  INSERT INTO messages (id, channel_id, role, kind, text, state, source, created_at, updated_at,
+    deliveries, delivered_in)
+  SELECT i, channel.id, r, k, t, s, o, a, a, (d IS NOT NULL)::int, d
+  FROM items JOIN channel ON channel.id = items.c
   ORDER BY position`;
 
 /**
@@ -42,13 +45,15 @@ const INSERT = `WITH items AS (
  */
 export class MessageWrites {
   /** A message to store: its record, built here, is what the caller gets back. */
-  readonly #inserts: StatementBatch<MessageRecord, MessageRecord>;
+  readonly #inserts: StatementBatch<Insert, MessageRecord>;
   readonly #updates: StatementBatch<Update, undefined>;
 
   constructor(pool: pg.Pool) {
-    this.#inserts = new StatementBatch(async (records) => {
-      await pool.query(preparedQuery(INSERT, [JSON.stringify(records.map(insertItem))]));
-      return records;
+    this.#inserts = new StatementBatch(async (inserts) => {
+      await pool.query(preparedQuery(INSERT, [JSON.stringify(inserts.map(insertItem))]));
+      return inserts.map(({ record, handedTo }) =>
+        handedTo === undefined ? record : { ...record, deliveries: 1 },
+      );
     });
     this.#updates = new StatementBatch(async (items) => {
       await pool.query(
@@ -68,10 +73,13 @@ export class MessageWrites {
     text: string,
     state: MessageState | null,
     source: string,
+    /** The run that hands it to an agent at once: counted as its delivery in the insert. */
+    handedTo?: string,
   ): Promise<MessageRecord> {
-    return this.#inserts.add(
-      newMessage({ channelId, role, kind, text, state, replyTo: null, source }),
-    );
+    return this.#inserts.add({
+      record: newMessage({ channelId, role, kind, text, state, replyTo: null, source }),
+      handedTo,
+    });
   }
 
   /** The message's state; with `run`, counted as delivered to that gateway run (once a run). */
@@ -85,7 +93,12 @@ export class MessageWrites {
   }
 }
 
-function insertItem(record: MessageRecord) {
+interface Insert {
+  record: MessageRecord;
+  handedTo: string | undefined;
+}
+
+function insertItem({ record, handedTo }: Insert) {
   return {
     i: record.id,
     c: record.channelId,
@@ -95,5 +108,6 @@ function insertItem(record: MessageRecord) {
     s: record.state,
     o: record.source,
     a: record.createdAt,
+    d: handedTo ?? null,
   };
 }

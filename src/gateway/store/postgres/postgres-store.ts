@@ -296,8 +296,13 @@ export class PostgresGatewayStore implements SharedStore {
     await this.#rows("UPDATE channels SET session_id = $1 WHERE id = $2", [sessionId, channelId]);
   }
 
-  async insertUserMessage(channelId: string, text: string, source: string): Promise<MessageRecord> {
-    return this.#writes.insert(channelId, "user", "user", text, "received", source);
+  async insertUserMessage(
+    channelId: string,
+    text: string,
+    source: string,
+    handedTo?: string,
+  ): Promise<MessageRecord> {
+    return this.#writes.insert(channelId, "user", "user", text, "received", source, handedTo);
   }
 
   async insertSystemMessage(

@@ -134,7 +134,12 @@ export class SqliteGatewayStore implements GatewayStore {
     );
   }
 
-  async insertUserMessage(channelId: string, text: string, source: string): Promise<MessageRecord> {
+  async insertUserMessage(
+    channelId: string,
+    text: string,
+    source: string,
+    handedTo?: string,
+  ): Promise<MessageRecord> {
     return this.#commits.write(() =>
       this.#insertMessage(
         newMessage({
@@ -146,6 +151,7 @@ export class SqliteGatewayStore implements GatewayStore {
           replyTo: null,
           source,
         }),
+        handedTo,
       ),
     );
   }
@@ -191,25 +197,42 @@ export class SqliteGatewayStore implements GatewayStore {
   }
 
   /** Stores `message` in its channel (made if need be); returns it as stored. */
-  #insertMessage(message: MessageRecord): MessageRecord {
+  #insertMessage(message: MessageRecord, handedTo?: string): MessageRecord {
     const insert = this.#database.transaction(() => {
       this.#statement(
         `INSERT INTO channels (id, created_at, last_activity_at) VALUES (?, ?, ?)
            ON CONFLICT(id) DO UPDATE SET last_activity_at = excluded.last_activity_at`,
       ).run(message.channelId, message.createdAt, message.createdAt);
-      this.#insertRow(message);
+      this.#insertRow(message, handedTo);
     });
     insert();
-    return message;
+    return handedTo === undefined ? message : { ...message, deliveries: 1 };
   }
 
-  /** The message's row; its other columns start at their defaults, as `newMessage` has them. */
-  #insertRow(message: MessageRecord): void {
+  /**
+   * The message's row; its other columns start at their defaults, as `newMessage` has them,
+   * but for one delivery by the run `handedTo` when given.
+   */
+  #insertRow(message: MessageRecord, handedTo?: string): void {
     const { id, channelId, role, kind, text, state, replyTo, source, createdAt } = message;
     this.#statement(
       `INSERT INTO messages (id, channel_id, role, kind, text, state, reply_to, source,
-           created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(id, channelId, role, kind, text, state, replyTo, source, createdAt, createdAt);
+           created_at, updated_at, deliveries, delivered_in)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      id,
+      channelId,
+      role,
+      kind,
+      text,
+      state,
+      replyTo,
+      source,
+      createdAt,
+      createdAt,
+      handedTo === undefined ? 0 : 1,
+      handedTo ?? null,
+    );
   }
 
   #getMessageSync(messageId: string): MessageRecord | null {
