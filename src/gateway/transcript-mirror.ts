@@ -20,6 +20,14 @@ export interface TranscriptMirrorOptions {
   sessionFile: (sessionId: string) => string;
   /** How long a save waits after the agent's output, so a burst of lines is one chunk. */
   saveDelayMs?: number;
+  /**
+   * After that save, how long after it the files are looked at again, one after the other
+   * (default 1 s, then 5 s more), unless the agent says more first: an engine may write its
+   * file after its last line (Claude Code writes a turn's prompt about when it prints the
+   * line that starts the turn, on a loaded machine after it), and a turn that waits long for
+   * its model says nothing more until it ends.
+   */
+  lookAgainMs?: number[];
   /** A file's newest chunks are merged once it has more than this many (default 32). */
   compactAfter?: number;
   logger?: (line: string) => void;
@@ -48,6 +56,17 @@ export type RestoreOutcome =
   /** Nothing is stored for the session. */
   | { kind: "none" }
   | { kind: "failed"; problem: string };
+
+/** Looks again at a channel's files after the save that followed its agent's output (ms). */
+const LOOK_AGAIN_MS = [1000, 5000];
+
+/** A channel's current session, and its save to come, if any. */
+interface PendingSave {
+  sessionId: string;
+  timer?: NodeJS.Timeout | undefined;
+  /** With `timer`: undefined for the save after output, else the looks again before this one. */
+  lookedAgain?: number | undefined;
+}
 
 /** What is stored of one of the session's files, as far as this worker knows. */
 interface StoredFile {
@@ -83,7 +102,7 @@ export class TranscriptMirror {
   readonly #options: TranscriptMirrorOptions;
   readonly #sessions = new Map<string, SessionState>();
   /** Each channel's current session, and its pending save. */
-  readonly #channels = new Map<string, { sessionId: string; timer?: NodeJS.Timeout }>();
+  readonly #channels = new Map<string, PendingSave>();
   #closed = false;
 
   constructor(options: TranscriptMirrorOptions) {
@@ -99,12 +118,26 @@ export class TranscriptMirror {
       channel = { sessionId };
       this.#channels.set(channelId, channel);
     }
-    if (channel === undefined || channel.timer !== undefined) return;
-    const pending = channel;
+    if (channel === undefined) return;
+    if (channel.timer !== undefined) {
+      // A save after output is already coming; a look again is replaced by one.
+      if (channel.lookedAgain === undefined) return;
+      clearTimeout(channel.timer);
+    }
+    this.#arm(channelId, channel, this.#options.saveDelayMs ?? 200, undefined);
+  }
+
+  /** A save of the channel's files in `delayMs`; `lookedAgain`: how many looks again before. */
+  #arm(channelId: string, pending: PendingSave, delayMs: number, lookedAgain: number | undefined) {
+    pending.lookedAgain = lookedAgain;
     pending.timer = setTimeout(() => {
       pending.timer = undefined;
       void this.#save(channelId, pending.sessionId);
-    }, this.#options.saveDelayMs ?? 200);
+      const next = lookedAgain === undefined ? 0 : lookedAgain + 1;
+      const after = (this.#options.lookAgainMs ?? LOOK_AGAIN_MS)[next];
+      if (after === undefined || this.#closed || this.#channels.get(channelId) !== pending) return;
+      this.#arm(channelId, pending, after, next);
+    }, delayMs);
     pending.timer.unref();
   }
 

@@ -34,7 +34,12 @@ function setup() {
   const store = new SqliteGatewayStore(join(root, "gateway.db"));
   stores.push(store);
   /** One machine's sessions folder, and a mirror writing from it. */
-  const machine = (name: string, saveDelayMs = 50, compactAfter?: number) => {
+  const machine = (
+    name: string,
+    saveDelayMs = 50,
+    compactAfter?: number,
+    lookAgainMs?: number[],
+  ) => {
     const folder = join(root, name, "sessions");
     mkdirSync(folder, { recursive: true });
     const logged: string[] = [];
@@ -43,6 +48,7 @@ function setup() {
       sessionFile: (sessionId) => join(folder, `${sessionId}.jsonl`),
       saveDelayMs,
       ...(compactAfter ? { compactAfter } : {}),
+      ...(lookAgainMs ? { lookAgainMs } : {}),
       logger: (line) => logged.push(line),
     });
     return { file: (sessionId: string) => join(folder, `${sessionId}.jsonl`), mirror, logged };
@@ -53,6 +59,34 @@ function setup() {
 const line = (value: Record<string, unknown>) => `${JSON.stringify(value)}\n`;
 
 describe("a channel's session file mirrored in the store", () => {
+  it("looks at the file again after the agent's last line, for what the engine wrote later", async () => {
+    const { store, machine } = setup();
+    const here = machine("late", 50, undefined, [300, 3000]);
+    const first = line({ type: "session", session_id: "s1" });
+    writeFileSync(here.file("s1"), first);
+    here.mirror.noteOutput("c", "s1");
+    await waitFor(async () => (await store.transcriptChunks("s1")).length === 1, "the first save");
+    // Written after the save that followed the agent's line, and no line since (a turn that
+    // waits for its model): stored by a look again, not only when the turn ends.
+    const prompt = line({ type: "user", text: "held" });
+    appendFileSync(here.file("s1"), prompt);
+    await waitFor(
+      async () => (await store.transcriptChunks("s1")).length === 2,
+      "the look again",
+      3000,
+    );
+    const chunks = await store.transcriptChunks("s1");
+    expect(chunks.map((chunk) => chunk.bytes.toString())).toEqual([first, prompt]);
+    // The agent says more while a look again waits: saved after the short delay, not the long one.
+    const more = line({ type: "assistant", text: "soon" });
+    appendFileSync(here.file("s1"), more);
+    const noted = Date.now();
+    here.mirror.noteOutput("c", "s1");
+    await waitFor(async () => (await store.transcriptChunks("s1")).length === 3, "the save");
+    expect(Date.now() - noted).toBeLessThan(1500);
+    await here.mirror.close();
+  });
+
   it("stores only what the file gained since the last save, in whole lines at their offsets", async () => {
     const { store, machine } = setup();
     const here = machine("a");
