@@ -7,6 +7,7 @@
  */
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { STARTED_ONE, STATE_ONE } from "../../../src/gateway/store/postgres/message-writes.js";
 import { settleStatement } from "../../../src/gateway/store/postgres/postgres-settle.js";
 import { PostgresGatewayStore } from "../../../src/gateway/store/postgres/postgres-store.js";
 import { type PostgresCluster, startPostgresCluster } from "../../fixtures/postgres-cluster.js";
@@ -91,4 +92,44 @@ it("settles one message by its key in the generic plan made on an empty table", 
       reply: { kind: "reply", text: "again" },
     }),
   ).toBeNull();
+});
+
+it("marks and counts one message by its key in the generic plan made on an empty table", async () => {
+  const url = await cluster.createDatabase();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const opened = await PostgresGatewayStore.open(url);
+  const plans: string[] = [];
+  try {
+    await client.query("SET plan_cache_mode = force_generic_plan");
+    for (const [name, text] of [
+      ["started_one", STARTED_ONE],
+      ["state_one", STATE_ONE],
+    ] as const) {
+      await client.query(`PREPARE ${name} AS ${text}`);
+      const values = name === "started_one" ? "'id', 'run'" : "'id', 'run', 'received', now()";
+      const { rows } = await client.query<{ "QUERY PLAN": string }>(
+        `EXPLAIN EXECUTE ${name}(${values})`,
+      );
+      plans.push(rows.map((row) => row["QUERY PLAN"]).join("\n"));
+    }
+  } finally {
+    await client.end();
+  }
+  for (const plan of plans) {
+    expect(plan).toMatch(/Index Scan using messages_id_key on messages/);
+    expect(plan).not.toMatch(/Seq Scan on messages/);
+  }
+  // And each does what it says, counting once per run.
+  const message = await opened.insertUserMessage("c1", "hello", "http");
+  await opened.countStarted(message.id, "run-a");
+  await opened.countStarted(message.id, "run-a");
+  await opened.setMessageState(message.id, "steered", "run-a");
+  await opened.setMessageState(message.id, "received", "run-b");
+  expect(await opened.getMessage(message.id)).toMatchObject({
+    state: "received",
+    attempts: 1,
+    deliveries: 2,
+  });
+  await opened.close();
 });

@@ -37,6 +37,19 @@ const INSERT = `WITH items AS (
   ORDER BY position`;
 
 /**
+ * One mark or count alone (`$1` the id, `$2` the run, `$3` the state, `$4` the time): the
+ * function's loop costs the server about 0.15 ms more than these for one message, the usual
+ * batch when a worker is not busy. Their equality on the unique key always takes the index.
+ */
+export const STARTED_ONE = `UPDATE messages SET attempts = attempts + 1, attempted_in = $2::text
+  WHERE id = $1::text AND attempted_in IS DISTINCT FROM $2::text
+    AND state IS DISTINCT FROM 'answered'`;
+export const STATE_ONE = `UPDATE messages SET state = $3::text, updated_at = $4::timestamptz,
+    deliveries = deliveries + ($2::text IS NOT NULL AND delivered_in IS DISTINCT FROM $2::text)::int,
+    delivered_in = coalesce($2::text, delivered_in)
+  WHERE id = $1::text AND state IS DISTINCT FROM 'answered'`;
+
+/**
  * The PostgreSQL store's writes of single messages, from every channel, batched (see
  * `StatementBatch`): new messages in one statement, delivery marks and started counts in
  * another (`rudder_message_updates`, migrations.ts). At 500 messages a second a worker sent
@@ -56,6 +69,15 @@ export class MessageWrites {
       );
     });
     this.#updates = new StatementBatch(async (items) => {
+      const only = items.length === 1 ? items[0] : undefined;
+      if (only !== undefined) {
+        await pool.query(
+          only.s === null
+            ? preparedQuery(STARTED_ONE, [only.i, only.r])
+            : preparedQuery(STATE_ONE, [only.i, only.r, only.s, new Date()]),
+        );
+        return [undefined];
+      }
       await pool.query(
         preparedQuery("SELECT rudder_message_updates($1::json, $2::timestamptz)", [
           JSON.stringify(items),
