@@ -176,22 +176,27 @@ export class Router {
   }
 
   /**
-   * Whether a message delivered now would start a turn, as `#route` will decide once it is
-   * stored: not a command, the channel idle and not waiting for a rate limit, and no other
-   * message of it being stored (which would start the turn first).
+   * Whether a message delivered now would start a turn: the route `#route` takes unless
+   * another message of the channel, being stored, starts the turn first.
    */
   #startsTurn(channelId: string, text: string): boolean {
-    if (this.#storing.has(channelId) || this.#retries.pendingUntil(channelId) !== null) {
-      return false;
-    }
-    if (this.#options.drives?.(channelId) === false || parseChannelCommand(text) !== null) {
-      return false;
-    }
+    if (this.#storing.has(channelId) || this.#options.drives?.(channelId) === false) return false;
     const channel = this.#channels.get(channelId);
-    return (
-      channel === undefined ||
-      (channel.turn === null && !channel.commands.busy && channel.backlog.length === 0)
-    );
+    return this.#routeOf(channel, channelId, parseChannelCommand(text)) === "start";
+  }
+
+  /** Which way a message goes on the channel now (`#route` acts on it). */
+  #routeOf(
+    channel: ChannelState | undefined,
+    channelId: string,
+    command: ChannelCommand | null,
+  ): "command" | "queue" | "defer" | "next" | "steer" | "start" {
+    if (command !== null) return "command";
+    if (channel?.commands.busy) return "queue";
+    if (this.#retries.pendingUntil(channelId) !== null) return "defer";
+    // A turn being settled: the message steers the next one, or starts it.
+    if (channel?.turn?.ended) return "next";
+    return channel?.turn ? "steer" : "start";
   }
 
   /** Resolves when the message is answered or has failed (a deferral is not an end). */
@@ -283,30 +288,30 @@ export class Router {
     const command = message.kind === "user" ? parseChannelCommand(message.text) : null;
     const announce = (disposition: Disposition, state: MessageState) =>
       this.#publish(routedEvent(message, fresh, disposition, state));
-    if (command !== null) {
+    const route = this.#routeOf(channel, channel.id, command);
+    if (route === "command" && command !== null) {
       announce("command", "received");
       this.#track(this.#command(channel, command, message));
       return "command";
     }
-    if (channel.commands.busy) {
+    if (route === "queue") {
       announce("queued", "received");
       channel.backlog.push(message);
       return "queued";
     }
-    const retryAt = this.#retries.pendingUntil(channel.id);
-    if (retryAt !== null) {
+    if (route === "defer") {
       announce("deferred", "deferred");
+      const retryAt = this.#retries.pendingUntil(channel.id) ?? Date.now();
       this.#track(this.#outcomes.defer([message], new Date(retryAt)));
       return "deferred";
     }
-    const active = channel.turn;
-    if (active?.ended) {
-      // The turn is being settled; this message steers the next one, or starts it.
+    if (route === "next") {
       announce("steered", "received");
       channel.backlog.push(message);
       return "steered";
     }
-    if (active) {
+    const active = channel.turn;
+    if (route === "steer" && active !== null) {
       announce("steered", "steered");
       this.#track(this.#turns.steer(channel, active, message));
       return "steered";
