@@ -68,7 +68,7 @@ describe.skipIf(NO_BUBBLEWRAP !== undefined)(`the sandbox ${NO_BUBBLEWRAP ?? ""}
     }
     writeFileSync(join(home, "notes.txt"), "ordinary");
     const result = await run(
-      `export HOME=${home}; cat ~/notes.txt; for f in .ssh/id_ed25519 .aws/credentials .config/gh/hosts.yml .rudder/token .rudder/sessions/s.jsonl .claude/.credentials.json .netrc .git-credentials; do cat ~/$f; done; find ~/.ssh ~/.rudder ~/.aws -mindepth 1 | wc -l; echo x > ~/.ssh/planted`,
+      `export HOME=${home}; cat ~/notes.txt; for f in .ssh/id_ed25519 .aws/credentials .config/gh/hosts.yml .rudder/token .rudder/sessions/s.jsonl .claude/.credentials.json .netrc .git-credentials; do cat ~/$f; done; echo "found=$(find ~/.ssh ~/.rudder ~/.aws -mindepth 1 2>/dev/null | wc -l)"; echo x > ~/.ssh/planted`,
     );
     expect(result.output).toContain("ordinary");
     for (const secret of ["PRIVATE KEY", "aws secret", "gh token", "gateway token", "transcript"]) {
@@ -76,7 +76,9 @@ describe.skipIf(NO_BUBBLEWRAP !== undefined)(`the sandbox ${NO_BUBBLEWRAP ?? ""}
     }
     expect(result.output).not.toContain("password");
     expect(result.output).not.toContain("u:p@host");
-    expect(result.output).toMatch(/(^|\n)0\n/);
+    // Named, in one write: the output interleaves stdout with the errors' stderr, chunk by
+    // chunk, so a bare "0" once landed inside an error line.
+    expect(result.output).toMatch(/found=0\n/);
     expect(existsSync(join(home, ".ssh", "planted"))).toBe(false);
   });
 
