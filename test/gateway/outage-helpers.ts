@@ -62,21 +62,30 @@ export async function healthy(gateway: TestGateway): Promise<void> {
 
 /** The channel's messages once every user message is answered, each exactly once. */
 export async function answeredOnce(gateway: TestGateway, channelId: string): Promise<ApiMessage[]> {
+  // What the channel held at the last look, named when the wait fails: which message was left.
+  let seen = "nothing yet";
   const messages = await waitFor(
     async () => {
       const { status, body } = await gateway.api<{ messages: ApiMessage[] }>(
         "GET",
         `/api/channels/${channelId}/messages`,
       );
-      if (status !== 200) return undefined;
+      if (status !== 200) {
+        seen = `status ${status}`;
+        return undefined;
+      }
+      seen = body.messages.map((m) => `${m.kind} ${JSON.stringify(m.text)} ${m.state}`).join("; ");
       const users = body.messages.filter((message) => message.kind === "user");
       return users.length > 0 && users.every((message) => message.state === "answered")
         ? body.messages
         : undefined;
     },
     `every message of ${channelId} answered`,
-    60_000,
-  );
+    // Under the test's own 60 s, so that a wait that fails says what it saw.
+    40_000,
+  ).catch((error: Error) => {
+    throw new Error(`${error.message} (last seen: ${seen})`);
+  });
   for (const user of messages.filter((message) => message.kind === "user")) {
     expect(messages.filter((message) => message.replyTo === user.id)).toHaveLength(1);
   }

@@ -11,7 +11,7 @@ import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest";
 import { FAKE_CLAUDE } from "../claude-cli/helpers.js";
 import { type LoopbackProxy, startLoopbackProxy } from "../fixtures/loopback-proxy.js";
 import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
@@ -57,6 +57,8 @@ describe("a PostgreSQL worker whose database goes away and comes back", () => {
   it("answers 503 with the reason meanwhile, and then answers everything accepted once", async () => {
     const url = await cluster.createDatabase();
     const lines: string[] = [];
+    // A failure that names no step (a wait past the test's time) still shows what the worker said.
+    onTestFailed(() => console.error(`the worker's log:\n${lines.join("\n")}`));
     const solo = await startTestGateway({
       prefix: "outage-solo",
       scenario: "hold",
