@@ -7,7 +7,10 @@
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { MessageWrites } from "../../../src/gateway/store/postgres/message-writes.js";
-import { PostgresGatewayStore } from "../../../src/gateway/store/postgres/postgres-store.js";
+import {
+  PostgresGatewayStore,
+  writeBatch,
+} from "../../../src/gateway/store/postgres/postgres-store.js";
 import { type PostgresCluster, startPostgresCluster } from "../../fixtures/postgres-cluster.js";
 
 let cluster: PostgresCluster;
@@ -34,7 +37,7 @@ function countedWrites(url: string, poolOptions: pg.PoolConfig = {}) {
     sent.push(config.text);
     return query(config);
   }) as typeof pool.query;
-  return { pool, sent, writes: new MessageWrites(pool) };
+  return { pool, sent, writes: new MessageWrites(writeBatch(pool)) };
 }
 
 /** A migrated database, its store, and counted `MessageWrites` on it. */

@@ -3,9 +3,10 @@ import type pg from "pg";
 import type { GatewayEvent } from "../../events.js";
 import type { SharedEvent } from "../shared-store.js";
 import { isStoreUnavailable } from "../store-unavailable-error.js";
-import { fitsOneNotice, noticeItemsJson, readNotice } from "./event-notices.js";
+import { noticeItemsJson, readNotice } from "./event-notices.js";
 import type { NotifyListener } from "./notify-listener.js";
 import { preparedQuery } from "./prepared-query.js";
+import type { WriteBatch } from "./write-batch.js";
 
 /** The NOTIFY channel each stored event is announced on, to every worker. */
 export const EVENTS_CHANNEL = "rudder_events";
@@ -15,7 +16,10 @@ const KEEP_HOURS = 1;
 /** Old events are pruned once per this many appends by a worker. */
 const PRUNE_EVERY = 500;
 
-/** The events given (`$1`, see `noticeItemsJson`) stored in order, each channel's lock first. */
+/**
+ * The events given (`$1`, see `noticeItemsJson`) stored in order, each channel's lock first (as
+ * `rudder_writes` does for an append that one NOTIFY announces, see write-batch.ts).
+ */
 const STORED = `items AS (
     SELECT item->>'c' AS channel_id, item->'e' AS event, position
     FROM json_array_elements($1::text::json) WITH ORDINALITY AS list(item, position)
@@ -32,18 +36,6 @@ const STORED = `items AS (
     RETURNING id, channel_id, event
   )`;
 
-/**
- * The append announced by one NOTIFY: the ids (ascending, as the rows were inserted in order)
- * and the items as given, so nothing is built per event here.
- */
-const APPEND_ONE_NOTICE = `WITH ${STORED},
-  sent AS (
-    SELECT pg_notify($2, '{"ids":[' || ids || '],"items":' || $1::text || '}') FROM (
-      SELECT string_agg(id::text, ',' ORDER BY id) AS ids FROM stored
-    ) listed
-  )
-  SELECT id FROM stored, sent ORDER BY id`;
-
 /** The append of events too many or large for one NOTIFY: one each, a large one by its id. */
 const APPEND_EACH_NOTICE = `WITH ${STORED},
   payload AS (
@@ -54,21 +46,32 @@ const APPEND_EACH_NOTICE = `WITH ${STORED},
   SELECT id, pg_notify($2, CASE WHEN octet_length(whole) < 7900 THEN whole ELSE brief END)
   FROM payload`;
 
+/** Events too many or large for one NOTIFY (`json`, see `noticeItemsJson`) stored; their ids. */
+export async function appendEachNotice(pool: pg.Pool, json: string): Promise<number[]> {
+  const { rows } = await pool.query<{ id: string }>(
+    preparedQuery(APPEND_EACH_NOTICE, [json, EVENTS_CHANNEL]),
+  );
+  return rows.map((row) => Number(row.id)).sort((left, right) => left - right);
+}
+
 /**
  * The channels' events in the `events` table, so that every worker streams every channel's
  * events with ids that mean the same on all of them. An append takes the channel's advisory
  * lock for its statement, so one channel's events commit in id order whichever worker writes
- * them, and a client resuming after an id misses none. Each append is announced by one
- * NOTIFY carrying its ids and events, so that each worker's listening client reads one message
+ * them, and a client resuming after an id misses none. An append goes with the worker's other
+ * writes of the moment (`WriteBatch`), and each statement's events are announced by one
+ * NOTIFY carrying their ids and events, so that each worker's listening client reads one message
  * however many events and channels the append held (an append past NOTIFY's 8000 bytes: one
  * NOTIFY per event, a large event by its id, read back from the table).
  */
 export class EventLog {
   readonly #pool: pg.Pool;
+  readonly #batch: WriteBatch;
   #appends = 0;
 
-  constructor(pool: pg.Pool) {
+  constructor(pool: pg.Pool, batch: WriteBatch) {
     this.#pool = pool;
+    this.#batch = batch;
   }
 
   /**
@@ -78,19 +81,17 @@ export class EventLog {
    */
   async append(events: GatewayEvent[]): Promise<number[]> {
     if (events.length === 0) return [];
-    const items = noticeItemsJson(events);
-    const { rows } = await this.#pool.query<{ id: string }>(
-      preparedQuery(fitsOneNotice(items, events.length) ? APPEND_ONE_NOTICE : APPEND_EACH_NOTICE, [
-        items,
-        EVENTS_CHANNEL,
-      ]),
-    );
+    const ids = await this.#batch.add({
+      kind: "events",
+      json: noticeItemsJson(events),
+      count: events.length,
+    });
     this.#appends += events.length;
     if (this.#appends >= PRUNE_EVERY) {
       this.#appends = 0;
       void this.prune().catch(() => {});
     }
-    return rows.map((row) => Number(row.id)).sort((left, right) => left - right);
+    return ids ?? [];
   }
 
   /** The channel's events after `after` (its newest `limit` when undefined), oldest first. */

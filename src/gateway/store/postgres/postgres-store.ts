@@ -21,8 +21,8 @@ import {
   type TranscriptMerge,
 } from "../transcript-chunks.js";
 import { ChannelLeases } from "./channel-leases.js";
-import { EventLog } from "./event-log.js";
-import { MessageWrites } from "./message-writes.js";
+import { appendEachNotice, EVENTS_CHANNEL, EventLog } from "./event-log.js";
+import { MessageWrites, updateAlone } from "./message-writes.js";
 import { migrate } from "./migrations.js";
 import { NotifyListener } from "./notify-listener.js";
 import { PermissionLedger } from "./permission-ledger.js";
@@ -35,6 +35,7 @@ import { announceSchedule, listenForSchedules } from "./schedule-changes.js";
 import { spendLinkCode } from "./spent-link-codes.js";
 import { listenForWakeUps, wakeNotification } from "./wake-ups.js";
 import { watchPool } from "./watched-pool.js";
+import { WriteBatch } from "./write-batch.js";
 
 export interface PostgresStoreOptions {
   /** Connections kept at most; default 10. */
@@ -45,6 +46,14 @@ export interface PostgresStoreOptions {
   queryTimeoutMs?: number;
   /** Where the database being lost and back is reported (one line each, see `StoreHealth`). */
   logger?: (line: string) => void;
+}
+
+/** The batch of a worker's writes on the path of every message, on `pool` (see `WriteBatch`). */
+export function writeBatch(pool: pg.Pool): WriteBatch {
+  return new WriteBatch(pool, EVENTS_CHANNEL, {
+    update: (item) => updateAlone(pool, item),
+    eventsEach: (json) => appendEachNotice(pool, json),
+  });
 }
 
 /**
@@ -69,8 +78,9 @@ export class PostgresGatewayStore implements SharedStore {
 
   private constructor(pool: pg.Pool, url: string, logger: (line: string) => void) {
     this.#pool = pool;
-    this.#events = new EventLog(pool);
-    this.#writes = new MessageWrites(pool);
+    const batch = writeBatch(pool);
+    this.#events = new EventLog(pool, batch);
+    this.#writes = new MessageWrites(batch);
     this.#transcripts = new PostgresTranscripts(pool, () => this.#worker);
     this.#schedules = new PostgresSchedules(pool);
     this.health = new StoreHealth({
