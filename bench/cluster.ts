@@ -12,7 +12,8 @@
 // published). The fake agent answers at once (the runner alone adds ~0.14 ms a turn,
 // bench/runner.ts), so this latency is what the gateway and the HTTP path add.
 // The processor time each part spent per message says where the time goes on a small machine:
-// the gateway worker(s), the agents, and this load generator (keep-alive `node:http`).
+// the gateway worker(s), the agents, and this load generator (HTTP/1.1 on keep-alive sockets,
+// bench/load-client.ts).
 // Run: node --import tsx bench/cluster.ts
 // Before the measured messages each channel is sent `WARMUP` unmeasured ones, the same way, so
 // the figures are of a worker running steadily (its code compiled by V8, its pools and caches
@@ -29,7 +30,6 @@
 //   the server's time in each (`pg_stat_statements`),
 //   BENCH_PG_SETTINGS='{"name":"value"}': more settings for the throwaway PostgreSQL server.
 import { mkdtempSync, rmSync } from "node:fs";
-import type http from "node:http";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -37,7 +37,7 @@ import pg from "pg";
 import { startPostgresCluster } from "../test/fixtures/postgres-cluster.js";
 import { percentile } from "./gateway.js";
 import { type GatewayChildOptions, GatewayProcess } from "./gateway-process.js";
-import { cpuMs, descendantsNamed, keepAliveAgent, postJson, ReplyStream } from "./load-client.js";
+import { Connections, cpuMs, descendantsNamed, postJson, ReplyStream } from "./load-client.js";
 
 const FAKE_CLAUDE = join(import.meta.dirname, "..", "test", "fixtures", "fake-claude");
 const CHANNELS = Number(process.env.BENCH_CHANNELS ?? 8);
@@ -117,7 +117,7 @@ async function cpuOf(pids: number[]): Promise<number> {
 
 async function send(
   gateway: GatewayProcess,
-  agent: http.Agent,
+  agent: Connections,
   channelId: string,
   text: string,
 ): Promise<string> {
@@ -135,7 +135,7 @@ async function send(
 async function warm(
   prefix: string,
   via: GatewayProcess[],
-  agents: Map<GatewayProcess, http.Agent>,
+  agents: Map<GatewayProcess, Connections>,
 ) {
   const channels: Channel[] = [];
   for (let index = 0; index < CHANNELS; index += 1) {
@@ -169,7 +169,7 @@ async function warm(
 async function exchange(
   channels: Channel[],
   via: GatewayProcess[],
-  agents: Map<GatewayProcess, http.Agent>,
+  agents: Map<GatewayProcess, Connections>,
   count: number,
 ): Promise<{ latencies: number[]; fanOut: number[] }> {
   const latencies: number[] = [];
@@ -195,7 +195,7 @@ async function throughput(
   via: GatewayProcess[],
   afterWarmup?: () => Promise<void>,
 ): Promise<Run> {
-  const agents = new Map(via.map((gateway) => [gateway, keepAliveAgent(CHANNELS)]));
+  const agents = new Map(via.map((gateway) => [gateway, new Connections()]));
   const channels = await warm(prefix, via, agents);
   await exchange(channels, via, agents, WARMUP);
   await afterWarmup?.();
@@ -261,7 +261,7 @@ function report(label: string, run: Run): void {
 
 /** SIGKILLs the owner of a channel, sends it a message through another worker: ms to the reply. */
 async function failover(owner: GatewayProcess, other: GatewayProcess): Promise<number> {
-  const agent = keepAliveAgent(1);
+  const agent = new Connections();
   const channelId = "failover";
   const stream = new ReplyStream(other, channelId);
   await stream.open();
