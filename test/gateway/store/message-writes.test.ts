@@ -1,16 +1,20 @@
 /**
- * The PostgreSQL store's batched writes of single messages (message-writes.ts), against a real
+ * The PostgreSQL store's batched writes of single messages (message-writes.ts, with the event
+ * appends they share a statement with, write-batch.ts), against a real
  * server: what is asked in one turn of the event loop goes in one statement, in order, and the
  * records given back are what is stored; one bad item fails only its caller; the marks and
  * counts find each message by its key whatever plan the connection keeps.
  */
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import type { GatewayEvent } from "../../../src/gateway/events.js";
+import { EventLog } from "../../../src/gateway/store/postgres/event-log.js";
 import { MessageWrites } from "../../../src/gateway/store/postgres/message-writes.js";
 import {
   PostgresGatewayStore,
   writeBatch,
 } from "../../../src/gateway/store/postgres/postgres-store.js";
+import type { SharedEvent } from "../../../src/gateway/store/shared-store.js";
 import { type PostgresCluster, startPostgresCluster } from "../../fixtures/postgres-cluster.js";
 
 let cluster: PostgresCluster;
@@ -210,3 +214,62 @@ it("lets two workers' batches over the same channels, in any order, go through w
   for (const channel of channels) stored += (await first.store.listMessages(channel, 1000)).length;
   expect(stored).toBe(expected);
 }, 60_000);
+
+it("sends the moment's new messages, marks and event appends in one statement, the events' ids in order and announced", async () => {
+  const { store, pool, sent } = await fixture();
+  const batch = writeBatch(pool);
+  const writes = new MessageWrites(batch);
+  const events = new EventLog(pool, batch);
+  const heard: SharedEvent[] = [];
+  const feed = await store.listenForEvents(
+    (event) => heard.push(event),
+    () => {},
+  );
+  closing.push(() => feed.close());
+  const earlier = await store.insertUserMessage("c1", "earlier", "http");
+  const state = (messageId: string, channelId: string): GatewayEvent => ({
+    type: "message_state",
+    messageId,
+    state: "answered",
+    channelId,
+  });
+  const before = sent.length;
+  const [record, , firstIds, secondIds] = await Promise.all([
+    writes.insert("c2", "user", "user", "new", "received", "http"),
+    writes.setState(earlier.id, "steered", "run-a"),
+    events.append([state("m1", "c1"), state("m2", "c2")]),
+    events.append([state("m3", "c1")]),
+  ]);
+  expect(sent.length - before).toBe(1);
+  expect(await store.getMessage(record.id)).toEqual(record);
+  expect(await store.getMessage(earlier.id)).toMatchObject({ state: "steered", deliveries: 1 });
+  expect(firstIds).toHaveLength(2);
+  expect(secondIds).toHaveLength(1);
+  const ids = [...firstIds, ...secondIds];
+  expect([...ids].sort((left, right) => left - right)).toEqual(ids);
+  const stored = await store.eventsSince(0, 10);
+  expect(stored.map(({ id, event }) => [id, (event as { messageId: string }).messageId])).toEqual([
+    [ids[0], "m1"],
+    [ids[1], "m2"],
+    [ids[2], "m3"],
+  ]);
+  await expect.poll(() => heard.map((event) => event.id)).toEqual(ids);
+
+  // Events too large for one NOTIFY go in a statement of their own, announced one by one (a
+  // large one by its id, read back), beside the rest of the moment's writes.
+  const large = { ...state("m4", "c1"), padding: "x".repeat(9000) } as unknown as GatewayEvent;
+  const sentBefore = sent.length;
+  const [, largeIds] = await Promise.all([
+    writes.insert("c1", "user", "user", "beside", "received", "http"),
+    events.append([large, state("m5", "c2")]),
+  ]);
+  expect(sent.length - sentBefore).toBe(2);
+  expect(largeIds).toHaveLength(2);
+  expect(largeIds[0]!).toBeGreaterThan(ids[2]!);
+  await expect.poll(() => heard.map((event) => event.id)).toEqual([...ids, ...largeIds]);
+  expect((heard.at(-2)?.event as { padding?: string } | undefined)?.padding).toHaveLength(9000);
+  expect((await store.listMessages("c1")).map((message) => message.text)).toEqual([
+    "earlier",
+    "beside",
+  ]);
+});
