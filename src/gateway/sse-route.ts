@@ -26,6 +26,12 @@ export interface SseOptions {
 export const MAX_UNREAD_BYTES = 64 * 2 ** 20;
 
 const encoder = new TextEncoder();
+/** An event stream's response headers. */
+const STREAM_HEADERS = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache",
+  connection: "keep-alive",
+};
 const ping = encoder.encode(": ping\n\n");
 
 /**
@@ -75,6 +81,10 @@ function parseEventId(value: string | undefined | null, runId: string): number |
 export function channelEvents(context: Context, options: SseOptions): Response {
   const outgoing = (context.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
   if (outgoing === undefined) throw new Error("event streams need @hono/node-server");
+  // A HEAD gets the stream's headers and no stream: written straight to the socket, a stream
+  // would leave the answer open (the next request on the connection never answered) and the
+  // adapter's own HEAD answer would fail on headers already sent.
+  if (context.req.method === "HEAD") return new Response(null, { headers: STREAM_HEADERS });
   const lastEventId = parseEventId(
     context.req.header("last-event-id") ?? context.req.query("lastEventId"),
     options.bus.runId,
@@ -94,11 +104,7 @@ function streamEvents(
   lastEventId: number | undefined,
   release: () => void,
 ): void {
-  outgoing.writeHead(200, {
-    "content-type": "text/event-stream",
-    "cache-control": "no-cache",
-    connection: "keep-alive",
-  });
+  outgoing.writeHead(200, STREAM_HEADERS);
   const maxUnread = options.maxUnreadBytes ?? MAX_UNREAD_BYTES;
   let pending: Uint8Array[] = [];
   const flush = () => {

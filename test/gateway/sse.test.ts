@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openEvents, startTestGateway, type TestGateway, waitFor } from "./helpers.js";
 
@@ -71,6 +72,31 @@ describe("a channel's Server-Sent Events", () => {
       await fromEarlierRun.waitFor((event) => event.id === next.id, "the whole replay");
       expect(fromEarlierRun.events[0]?.id).toBe(stream.events[0]?.id);
       await fromEarlierRun.close();
+    }
+  });
+
+  it("answers HEAD with the stream's headers alone, and the connection serves the next request", async () => {
+    const { host } = new URL(gateway.url);
+    const auth = `Authorization: Bearer ${gateway.token}`;
+    const socket = connect(Number(new URL(gateway.url).port), "127.0.0.1");
+    let text = "";
+    socket.on("data", (chunk: Buffer) => {
+      text += chunk.toString("latin1");
+    });
+    try {
+      // Two requests on one keep-alive connection: the HEAD's answer must end for the next.
+      socket.write(
+        `HEAD /api/channels/head/events HTTP/1.1\r\nHost: ${host}\r\n${auth}\r\n\r\n` +
+          `GET /api/health HTTP/1.1\r\nHost: ${host}\r\n${auth}\r\n\r\n`,
+      );
+      await waitFor(() => text.includes('"ok":true'), "the health answer after the HEAD", 5_000);
+      const answers = text.split(/(?=HTTP\/1\.1 )/);
+      expect(answers[0]).toMatch(/^HTTP\/1\.1 200/);
+      expect(answers[0]).toMatch(/content-type: text\/event-stream/i);
+      expect(answers[0]).not.toContain(": connected");
+      expect(answers[1]).toMatch(/^HTTP\/1\.1 200/);
+    } finally {
+      socket.destroy();
     }
   });
 });
