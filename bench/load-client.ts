@@ -26,6 +26,8 @@ class Connection {
   #buffered: Buffer = Buffer.alloc(0);
   #answer: ((response: { status: number; text: string }) => void) | undefined;
   #failed: ((error: Error) => void) | undefined;
+  /** Whether the socket is gone (the server ends a keep-alive connection idle for 5 s). */
+  closed = false;
 
   constructor(host: string, port: number) {
     this.#socket = net.connect({ host, port, noDelay: true });
@@ -44,9 +46,6 @@ class Connection {
       fail(new Error("the gateway closed the connection"));
     });
   }
-
-  /** Whether the socket is gone (the server ends a keep-alive connection idle for 5 s). */
-  closed = false;
 
   request(head: string, body: string): Promise<{ status: number; text: string }> {
     return new Promise((resolve, reject) => {

@@ -10,10 +10,8 @@ import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import type { GatewayEvent } from "../../../src/gateway/events.js";
 import { EventLog } from "../../../src/gateway/store/postgres/event-log.js";
 import { MessageWrites } from "../../../src/gateway/store/postgres/message-writes.js";
-import {
-  PostgresGatewayStore,
-  writeBatch,
-} from "../../../src/gateway/store/postgres/postgres-store.js";
+import { PostgresGatewayStore } from "../../../src/gateway/store/postgres/postgres-store.js";
+import { WriteBatch } from "../../../src/gateway/store/postgres/write-batch.js";
 import type { SharedEvent } from "../../../src/gateway/store/shared-store.js";
 import { type PostgresCluster, startPostgresCluster } from "../../fixtures/postgres-cluster.js";
 
@@ -41,7 +39,7 @@ function countedWrites(url: string, poolOptions: pg.PoolConfig = {}) {
     sent.push(config.text);
     return query(config);
   }) as typeof pool.query;
-  return { pool, sent, writes: new MessageWrites(writeBatch(pool)) };
+  return { pool, sent, writes: new MessageWrites(new WriteBatch(pool)) };
 }
 
 /** A migrated database, its store, and counted `MessageWrites` on it. */
@@ -217,7 +215,7 @@ it("lets two workers' batches over the same channels, in any order, go through w
 
 it("sends the moment's new messages, marks and event appends in one statement, the events' ids in order and announced", async () => {
   const { store, pool, sent } = await fixture();
-  const batch = writeBatch(pool);
+  const batch = new WriteBatch(pool);
   const writes = new MessageWrites(batch);
   const events = new EventLog(pool, batch);
   const heard: SharedEvent[] = [];

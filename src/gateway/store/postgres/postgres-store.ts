@@ -21,8 +21,8 @@ import {
   type TranscriptMerge,
 } from "../transcript-chunks.js";
 import { ChannelLeases } from "./channel-leases.js";
-import { appendEachNotice, EVENTS_CHANNEL, EventLog } from "./event-log.js";
-import { MessageWrites, updateAlone } from "./message-writes.js";
+import { EventLog } from "./event-log.js";
+import { MessageWrites } from "./message-writes.js";
 import { migrate } from "./migrations.js";
 import { NotifyListener } from "./notify-listener.js";
 import { PermissionLedger } from "./permission-ledger.js";
@@ -48,14 +48,6 @@ export interface PostgresStoreOptions {
   logger?: (line: string) => void;
 }
 
-/** The batch of a worker's writes on the path of every message, on `pool` (see `WriteBatch`). */
-export function writeBatch(pool: pg.Pool): WriteBatch {
-  return new WriteBatch(pool, EVENTS_CHANNEL, {
-    update: (item) => updateAlone(pool, item),
-    eventsEach: (json) => appendEachNotice(pool, json),
-  });
-}
-
 /**
  * The PostgreSQL `GatewayStore`, through a node-postgres pool: the store that several gateway
  * workers share. Each method is one statement or one transaction, so it is atomic on its own
@@ -78,7 +70,7 @@ export class PostgresGatewayStore implements SharedStore {
 
   private constructor(pool: pg.Pool, url: string, logger: (line: string) => void) {
     this.#pool = pool;
-    const batch = writeBatch(pool);
+    const batch = new WriteBatch(pool);
     this.#events = new EventLog(pool, batch);
     this.#writes = new MessageWrites(batch);
     this.#transcripts = new PostgresTranscripts(pool, () => this.#worker);

@@ -1,5 +1,7 @@
 import type pg from "pg";
+import { appendEachNotice, EVENTS_CHANNEL } from "./event-log.js";
 import { fitsOneNotice } from "./event-notices.js";
+import { updateAlone } from "./message-writes.js";
 import { preparedQuery } from "./prepared-query.js";
 import { StatementBatch } from "./statement-batch.js";
 
@@ -29,14 +31,6 @@ export type Write =
   | { kind: "update"; item: Update }
   | { kind: "events"; json: string; count: number };
 
-/** The writes that have a cheaper statement of their own than `rudder_writes`. */
-export interface SeparateWrites {
-  /** One mark or count alone, the usual batch of a worker that is not busy. */
-  update(item: Update): Promise<void>;
-  /** Events too many or too large for one NOTIFY (given as one JSON array); their ids. */
-  eventsEach(json: string): Promise<number[]>;
-}
-
 const WRITES =
   "SELECT rudder_writes($1::json, $2::json, $3::text, $4::text, $5::timestamptz) AS ids";
 
@@ -51,11 +45,13 @@ const WRITES =
 export class WriteBatch {
   readonly #batch: StatementBatch<Write, number[] | undefined>;
 
-  constructor(pool: pg.Pool, notifyChannel: string, separate: SeparateWrites) {
+  constructor(pool: pg.Pool) {
     this.#batch = new StatementBatch(async (writes) => {
       const only = writes.length === 1 ? writes[0] : undefined;
+      // One mark or count alone (the usual batch of a worker that is not busy) has a cheaper
+      // statement of its own.
       if (only?.kind === "update") {
-        await separate.update(only.item);
+        await updateAlone(pool, only.item);
         return [undefined];
       }
       const updates: Update[] = [];
@@ -80,12 +76,13 @@ export class WriteBatch {
                 updates.length === 0 ? null : JSON.stringify(updates),
                 inserts.length === 0 ? null : JSON.stringify(inserts),
                 oneNotice ? eventsJson : null,
-                notifyChannel,
+                EVENTS_CHANNEL,
                 new Date(),
               ]),
             )
           : undefined,
-        oneNotice || eventsJson === null ? undefined : separate.eventsEach(eventsJson),
+        // Events too many or too large for one NOTIFY: a statement of their own beside it.
+        oneNotice || eventsJson === null ? undefined : appendEachNotice(pool, eventsJson),
       ]);
       const ids = each ?? mixed?.rows[0]?.ids?.split(",").map(Number) ?? [];
       let next = 0;
