@@ -1,5 +1,5 @@
 // What storing a channel's session file in the database costs per turn, as the conversation
-// grows (src/gateway/transcript-mirror.ts): `TURNS` turns each append `TURN_BYTES` of JSON lines
+// grows (src/gateway/transcripts/transcript-mirror.ts): `TURNS` turns each append `TURN_BYTES` of JSON lines
 // to a session file, and the mirror saves after each turn, into SQLite and into a throwaway
 // PostgreSQL (test/fixtures/postgres-cluster.ts). Printed per store: the bytes stored per turn
 // against the bytes the turn appended (goal 1.00x: only what was appended), and the time of a
@@ -23,7 +23,7 @@ import { performance } from "node:perf_hooks";
 import { PostgresGatewayStore } from "../src/gateway/store/postgres/postgres-store.js";
 import { SqliteGatewayStore } from "../src/gateway/store/sqlite/sqlite-store.js";
 import type { GatewayStore } from "../src/gateway/store/store.js";
-import { TranscriptMirror } from "../src/gateway/transcript-mirror.js";
+import { TranscriptMirror } from "../src/gateway/transcripts/transcript-mirror.js";
 import { startPostgresCluster } from "../test/fixtures/postgres-cluster.js";
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 1000);

@@ -54,7 +54,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   // Subcommands are loaded when chosen, so a `rudder run` child (started per channel by
   // the gateway, or by an Agent SDK host) does not pay for the gateway and chat at startup.
   if (command === "run") return (await import("./run.js")).runCommandLine(rest, io());
-  if (command === "chat") return (await import("./chat.js")).chatCommandLine(rest, io());
+  if (command === "chat") return (await import("./chat/chat.js")).chatCommandLine(rest, io());
   if (command === "serve") return (await import("./serve.js")).serveCommandLine(rest, io());
   if (command === "link") return (await import("./link.js")).linkCommandLine(rest, io());
   if (command === "send") return (await import("./send.js")).sendCommandLine(rest, io());

@@ -2,7 +2,7 @@ import { isSummaryMessage } from "../agent/compaction-plan.js";
 import type { SessionSummary } from "../agent/session-catalog.js";
 import type { TranscriptSegment } from "../agent/transcript-store.js";
 import type { ContentBlock, Message } from "../model/types.js";
-import { formatTokens } from "./chat-format.js";
+import { formatTokens } from "./chat/chat-format.js";
 
 /**
  * A stored conversation for `rudder sessions show`: for a person (user text after `> `, tool

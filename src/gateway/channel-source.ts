@@ -1,5 +1,5 @@
+import type { PermissionRequests } from "./agents/permission-requests.js";
 import type { Disposition, GatewayEvent } from "./events.js";
-import type { PermissionRequests } from "./permission-requests.js";
 
 /** Extra facts an inbound source attaches to a message (sender, thread, platform ids). */
 export type DeliveryMeta = Record<string, unknown>;

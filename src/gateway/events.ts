@@ -1,5 +1,5 @@
 import type { AgentEvent } from "../agent/events.js";
-import type { ContextUsage } from "./context-usage.js";
+import type { ContextUsage } from "./agents/context-usage.js";
 
 export type MessageState = "received" | "steered" | "answered" | "deferred" | "failed";
 

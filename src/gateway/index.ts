@@ -1,6 +1,10 @@
 /** The gateway's public surface, for `rudder serve|send|schedule` and embedders. */
-export type { AgentProcess, ProcessPool, RunnerInfo } from "./agent-process.js";
-export { loadOrCreateToken, readToken } from "./auth-token.js";
+export type { AgentProcess, ProcessPool, RunnerInfo } from "./agents/agent-process.js";
+export {
+  DEFAULT_PERMISSION_TIMEOUT_MS,
+  type DecideOutcome,
+  PermissionRequests,
+} from "./agents/permission-requests.js";
 export {
   CHANNEL_ID_PATTERN,
   type ChannelSource,
@@ -19,23 +23,24 @@ export type {
   PermissionVerdict,
   StoredMessage,
 } from "./events.js";
+export type { GatewayEngine, GatewayOptions, RunningGateway } from "./gateway-options.js";
+export { loadOrCreateToken, readToken } from "./http/auth-token.js";
 export {
   createGatewayClient,
   type GatewayClient,
   type GatewayClientOptions,
   GatewayRequestError,
-} from "./gateway-client.js";
-export type { GatewayEngine, GatewayOptions, RunningGateway } from "./gateway-options.js";
-export type { HealthInfo } from "./health-route.js";
-export { MAX_BODY_BYTES } from "./http-app.js";
+} from "./http/gateway-client.js";
+export type { HealthInfo } from "./http/health-route.js";
+export { MAX_BODY_BYTES } from "./http/http-app.js";
+export { TrustedProxies } from "./http/trusted-proxies.js";
+export { type Delivery, GatewayClosedError, Router, type RouterOptions } from "./routing/router.js";
+export type { SettledMessage } from "./routing/settlements.js";
 export {
-  DEFAULT_PERMISSION_TIMEOUT_MS,
-  type DecideOutcome,
-  PermissionRequests,
-} from "./permission-requests.js";
-export { type Delivery, GatewayClosedError, Router, type RouterOptions } from "./router.js";
-export { InvalidScheduleError, MAX_CONSECUTIVE_FAILURES, Scheduler } from "./scheduler.js";
-export type { SettledMessage } from "./settlements.js";
+  InvalidScheduleError,
+  MAX_CONSECUTIVE_FAILURES,
+  Scheduler,
+} from "./scheduler/scheduler.js";
 export { startGateway } from "./start-gateway.js";
 export { SqliteGatewayStore } from "./store/sqlite/sqlite-store.js";
 export type {
@@ -47,4 +52,3 @@ export type {
 } from "./store/store.js";
 export { redactedUrl, type StoreLocation, storeLocation } from "./store/store-location.js";
 export { StoreUnavailableError } from "./store/store-unavailable-error.js";
-export { TrustedProxies } from "./trusted-proxies.js";

@@ -5,10 +5,10 @@ import { Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/agent/events.js";
 import { Session } from "../../src/agent/session.js";
-import { ChatController, type ChatLineSource } from "../../src/cli/chat-controller.js";
-import { CHAT_HELP } from "../../src/cli/chat-format.js";
-import { ChatRenderer } from "../../src/cli/chat-renderer.js";
-import { ChatScreen } from "../../src/cli/chat-screen.js";
+import { ChatController, type ChatLineSource } from "../../src/cli/chat/chat-controller.js";
+import { CHAT_HELP } from "../../src/cli/chat/chat-format.js";
+import { ChatRenderer } from "../../src/cli/chat/chat-renderer.js";
+import { ChatScreen } from "../../src/cli/chat/chat-screen.js";
 import {
   createScriptedModel,
   type ScriptedStep,

@@ -8,8 +8,8 @@ import {
   describeToolResult,
   oneLine,
   printable,
-} from "../../src/cli/chat-format.js";
-import { formatElapsed, Spinner, spinnerFrame } from "../../src/cli/spinner.js";
+} from "../../src/cli/chat/chat-format.js";
+import { formatElapsed, Spinner, spinnerFrame } from "../../src/cli/chat/spinner.js";
 
 function task(fields: Partial<BackgroundTask>): BackgroundTask {
   return {

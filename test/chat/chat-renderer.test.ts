@@ -1,8 +1,8 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import type { AgentEvent, TurnOutcome } from "../../src/agent/events.js";
-import { ChatRenderer } from "../../src/cli/chat-renderer.js";
-import { ChatScreen, displayWidth } from "../../src/cli/chat-screen.js";
+import { ChatRenderer } from "../../src/cli/chat/chat-renderer.js";
+import { ChatScreen, displayWidth } from "../../src/cli/chat/chat-screen.js";
 import { emptyUsage } from "../../src/model/types.js";
 
 class Transcript extends Writable {

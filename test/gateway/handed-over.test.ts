@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { RegistryProcessPool } from "../../src/gateway/agents/process-pool.js";
 import { EventBus } from "../../src/gateway/event-bus.js";
 import type { MessageState } from "../../src/gateway/events.js";
-import { RegistryProcessPool } from "../../src/gateway/process-pool.js";
-import { Router } from "../../src/gateway/router.js";
+import { Router } from "../../src/gateway/routing/router.js";
 import { SqliteGatewayStore } from "../../src/gateway/store/sqlite/sqlite-store.js";
 import type { MessageRecord } from "../../src/gateway/store/store.js";
 

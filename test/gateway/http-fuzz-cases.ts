@@ -9,7 +9,10 @@ import { rawRequest } from "./raw-http.js";
 
 /** Every route the app declares, read from its source so that a new route is fuzzed too. */
 export function declaredRoutes(): Array<{ method: string; path: string }> {
-  const source = readFileSync(join(import.meta.dirname, "../../src/gateway/http-app.ts"), "utf8");
+  const source = readFileSync(
+    join(import.meta.dirname, "../../src/gateway/http/http-app.ts"),
+    "utf8",
+  );
   const routes = [...source.matchAll(/app\.(get|post|put|patch|delete)\(\s*"([^"]+)"/g)].map(
     (match) => ({ method: match[1]!.toUpperCase(), path: match[2]! }),
   );

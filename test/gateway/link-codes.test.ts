@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LINK_CODE_TTL_MS, LinkCodes } from "../../src/gateway/link-codes.js";
+import { LINK_CODE_TTL_MS, LinkCodes } from "../../src/gateway/http/link-codes.js";
 import { startTestGateway, type TestGateway } from "./helpers.js";
 
 describe("link codes", () => {

@@ -9,10 +9,10 @@
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ChannelOwnership } from "../../src/gateway/channel-ownership.js";
+import { RegistryProcessPool } from "../../src/gateway/agents/process-pool.js";
+import { ChannelOwnership } from "../../src/gateway/cluster/channel-ownership.js";
 import { EventBus } from "../../src/gateway/event-bus.js";
-import { RegistryProcessPool } from "../../src/gateway/process-pool.js";
-import { Router } from "../../src/gateway/router.js";
+import { Router } from "../../src/gateway/routing/router.js";
 import { PostgresGatewayStore } from "../../src/gateway/store/postgres/postgres-store.js";
 import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
 import { startTestGateway, type TestGateway, waitFor } from "./helpers.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { StreamJsonEventMapper } from "../../src/gateway/agents/stream-json-events.js";
 import { EventBus } from "../../src/gateway/event-bus.js";
-import { StreamJsonEventMapper } from "../../src/gateway/stream-json-events.js";
 
 describe("mapping stream-json lines to agent events", () => {
   it("maps text, tool calls, tool results, task notifications and results", () => {

@@ -15,10 +15,10 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { sessionAfterTakeover } from "../../src/gateway/cluster/session-takeover.js";
 import { EventBus } from "../../src/gateway/event-bus.js";
-import { sessionAfterTakeover } from "../../src/gateway/session-takeover.js";
 import { SqliteGatewayStore } from "../../src/gateway/store/sqlite/sqlite-store.js";
-import { TranscriptMirror } from "../../src/gateway/transcript-mirror.js";
+import { TranscriptMirror } from "../../src/gateway/transcripts/transcript-mirror.js";
 import { waitFor } from "./helpers.js";
 
 const folders: string[] = [];

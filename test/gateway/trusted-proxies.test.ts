@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TrustedProxies } from "../../src/gateway/trusted-proxies.js";
+import { TrustedProxies } from "../../src/gateway/http/trusted-proxies.js";
 
 function trusting(...entries: string[]): TrustedProxies {
   const proxies = TrustedProxies.parse(entries);

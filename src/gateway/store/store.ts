@@ -1,4 +1,4 @@
-import type { ContextUsage } from "../context-usage.js";
+import type { ContextUsage } from "../agents/context-usage.js";
 import type { MessageState, StoredMessage } from "../events.js";
 import type { TranscriptChunks } from "./transcript-chunks.js";
 

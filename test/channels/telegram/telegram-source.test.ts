@@ -12,10 +12,10 @@ import {
   type TelegramSourceOptions,
 } from "../../../src/channels/telegram/telegram-source.js";
 import type { PermissionDecision } from "../../../src/claude-cli/permission-request.js";
+import { PermissionRequests } from "../../../src/gateway/agents/permission-requests.js";
 import { EventBus } from "../../../src/gateway/event-bus.js";
 import type { GatewayEvent } from "../../../src/gateway/events.js";
-import { PermissionRequests } from "../../../src/gateway/permission-requests.js";
-import { GatewayClosedError } from "../../../src/gateway/router.js";
+import { GatewayClosedError } from "../../../src/gateway/routing/router.js";
 import { type FakeTelegramApi, startFakeTelegramApi } from "../../fixtures/fake-telegram-api.js";
 import { waitFor } from "../../gateway/helpers.js";
 

@@ -4,9 +4,9 @@
  * written as another worker writes it, and no wake-up listener, so only the database says it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PermissionRequests } from "../../../src/gateway/agents/permission-requests.js";
 import { EventBus } from "../../../src/gateway/event-bus.js";
 import type { GatewayEvent } from "../../../src/gateway/events.js";
-import { PermissionRequests } from "../../../src/gateway/permission-requests.js";
 import { PostgresGatewayStore } from "../../../src/gateway/store/postgres/postgres-store.js";
 import { type PostgresCluster, startPostgresCluster } from "../../fixtures/postgres-cluster.js";
 import { waitFor } from "../helpers.js";

@@ -1,5 +1,5 @@
 import pg from "pg";
-import type { ContextUsage } from "../../context-usage.js";
+import type { ContextUsage } from "../../agents/context-usage.js";
 import type { GatewayEvent, MessageState } from "../../events.js";
 import type { ScheduleChange } from "../rows.js";
 import type { SharedEvent, SharedStore, WorkerLeases } from "../shared-store.js";

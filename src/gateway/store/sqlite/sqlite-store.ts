@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
-import type { ContextUsage } from "../../context-usage.js";
+import type { ContextUsage } from "../../agents/context-usage.js";
 import type { MessageState } from "../../events.js";
 import { newMessage } from "../new-message.js";
 import type {

@@ -1,0 +1,166 @@
+import type { AgentEvent, TaskStatus, TurnOutcome } from "../../agent/events.js";
+
+type Usage = TurnOutcome["usage"];
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function text(value: unknown): string {
+  return typeof value === "string" ? value : "";
+}
+
+function number(value: unknown, fallback = 0): number {
+  return typeof value === "number" && Number.isFinite(value) ? value : fallback;
+}
+
+function toUsage(value: unknown): Usage {
+  const usage = isObject(value) ? value : {};
+  return {
+    input_tokens: number(usage.input_tokens),
+    output_tokens: number(usage.output_tokens),
+    cache_creation_input_tokens: number(usage.cache_creation_input_tokens),
+    cache_read_input_tokens: number(usage.cache_read_input_tokens),
+  };
+}
+
+/** Tool result content is a string or a list of blocks; the page shows it as text. */
+function toolResultText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((block) => (isObject(block) && block.type === "text" ? text(block.text) : ""))
+    .join("");
+}
+
+function taskStatus(value: unknown): TaskStatus {
+  if (value === "completed" || value === "running") return value;
+  return "failed";
+}
+
+/** A `result` line of the stream-json dialect as the agent's turn outcome. */
+export function outcomeFromResultLine(line: Json): TurnOutcome {
+  const outcome: TurnOutcome = {
+    result: text(line.result),
+    isError: line.is_error === true,
+    subtype: text(line.subtype) || "success",
+    numTurns: number(line.num_turns),
+    durationMs: number(line.duration_ms),
+    usage: toUsage(line.usage),
+    totalCostUsd: number(line.total_cost_usd),
+    terminalReason: text(line.terminal_reason) || "completed",
+  };
+  if (typeof line.api_error_status === "number") outcome.apiErrorStatus = line.api_error_status;
+  return outcome;
+}
+
+/**
+ * Maps a child's stream-json output lines (Claude Code's dialect, which
+ * `rudder run` also speaks) to the agent's event union, for the page.
+ * Stateful per process: it remembers tool names for their results, and
+ * whether a text block already streamed as deltas (then the whole
+ * `assistant` block is not sent again). Lines it does not know map to nothing.
+ */
+export class StreamJsonEventMapper {
+  readonly #toolNames = new Map<string, string>();
+  #streamedText = false;
+
+  map(line: unknown): AgentEvent[] {
+    if (!isObject(line)) return [];
+    switch (line.type) {
+      case "stream_event":
+        return this.#streamEvent(line.event);
+      case "assistant":
+        return this.#assistant(line.message);
+      case "user":
+        return this.#user(line.message);
+      case "system":
+        return this.#system(line);
+      case "result":
+        this.#streamedText = false;
+        return [{ type: "turn_end", outcome: outcomeFromResultLine(line) }];
+      default:
+        return [];
+    }
+  }
+
+  #streamEvent(event: unknown): AgentEvent[] {
+    if (!isObject(event) || event.type !== "content_block_delta") return [];
+    const delta = event.delta;
+    if (!isObject(delta) || delta.type !== "text_delta") return [];
+    const chunk = text(delta.text);
+    if (chunk === "") return [];
+    this.#streamedText = true;
+    return [{ type: "text_delta", text: chunk }];
+  }
+
+  #assistant(message: unknown): AgentEvent[] {
+    const streamed = this.#streamedText;
+    this.#streamedText = false;
+    if (!isObject(message) || !Array.isArray(message.content)) return [];
+    const events: AgentEvent[] = [];
+    for (const block of message.content) {
+      if (!isObject(block)) continue;
+      if (block.type === "text" && !streamed && text(block.text) !== "") {
+        events.push({ type: "text_delta", text: text(block.text) });
+      } else if (block.type === "tool_use") {
+        const toolUseId = text(block.id);
+        const name = text(block.name);
+        this.#toolNames.set(toolUseId, name);
+        events.push({
+          type: "tool_start",
+          toolUseId,
+          name,
+          input: isObject(block.input) ? block.input : {},
+        });
+      }
+    }
+    return events;
+  }
+
+  #user(message: unknown): AgentEvent[] {
+    if (!isObject(message) || !Array.isArray(message.content)) return [];
+    const events: AgentEvent[] = [];
+    for (const block of message.content) {
+      if (!isObject(block) || block.type !== "tool_result") continue;
+      const toolUseId = text(block.tool_use_id);
+      events.push({
+        type: "tool_end",
+        toolUseId,
+        name: this.#toolNames.get(toolUseId) ?? "",
+        content: toolResultText(block.content),
+        isError: block.is_error === true,
+      });
+      this.#toolNames.delete(toolUseId);
+    }
+    return events;
+  }
+
+  #system(line: Json): AgentEvent[] {
+    if (line.subtype === "task_notification") {
+      return [
+        {
+          type: "task_end",
+          taskId: text(line.task_id),
+          command: text(line.command) || text(line.description),
+          status: taskStatus(line.status),
+          exitCode: typeof line.exit_code === "number" ? line.exit_code : null,
+          summary: text(line.summary),
+        },
+      ];
+    }
+    if (line.subtype === "api_retry") {
+      return [
+        {
+          type: "model_retry",
+          attempt: number(line.attempt),
+          delayMs: number(line.retry_delay_ms ?? line.delay_ms),
+          ...(typeof line.error_status === "number" ? { status: line.error_status } : {}),
+          message: text(line.error) || "retrying the model call",
+        },
+      ];
+    }
+    return [];
+  }
+}

@@ -1,0 +1,361 @@
+import type { Delivery, Router } from "../routing/router.js";
+import { ANY_WORKER, type SharedStore, type WorkerLeases } from "../store/shared-store.js";
+import type { MessageRecord } from "../store/store.js";
+import { isStoreUnavailable } from "../store/store-unavailable-error.js";
+import type { ForwardWatch } from "./forwarded-outcome.js";
+
+export interface ChannelOwnershipOptions {
+  store: SharedStore;
+  router: Router;
+  /** This worker's name in leases and wake-ups (what `GET /api/health` shows). */
+  worker: string;
+  /** A lease lasts this long unless renewed; renewed every third of it. */
+  leaseSeconds: number;
+  /** Stops the channel's agent process (its lease was lost to another worker). */
+  stopChannel: (channelId: string) => Promise<unknown>;
+  /** Watches a channel for what its owner does with a forwarded message (see watchForwarded). */
+  watchForwarded?: (channelId: string) => ForwardWatch;
+  /**
+   * The session a channel this worker just took resumes, given the stored one: its transcript
+   * restored here first (see `sessionAfterTakeover`); null for a new conversation.
+   */
+  resumeSession?: (channelId: string, sessionId: string | null) => Promise<string | null>;
+  logger?: (line: string) => void;
+}
+
+/**
+ * Which channels this worker drives, when several workers share one database. A channel is
+ * driven by the worker holding its lease. A message arriving here for a channel no live worker
+ * holds is claimed and routed here; one for a channel another worker holds is stored and that
+ * worker woken (`LISTEN/NOTIFY`), and the client is told `steered` when the owner steered its
+ * running turn with it (its announcement seen in the shared events), else `forwarded`. Every third of a lease
+ * period the worker renews its leases and takes the channels whose owner died (their leases
+ * expired with messages unanswered), replaying those messages. `stop()` releases every lease,
+ * so another worker takes the channels at once instead of waiting for them to expire.
+ *
+ * A worker that finds a lease lost stops the channel's agent process at once, routes nothing
+ * more to it (`holds` is false), and the store refuses its late answers (`fence`). One that
+ * cannot renew stops its running turns the moment their leases would expire by its own clock
+ * (`#lapsed`), before another worker can take their channels.
+ */
+export class ChannelOwnership {
+  readonly #options: ChannelOwnershipOptions;
+  readonly #leases: WorkerLeases;
+  readonly #held = new Set<string>();
+  /** Channels just taken, until their session is ready to resume here. */
+  readonly #adopting = new Map<string, Promise<void>>();
+  #listener: { close(): Promise<void> } | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #ticking: Promise<void> | undefined;
+  /** Fires when the leases renewed last run out (see `#armLapse`). */
+  #lapseTimer: NodeJS.Timeout | undefined;
+  /** Channels whose turn `#lapsed` stopped, until the next renewal says whether they are ours. */
+  readonly #abandoned = new Set<string>();
+  /**
+   * When each held channel's lease was last taken or renewed, as asked (this worker's clock):
+   * the database's expiry is at least a lease after that.
+   */
+  readonly #confirmedAt = new Map<string, number>();
+  #stopped = false;
+  /** Shutting down: leases renewed, no channel taken, nothing routed. */
+  #quiet = false;
+
+  constructor(options: ChannelOwnershipOptions) {
+    this.#options = options;
+    this.#leases = options.store.channelLeases(options.worker, options.leaseSeconds);
+    options.store.fence(options.worker);
+  }
+
+  get worker(): string {
+    return this.#options.worker;
+  }
+
+  /** Whether this worker drives the channel now (it claimed it and has not lost it since). */
+  holds = (channelId: string): boolean => this.#held.has(channelId);
+
+  /**
+   * Claims for the router's `start()`: this worker may drive the channel. A channel held here
+   * whose lease was confirmed less than a third of a lease ago (when the next renewal is due)
+   * is not asked for again: its lease runs for two thirds more at least, and no other worker
+   * can take an unexpired lease. So a busy channel costs no lease statement per message.
+   * A worker shutting down (`quiesce`, `stop`) claims nothing: false, and a lease its claim
+   * took meanwhile is given up at once, so another worker may take the channel.
+   */
+  claim = async (channelId: string): Promise<boolean> => {
+    if (this.#quiet || this.#stopped) return false;
+    const confirmedAt = this.#confirmedAt.get(channelId);
+    const fresh = (this.#options.leaseSeconds * 1000) / 3;
+    if (
+      this.#held.has(channelId) &&
+      confirmedAt !== undefined &&
+      Date.now() - confirmedAt < fresh
+    ) {
+      await this.#adopting.get(channelId);
+      return true;
+    }
+    const asked = Date.now();
+    if (!(await this.#leases.claim(channelId))) return false;
+    if (this.#quiet || this.#stopped) {
+      if (!this.#held.has(channelId)) await this.#leases.release(channelId);
+      return false;
+    }
+    this.#confirmedAt.set(channelId, asked);
+    if (!this.#held.has(channelId)) this.#adopt(channelId);
+    await this.#adopting.get(channelId);
+    return true;
+  };
+
+  /**
+   * `claim` for a message arriving here: a channel just taken (its last owner stopped, or
+   * died, leaving messages unanswered) has those messages routed first, in order, as the
+   * sweep would have; the sweep itself no longer finds the channel, as it is held now.
+   */
+  async #take(channelId: string): Promise<boolean> {
+    const taken = !this.#held.has(channelId);
+    if (!(await this.claim(channelId))) return false;
+    if (taken && !this.#options.router.inflight(channelId)) {
+      const { store } = this.#options;
+      for (const message of [...(await store.listUnanswered()), ...(await store.listDeferred())]) {
+        if (message.channelId === channelId) this.#route(message);
+      }
+    }
+    return true;
+  }
+
+  /**
+   * A channel this worker now holds: its stored session (restored here) is what the router
+   * resumes. Messages of the channel wait for it (`claim` awaits it).
+   */
+  #adopt(channelId: string): Promise<void> {
+    this.#held.add(channelId);
+    const { store, router, resumeSession } = this.#options;
+    const adopting = (async () => {
+      const stored = (await store.getChannel(channelId))?.sessionId ?? null;
+      router.useSession(channelId, resumeSession ? await resumeSession(channelId, stored) : stored);
+    })().finally(() => this.#adopting.delete(channelId));
+    this.#adopting.set(channelId, adopting);
+    return adopting;
+  }
+
+  /** Listens for wake-ups and starts renewing; call before the router's `start()`. */
+  async start(): Promise<void> {
+    this.#listener = await this.#options.store.listenForWakeUps(
+      this.worker,
+      (messageId) => void this.#woken(messageId),
+      () => void this.revalidate(),
+    );
+    const period = Math.max(200, (this.#options.leaseSeconds * 1000) / 3);
+    this.#timer = setInterval(() => void this.#tick(), period);
+    this.#timer.unref();
+    // Every lease claimed from now on lasts at least until then, unless renewed.
+    this.#armLapse(Date.now());
+  }
+
+  /**
+   * What the sources deliver through: routed here, or stored for the channel's owner. While
+   * this worker shuts down, stored for another worker: the owner woken when another holds the
+   * channel, else every worker (the first to claim it routes it); one this worker holds goes
+   * with its leases (see `stop`).
+   */
+  async deliver(channelId: string, text: string, source: string): Promise<Delivery> {
+    const { router, store } = this.#options;
+    if (await this.#take(channelId)) return router.deliver(channelId, text, source);
+    const watch = this.#options.watchForwarded?.(channelId);
+    try {
+      const message = await store.insertUserMessage(channelId, text, source);
+      let holder: { owner: string; live: boolean } | null;
+      try {
+        holder = await this.#leases.holder(channelId);
+        if (holder?.live && holder.owner !== this.worker) {
+          await store.wake(holder.owner, message.id);
+        } else if (!holder?.live && (this.#quiet || this.#stopped)) {
+          // Nobody drives it and this worker is shutting down: the first other worker to claim it.
+          await store.wake(ANY_WORKER, message.id);
+        }
+      } catch (error) {
+        // Stored, so accepted: the owner routes it when it is back from the outage (revalidate).
+        if (isStoreUnavailable(error)) return { id: message.id, disposition: "forwarded" };
+        throw error;
+      }
+      // Held here by a worker shutting down: the channel goes when its leases are released.
+      if (holder?.owner === this.worker) return { id: message.id, disposition: "forwarded" };
+      if (!holder?.live) {
+        // The owner's lease ran out meanwhile: take the channel now rather than at the next sweep.
+        void this.#tick();
+        return { id: message.id, disposition: "forwarded" };
+      }
+      // The owner steers its running turn with it: say so, as a single worker would.
+      const steered = (await watch?.steered(message.id)) ?? false;
+      return { id: message.id, disposition: steered ? "steered" : "forwarded" };
+    } finally {
+      watch?.close();
+    }
+  }
+
+  async #woken(messageId: string): Promise<void> {
+    if (this.#stopped || this.#quiet) return;
+    try {
+      const message = await this.#options.store.getMessage(messageId);
+      if (message === null || message.kind !== "user" || message.state !== "received") return;
+      if (await this.#take(message.channelId)) this.#route(message);
+    } catch (error) {
+      // While the store is down its health logs once; the catch-up on its return routes this.
+      if (isStoreUnavailable(error)) return;
+      this.#options.logger?.(`gateway: wake-up for ${messageId} failed: ${String(error)}`);
+    }
+  }
+
+  /**
+   * After the store or the wake-up connection was lost and is back: renews every lease (a channel
+   * lost meanwhile is stopped before anything else is done for it), takes orphaned channels,
+   * and routes the unanswered messages of the channels held here that it may have missed
+   * wake-ups for (the router skips those it routed already). Resolves when done; a failure is
+   * the store's (it is gone again).
+   */
+  async revalidate(): Promise<void> {
+    if (this.#stopped) return;
+    // A renewal begun before the store came back may have failed: run one after it (shared
+    // with any other caller meanwhile, the wake-up connection's return and the store's).
+    await this.#ticking;
+    await this.#tick();
+    if (this.#quiet) return;
+    for (const message of await this.#options.store.listUnanswered()) {
+      if (this.#held.has(message.channelId)) this.#route(message);
+    }
+  }
+
+  /** Renews, notes lost leases, and takes orphaned channels; one at a time. */
+  #tick(): Promise<void> {
+    this.#ticking ??= this.#renewAndSweep()
+      .catch((error: unknown) => {
+        // An unreachable store is logged once by its health; the lapse timer guards the leases.
+        if (isStoreUnavailable(error)) return;
+        this.#options.logger?.(`gateway: lease renewal failed: ${String(error)}`);
+      })
+      .finally(() => {
+        this.#ticking = undefined;
+      });
+    return this.#ticking;
+  }
+
+  async #renewAndSweep(): Promise<void> {
+    if (this.#stopped) return;
+    const { router, store, logger } = this.#options;
+    const asked = Date.now();
+    const kept = new Set(await this.#leases.renew());
+    this.#armLapse(asked);
+    this.#confirmedAt.clear();
+    for (const channelId of kept) this.#confirmedAt.set(channelId, asked);
+    // Still ours after a lapse that stopped its turn (`#lapsed`): held again, and its messages
+    // routed again (the store may have been slow rather than gone, so no `revalidate` follows).
+    for (const channelId of kept) if (!this.#held.has(channelId)) await this.#adopt(channelId);
+    const regained = [...this.#abandoned].filter((channelId) => kept.has(channelId));
+    this.#abandoned.clear();
+    if (regained.length > 0) {
+      for (const message of await store.listUnanswered()) {
+        if (regained.includes(message.channelId)) this.#route(message);
+      }
+    }
+    for (const channelId of [...this.#held]) {
+      if (kept.has(channelId)) continue;
+      this.#held.delete(channelId);
+      router.forget(channelId);
+      logger?.(`gateway: lost the lease of channel ${channelId}; stopping its agent`);
+      // Its turn, if any, ends now; the store refuses its answer (see `fence`).
+      await this.#options.stopChannel(channelId).catch(() => {});
+    }
+    if (this.#quiet) return;
+    const orphans = await this.#leases.claimOrphans();
+    if (orphans.length === 0) return;
+    const taken = new Set(orphans);
+    for (const channelId of orphans) await this.#adopt(channelId);
+    // A turn still running here (a lease that lapsed while this worker stalled) settles its own.
+    const busy = new Set(orphans.filter((channelId) => router.inflight(channelId)));
+    const unanswered = [...(await store.listUnanswered()), ...(await store.listDeferred())];
+    for (const message of unanswered) {
+      if (!taken.has(message.channelId) || busy.has(message.channelId)) continue;
+      logger?.(`gateway: took over channel ${message.channelId}; replaying ${message.id}`);
+      this.#route(message);
+    }
+  }
+
+  /**
+   * After a renewal asked for at `renewedAt` (this worker's clock), runs `#lapsed` when those
+   * leases expire, unless a later renewal re-arms it first. The store dates a lease from when
+   * it ran the statement, never before it was asked for, so this fires at its expiry or just
+   * before, never after: a turn stops before another worker can take its channel.
+   */
+  #armLapse(renewedAt: number): void {
+    clearTimeout(this.#lapseTimer);
+    const delay = renewedAt + this.#options.leaseSeconds * 1000 - Date.now();
+    this.#lapseTimer = setTimeout(() => void this.#lapsed(), Math.max(0, delay));
+    this.#lapseTimer.unref();
+  }
+
+  /**
+   * No renewal has succeeded for a whole lease (the store out of reach, or too slow), so another
+   * worker may hold this one's channels by now: each turn still running here is stopped, its
+   * messages left unanswered for whoever holds the channel next (this worker again if nobody
+   * took it). A turn that ended keeps its answer for the store's return, when `settle` checks
+   * the lease.
+   */
+  async #lapsed(): Promise<void> {
+    if (this.#stopped) return;
+    const abandoned = [...this.#held].filter((channelId) =>
+      this.#options.router.abandon(channelId),
+    );
+    for (const channelId of abandoned) {
+      this.#held.delete(channelId);
+      this.#abandoned.add(channelId);
+      this.#options.logger?.(
+        `gateway: the lease of channel ${channelId} ran out unrenewed; stopping its turn`,
+      );
+    }
+    await Promise.all(
+      abandoned.map((channelId) => this.#options.stopChannel(channelId).catch(() => {})),
+    );
+  }
+
+  /** Routes a stored message here once (the router skips one it routed already). */
+  #route(message: MessageRecord): void {
+    if (this.#stopped || this.#quiet) return;
+    this.#options.router.routeStored(message);
+  }
+
+  /**
+   * The worker is shutting down but still finishing what it holds (answers kept through an
+   * outage): its leases are renewed, so those answers are stored as the channels' owner, but it
+   * takes no channel and routes no message any more.
+   */
+  quiesce(): void {
+    this.#quiet = true;
+  }
+
+  /**
+   * Stops renewing and releases every lease (a clean shutdown hands its channels over): the
+   * other workers are woken for each released channel with a message unanswered, and the first
+   * to claim it answers them, rather than its sweep finding them later.
+   */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#confirmedAt.clear();
+    clearInterval(this.#timer);
+    clearTimeout(this.#lapseTimer);
+    await this.#ticking;
+    await this.#listener?.close();
+    const released = new Set(this.#held);
+    await this.#leases.releaseAll().catch(() => {});
+    await this.#handOver(released).catch(() => {});
+  }
+
+  async #handOver(channels: Set<string>): Promise<void> {
+    const { store } = this.#options;
+    const woken = new Set<string>();
+    for (const message of await store.listUnanswered()) {
+      if (message.state !== "received" || !channels.has(message.channelId)) continue;
+      if (woken.has(message.channelId)) continue;
+      woken.add(message.channelId);
+      await store.wake(ANY_WORKER, message.id);
+    }
+  }
+}

@@ -1,0 +1,25 @@
+import type { ChannelSource, DeliveryMeta, SourceDelivery } from "../channel-source.js";
+import { GatewayClosedError } from "../routing/router.js";
+
+type Deliver = (channelId: string, text: string, meta?: DeliveryMeta) => Promise<SourceDelivery>;
+
+/** The HTTP API as a channel source: `POST /api/channels/:id/messages` delivers through it. */
+export class HttpChannelSource implements ChannelSource {
+  readonly name = "http";
+  #deliver: Deliver | null = null;
+
+  async start(deliver: Deliver): Promise<void> {
+    this.#deliver = deliver;
+  }
+
+  async stop(): Promise<void> {
+    this.#deliver = null;
+  }
+
+  deliver(channelId: string, text: string): Promise<SourceDelivery> {
+    if (!this.#deliver) {
+      return Promise.reject(new GatewayClosedError("the gateway is not accepting messages now"));
+    }
+    return this.#deliver(channelId, text, { source: "http" });
+  }
+}

@@ -1,0 +1,223 @@
+import type { ProcessPool } from "../agents/agent-process.js";
+import {
+  type CompactBoundary,
+  type ContextUsage,
+  type ContextUsageTracker,
+  compactBoundaryOf,
+} from "../agents/context-usage.js";
+import { type ChannelCommand, tokenCount } from "../channel-command.js";
+import type { EventBus } from "../event-bus.js";
+import type { StoredMessage } from "../events.js";
+import type { GatewayStore, MessageRecord } from "../store/store.js";
+import { type Settlements, storedMessage } from "./settlements.js";
+import { TurnEvents } from "./turn-events.js";
+import { classifyTurnError, errorText } from "./turn-failure.js";
+
+/** What `/compact` did: the tokens before and after, of the window. */
+export interface Compacted {
+  command: "compact";
+  preTokens: number | null;
+  postTokens: number | null;
+  contextWindow: number | null;
+  sessionId: string | null;
+}
+
+/** What `/clear` did: the conversation that was left (its transcript stays). */
+export interface Reset {
+  command: "reset";
+  previousSessionId: string | null;
+}
+
+/** A command's outcome: done (with the divider stored for it), or why not. */
+export type CommandOutcome =
+  | ((Compacted | Reset) & { ok: true; message: StoredMessage })
+  | { ok: false; command: ChannelCommand["name"]; status: 409 | 502; error: string };
+
+type Done = Compacted | Reset;
+type Failed = Extract<CommandOutcome, { ok: false }>;
+
+/** The channel as a command sees it (the router's state). */
+export interface CommandChannel {
+  id: string;
+  sessionId: string | null;
+  context: ContextUsageTracker;
+}
+
+export interface ChannelCommandsOptions {
+  store: GatewayStore;
+  pool: ProcessPool;
+  bus: EventBus;
+  settlements: Settlements;
+  turnTimeoutMs?: number | undefined;
+  onSession: (channelId: string, sessionId: string) => void;
+}
+
+/**
+ * Carries out `/compact [focus]` and `/clear` on a channel whose agent is idle (the router
+ * queues them). `/compact` goes to the agent as the message `/compact <focus>`, which
+ * Claude Code and rudder's stream-json child both answer with a `compact_boundary` line and
+ * a `result`; `/clear` stops the agent and forgets its session, so the next message starts
+ * a new conversation (the old transcript stays on disk). Each command leaves a divider in
+ * the channel's messages; nothing stored before it is changed.
+ */
+export class ChannelCommands {
+  readonly #options: ChannelCommandsOptions;
+
+  constructor(options: ChannelCommandsOptions) {
+    this.#options = options;
+  }
+
+  /** Runs the command and writes its divider (answering `typed`, the message that said it). */
+  async run(
+    channel: CommandChannel,
+    command: ChannelCommand,
+    typed: MessageRecord | undefined,
+  ): Promise<CommandOutcome> {
+    const outcome =
+      command.name === "compact"
+        ? await this.#compact(channel, command.instructions)
+        : await this.#reset(channel);
+    const { settlements, store, bus } = this.#options;
+    if ("ok" in outcome) {
+      if (typed)
+        await settlements.settle([typed], "failed", { kind: "error", text: outcome.error });
+      return outcome;
+    }
+    const text = dividerText(outcome, command);
+    const kind = outcome.command === "compact" ? "compaction" : "reset";
+    const answer = typed ? await settlements.settle([typed], "answered", { kind, text }) : null;
+    let message = answer;
+    if (message === null) {
+      message = storedMessage(await store.insertSystemMessage(channel.id, text, kind));
+      bus.publish({ type: "notice", message, channelId: channel.id });
+    }
+    return { ...outcome, ok: true, message };
+  }
+
+  /**
+   * Follows a turn's (or a wake-up's) lines: stores how full the context is after each
+   * result (with the turn's answer, see `Settlements.noteContext`), and a divider for a
+   * compaction the agent made on its own. Returns the store work to track, or null when
+   * there is none.
+   */
+  observe(channel: CommandChannel, line: unknown): Promise<void> | null {
+    const { store, bus, settlements } = this.#options;
+    const usage = channel.context.accept(line);
+    if (usage !== null) {
+      bus.publish({ type: "context_usage", usage, channelId: channel.id });
+      settlements.noteContext(channel.id, usage);
+      return null;
+    }
+    const boundary = compactBoundaryOf(line);
+    if (boundary === null || boundary.trigger !== "auto") return null;
+    const done: Compacted = {
+      command: "compact",
+      preTokens: boundary.preTokens,
+      postTokens: boundary.postTokens,
+      contextWindow: null,
+      sessionId: channel.sessionId,
+    };
+    const text = dividerText(done, { name: "compact", instructions: "" }).replace(
+      "Context compacted",
+      "Context compacted automatically",
+    );
+    return store.insertSystemMessage(channel.id, text, "compaction").then((record) => {
+      bus.publish({ type: "notice", message: storedMessage(record), channelId: channel.id });
+    });
+  }
+
+  async #compact(channel: CommandChannel, instructions: string): Promise<Done | Failed> {
+    const failed = (status: 409 | 502, error: string): Failed => ({
+      ok: false,
+      command: "compact",
+      status,
+      error,
+    });
+    if (channel.sessionId === null) {
+      return failed(409, "nothing to compact: the channel has no conversation yet");
+    }
+    const { pool, bus } = this.#options;
+    const kept = pool.get(channel.id, channel.sessionId);
+    const process = kept ?? pool.oneShot(channel.id, channel.sessionId);
+    let boundary: CompactBoundary | null = null;
+    let usage: ContextUsage | null = null;
+    // The compaction's own lines are not the channel's turn: only its divider is shown.
+    const events = new TurnEvents(
+      channel.id,
+      () => {},
+      (sessionId) => this.#options.onSession(channel.id, sessionId),
+      (line) => {
+        boundary ??= compactBoundaryOf(line);
+        usage = channel.context.accept(line) ?? usage;
+      },
+    );
+    try {
+      const prompt = instructions === "" ? "/compact" : `/compact ${instructions}`;
+      const result = await process.runTurn(prompt, {
+        ...events.options(this.#options.turnTimeoutMs),
+        command: true,
+      });
+      if (result.isError) {
+        return failed(502, `the agent could not compact: ${result.result || result.subtype}`);
+      }
+      const found = boundary as CompactBoundary | null;
+      if (found === null) {
+        return failed(
+          502,
+          "the agent answered without compacting (does its engine know /compact?)",
+        );
+      }
+      const settled = usage as ContextUsage | null;
+      const postTokens = found.postTokens ?? settled?.tokens ?? null;
+      const after =
+        postTokens === null ? null : { tokens: postTokens, window: settled?.window ?? null };
+      await this.#options.settlements.storeContext(channel.id, after);
+      bus.publish({ type: "context_usage", usage: after, channelId: channel.id });
+      return {
+        command: "compact",
+        preTokens: found.preTokens,
+        postTokens,
+        contextWindow: settled?.window ?? null,
+        sessionId: result.sessionId ?? null,
+      };
+    } catch (error) {
+      return failed(502, `the agent could not compact: ${errorText(classifyTurnError(error))}`);
+    } finally {
+      if (!kept) await pool.releaseOneShot(process);
+    }
+  }
+
+  async #reset(channel: CommandChannel): Promise<Done> {
+    const { pool, store, bus, settlements } = this.#options;
+    const previousSessionId = channel.sessionId;
+    await pool.forget(channel.id);
+    await store.setChannelSession(channel.id, null);
+    // No channel resumes it now: its stored transcript goes (on a store down now, the periodic
+    // prune of unused sessions deletes it later).
+    if (previousSessionId !== null) await store.forgetTranscript(previousSessionId).catch(() => 0);
+    await settlements.storeContext(channel.id, null);
+    bus.publish({ type: "context_usage", usage: null, channelId: channel.id });
+    return { command: "reset", previousSessionId };
+  }
+}
+
+function dividerText(done: Done, command: ChannelCommand): string {
+  if (done.command === "reset") {
+    return done.previousSessionId === null
+      ? "New conversation."
+      : `New conversation. The previous one (session ${done.previousSessionId}) stays on disk.`;
+  }
+  const focus =
+    command.name === "compact" && command.instructions !== ""
+      ? ` (focus: ${command.instructions})`
+      : "";
+  const before = done.preTokens === null ? null : tokenCount(done.preTokens);
+  const after = done.postTokens === null ? null : tokenCount(done.postTokens);
+  const sizes =
+    before !== null && after !== null
+      ? `: ${before} -> ${after} tokens`
+      : before !== null
+        ? ` (was ${before} tokens)`
+        : "";
+  return `Context compacted${sizes}${focus}.`;
+}

@@ -1,0 +1,48 @@
+import type { ProcessPool } from "../agents/agent-process.js";
+import type { EventBus } from "../event-bus.js";
+import type { Disposition } from "../events.js";
+import type { GatewayStore } from "../store/store.js";
+
+/** What a `Router` is given: where messages and processes come from, and its limits. */
+export interface RouterOptions {
+  store: GatewayStore;
+  pool: ProcessPool;
+  bus: EventBus;
+  /** Per turn; a turn that takes longer is ended and its user sees an error. */
+  turnTimeoutMs?: number;
+  /** Wait before retrying a rate-limited message when the limit names no reset time. */
+  rateLimitRetryMs?: number;
+  /**
+   * An unanswered message is failed on start, not replayed, once agents started on it in this
+   * many gateway runs (default 5), or once this many runs handed it over (default 20); see
+   * `DeliveryCaps`.
+   */
+  maxAttempts?: number;
+  maxDeliveries?: number;
+  logger?: (line: string) => void;
+  /** A turn of the channel ended: nothing it asked (a permission) can be answered any more. */
+  onTurnEnd?: (channelId: string) => void;
+  /**
+   * With several workers on one store: whether this worker may drive the channel (it holds or
+   * took the channel's lease). `start()` replays and re-arms only the channels it may drive.
+   */
+  claimChannel?: (channelId: string) => Promise<boolean>;
+  /**
+   * With several workers: whether this worker drives the channel now. A message of a channel
+   * it does not (it lost the lease) is left in the store for the channel's owner.
+   */
+  drives?: (channelId: string) => boolean;
+  /** Every line the channel's agent writes (turn or idle): its session file may have grown. */
+  onAgentOutput?: (channelId: string, line: unknown) => void;
+  /**
+   * Awaited after a turn ends and before its answer is stored: what must be durable before the
+   * message counts as answered (the session's transcript, on a store several workers share).
+   */
+  beforeAnswer?: (channelId: string, sessionId: string | null) => Promise<void>;
+}
+
+/** What `POST /api/channels/:id/messages` answers. */
+export interface Delivery {
+  id: string;
+  disposition: Disposition;
+}

@@ -1,0 +1,233 @@
+import type { AgentTurnOptions, AgentTurnResult, TurnFailure } from "../agents/agent-process.js";
+import type { MessageRecord } from "../store/store.js";
+import type { ActiveTurn, ChannelState } from "./channel-state.js";
+import type { RouterOptions } from "./router-options.js";
+import { TurnEvents } from "./turn-events.js";
+import { classifyTurnError } from "./turn-failure.js";
+import type { TurnSettlement } from "./turn-settlement.js";
+
+/** What a `TurnRunner` is given by its router. */
+export interface TurnRunnerOptions {
+  router: RouterOptions;
+  /** The router's gateway run, in the store's delivery counts. */
+  run: string;
+  outcomes: TurnSettlement;
+  /** Whether the router is closed: a turn that ends then settles nothing. */
+  closed: () => boolean;
+  /** Work the router waits for (`idle()`) and logs the failure of. */
+  track: (work: Promise<unknown>) => void;
+  rememberSession: (channel: ChannelState, sessionId: string | null | undefined) => Promise<void>;
+  /** Every line the channel's agent writes during a turn (context usage, commands). */
+  observe: (channel: ChannelState, line: unknown) => void;
+  /** The channel's turn is over (settled or not): what waited for it goes next. */
+  release: (channel: ChannelState) => void;
+}
+
+/**
+ * Runs the router's turns: a message starts one on the channel's kept process (or a one-shot
+ * process), later ones steer it while it runs, and what the turn covered is settled once it
+ * and its steers are done. The router chooses; this runs what it chose.
+ */
+export class TurnRunner {
+  readonly #options: TurnRunnerOptions;
+  /** The messages each early result answered (see `#answerEarly`), gathered as it is handed out. */
+  readonly #answeredTogether = new WeakMap<AgentTurnResult, MessageRecord[]>();
+
+  constructor(options: TurnRunnerOptions) {
+    this.#options = options;
+  }
+
+  /**
+   * A turn started by `message` on the channel's kept process, or on a one-shot process when
+   * the pool is full (`oneShot`); its delivery is stored before the agent gets it (`handedOver`:
+   * stored with the message already).
+   */
+  open(channel: ChannelState, message: MessageRecord, handedOver = false): ActiveTurn {
+    const { pool, store } = this.#options.router;
+    const kept = pool.get(channel.id, channel.sessionId);
+    return {
+      process: kept ?? pool.oneShot(channel.id, channel.sessionId),
+      oneShot: kept === null,
+      starter: message,
+      handedOver: handedOver
+        ? Promise.resolve()
+        : store.setMessageState(message.id, "received", this.#options.run),
+      steered: [],
+      steerCalls: new Set(),
+      ended: false,
+      answered: new Set(),
+      answering: Promise.resolve(),
+    };
+  }
+
+  /** Runs the channel's turn and settles it; releases the channel on every way out. */
+  async run(channel: ChannelState, turn: ActiveTurn): Promise<void> {
+    const { process, starter } = turn;
+    const events = this.#turnEvents(channel);
+    this.#options.router.bus.publish({
+      type: "turn_start",
+      prompt: starter.text,
+      channelId: channel.id,
+    });
+    let result: AgentTurnResult | undefined;
+    let failure: TurnFailure | undefined;
+    let redispatch: MessageRecord[] = [];
+    try {
+      // Counted as delivered before the agent can read it, so a message that takes the
+      // gateway down at once is counted too.
+      await turn.handedOver;
+      // The handover may have waited out an outage in which the channel went to another worker.
+      if (this.#options.closed() || this.#options.router.drives?.(channel.id) === false) return;
+      try {
+        result = await process.runTurn(
+          starter.text,
+          this.#turnOptions(channel, turn, events, starter),
+        );
+      } catch (error) {
+        failure = classifyTurnError(error);
+      }
+      this.#options.router.onTurnEnd?.(channel.id);
+      turn.ended = true;
+      // A steer that found the turn closing runs as its own turn; no new turn may start
+      // on this process before it is done.
+      while (turn.steerCalls.size > 0) await Promise.allSettled([...turn.steerCalls]);
+      await turn.answering;
+      if (turn.oneShot) this.#options.track(this.#options.router.pool.releaseOneShot(process));
+      if (this.#options.closed() || turn.abandoned) return;
+      await this.#sessionDurable(channel, result?.sessionId ?? process.sessionId);
+      redispatch = await this.#finishTurn(turn, result, failure, events);
+    } finally {
+      turn.ended = true;
+      if (channel.turn === turn) channel.turn = null;
+      channel.backlog.unshift(...redispatch);
+      this.#options.release(channel);
+    }
+  }
+
+  /** Settles what the turn covered; returns the steered messages to dispatch again. */
+  async #finishTurn(
+    turn: ActiveTurn,
+    result: AgentTurnResult | undefined,
+    failure: TurnFailure | undefined,
+    events: TurnEvents,
+  ): Promise<MessageRecord[]> {
+    if (result) events.ended(result);
+    const open = (message: MessageRecord) => !turn.answered.has(message.id);
+    const covered = [turn.starter, ...turn.steered].filter(open);
+    if (covered.length === 0) return [];
+    return this.#options.outcomes.turn(covered, turn.steered.filter(open), result, failure, () =>
+      turn.process.popPendingSteers(),
+    );
+  }
+
+  /**
+   * Settles a message of the turn with its own answer at once (see `ActiveTurn.answered`):
+   * after the settlements before it, and like a turn's end, once the session is durable.
+   */
+  #answerEarly(
+    channel: ChannelState,
+    turn: ActiveTurn,
+    events: TurnEvents,
+    message: MessageRecord,
+    result: AgentTurnResult,
+  ): void {
+    turn.answered.add(message.id);
+    // The messages one result answered are handed over together: one settlement, one reply.
+    const group = this.#answeredTogether.get(result);
+    if (group !== undefined) {
+      group.push(message);
+      return;
+    }
+    const messages = [message];
+    this.#answeredTogether.set(result, messages);
+    const work = turn.answering.then(async () => {
+      if (this.#options.closed() || turn.abandoned) return;
+      events.ended(result);
+      await this.#sessionDurable(channel, result.sessionId);
+      await this.#options.outcomes.result(messages, result);
+    });
+    // A failed write is logged (tracked); the message stays unanswered in the store, and the
+    // next start replays it.
+    turn.answering = work.catch(() => {});
+    this.#options.track(work);
+  }
+
+  /** What must hold before an answer is stored: the session noted, and its transcript stored. */
+  async #sessionDurable(
+    channel: ChannelState,
+    sessionId: string | null | undefined,
+  ): Promise<void> {
+    await this.#options.rememberSession(channel, sessionId);
+    await this.#options.router.beforeAnswer?.(channel.id, channel.sessionId);
+  }
+
+  #turnEvents(channel: ChannelState): TurnEvents {
+    return new TurnEvents(
+      channel.id,
+      (event) => this.#options.router.bus.publish(event),
+      (sessionId) => this.#options.track(this.#options.rememberSession(channel, sessionId)),
+      (line) => this.#options.observe(channel, line),
+    );
+  }
+
+  /**
+   * The turn's options for the process: the agent starting on `message` counts an attempt, and
+   * its own answer before the turn ends settles it at once.
+   */
+  #turnOptions(
+    channel: ChannelState,
+    turn: ActiveTurn,
+    events: TurnEvents,
+    message: MessageRecord,
+  ): AgentTurnOptions {
+    const { store, turnTimeoutMs } = this.#options.router;
+    return {
+      ...events.options(turnTimeoutMs),
+      onStarted: () => this.#options.track(store.countStarted(message.id, this.#options.run)),
+      onAnswered: (result) => this.#answerEarly(channel, turn, events, message, result),
+    };
+  }
+
+  /**
+   * Counted in the turn's `steerCalls` at once, before any wait, until all of it is done (its
+   * own turn settled too): else the turn could end and the next start on this process while
+   * this steer is on its way, which then finds a turn in flight.
+   */
+  steer(channel: ChannelState, turn: ActiveTurn, message: MessageRecord): Promise<void> {
+    const work = this.#steerOnce(channel, turn, message);
+    turn.steerCalls.add(work);
+    const done = () => {
+      turn.steerCalls.delete(work);
+    };
+    work.then(done, done);
+    return work;
+  }
+
+  async #steerOnce(channel: ChannelState, turn: ActiveTurn, message: MessageRecord): Promise<void> {
+    const events = this.#turnEvents(channel);
+    await turn.handedOver;
+    await this.#options.router.store.setMessageState(message.id, "steered", this.#options.run);
+    try {
+      const outcome = await turn.process.steer(
+        message.text,
+        this.#turnOptions(channel, turn, events, message),
+      );
+      if (outcome.status === "steered") {
+        turn.steered.push(message);
+        return;
+      }
+      this.#options.router.onTurnEnd?.(channel.id);
+      const result = outcome.turn;
+      if (!result || this.#options.closed() || turn.abandoned) return;
+      // Answered by a result of its own already; what came after was for later messages.
+      if (turn.answered.has(message.id)) return;
+      events.ended(result);
+      await this.#sessionDurable(channel, result.sessionId);
+      await this.#options.outcomes.result([message], result);
+    } catch (error) {
+      if (!this.#options.closed() && !turn.abandoned) {
+        await this.#options.outcomes.failure([message], classifyTurnError(error));
+      }
+    }
+  }
+}
