@@ -3,7 +3,7 @@
  * from the gateway's contract so the page and the server cannot drift.
  */
 export type { AgentEvent, TurnOutcome } from "../../src/agent/events.js";
-export type { ContextUsage } from "../../src/gateway/context-usage.js";
+export type { ContextUsage } from "../../src/gateway/agents/context-usage.js";
 export type {
   Disposition,
   GatewayEvent,
@@ -14,7 +14,7 @@ export type {
   StoredMessage,
 } from "../../src/gateway/events.js";
 
-import type { RunnerInfo } from "../../src/gateway/agent-process.js";
+import type { RunnerInfo } from "../../src/gateway/agents/agent-process.js";
 import type { ChannelRecord, ScheduleRecord } from "../../src/gateway/store/store.js";
 
 export interface Health {
