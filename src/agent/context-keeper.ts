@@ -9,6 +9,7 @@ import {
   type ToolSpec,
   type Usage,
 } from "../model/types.js";
+import type { CompactionBoundary, CompactionTrigger } from "./compaction-boundary.js";
 import {
   isSummaryMessage,
   keptFrom,
@@ -19,19 +20,7 @@ import {
 import { summaryMessageText, summaryRequest } from "./compaction-prompt.js";
 import { type ContextBudget, maxOutputTokensFor, narrowedBudget } from "./context-budget.js";
 import { messageText } from "./conversation.js";
-import type { AgentEventSink, CompactionTrigger } from "./events.js";
-
-/** What a compaction leaves in the transcript, so a resumed session carries on from it. */
-export interface CompactionBoundary {
-  trigger: CompactionTrigger;
-  preTokens: number;
-  postTokens: number;
-  durationMs: number;
-  /** ISO 8601. */
-  at: string;
-  /** Every message the user typed before the boundary, oldest first (for the next one). */
-  userTexts: string[];
-}
+import type { AgentEventSink } from "./events.js";
 
 /** The parts of a model request besides its messages. */
 export interface RequestShape {

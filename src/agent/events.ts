@@ -1,6 +1,6 @@
 import type { TaskStatus } from "../background/task.js";
 import type { Message, ToolResultBlock, Usage } from "../model/types.js";
-import type { CompactionBoundary } from "./context-keeper.js";
+import type { CompactionBoundary, CompactionTrigger } from "./compaction-boundary.js";
 
 /** How a turn ended. `subtype` names the failure when `isError` is true. */
 export interface TurnOutcome {
@@ -28,10 +28,7 @@ export interface TurnOutcome {
   localCommand?: "compact" | "clear";
 }
 
-/** Why the conversation was compacted: by itself near the window, or by `/compact`. */
-export type CompactionTrigger = "auto" | "manual";
-
-export type { TaskStatus };
+export type { CompactionTrigger, TaskStatus };
 
 /**
  * The one event stream of the agent. Every front end (terminal, stream-json,

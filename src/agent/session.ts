@@ -4,8 +4,9 @@ import { contextWindowFor, maxOutputTokensFor } from "../model/context-window.js
 import { costUsd } from "../model/pricing.js";
 import { emptyUsage, type Message, type Usage } from "../model/types.js";
 import { type AgentLoopDependencies, runAgentLoop, toolSpecs } from "./agent-loop.js";
+import type { CompactionBoundary } from "./compaction-boundary.js";
 import { type ContextBudget, contextBudget } from "./context-budget.js";
-import { type CompactionBoundary, ContextKeeper, type RequestShape } from "./context-keeper.js";
+import { ContextKeeper, type RequestShape } from "./context-keeper.js";
 import { appendUserText } from "./conversation.js";
 import type { AgentEvent, TurnOutcome } from "./events.js";
 import { Inbox } from "./inbox.js";

@@ -13,7 +13,7 @@ import {
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Message } from "../model/types.js";
-import type { CompactionBoundary } from "./context-keeper.js";
+import type { CompactionBoundary } from "./compaction-boundary.js";
 import { repairHistory } from "./history-repair.js";
 import type { ToolKill } from "./running-tools.js";
 

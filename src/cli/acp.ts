@@ -13,7 +13,7 @@ import {
   toolNamesFlag,
 } from "./agent-setup.js";
 import { commandArgs, type FlagSpecs, type ParsedArgs } from "./args.js";
-import type { CommandIo } from "./run.js";
+import type { CommandIo } from "./command-io.js";
 import { openStoredSession, storedSessionOptions } from "./stored-session.js";
 
 const ACP_FLAGS: FlagSpecs = {

@@ -1,7 +1,7 @@
 import { GatewayRequestError } from "../gateway/index.js";
 import { commandArgs } from "./args.js";
+import type { CommandIo } from "./command-io.js";
 import { CONNECTION_FLAGS, connectToGateway } from "./gateway-connection.js";
-import type { CommandIo } from "./run.js";
 
 export const LINK_USAGE = `usage: rudder link [--url URL] [--data DIR]
   Prints a fresh link to the running gateway's page. The link works once, within 10 minutes:

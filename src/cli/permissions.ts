@@ -1,7 +1,7 @@
 import { GatewayRequestError } from "../gateway/index.js";
 import { commandArgs } from "./args.js";
+import type { CommandIo } from "./command-io.js";
 import { CONNECTION_FLAGS, connectToGateway } from "./gateway-connection.js";
-import type { CommandIo } from "./run.js";
 
 export const PERMISSIONS_USAGE = `usage: rudder permissions list <channel>
        rudder permissions allow <channel> <request-id>

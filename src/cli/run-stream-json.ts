@@ -20,7 +20,7 @@ import {
   toolNamesFlag,
 } from "./agent-setup.js";
 import { booleanFlag, type FlagSpecs, type ParsedArgs, stringFlag } from "./args.js";
-import type { CommandIo } from "./run.js";
+import type { CommandIo } from "./command-io.js";
 import { readStdinText } from "./stdin.js";
 import { openStoredSession, storedSessionOptions } from "./stored-session.js";
 import { streamJsonControls } from "./stream-json-controls.js";

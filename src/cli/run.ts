@@ -14,6 +14,7 @@ import {
   toolNamesFlag,
 } from "./agent-setup.js";
 import { commandArgs, type FlagSpecs, stringFlag } from "./args.js";
+import type { CommandIo } from "./command-io.js";
 import { runStreamJson, STREAM_JSON_FLAGS, UNKNOWN_FLAGS_WITH_VALUE } from "./run-stream-json.js";
 import { readStdinText } from "./stdin.js";
 import { SESSION_FLAGS, storedSessionFromFlags } from "./stored-session.js";
@@ -53,13 +54,6 @@ export const RUN_USAGE = `usage: rudder run [--model M] [--settings FILE] [--cwd
   MCP servers (stdio) come from .mcp.json, the settings files' mcpServers and --mcp-config.
   CLAUDE.md (or AGENTS.md) files of the workspace and its parents join the system prompt
   unless --no-project-instructions is given.`;
-
-export interface CommandIo {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
-  env: NodeJS.ProcessEnv;
-}
 
 /** Hosts that drive Claude Code pass flags rudder does not know; in that mode they are skipped. */
 function isHeadlessHost(argv: readonly string[]): boolean {

@@ -1,7 +1,7 @@
 import { GatewayRequestError } from "../gateway/index.js";
 import { commandArgs, stringFlag } from "./args.js";
+import type { CommandIo } from "./command-io.js";
 import { CONNECTION_FLAGS, connectToGateway } from "./gateway-connection.js";
-import type { CommandIo } from "./run.js";
 
 export const SCHEDULE_USAGE = `usage: rudder schedule add "<cron>" --channel C "<prompt>"
        rudder schedule list

@@ -1,7 +1,7 @@
 import { GatewayRequestError } from "../gateway/index.js";
 import { commandArgs } from "./args.js";
+import type { CommandIo } from "./command-io.js";
 import { CONNECTION_FLAGS, connectToGateway } from "./gateway-connection.js";
-import type { CommandIo } from "./run.js";
 
 export const SEND_USAGE = `usage: rudder send [--url URL] [--data DIR] <channel> "<text>"
   Posts a message into a channel of the running gateway and prints its id and disposition.`;

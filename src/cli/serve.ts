@@ -15,7 +15,7 @@ import {
 } from "../gateway/index.js";
 import { hasModelCredentials } from "../model/model-config.js";
 import { commandArgs, type FlagSpecs, stringFlag } from "./args.js";
-import type { CommandIo } from "./run.js";
+import type { CommandIo } from "./command-io.js";
 
 export const SERVE_FLAGS: FlagSpecs = {
   port: { type: "string" },

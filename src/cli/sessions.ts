@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { SessionCatalog, type SessionSummary } from "../agent/session-catalog.js";
 import { sessionsDirectory, TranscriptStore } from "../agent/transcript-store.js";
 import { booleanFlag, commandArgs, type ParsedArgs, stringFlag } from "./args.js";
-import type { CommandIo } from "./run.js";
+import type { CommandIo } from "./command-io.js";
 import {
   formatTime,
   formatTranscript,

@@ -11,7 +11,7 @@ import {
   toolNamesFlag,
 } from "../agent-setup.js";
 import { commandArgs, type FlagSpecs } from "../args.js";
-import type { CommandIo } from "../run.js";
+import type { CommandIo } from "../command-io.js";
 import { SESSION_FLAGS, storedSessionFromFlags } from "../stored-session.js";
 import { ChatController } from "./chat-controller.js";
 import { ChatInput } from "./chat-input.js";

@@ -7,7 +7,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GatewayEvent } from "../../../src/gateway/events.js";
-import { EVENTS_CHANNEL } from "../../../src/gateway/store/postgres/event-log.js";
+import { EVENTS_CHANNEL } from "../../../src/gateway/store/postgres/lone-writes.js";
 import { PostgresGatewayStore } from "../../../src/gateway/store/postgres/postgres-store.js";
 import type { SharedEvent } from "../../../src/gateway/store/shared-store.js";
 import { type PostgresCluster, startPostgresCluster } from "../../fixtures/postgres-cluster.js";

@@ -7,7 +7,7 @@
  */
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { STARTED_ONE, STATE_ONE } from "../../../src/gateway/store/postgres/message-writes.js";
+import { STARTED_ONE, STATE_ONE } from "../../../src/gateway/store/postgres/lone-writes.js";
 import { settleStatement } from "../../../src/gateway/store/postgres/postgres-settle.js";
 import { PostgresGatewayStore } from "../../../src/gateway/store/postgres/postgres-store.js";
 import { type PostgresCluster, startPostgresCluster } from "../../fixtures/postgres-cluster.js";

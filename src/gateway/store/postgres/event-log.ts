@@ -4,55 +4,14 @@ import type { GatewayEvent } from "../../events.js";
 import type { SharedEvent } from "../shared-store.js";
 import { isStoreUnavailable } from "../store-unavailable-error.js";
 import { noticeItemsJson, readNotice } from "./event-notices.js";
+import { EVENTS_CHANNEL } from "./lone-writes.js";
 import type { NotifyListener } from "./notify-listener.js";
-import { preparedQuery } from "./prepared-query.js";
 import type { WriteBatch } from "./write-batch.js";
-
-/** The NOTIFY channel each stored event is announced on, to every worker. */
-export const EVENTS_CHANNEL = "rudder_events";
 
 /** How long stored events are kept for a reconnecting client to resume from. */
 const KEEP_HOURS = 1;
 /** Old events are pruned once per this many appends by a worker. */
 const PRUNE_EVERY = 500;
-
-/**
- * The events given (`$1`, see `noticeItemsJson`) stored in order, each channel's lock first (as
- * `rudder_writes` does for an append that one NOTIFY announces, see write-batch.ts).
- */
-const STORED = `items AS (
-    SELECT item->>'c' AS channel_id, item->'e' AS event, position
-    FROM json_array_elements($1::text::json) WITH ORDINALITY AS list(item, position)
-  ),
-  locked AS (
-    SELECT count(pg_advisory_xact_lock(key)) AS locks FROM (
-      SELECT DISTINCT hashtext('rudder_events:' || channel_id) AS key FROM items ORDER BY key
-    ) keys
-  ),
-  stored AS (
-    INSERT INTO events (channel_id, event)
-    SELECT channel_id, event FROM locked, items
-    ORDER BY position
-    RETURNING id, channel_id, event
-  )`;
-
-/** The append of events too many or large for one NOTIFY: one each, a large one by its id. */
-const APPEND_EACH_NOTICE = `WITH ${STORED},
-  payload AS (
-    SELECT id, json_build_object('id', id, 'c', channel_id, 'e', event)::text AS whole,
-           json_build_object('id', id, 'c', channel_id)::text AS brief
-    FROM stored ORDER BY id
-  )
-  SELECT id, pg_notify($2, CASE WHEN octet_length(whole) < 7900 THEN whole ELSE brief END)
-  FROM payload`;
-
-/** Events too many or large for one NOTIFY (`json`, see `noticeItemsJson`) stored; their ids. */
-export async function appendEachNotice(pool: pg.Pool, json: string): Promise<number[]> {
-  const { rows } = await pool.query<{ id: string }>(
-    preparedQuery(APPEND_EACH_NOTICE, [json, EVENTS_CHANNEL]),
-  );
-  return rows.map((row) => Number(row.id)).sort((left, right) => left - right);
-}
 
 /**
  * The channels' events in the `events` table, so that every worker streams every channel's

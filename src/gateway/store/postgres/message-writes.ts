@@ -1,31 +1,7 @@
-import type pg from "pg";
 import type { MessageState } from "../../events.js";
 import { newMessage } from "../new-message.js";
 import type { MessageRecord } from "../store.js";
-import { preparedQuery } from "./prepared-query.js";
-import type { InsertItem, Update, WriteBatch } from "./write-batch.js";
-
-/**
- * One mark or count alone (`$1` the id, `$2` the run, `$3` the state, `$4` the time): the
- * function's loop costs the server about 0.15 ms more than these for one message, the usual
- * batch when a worker is not busy. Their equality on the unique key always takes the index.
- */
-export const STARTED_ONE = `UPDATE messages SET attempts = attempts + 1, attempted_in = $2::text
-  WHERE id = $1::text AND attempted_in IS DISTINCT FROM $2::text
-    AND state IS DISTINCT FROM 'answered'`;
-export const STATE_ONE = `UPDATE messages SET state = $3::text, updated_at = $4::timestamptz,
-    deliveries = deliveries + ($2::text IS NOT NULL AND delivered_in IS DISTINCT FROM $2::text)::int,
-    delivered_in = coalesce($2::text, delivered_in)
-  WHERE id = $1::text AND state IS DISTINCT FROM 'answered'`;
-
-/** One mark or count alone, by the statement above for its kind. */
-export async function updateAlone(pool: pg.Pool, { i, s, r }: Update): Promise<void> {
-  await pool.query(
-    s === null
-      ? preparedQuery(STARTED_ONE, [i, r])
-      : preparedQuery(STATE_ONE, [i, r, s, new Date()]),
-  );
-}
+import type { InsertItem, WriteBatch } from "./write-batch.js";
 
 /**
  * The PostgreSQL store's writes of single messages, from every channel, batched with the

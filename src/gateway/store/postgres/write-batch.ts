@@ -1,16 +1,8 @@
 import type pg from "pg";
-import { appendEachNotice, EVENTS_CHANNEL } from "./event-log.js";
 import { fitsOneNotice } from "./event-notices.js";
-import { updateAlone } from "./message-writes.js";
+import { appendEachNotice, EVENTS_CHANNEL, type Update, updateAlone } from "./lone-writes.js";
 import { preparedQuery } from "./prepared-query.js";
 import { StatementBatch } from "./statement-batch.js";
-
-/** A delivery mark (`s`, the state, and `r`, the run it went to) or a started count (no `s`). */
-export interface Update {
-  i: string;
-  s: string | null;
-  r: string | null;
-}
 
 /** A new message as `rudder_writes` takes it (see message-writes.ts). */
 export interface InsertItem {
