@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { lastToolResults } from "../fixtures/fake-messages-api.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { protocolHarness, writeSettings } from "../protocol/helpers.js";
 import { AcpClient } from "./acp-client.js";
 
@@ -205,7 +206,7 @@ describe("rudder acp", () => {
     await client.waitForUpdate(
       (update) => update.sessionUpdate === "tool_call" && update.toolCallId === "slow",
     );
-    while (sleepers().length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor(() => sleepers().length > 0, "the slow tool's sleep");
     await client.connection.cancel({ sessionId });
     expect((await answer).stopReason).toBe("cancelled");
     expect(sleepers()).toEqual([]);

@@ -11,7 +11,8 @@ import {
   toolUseReply,
 } from "../../src/model/scripted-model.js";
 import type { Message, ToolResultBlock } from "../../src/model/types.js";
-import { loopDependencies, makeWorkspace, waitUntil } from "./kernel-helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
+import { loopDependencies, makeWorkspace } from "./kernel-helpers.js";
 
 function toolResults(message: Message | undefined): ToolResultBlock[] {
   if (message === undefined || typeof message.content === "string") return [];
@@ -70,7 +71,7 @@ describe("agent loop", () => {
     const dependencies = loopDependencies(model);
     await runAgentLoop([{ role: "user", content: "go" }], dependencies);
     const task = dependencies.background.tasks.get("bg_0001");
-    await waitUntil(() => task?.status !== "running");
+    await waitFor(() => task?.status !== "running");
     expect(task?.status).toBe("failed");
 
     model.push(textReply("seen"));
@@ -86,7 +87,7 @@ describe("agent loop", () => {
     const dependencies = loopDependencies(createScriptedModel());
     const { background } = dependencies;
     background.start("printf one");
-    await waitUntil(() => background.tasks.get("bg_0001")?.status === "completed");
+    await waitFor(() => background.tasks.get("bg_0001")?.status === "completed");
     const [first, second] = await Promise.all([
       Promise.resolve().then(() => background.collectFinished()),
       Promise.resolve().then(() => background.collectFinished()),
@@ -98,14 +99,14 @@ describe("agent loop", () => {
     const dependencies = loopDependencies(createScriptedModel([textReply("a"), textReply("b")]));
     const { background } = dependencies;
     background.start("printf first");
-    await waitUntil(() => background.runningCount() === 0);
+    await waitFor(() => background.runningCount() === 0);
     const history: Message[] = [{ role: "user", content: "hello" }];
     await runAgentLoop(history, dependencies);
     expect(history).toHaveLength(2);
     expect(JSON.stringify(history[0])).toContain("<task_notification>");
 
     background.start("printf second");
-    await waitUntil(() => background.runningCount() === 0);
+    await waitFor(() => background.runningCount() === 0);
     await runAgentLoop(history, dependencies);
     expect(history[2]?.role).toBe("user");
     expect(JSON.stringify(history[2])).toContain("bg_0002");
@@ -173,7 +174,7 @@ describe("agent loop", () => {
     const history: Message[] = [{ role: "user", content: "go" }];
     const dependencies = loopDependencies(model, { workspace, signal: controller.signal });
     const running = runAgentLoop(history, dependencies);
-    await waitUntil(() => dependencies.events.some((event) => event.type === "tool_start"));
+    await waitFor(() => dependencies.events.some((event) => event.type === "tool_start"));
     controller.abort();
     const outcome = await running;
     expect(outcome).toMatchObject({ isError: true, subtype: "aborted" });

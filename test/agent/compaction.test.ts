@@ -14,7 +14,8 @@ import {
   type ScriptStep,
   startFakeMessagesApi,
 } from "../fixtures/fake-messages-api.js";
-import { makeWorkspace, waitUntil } from "./kernel-helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
+import { makeWorkspace } from "./kernel-helpers.js";
 
 const FACT = "the launch code is FACT-7731";
 const apis: FakeMessagesApi[] = [];
@@ -206,7 +207,7 @@ describe("what waits survives a compaction", () => {
       if ((outcome.contextTokens ?? 0) > threshold - 120) break;
     }
     const taskId = session.background.start("printf 'finished-%s' output-42");
-    await waitUntil(() => session.background.tasks.get(taskId)?.status !== "running");
+    await waitFor(() => session.background.tasks.get(taskId)?.status !== "running");
     const before = events.length;
     await session.send(`what did the task say? ${"padding ".repeat(60)}`);
     const turnEvents = events.slice(before).map((event) => event.type);
@@ -246,7 +247,7 @@ describe("what waits survives a compaction", () => {
       }
     });
     for (let turn = 8; turn < 60 && !steered; turn++) await session.send(filler(turn));
-    await waitUntil(() => !session.running);
+    await waitFor(() => !session.running);
     expect(steered).toBe(true);
     expect(events.some((event) => event.type === "compaction_end")).toBe(true);
     const steeredRequests = api

@@ -50,12 +50,3 @@ export function loopDependencies(
     events,
   };
 }
-
-/** Polls `predicate` until it holds or the deadline passes. */
-export async function waitUntil(predicate: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error("condition not met within timeout");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

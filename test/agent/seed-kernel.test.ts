@@ -11,7 +11,8 @@ import { HOOK_EVENTS } from "../../src/hooks/types.js";
 import { createScriptedModel, textReply, toolUseReply } from "../../src/model/scripted-model.js";
 import type { Message } from "../../src/model/types.js";
 import { createDefaultTools } from "../../src/tools/default-tools.js";
-import { loopDependencies, makeBackground, makeWorkspace, waitUntil } from "./kernel-helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
+import { loopDependencies, makeBackground, makeWorkspace } from "./kernel-helpers.js";
 
 describe("seed: background tasks kernel", () => {
   it("keeps the kernel's five tools and adds one bash option", async () => {
@@ -68,7 +69,7 @@ describe("seed: background tasks kernel", () => {
     const workspace = makeWorkspace();
     const background = makeBackground(workspace);
     const taskId = background.start("printf ready", "tool_ready");
-    await waitUntil(() => background.tasks.get(taskId)?.status === "completed");
+    await waitFor(() => background.tasks.get(taskId)?.status === "completed");
 
     const model = createScriptedModel([textReply("Received.")]);
     const history: Message[] = [{ role: "user", content: "Continue" }];

@@ -5,7 +5,8 @@ import { createHookRunner } from "../../src/hooks/hook-registry.js";
 import { createScriptedModel, textReply, toolUseReply } from "../../src/model/scripted-model.js";
 import { emptyRules } from "../../src/permissions/types.js";
 import { createDefaultTools } from "../../src/tools/default-tools.js";
-import { makeWorkspace, waitUntil } from "./kernel-helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
+import { makeWorkspace } from "./kernel-helpers.js";
 
 function makeSession(model: ReturnType<typeof createScriptedModel>, workspace = makeWorkspace()) {
   const session = new Session({
@@ -27,7 +28,7 @@ describe("Session", () => {
     ]);
     const { session, events } = makeSession(model);
     const first = session.send("first");
-    await waitUntil(() => events.some((event) => event.type === "tool_start"));
+    await waitFor(() => events.some((event) => event.type === "tool_start"));
     expect(session.running).toBe(true);
     const second = session.send("second");
     const [outcomeA, outcomeB] = await Promise.all([first, second]);
@@ -61,7 +62,7 @@ describe("Session", () => {
     ]);
     const { session, events } = makeSession(model);
     const turn = session.send("hang");
-    await waitUntil(() => events.some((event) => event.type === "text_delta"));
+    await waitFor(() => events.some((event) => event.type === "text_delta"));
     session.abort();
     expect(await turn).toMatchObject({
       isError: true,
@@ -93,7 +94,7 @@ describe("Session", () => {
     ]);
     const { session, events } = makeSession(model);
     const turn = session.send("hang");
-    await waitUntil(() => events.some((event) => event.type === "text_delta"));
+    await waitFor(() => events.some((event) => event.type === "text_delta"));
     session.abort();
     expect(await turn).toMatchObject({ terminalReason: "aborted_streaming" });
     expect((await session.send("again")).result).toBe("fresh");

@@ -17,7 +17,7 @@ import {
 } from "../../src/model/scripted-model.js";
 import { emptyRules } from "../../src/permissions/types.js";
 import { createDefaultTools } from "../../src/tools/default-tools.js";
-import { waitUntil } from "../agent/kernel-helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];
 
@@ -274,7 +274,7 @@ describe("chat controller, terminal input", () => {
     chat.controller.interrupt();
     const end = await chat.waitForEvent((event) => event.type === "turn_end");
     expect(end.type === "turn_end" && end.outcome.subtype).toBe("aborted");
-    await waitUntil(() => chat.input.prefilled.length > 0);
+    await waitFor(() => chat.input.prefilled.length > 0);
     expect(chat.input.prefilled).toEqual(["actually, stop that"]);
     expect(chat.output.text).toContain("was not sent; it is back at the prompt");
 

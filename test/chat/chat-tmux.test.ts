@@ -7,7 +7,8 @@ import {
   lastToolResults,
   lastUserText,
 } from "../fixtures/fake-messages-api.js";
-import { isAlive, waitFor } from "../tools/process-state.js";
+import { waitFor } from "../helpers/wait-for.js";
+import { isAlive } from "../tools/process-state.js";
 import {
   atIdlePrompt,
   type ChatUnderTmux,
@@ -17,6 +18,13 @@ import {
   type TmuxDriver,
 } from "./tmux-driver.js";
 
+/** The pids of `pids` still alive, with their command lines. */
+function aliveOf(pids: Set<number>): string {
+  return [...pids]
+    .filter((pid) => isAlive(pid))
+    .map((pid) => `${pid} ${commandLine(pid)}`)
+    .join(", ");
+}
 /**
  * `rudder chat` in a real terminal (tmux), against the fake Messages API.
  * The steps run in order on one chat, as a person would use it.
@@ -181,24 +189,16 @@ describe("rudder chat in a terminal", () => {
     await tmux.type("sleep a long time");
     await tmux.waitFor("the spinner", (screen) => /running bash \d+\.\ds/.test(screen));
     remember();
-    let sleeper: number | undefined;
-    const spawnDeadline = Date.now() + 5000;
-    while (sleeper === undefined && Date.now() < spawnDeadline) {
+    const sleeper = await waitFor(() => {
       remember();
-      sleeper = [...seen].find((pid) => commandLine(pid).includes("sleep 400"));
-      if (sleeper === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    expect(sleeper).toBeDefined();
+      return [...seen].find((pid) => commandLine(pid).includes("sleep 400"));
+    }, "the sleep 400 process");
     await tmux.key("C-c");
     await tmux.waitFor(
       "the prompt after the abort",
       (text) => atIdlePrompt(text) && screenLines(text).includes("  (interrupted)"),
     );
-    const deadline = Date.now() + 5000;
-    while (isAlive(sleeper as number) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    expect(isAlive(sleeper as number)).toBe(false);
+    await waitFor(() => !isAlive(sleeper), "the sleep 400 process to be gone", 5000);
     expect(await tmux.exitStatus()).toBeUndefined();
   });
 
@@ -236,12 +236,11 @@ describe("rudder chat in a terminal", () => {
     expect(status).toBe(0);
     expect(seen.size).toBeGreaterThan(0);
     // Killed groups get a short grace period before SIGKILL.
-    const killDeadline = Date.now() + 5000;
-    while ([...seen].some((pid) => isAlive(pid)) && Date.now() < killDeadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    const stillAlive = [...seen].filter((pid) => isAlive(pid));
-    expect(stillAlive.map((pid) => `${pid} ${commandLine(pid)}`)).toEqual([]);
+    await waitFor(
+      () => ![...seen].some((pid) => isAlive(pid)),
+      () => `no process left; alive: ${aliveOf(seen)}`,
+      5000,
+    );
   });
 });
 
@@ -318,20 +317,20 @@ describe("rudder chat when its terminal goes away", () => {
       (text) => text.includes("Sleeping in the background.") && atIdlePrompt(text),
     );
     // The task starts once the sandbox is ready, which may be just after the turn's end.
-    const started = Date.now() + 5000;
-    do {
-      chat.remember();
-      if ([...chat.seen].some((pid) => commandLine(pid).includes("sleep 500"))) break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    } while (Date.now() < started);
-    expect([...chat.seen].some((pid) => commandLine(pid).includes("sleep 500"))).toBe(true);
+    await waitFor(
+      () => {
+        chat.remember();
+        return [...chat.seen].some((pid) => commandLine(pid).includes("sleep 500"));
+      },
+      "the sleep 500 task",
+      5000,
+    );
     // Closing the terminal hangs up its processes.
     await tmux.kill();
-    const deadline = Date.now() + 5000;
-    while ([...chat.seen].some((pid) => isAlive(pid)) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    const stillAlive = [...chat.seen].filter((pid) => isAlive(pid));
-    expect(stillAlive.map((pid) => `${pid} ${commandLine(pid)}`)).toEqual([]);
+    await waitFor(
+      () => ![...chat.seen].some((pid) => isAlive(pid)),
+      () => `no process left; alive: ${aliveOf(chat.seen)}`,
+      5000,
+    );
   });
 });

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { type FakeMessagesApi, startFakeMessagesApi } from "../fixtures/fake-messages-api.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 const run = promisify(execFile);
 
@@ -90,14 +91,16 @@ export class TmuxDriver {
     test: (screen: string) => boolean,
     timeoutMs = 10_000,
   ): Promise<string> {
-    const deadline = Date.now() + timeoutMs;
     let screen = "";
-    while (Date.now() < deadline) {
-      screen = await this.capture();
-      if (test(screen)) return screen;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`timed out waiting for ${what}; the pane shows:\n${screen}`);
+    return waitFor(
+      async () => {
+        screen = await this.capture();
+        return test(screen) && screen;
+      },
+      () => `${what}; the pane shows:\n${screen}`,
+      timeoutMs,
+      50,
+    );
   }
 
   async waitForText(text: string, timeoutMs?: number): Promise<string> {

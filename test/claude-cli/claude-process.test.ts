@@ -8,7 +8,8 @@ import { ClaudeProcess } from "../../src/claude-cli/claude-process.js";
 import { ClaudeTimeoutError, RateLimitError } from "../../src/claude-cli/errors.js";
 import { RunnerRegistry } from "../../src/claude-cli/runner-registry.js";
 import type { TurnResult } from "../../src/claude-cli/turn-result.js";
-import { FAKE_CLAUDE, fakeProcessFactory, pidAlive, waitUntil } from "./helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
+import { FAKE_CLAUDE, fakeProcessFactory, pidAlive } from "./helpers.js";
 
 const factory = fakeProcessFactory();
 const makeProc = factory.make;
@@ -34,7 +35,7 @@ describe("steering into a turn the CLI answers twice", () => {
     const proc = makeProc("steer_queued");
     const texts: string[] = [];
     const running = proc.runTurn("alpha", { onText: (text) => texts.push(text) });
-    await waitUntil(() => texts.length >= 1);
+    await waitFor(() => texts.length >= 1);
     const outcome = await proc.steer("beta");
     const result = await running;
 
@@ -68,7 +69,7 @@ async function alphaTurn(proc: ClaudeProcess, onTaken: () => void = () => {}) {
       onTaken();
     },
   });
-  await waitUntil(() => texts.length >= 1);
+  await waitFor(() => texts.length >= 1);
   return { running, taken };
 }
 
@@ -81,7 +82,7 @@ describe("onAnswered: a message's own answer before its turn ends", () => {
     const order: string[] = [];
     const { running, taken } = await alphaTurn(proc, () => order.push("alpha answered"));
     const outcome = await proc.steer("beta", { onAnswered: () => order.push("beta answered") });
-    await waitUntil(() => taken.result !== undefined);
+    await waitFor(() => taken.result !== undefined);
     const early = taken.result;
     expect(proc.inflight).toBe(true);
     const result = await running;
@@ -121,7 +122,7 @@ describe("onAnswered: a message's own answer before its turn ends", () => {
     const texts: string[] = [];
     let called = 0;
     const running = proc.runTurn("alpha", { onText: (text) => texts.push(text) });
-    await waitUntil(() => texts.length >= 1);
+    await waitFor(() => texts.length >= 1);
     await proc.steer("beta", { onAnswered: () => (called += 1) });
     const result = await running;
     expect(called).toBe(0);
@@ -139,7 +140,7 @@ describe("onStarted: when the CLI has started on a message", () => {
       onText: (text) => texts.push(text),
       onStarted: () => started.push("first"),
     });
-    await waitUntil(() => texts.length >= 1);
+    await waitFor(() => texts.length >= 1);
     expect(started).toEqual(["first"]);
     const steer = await proc.steer("never started", { onStarted: () => started.push("steer") });
     expect(steer.status).toBe("steered");
@@ -155,7 +156,7 @@ describe("onStarted: when the CLI has started on a message", () => {
       onText: (text) => texts.push(text),
       onStarted: () => started.push("alpha"),
     });
-    await waitUntil(() => texts.length >= 1);
+    await waitFor(() => texts.length >= 1);
     await proc.steer("beta", { onStarted: () => started.push("beta") });
     await running;
     expect(started).toEqual(["alpha", "beta"]);
@@ -195,7 +196,7 @@ describe("failures are data", () => {
     const proc = makeProc("crash_after_steer");
     const texts: string[] = [];
     const running = proc.runTurn("first", { onText: (text) => texts.push(text) });
-    await waitUntil(() => texts.length >= 1);
+    await waitFor(() => texts.length >= 1);
     expect((await proc.steer("do not lose me")).status).toBe("steered");
     const result = await running;
     expect(result.subtype).toBe("process_crashed");
@@ -211,7 +212,7 @@ describe("failures are data", () => {
     const proc = makeProc("stdin_closed");
     const texts: string[] = [];
     const running = proc.runTurn("first", { onText: (text) => texts.push(text) });
-    await waitUntil(() => texts.length >= 1);
+    await waitFor(() => texts.length >= 1);
     const deadPid = proc.pid;
     proc.options.env!.FAKE_CLAUDE_SCENARIO = "normal";
     const outcome = await proc.steer("second");
@@ -308,7 +309,7 @@ describe("failures are data", () => {
   it("stop() during a turn resolves it as process_stopped and keeps its steers", async () => {
     const proc = makeProc("timeout");
     const running = proc.runTurn("first");
-    await waitUntil(() => proc.sessionId !== null);
+    await waitFor(() => proc.sessionId !== null);
     await proc.steer("keep me");
     await proc.stop();
     const result = await running;
@@ -324,12 +325,12 @@ describe("process supervision", () => {
     const proc = makeProc("ignore_sigterm", { extra: { env: { FAKE_CLAUDE_PID_FILE: pidFile } } });
     const texts: string[] = [];
     const running = proc.runTurn("hello", { timeoutMs: 1500, onText: (text) => texts.push(text) });
-    await waitUntil(() => texts.length >= 1);
+    await waitFor(() => texts.length >= 1);
     const grandchild = Number(readFileSync(pidFile, "utf8"));
     expect(pidAlive(grandchild)).toBe(true);
     await expect(running).rejects.toBeInstanceOf(ClaudeTimeoutError);
     expect(proc.alive()).toBe(false);
-    await waitUntil(() => !pidAlive(grandchild));
+    await waitFor(() => !pidAlive(grandchild));
   });
 
   it("builds the argv with binArgs before the stream-json flags", () => {
@@ -406,7 +407,7 @@ const timer = setInterval(() => {
     await new Promise((resolve) => host.once("exit", resolve));
     const childPid = Number(output.trim());
     expect(childPid).toBeGreaterThan(0);
-    await waitUntil(() => !pidAlive(childPid));
+    await waitFor(() => !pidAlive(childPid));
   });
 });
 
@@ -460,7 +461,7 @@ describe("interrupt, resume, and older dialects", () => {
     const proc = makeProc("interrupt");
     const texts: string[] = [];
     const running = proc.runTurn("slow work", { onText: (text) => texts.push(text) });
-    await waitUntil(() => texts.length >= 1);
+    await waitFor(() => texts.length >= 1);
     await proc.interrupt();
     const result = await running;
     expect(result.isError).toBe(true);

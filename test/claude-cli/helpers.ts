@@ -4,20 +4,6 @@ import { ClaudeProcess, type ClaudeProcessOptions } from "../../src/claude-cli/c
 
 export const FAKE_CLAUDE = join(import.meta.dirname, "..", "fixtures", "fake-claude");
 
-/** Polls `predicate` until it holds, failing after `timeoutMs`. */
-export async function waitUntil(
-  predicate: () => boolean,
-  timeoutMs = 5000,
-  intervalMs = 20,
-): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (performance.now() < deadline) {
-    if (predicate()) return;
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-  throw new Error("condition not met within timeout");
-}
-
 /** Whether a pid names a live (non-zombie) process. */
 export function pidAlive(pid: number): boolean {
   try {

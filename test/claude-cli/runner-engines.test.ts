@@ -37,8 +37,9 @@ import {
   startFakeMessagesApi,
 } from "../fixtures/fake-messages-api.js";
 import { processesMatching } from "../fixtures/process-scan.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { RUDDER_BIN, RUDDER_CLI, writeSettings } from "../protocol/helpers.js";
-import { FAKE_CLAUDE, pidAlive, waitUntil } from "./helpers.js";
+import { FAKE_CLAUDE, pidAlive } from "./helpers.js";
 
 const repositoryRoot = join(import.meta.dirname, "..", "..");
 const scratch = realpathSync(mkdtempSync(join(tmpdir(), "rudder-runner-engines-")));
@@ -346,10 +347,10 @@ describe.each(engines)("ClaudeProcess drives $name", (engine) => {
         }
       },
     });
-    await waitUntil(() => steered !== undefined, API_WAIT_MS);
+    await waitFor(() => steered !== undefined, "the steer", API_WAIT_MS);
     expect(await steered).toEqual({ status: "steered", turn: undefined });
     // The tool ends only once the binary has read the steer, so the steer meets the tool run.
-    await waitUntil(() => queuedMessages(events) >= 2, API_WAIT_MS);
+    await waitFor(() => queuedMessages(events) >= 2, "two queued messages", API_WAIT_MS);
     writeFileSync(join(testCase.sandbox.workspace, "go"), "");
     const result = await running;
     expect(result.isError).toBe(false);
@@ -554,8 +555,9 @@ describe.each(engines)("ClaudeProcess drives $name", (engine) => {
     const proc = registry.get("stop-all") as ClaudeProcess;
     const running = proc.runTurn("run a long tool", TURN);
     const pidFile = join(testCase.sandbox.workspace, "tool.pid");
-    await waitUntil(
+    await waitFor(
       () => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "",
+      "the tool's pid",
       API_WAIT_MS,
     );
     const runnerPid = proc.pid as number;
@@ -574,6 +576,6 @@ describe.each(engines)("ClaudeProcess drives $name", (engine) => {
     await registry.stopAll();
     expect((await running).subtype).toBe("process_stopped");
     expect(registry.liveCount()).toBe(0);
-    await waitUntil(() => pids.every((pid) => !pidAlive(pid)), 10_000);
+    await waitFor(() => pids.every((pid) => !pidAlive(pid)), "every process to be gone", 10_000);
   });
 });

@@ -12,7 +12,8 @@ import {
   resetRegistryForTests,
 } from "../../src/claude-cli/runner-registry.js";
 import type { TurnResult } from "../../src/claude-cli/turn-result.js";
-import { FAKE_CLAUDE, fakeProcessFactory, waitUntil } from "./helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
+import { FAKE_CLAUDE, fakeProcessFactory } from "./helpers.js";
 
 const factory = fakeProcessFactory();
 const makeProc = factory.make;
@@ -89,7 +90,7 @@ describe("steering: a mid-turn message lands on the same stdin", () => {
     const texts: string[] = [];
     const running = proc.runTurn("first message", { onText: (text) => texts.push(text) });
     // The fake's first assistant block proves it now blocks reading stdin, awaiting the steer.
-    await waitUntil(() => texts.length >= 1);
+    await waitFor(() => texts.length >= 1);
     expect(proc.inflight).toBe(true);
 
     const outcome = await proc.steer("second message");
@@ -106,7 +107,7 @@ describe("steering: a mid-turn message lands on the same stdin", () => {
     const proc = makeProc("steer");
     const texts: string[] = [];
     const running = proc.runTurn("first", { onText: (text) => texts.push(text) });
-    await waitUntil(() => texts.length >= 1);
+    await waitFor(() => texts.length >= 1);
     await proc.steer("stai, schimbare de plan");
     const result = await running;
 
@@ -121,7 +122,7 @@ describe("steering: a mid-turn message lands on the same stdin", () => {
     });
     // The session id arrives with system/init right after the first message: the turn is
     // genuinely in flight.
-    await waitUntil(() => proc.sessionId === "fake-session-1");
+    await waitFor(() => proc.sessionId === "fake-session-1");
     expect(proc.inflight).toBe(true);
 
     const outcome = await proc.steer("please don't get lost");
@@ -154,7 +155,7 @@ describe("T7: a dead process on steer falls back to a turn", () => {
     const proc = makeProc("normal");
     await proc.runTurn("warm up");
     process.kill(proc.pid!, "SIGKILL");
-    await waitUntil(() => !proc.alive());
+    await waitFor(() => !proc.alive());
 
     setScenario(proc, "normal");
     const outcome = await proc.steer("please deliver me");

@@ -7,7 +7,7 @@ import {
   parseResetTime,
 } from "../../src/claude-cli/rate-limit.js";
 import { RunnerRegistry } from "../../src/claude-cli/runner-registry.js";
-import { waitUntil } from "./helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 describe("wrapExternalContent", () => {
   it("fences the text", () => {
@@ -64,7 +64,7 @@ describe("RunnerRegistry reaper", () => {
     const registry = new RunnerRegistry({ maxLive: 2, idleMinutes: 0.0005, reapIntervalMs: 20 });
     registry.get("channel-a");
     expect(registry.liveCount()).toBe(1);
-    await waitUntil(() => registry.liveCount() === 0);
+    await waitFor(() => registry.liveCount() === 0);
     await registry.close();
   });
 

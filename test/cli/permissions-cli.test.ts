@@ -12,7 +12,8 @@ import {
   lastToolResults,
   startFakeMessagesApi,
 } from "../fixtures/fake-messages-api.js";
-import { startRudderGateway, type TestGateway, waitFor } from "../gateway/helpers.js";
+import { startRudderGateway, type TestGateway } from "../gateway/helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { startRudder } from "./rudder-process.js";
 
 let api: FakeMessagesApi;

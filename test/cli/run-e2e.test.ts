@@ -2,9 +2,9 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { waitUntil } from "../agent/kernel-helpers.js";
 import { type FakeMessagesApi, startFakeMessagesApi } from "../fixtures/fake-messages-api.js";
 import { processesMatching } from "../fixtures/process-scan.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { isAlive, killRudderGroup, type RudderRun, startRudder } from "./rudder-process.js";
 
 let api: FakeMessagesApi;
@@ -154,12 +154,12 @@ describe("rudder run against a fake Messages API", () => {
       },
     });
     const run = rudder(["run", "wait forever"]);
-    await waitUntil(() => processesMatching("sleep 60.103").length > 0, 15_000);
+    await waitFor(() => processesMatching("sleep 60.103").length > 0, "the sleep to start", 15_000);
     const [grandchild = 0] = processesMatching("sleep 60.103");
     expect(isAlive(grandchild)).toBe(true);
     run.child.kill("SIGTERM");
     const { code, signal } = await run.exited;
     expect(code === 143 || signal === "SIGTERM").toBe(true);
-    await waitUntil(() => !isAlive(grandchild), 5000);
+    await waitFor(() => !isAlive(grandchild), "the grandchild to be gone", 5000);
   });
 });

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pidAlive } from "../claude-cli/helpers.js";
 import { type FakeMessagesApi, startFakeMessagesApi } from "../fixtures/fake-messages-api.js";
 import { processesMatching } from "../fixtures/process-scan.js";
-import { waitFor } from "../gateway/helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { killRudderGroup, type RudderRun, stopRudder } from "./rudder-process.js";
 import { startEngineWorker } from "./serve-worker.js";
 

@@ -6,8 +6,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { waitUntil } from "../agent/kernel-helpers.js";
 import { rawRequest } from "../gateway/raw-http.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { isAlive, killRudderGroup, type RudderRun, startRudder } from "./rudder-process.js";
 
 let root: string;
@@ -38,7 +38,7 @@ beforeAll(async () => {
     cwd: join(root, "workspace"),
     env: env(),
   });
-  await waitUntil(() => /one-time link\): (\S+)/.test(server.stdout()), 20_000);
+  await waitFor(() => /one-time link\): (\S+)/.test(server.stdout()), "the one-time link", 20_000);
   const link = /one-time link\): (\S+)/.exec(server.stdout())?.[1] ?? "";
   url = link.replace(/\/#code=.*/, "");
 });
@@ -121,16 +121,21 @@ describe("rudder serve with no credentials", () => {
     expect(sent.stdout).toMatch(/ started\n$/);
 
     const token = readFileSync(join(root, "data", "token"), "utf8").trim();
-    let messages: Array<{ kind: string; text: string; state: string | null }> = [];
-    const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline && !messages.some((message) => message.kind === "reply")) {
-      const response = await fetch(`${url}/api/channels/main/messages`, {
-        headers: { authorization: `Bearer ${token}` },
-      });
-      messages = ((await response.json()) as { messages: typeof messages }).messages;
-      if (messages.some((message) => message.kind === "error")) break;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    type Message = { kind: string; text: string; state: string | null };
+    const messages = await waitFor(
+      async () => {
+        const response = await fetch(`${url}/api/channels/main/messages`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        const { messages } = (await response.json()) as { messages: Message[] };
+        return messages.some((message) => message.kind === "reply" || message.kind === "error")
+          ? messages
+          : undefined;
+      },
+      "a reply or an error",
+      30_000,
+      200,
+    );
     const reply = messages.find((message) => message.kind === "reply");
     expect(reply?.text).toContain("demo");
     expect(messages[0]).toMatchObject({ kind: "user", text: "hello", state: "answered" });

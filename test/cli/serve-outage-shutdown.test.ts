@@ -12,7 +12,8 @@ import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
-import { fakeClaudeSwitch, fakeLogEntries, waitFor } from "../gateway/helpers.js";
+import { fakeClaudeSwitch, fakeLogEntries } from "../gateway/helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { isAlive, type RudderRun, stopRudder } from "./rudder-process.js";
 import { type ServeWorker, startServeWorker } from "./serve-worker.js";
 

@@ -7,7 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
-import { fakeClaudeSwitch, fakeLogEntries, waitFor } from "../gateway/helpers.js";
+import { fakeClaudeSwitch, fakeLogEntries } from "../gateway/helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
 import {
   isAlive,
   killRudderGroup,

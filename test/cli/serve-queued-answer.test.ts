@@ -14,7 +14,7 @@ import {
   lastUserText,
   startFakeMessagesApi,
 } from "../fixtures/fake-messages-api.js";
-import { waitFor } from "../gateway/helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { type RudderRun, stopRudder } from "./rudder-process.js";
 import { type ListedMessages, startEngineWorker } from "./serve-worker.js";
 

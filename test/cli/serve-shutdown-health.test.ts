@@ -9,7 +9,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fakeClaudeSwitch, waitFor } from "../gateway/helpers.js";
+import { fakeClaudeSwitch } from "../gateway/helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { isAlive, type RudderRun, stopRudder } from "./rudder-process.js";
 import { startServeWorker } from "./serve-worker.js";
 

@@ -23,7 +23,7 @@ import {
 } from "../fixtures/fake-messages-api.js";
 import { CLAUDE_CODE_BIN } from "../fixtures/one-shot-engine.js";
 import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
-import { waitFor } from "../gateway/helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { type RudderRun, stopRudder } from "./rudder-process.js";
 import { type ServeWorker, startServeWorker } from "./serve-worker.js";
 

@@ -16,7 +16,7 @@ import {
   startFakeMessagesApi,
 } from "../fixtures/fake-messages-api.js";
 import { type FakeTelegramApi, startFakeTelegramApi } from "../fixtures/fake-telegram-api.js";
-import { waitFor } from "../gateway/helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { isAlive, killRudderGroup, type RudderRun, startRudder } from "./rudder-process.js";
 
 let root: string;

@@ -19,7 +19,7 @@ import {
   startFakeMessagesApi,
 } from "../fixtures/fake-messages-api.js";
 import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
-import { waitFor } from "../gateway/helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { isAlive, killRudderGroup, type RudderRun, stopRudder } from "./rudder-process.js";
 import {
   type Engine,

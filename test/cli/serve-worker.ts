@@ -1,9 +1,9 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { waitUntil } from "../agent/kernel-helpers.js";
 import { claudeCodeEnv } from "../fixtures/claude-code-env.js";
 import { CLAUDE_CODE_BIN } from "../fixtures/one-shot-engine.js";
 import { apiCaller } from "../gateway/helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { type RudderRun, startRudder } from "./rudder-process.js";
 
 export interface ServeWorker {
@@ -26,8 +26,9 @@ export async function startServeWorker(
 ): Promise<ServeWorker> {
   const run = startRudder(["serve", "--port", "0", "--data", dataDir, ...args], options);
   options.running.push(run);
-  await waitUntil(
+  await waitFor(
     () => /one-time link\): (\S+)/.test(run.stdout()) || run.child.exitCode !== null,
+    "the one-time link or an exit",
     30_000,
   );
   const link = /one-time link\): (\S+)/.exec(run.stdout())?.[1];

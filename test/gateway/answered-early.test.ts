@@ -7,7 +7,8 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { FAKE_CLAUDE } from "../claude-cli/helpers.js";
-import { startTestGateway, type TestGateway, waitFor } from "./helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
+import { startTestGateway, type TestGateway } from "./helpers.js";
 
 const gateways: TestGateway[] = [];
 afterEach(async () => {

@@ -3,13 +3,13 @@
  * Claude CLI as the engine (it answers `/compact` as Claude Code 2.1.328 does).
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { waitFor } from "../helpers/wait-for.js";
 import {
   type ApiMessage,
   fakeLogEntries,
   openEvents,
   startTestGateway,
   type TestGateway,
-  waitFor,
 } from "./helpers.js";
 
 const gateways: TestGateway[] = [];

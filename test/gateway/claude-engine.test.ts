@@ -11,8 +11,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { echoFallback, startFakeMessagesApi } from "../fixtures/fake-messages-api.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { compactThenReset } from "./compact-reset-scenario.js";
-import { openEvents, startTestGateway, type TestGateway, waitFor } from "./helpers.js";
+import { openEvents, startTestGateway, type TestGateway } from "./helpers.js";
 
 const repository = join(import.meta.dirname, "..", "..");
 let claudeBin = "";

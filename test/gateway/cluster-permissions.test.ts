@@ -7,8 +7,9 @@
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import type { PermissionRequestInfo } from "../../src/gateway/index.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { clusterFixture } from "./cluster-fixture.js";
-import { openEvents, type SseEvent, type TestGateway, waitFor } from "./helpers.js";
+import { openEvents, type SseEvent, type TestGateway } from "./helpers.js";
 
 const { createDatabase, worker } = clusterFixture("cluster-permissions", {
   scenario: "permission",

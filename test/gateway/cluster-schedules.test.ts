@@ -4,8 +4,9 @@
  * deleted through another worker stops firing everywhere.
  */
 import { expect, it } from "vitest";
+import { waitFor } from "../helpers/wait-for.js";
 import { clusterFixture } from "./cluster-fixture.js";
-import { type ApiMessage, waitFor } from "./helpers.js";
+import type { ApiMessage } from "./helpers.js";
 
 const { createDatabase, worker, gateways } = clusterFixture("cluster-schedules");
 

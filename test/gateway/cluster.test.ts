@@ -5,8 +5,9 @@
  */
 import pg from "pg";
 import { describe, expect, it } from "vitest";
+import { waitFor } from "../helpers/wait-for.js";
 import { clusterFixture } from "./cluster-fixture.js";
-import { fakeLogEntries, openEvents, type SseEvent, type TestGateway, waitFor } from "./helpers.js";
+import { fakeLogEntries, openEvents, type SseEvent, type TestGateway } from "./helpers.js";
 
 const { createDatabase, worker, gateways } = clusterFixture("cluster");
 

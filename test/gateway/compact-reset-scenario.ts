@@ -6,7 +6,8 @@
  */
 import { expect } from "vitest";
 import type { FakeMessagesApi } from "../fixtures/fake-messages-api.js";
-import { type TestGateway, waitFor } from "./helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
+import type { TestGateway } from "./helpers.js";
 
 type Channel = {
   id: string;

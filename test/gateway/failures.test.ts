@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { waitFor } from "../helpers/wait-for.js";
 import {
   fakeLogEntries,
   fakeStarted,
   openEvents,
   startTestGateway,
   type TestGateway,
-  waitFor,
 } from "./helpers.js";
 
 const gateways: TestGateway[] = [];

@@ -2,23 +2,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type GatewayOptions, type RunningGateway, startGateway } from "../../src/gateway/index.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 export const fakeClaudeSwitch = join(import.meta.dirname, "fake-claude-switch.sh");
-
-/** Polls `probe` until it returns a value other than undefined/false, or fails at the deadline. */
-export async function waitFor<T>(
-  probe: () => Promise<T | undefined | false> | T | undefined | false,
-  what: string,
-  timeoutMs = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 /** The entries the fake CLI appended to its log (`FAKE_CLAUDE_LOG`). */
 export function fakeLogEntries(path: string): Array<Record<string, unknown>> {

@@ -2,7 +2,8 @@ import { connect, type Socket } from "node:net";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestGateway, type TestGateway, waitFor } from "./helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
+import { startTestGateway, type TestGateway } from "./helpers.js";
 import { trickle } from "./raw-http.js";
 
 /** An event stream over a raw socket from `localAddress` (any 127.x address is loopback). */

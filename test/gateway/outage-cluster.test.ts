@@ -11,8 +11,9 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LoopbackProxy, startLoopbackProxy } from "../fixtures/loopback-proxy.js";
 import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { isAlive } from "../tools/process-state.js";
-import { startTestGateway, type TestGateway, waitFor } from "./helpers.js";
+import { startTestGateway, type TestGateway } from "./helpers.js";
 import {
   answeredOnce,
   endHeldTurn,

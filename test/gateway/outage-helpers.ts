@@ -1,7 +1,8 @@
 /** What the tests of a database going away mid-run share (outage*.test.ts). */
 import pg from "pg";
 import { expect } from "vitest";
-import { type ApiMessage, fakeLogEntries, type TestGateway, waitFor } from "./helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
+import { type ApiMessage, fakeLogEntries, type TestGateway } from "./helpers.js";
 
 export type Posted = { id: string; disposition: string };
 export type Runner = { channelId: string; pid: number | null; inflight: boolean };

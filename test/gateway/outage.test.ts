@@ -15,7 +15,8 @@ import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest"
 import { FAKE_CLAUDE } from "../claude-cli/helpers.js";
 import { type LoopbackProxy, startLoopbackProxy } from "../fixtures/loopback-proxy.js";
 import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
-import { openEvents, startTestGateway, type TestGateway, waitFor } from "./helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
+import { openEvents, startTestGateway, type TestGateway } from "./helpers.js";
 import {
   answeredOnce,
   endHeldTurn,

@@ -17,13 +17,13 @@ import {
   type ScriptStep,
   startFakeMessagesApi,
 } from "../fixtures/fake-messages-api.js";
+import { waitFor } from "../helpers/wait-for.js";
 import {
   openEvents,
   type SseEvent,
   startRudderGateway,
   startTestGateway,
   type TestGateway,
-  waitFor,
 } from "./helpers.js";
 
 /** The model deletes the victim, then reports what its tool said. */

@@ -4,13 +4,13 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SqliteGatewayStore } from "../../src/gateway/index.js";
 import { pidAlive } from "../claude-cli/helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
 import {
   apiCaller,
   fakeLogEntries,
   fakeStarted,
   startTestGateway,
   testFolders,
-  waitFor,
 } from "./helpers.js";
 
 interface ChildGateway {

@@ -8,7 +8,8 @@ import type { GatewayEvent } from "../../src/gateway/events.js";
 import { Router } from "../../src/gateway/routing/router.js";
 import { SqliteGatewayStore } from "../../src/gateway/store/sqlite/sqlite-store.js";
 import type { MessageRecord } from "../../src/gateway/store/store.js";
-import { fakeLogEntries, waitFor } from "./helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
+import { fakeLogEntries } from "./helpers.js";
 
 const FAKE_CLAUDE = join(import.meta.dirname, "..", "fixtures", "fake-claude");
 

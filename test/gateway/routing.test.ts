@@ -2,7 +2,8 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { schemaVersion } from "../../src/gateway/store/sqlite/migrations.js";
-import { type ApiMessage, startTestGateway, type TestGateway, waitFor } from "./helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
+import { type ApiMessage, startTestGateway, type TestGateway } from "./helpers.js";
 
 interface Runner {
   channelId: string;

@@ -9,8 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { echoFallback, startFakeMessagesApi } from "../fixtures/fake-messages-api.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { compactThenReset } from "./compact-reset-scenario.js";
-import { openEvents, startRudderGateway, type TestGateway, waitFor } from "./helpers.js";
+import { openEvents, startRudderGateway, type TestGateway } from "./helpers.js";
 
 let gateway: TestGateway | undefined;
 let workspace: string | undefined;

@@ -2,7 +2,8 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { createGatewayClient, GatewayRequestError } from "../../src/gateway/index.js";
-import { startTestGateway, type TestGateway, waitFor } from "./helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
+import { startTestGateway, type TestGateway } from "./helpers.js";
 
 const gateways: TestGateway[] = [];
 async function gatewayWith(options: Parameters<typeof startTestGateway>[0]) {

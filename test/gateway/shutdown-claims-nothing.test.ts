@@ -15,7 +15,8 @@ import { EventBus } from "../../src/gateway/event-bus.js";
 import { Router } from "../../src/gateway/routing/router.js";
 import { PostgresGatewayStore } from "../../src/gateway/store/postgres/postgres-store.js";
 import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
-import { startTestGateway, type TestGateway, waitFor } from "./helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
+import { startTestGateway, type TestGateway } from "./helpers.js";
 
 const FAKE_CLAUDE = join(import.meta.dirname, "..", "fixtures", "fake-claude");
 

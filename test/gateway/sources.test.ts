@@ -3,13 +3,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ChannelSource, SourceDelivery } from "../../src/gateway/index.js";
 import { freeLoopbackPort } from "../fixtures/free-port.js";
-import {
-  fakeClaudeSwitch,
-  startTestGateway,
-  type TestGateway,
-  testFolders,
-  waitFor,
-} from "./helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
+import { fakeClaudeSwitch, startTestGateway, type TestGateway, testFolders } from "./helpers.js";
 
 const gateways: TestGateway[] = [];
 afterEach(async () => {

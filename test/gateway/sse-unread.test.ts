@@ -1,6 +1,7 @@
 import { connect } from "node:net";
 import { afterEach, expect, it } from "vitest";
-import { openEvents, startTestGateway, type TestGateway, waitFor } from "./helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
+import { openEvents, startTestGateway, type TestGateway } from "./helpers.js";
 
 let gateway: TestGateway | undefined;
 afterEach(async () => {

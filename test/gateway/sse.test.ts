@@ -1,6 +1,7 @@
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openEvents, startTestGateway, type TestGateway, waitFor } from "./helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
+import { openEvents, startTestGateway, type TestGateway } from "./helpers.js";
 
 /** The per-channel position in an SSE id `<run>-<n>`. */
 function position(id: string | undefined): number {

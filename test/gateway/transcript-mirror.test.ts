@@ -19,7 +19,7 @@ import { sessionAfterTakeover } from "../../src/gateway/cluster/session-takeover
 import { EventBus } from "../../src/gateway/event-bus.js";
 import { SqliteGatewayStore } from "../../src/gateway/store/sqlite/sqlite-store.js";
 import { TranscriptMirror } from "../../src/gateway/transcripts/transcript-mirror.js";
-import { waitFor } from "./helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 const folders: string[] = [];
 const stores: SqliteGatewayStore[] = [];

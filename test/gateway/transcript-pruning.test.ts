@@ -15,7 +15,8 @@ import {
   startFakeMessagesApi,
 } from "../fixtures/fake-messages-api.js";
 import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
-import { RUDDER_BIN, startTestGateway, type TestGateway, waitFor } from "./helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
+import { RUDDER_BIN, startTestGateway, type TestGateway } from "./helpers.js";
 
 const FAKE_CLAUDE = join(import.meta.dirname, "..", "fixtures", "fake-claude");
 

@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCommandHook } from "../../src/hooks/command-hook.js";
 import type { CommandHookConfig, HookInput } from "../../src/hooks/types.js";
-import { groupIsAlive, hookInput, makeTempDir, preToolUse, printJson, waitFor } from "./helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
+import { groupIsAlive, hookInput, makeTempDir, preToolUse, printJson } from "./helpers.js";
 
 let temp: ReturnType<typeof makeTempDir>;
 beforeEach(() => {
@@ -259,7 +260,7 @@ describe("runCommandHook input and isolation", () => {
     );
     expect(outcome.warnings).toEqual([`hook "${hanging}" timed out after 3s`]);
     const pid = Number(readFileSync(join(temp.path, "pid"), "utf8"));
-    expect(await waitFor(() => !groupIsAlive(pid))).toBe(true);
+    await waitFor(() => !groupIsAlive(pid));
   });
 
   it("kills a running hook when the signal aborts", async () => {
@@ -270,13 +271,11 @@ describe("runCommandHook input and isolation", () => {
       controller.signal,
     );
     const pidFile = join(temp.path, "pid");
-    expect(
-      await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").endsWith("\n")),
-    ).toBe(true);
+    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").endsWith("\n"));
     controller.abort();
     const outcome = await pending;
     expect(outcome.warnings).toEqual([expect.stringContaining("was cancelled")]);
     const pid = Number(readFileSync(pidFile, "utf8"));
-    expect(await waitFor(() => !groupIsAlive(pid))).toBe(true);
+    await waitFor(() => !groupIsAlive(pid));
   });
 });

@@ -25,16 +25,6 @@ export function printJson(value: unknown): string {
   return `printf '%s' '${JSON.stringify(value).replaceAll("'", "'\\''")}'`;
 }
 
-/** Polls `predicate` until it holds or `timeoutMs` passes. */
-export async function waitFor(predicate: () => boolean, timeoutMs = 5000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (predicate()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return predicate();
-}
-
 export function groupIsAlive(pid: number): boolean {
   try {
     process.kill(-pid, 0);

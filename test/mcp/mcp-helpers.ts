@@ -26,19 +26,6 @@ export function isRunning(pid: number): boolean {
   }
 }
 
-/** Resolves once `condition` holds; rejects when it still does not after `timeoutMs`. */
-export async function waitFor(
-  condition: () => boolean,
-  what: string,
-  timeoutMs = 5000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /** The pids the fake server wrote to its pid file (itself, then its grandchild). */
 export function readPids(file: string): number[] {
   try {

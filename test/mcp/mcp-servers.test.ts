@@ -5,7 +5,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ConnectOptions } from "../../src/mcp/mcp-connection.js";
 import { connectMcpServers, type McpServers } from "../../src/mcp/mcp-servers.js";
 import type { AnyTool, ToolContext } from "../../src/tools/types.js";
-import { fakeServer, isRunning, readPids, waitFor } from "./mcp-helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
+import { fakeServer, isRunning, readPids } from "./mcp-helpers.js";
 
 let scratch: string;
 const opened: McpServers[] = [];

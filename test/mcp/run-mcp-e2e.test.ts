@@ -15,7 +15,8 @@ import {
   lastToolResults,
   startFakeMessagesApi,
 } from "../fixtures/fake-messages-api.js";
-import { FAKE_MCP_SERVER, isRunning, readPids, waitFor } from "./mcp-helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
+import { FAKE_MCP_SERVER, isRunning, readPids } from "./mcp-helpers.js";
 
 // The built `rudder run` with MCP servers from .mcp.json and --mcp-config, against the fake
 // Messages API: the model calls an MCP tool and reads its result, a server that cannot start

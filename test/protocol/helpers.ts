@@ -204,15 +204,6 @@ export function protocolHarness() {
   };
 }
 
-/** Polls `predicate` until it holds, failing after `timeoutMs`. */
-export async function waitUntil(predicate: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!predicate()) {
-    if (performance.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /**
  * Whether a pid names a live process: a zombie is dead (killed, not yet reaped; this container's
  * PID 1 reaps no orphans), which a bare `kill(pid, 0)` would count as alive.

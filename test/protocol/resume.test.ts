@@ -2,7 +2,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { processesMatching } from "../fixtures/process-scan.js";
-import { protocolHarness, STREAM_ARGS, waitUntil } from "./helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
+import { protocolHarness, STREAM_ARGS } from "./helpers.js";
 
 const harness = protocolHarness();
 afterEach(() => harness.cleanup());
@@ -73,11 +74,11 @@ describe("sessions are stored as the turn goes and resumed whole", () => {
     const sandbox = harness.sandbox(api);
     const first = harness.start(sandbox, [...STREAM_ARGS, "--session-id", SESSION]);
     first.sendUser("start the long tool");
-    await waitUntil(() => processesMatching("sleep 60.102").length > 0);
+    await waitFor(() => processesMatching("sleep 60.102").length > 0);
     first.kill("SIGKILL");
     await first.exited;
     // The sandbox's command dies with rudder (die-with-parent, its own PID namespace).
-    await waitUntil(() => processesMatching("sleep 60.102").length === 0);
+    await waitFor(() => processesMatching("sleep 60.102").length === 0);
 
     const second = harness.start(sandbox, [...STREAM_ARGS, "--resume", SESSION]);
     second.sendUser("what happened?");
@@ -104,12 +105,12 @@ describe("sessions are stored as the turn goes and resumed whole", () => {
     const sandbox = harness.sandbox(api);
     const first = harness.start(sandbox, [...STREAM_ARGS, "--session-id", SESSION]);
     first.sendUser("start the long tool");
-    await waitUntil(() => processesMatching("sleep 60.103").length > 0);
+    await waitFor(() => processesMatching("sleep 60.103").length > 0);
     const before = new Date();
     first.kill("SIGTERM");
     expect(await first.exited).toBe(143);
     const after = new Date();
-    await waitUntil(() => processesMatching("sleep 60.103").length === 0);
+    await waitFor(() => processesMatching("sleep 60.103").length === 0);
 
     const second = harness.start(sandbox, [...STREAM_ARGS, "--resume", SESSION]);
     second.sendUser("what happened?");

@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { lastUserText } from "../fixtures/fake-messages-api.js";
 import { processesMatching } from "../fixtures/process-scan.js";
-import { pidAlive, protocolHarness, STREAM_ARGS, waitUntil, writeSettings } from "./helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
+import { pidAlive, protocolHarness, STREAM_ARGS, writeSettings } from "./helpers.js";
 
 const harness = protocolHarness();
 afterEach(() => harness.cleanup());
@@ -178,7 +179,7 @@ describe("rudder speaks Claude Code's stream-json", () => {
     const sandbox = harness.sandbox(api);
     const rudder = harness.start(sandbox);
     rudder.sendUser("run something long", FIRST);
-    await waitUntil(() => processesMatching("sleep 60.101").length > 0);
+    await waitFor(() => processesMatching("sleep 60.101").length > 0);
     const [toolPid = 0] = processesMatching("sleep 60.101");
     expect(pidAlive(toolPid)).toBe(true);
 
@@ -200,7 +201,7 @@ describe("rudder speaks Claude Code's stream-json", () => {
       content: [{ type: "text", text: "[Request interrupted by user for tool use]" }],
     });
     // A fresh-clone run once timed out here: say what the process was, should it recur.
-    await waitUntil(() => !pidAlive(toolPid)).catch((error: unknown) => {
+    await waitFor(() => !pidAlive(toolPid)).catch((error: unknown) => {
       throw new Error(
         `${String(error)}: ${describeProcess(toolPid)}; now matching: ${processesMatching("sleep 60.101").map(describeProcess).join(", ")}`,
       );
@@ -235,7 +236,7 @@ describe("rudder speaks Claude Code's stream-json", () => {
         .ofType("stream_event")
         .map((line) => line.event?.delta?.text ?? "")
         .join("");
-    await waitUntil(() => streamedText() === "partial answer");
+    await waitFor(() => streamedText() === "partial answer");
     rudder.send({
       type: "control_request",
       request_id: "stop-2",

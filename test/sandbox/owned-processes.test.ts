@@ -6,8 +6,8 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { waitUntil } from "../agent/kernel-helpers.js";
 import { processesMatching } from "../fixtures/process-scan.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { FAKE_MCP_SERVER, isRunning, readPids } from "../mcp/mcp-helpers.js";
 import { rudderFixture } from "./rudder-fixture.js";
 
@@ -49,17 +49,22 @@ describe("hooks and MCP servers die with the agent", () => {
     );
     fixture.api.push({ toolUse: [{ name: "bash", input: { command: "echo hi" } }] });
     const run = rudder(["run", "--settings", settings, "say hi"]);
-    await waitUntil(
+    await waitFor(
       () =>
         existsSync(marker) &&
         processesMatching("sleep 97.81").length > 0 &&
         processesMatching("sleep 97.82").length > 0,
+      "the marker and both sleeps",
       20_000,
     );
     leftovers.push(...processesMatching("sleep 97.8"));
     run.child.kill("SIGKILL");
     expect((await run.exited).signal).toBe("SIGKILL");
-    await waitUntil(() => processesMatching("sleep 97.8").length === 0, 10_000);
+    await waitFor(
+      () => processesMatching("sleep 97.8").length === 0,
+      "the sleep to be gone",
+      10_000,
+    );
     expect(existsSync(late)).toBe(false);
   });
 
@@ -83,8 +88,9 @@ describe("hooks and MCP servers die with the agent", () => {
       "mcp__fake",
       "call it",
     ]);
-    await waitUntil(
+    await waitFor(
       () => existsSync(callLog) && readFileSync(callLog, "utf8").includes("hang"),
+      "the hanging call",
       20_000,
     );
     const pids = readPids(pidFile);
@@ -93,6 +99,6 @@ describe("hooks and MCP servers die with the agent", () => {
     expect(pids.every(isRunning)).toBe(true);
     run.child.kill("SIGKILL");
     expect((await run.exited).signal).toBe("SIGKILL");
-    await waitUntil(() => !pids.some(isRunning), 10_000);
+    await waitFor(() => !pids.some(isRunning), "the processes to be gone", 10_000);
   });
 });

@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { createBashTool } from "../../src/tools/bash-tool.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { NO_BUBBLEWRAP, type SandboxFixture, sandboxFixture } from "./sandbox-helpers.js";
 
 const LIMIT = 64;
@@ -56,13 +57,16 @@ describe.skipIf(NO_BUBBLEWRAP !== undefined)(
       expect(bomb.content).toContain(`[sandbox] the sandbox holds at most ${LIMIT} processes`);
 
       // Everything of the bomb is gone, and the sandbox takes the next command.
-      const deadline = Date.now() + 30_000;
-      for (;;) {
-        const count = Number((await run("ls /proc | grep -c '^[0-9]'")).output.trim());
-        if (count < 10) break;
-        expect(Date.now(), `${count} processes still in the sandbox`).toBeLessThan(deadline);
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
+      let count = Number.NaN;
+      await waitFor(
+        async () => {
+          count = Number((await run("ls /proc | grep -c '^[0-9]'")).output.trim());
+          return count < 10;
+        },
+        () => `the bomb to be gone (${count} processes still in the sandbox)`,
+        30_000,
+        200,
+      );
       expect((await run("echo alive")).output).toBe("alive\n");
     }, 90_000);
   },

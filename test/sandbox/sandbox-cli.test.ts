@@ -17,8 +17,8 @@ import {
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { findExecutable } from "../../src/sandbox/bubblewrap-probe.js";
-import { waitUntil } from "../agent/kernel-helpers.js";
 import { processesMatching } from "../fixtures/process-scan.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { rudderFixture } from "./rudder-fixture.js";
 import { NO_BUBBLEWRAP } from "./sandbox-helpers.js";
 
@@ -72,18 +72,20 @@ describe.skipIf(NO_BUBBLEWRAP !== undefined)(`rudder run's sandbox ${NO_BUBBLEWR
       ],
     });
     const run = rudder(["run", "start the slow work"]);
-    await waitUntil(
+    await waitFor(
       () =>
         processesMatching("sleep 2.468").length > 0 && processesMatching("sleep 2.469").length > 0,
+      "both sleeps",
       15_000,
     );
     run.child.kill("SIGKILL");
     expect((await run.exited).signal).toBe("SIGKILL");
     // Nothing of either command survives, so nothing can write later.
-    await waitUntil(
+    await waitFor(
       () =>
         processesMatching("sleep 2.468").length === 0 &&
         processesMatching("sleep 2.469").length === 0,
+      "both sleeps to be gone",
       5000,
     );
     expect(existsSync(join(fixture.workspace, "late.txt"))).toBe(false);
@@ -199,10 +201,10 @@ describe.skipIf(NO_BUBBLEWRAP !== undefined)(`rudder run's sandbox ${NO_BUBBLEWR
     const bubblewraps = () => processesMatching(`--chdir ${fixture.workspace}`);
     // Still waiting for the model's first reply, and the sandbox is already up.
     await fixture.api.waitForMainRequests(1, 15_000);
-    await waitUntil(() => bubblewraps().length > 0, 15_000);
+    await waitFor(() => bubblewraps().length > 0, "bubblewrap to start", 15_000);
     run.child.kill("SIGTERM");
     await run.exited;
-    await waitUntil(() => bubblewraps().length === 0, 10_000);
+    await waitFor(() => bubblewraps().length === 0, "bubblewrap to be gone", 10_000);
   });
 
   it("starts no sandbox when bash is denied", async () => {

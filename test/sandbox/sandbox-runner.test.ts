@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { findExecutable } from "../../src/sandbox/bubblewrap-probe.js";
 import { runCommand } from "../../src/tools/run-command.js";
-import { waitUntil } from "../agent/kernel-helpers.js";
 import { processesMatching } from "../fixtures/process-scan.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { NO_BUBBLEWRAP, type SandboxFixture, sandboxFixture } from "./sandbox-helpers.js";
 
 const RUNNERS = (["perl", "node"] as const).filter(
@@ -58,16 +58,17 @@ describe.skipIf(NO_BUBBLEWRAP !== undefined).each(RUNNERS)(
         sandbox,
         signal: controller.signal,
       });
-      await waitUntil(() => processesMatching("sleep 97.4").length > 0, 15_000);
+      await waitFor(() => processesMatching("sleep 97.4").length > 0, "the sleep to start", 15_000);
       controller.abort();
       expect((await aborted).aborted).toBe(true);
       const returned = await run("(sleep 97.5 &) ; nohup sleep 97.6 >/dev/null 2>&1 & echo back");
       expect(returned.output).toContain("back");
-      await waitUntil(
+      await waitFor(
         () =>
           ["97.1", "97.2", "97.3", "97.4", "97.5", "97.6"].every(
             (seconds) => processesMatching(`sleep ${seconds}`).length === 0,
           ),
+        "every sleep to be gone",
         10_000,
       );
       // The sandbox itself lives on for the next command.
@@ -154,7 +155,7 @@ for _ in range(50):
       expect(namespaces().size).toBe(0);
       sandbox.warm();
       sandbox.warm();
-      await waitUntil(() => namespaces().size > 0, 15_000);
+      await waitFor(() => namespaces().size > 0, "a namespace", 15_000);
       expect(namespaces().size).toBe(1);
       const result = await run("readlink /proc/self/ns/pid");
       expect(result.sandboxed).toBe(true);

@@ -7,8 +7,8 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ownPidsFolder } from "../../src/sandbox/pids-cgroup.js";
-import { waitUntil } from "../agent/kernel-helpers.js";
 import { processesMatching } from "../fixtures/process-scan.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { rudderFixture } from "./rudder-fixture.js";
 import { NO_BUBBLEWRAP } from "./sandbox-helpers.js";
 
@@ -25,7 +25,11 @@ describe.skipIf(NO_BUBBLEWRAP !== undefined)(
         toolUse: [{ name: "bash", input: { command: "sleep 2.471 && echo x > /tmp/y" } }],
       });
       const killed = rudder(["run", "start it"]);
-      await waitUntil(() => processesMatching("sleep 2.471").length > 0, 20_000);
+      await waitFor(
+        () => processesMatching("sleep 2.471").length > 0,
+        "the sleep to start",
+        20_000,
+      );
       const pid = killed.child.pid as number;
       const mine = (name: string): boolean => name.startsWith(`rudder-sandbox-${pid}-`);
       const cgroups = ownPidsFolder();
@@ -34,7 +38,11 @@ describe.skipIf(NO_BUBBLEWRAP !== undefined)(
       const hadCgroup = cgroupsLeft().length > 0;
       killed.child.kill("SIGKILL");
       expect((await killed.exited).signal).toBe("SIGKILL");
-      await waitUntil(() => processesMatching("sleep 2.471").length === 0, 10_000);
+      await waitFor(
+        () => processesMatching("sleep 2.471").length === 0,
+        "the sleep to be gone",
+        10_000,
+      );
       // What it could not clean.
       expect(readdirSync(fixture.root).filter(mine)).toHaveLength(1);
       for (const name of STAND_INS)

@@ -14,13 +14,3 @@ export function isAlive(pid: number): boolean {
     return false;
   }
 }
-
-/** Polls `condition` until it holds or the deadline passes; returns whether it held. */
-export async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (condition()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return condition();
-}

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { liveProcessGroupCount } from "../../src/tools/process-groups.js";
 import { runCommand } from "../../src/tools/run-command.js";
-import { isAlive, waitFor } from "./process-state.js";
+import { waitFor } from "../helpers/wait-for.js";
+import { isAlive } from "./process-state.js";
 
 const cwd = mkdtempSync(join(tmpdir(), "rudder-run-command-"));
 const started: number[] = [];
@@ -69,7 +70,7 @@ describe("runCommand", () => {
     expect(result.timedOut).toBe(true);
     expect(result.exitCode).toBeNull();
     const [pid] = pidsIn(result.output);
-    expect(await waitFor(() => !isAlive(pid!))).toBe(true);
+    await waitFor(() => !isAlive(pid!));
   });
 
   it("escalates to SIGKILL when the shell ignores SIGTERM", async () => {
@@ -96,7 +97,7 @@ describe("runCommand", () => {
     const result = await pending;
     expect(result.aborted).toBe(true);
     const [pid] = pidsIn(result.output);
-    expect(await waitFor(() => !isAlive(pid!))).toBe(true);
+    await waitFor(() => !isAlive(pid!));
   });
 
   it("returns at once for an already aborted signal", async () => {
@@ -115,7 +116,7 @@ describe("runCommand", () => {
     });
     expect(result.exitCode).toBe(0);
     const [pid] = pidsIn(result.output);
-    expect(await waitFor(() => !isAlive(pid!))).toBe(true);
+    await waitFor(() => !isAlive(pid!));
   });
 
   it("does not wait for a background child that holds the pipes open", async () => {
@@ -124,7 +125,7 @@ describe("runCommand", () => {
     expect(Date.now() - began).toBeLessThan(10_000);
     expect(result.exitCode).toBe(0);
     const [pid] = pidsIn(result.output);
-    expect(await waitFor(() => !isAlive(pid!))).toBe(true);
+    await waitFor(() => !isAlive(pid!));
   });
 
   it("treats an unbounded or huge timeout as no timeout", async () => {
@@ -142,6 +143,6 @@ describe("runCommand", () => {
 
   it("forgets every group once it is killed", async () => {
     await runCommand("true", { cwd, timeoutMs: 1000 });
-    expect(await waitFor(() => liveProcessGroupCount() === 0)).toBe(true);
+    await waitFor(() => liveProcessGroupCount() === 0);
   });
 });

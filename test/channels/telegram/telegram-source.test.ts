@@ -17,7 +17,7 @@ import { EventBus } from "../../../src/gateway/event-bus.js";
 import type { GatewayEvent } from "../../../src/gateway/events.js";
 import { GatewayClosedError } from "../../../src/gateway/routing/router.js";
 import { type FakeTelegramApi, startFakeTelegramApi } from "../../fixtures/fake-telegram-api.js";
-import { waitFor } from "../../gateway/helpers.js";
+import { waitFor } from "../../helpers/wait-for.js";
 
 interface Delivered {
   channelId: string;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresGatewayStore } from "../../../src/gateway/store/postgres/postgres-store.js";
 import { type PostgresCluster, startPostgresCluster } from "../../fixtures/postgres-cluster.js";
-import { waitFor } from "../helpers.js";
+import { waitFor } from "../../helpers/wait-for.js";
 
 let cluster: PostgresCluster;
 const stores: PostgresGatewayStore[] = [];

@@ -11,7 +11,7 @@ import { EVENTS_CHANNEL } from "../../../src/gateway/store/postgres/lone-writes.
 import { PostgresGatewayStore } from "../../../src/gateway/store/postgres/postgres-store.js";
 import type { SharedEvent } from "../../../src/gateway/store/shared-store.js";
 import { type PostgresCluster, startPostgresCluster } from "../../fixtures/postgres-cluster.js";
-import { waitFor } from "../helpers.js";
+import { waitFor } from "../../helpers/wait-for.js";
 
 let cluster: PostgresCluster;
 const stores: PostgresGatewayStore[] = [];

@@ -9,7 +9,7 @@ import { EventBus } from "../../../src/gateway/event-bus.js";
 import type { GatewayEvent } from "../../../src/gateway/events.js";
 import { PostgresGatewayStore } from "../../../src/gateway/store/postgres/postgres-store.js";
 import { type PostgresCluster, startPostgresCluster } from "../../fixtures/postgres-cluster.js";
-import { waitFor } from "../helpers.js";
+import { waitFor } from "../../helpers/wait-for.js";
 
 let cluster: PostgresCluster;
 const stores: PostgresGatewayStore[] = [];

@@ -5,7 +5,7 @@ import { createInterface } from "node:readline";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PostgresCluster, startPostgresCluster } from "../../fixtures/postgres-cluster.js";
-import { waitFor } from "../helpers.js";
+import { waitFor } from "../../helpers/wait-for.js";
 
 /** The state letter of a process (`Z` is a zombie: dead), or null when it is gone. */
 function processState(pid: number): string | null {

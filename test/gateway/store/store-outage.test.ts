@@ -9,7 +9,7 @@ import { PostgresGatewayStore } from "../../../src/gateway/store/postgres/postgr
 import { StoreUnavailableError } from "../../../src/gateway/store/store-unavailable-error.js";
 import { type LoopbackProxy, startLoopbackProxy } from "../../fixtures/loopback-proxy.js";
 import { type PostgresCluster, startPostgresCluster } from "../../fixtures/postgres-cluster.js";
-import { waitFor } from "../helpers.js";
+import { waitFor } from "../../helpers/wait-for.js";
 
 let cluster: PostgresCluster;
 let proxy: LoopbackProxy;
