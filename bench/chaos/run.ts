@@ -6,13 +6,15 @@
  * a 20 MB reply from a rudder agent and a 20 MB line from a Claude CLI, an HTTP fuzz of every
  * route, slow clients, SSE floods) and prints one table of figures, each with its goal; exits 1
  * when a goal is missed. CHAOS_SIZE=small runs smaller sizes; CHAOS_ONLY=<part of a name>
- * runs only the scenarios whose name holds it.
+ * runs only the scenarios whose name holds it. `--write` (`npm run chaos -- --write`) also saves
+ * the table, with the date, the commit, the machine and the sizes, as docs/benchmarks/chaos.md.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { startPostgresCluster } from "../../test/fixtures/postgres-cluster.js";
 import { GatewayProcess } from "../gateway-process.js";
+import { resultsMarkdown, runContext, writeResultsFile } from "../results-file.js";
 import { clusterBurst } from "./cluster-burst.js";
 import { databaseOutage } from "./database-outage.js";
 import { type Figure, figure, table } from "./figures.js";
@@ -71,6 +73,7 @@ async function scenario(name: string, run: () => Promise<Figure[]>): Promise<Fig
 const root = mkdtempSync(join(tmpdir(), "rudder-chaos-"));
 const figures: Figure[] = [];
 const started = Date.now();
+const context = runContext();
 try {
   figures.push(...(await scenario("restarts", () => restarts({ root, ...size }))));
   figures.push(
@@ -141,8 +144,23 @@ try {
 } finally {
   rmSync(root, { recursive: true, force: true });
 }
+const summary = `${figures.filter((each) => each.ok === false).length} goals missed; ${((Date.now() - started) / 1000).toFixed(0)} s in all`;
 console.log(table(figures));
-console.log(
-  `\n${figures.filter((each) => each.ok === false).length} goals missed; ${((Date.now() - started) / 1000).toFixed(0)} s in all`,
-);
+console.log(`\n${summary}`);
 process.exitCode = figures.some((each) => each.ok === false) ? 1 : 0;
+if (process.argv.includes("--write")) {
+  const settings = [
+    small ? "CHAOS_SIZE=small" : "",
+    only ? `CHAOS_ONLY=${JSON.stringify(only)}` : "",
+  ].filter((setting) => setting !== "");
+  const markdown = resultsMarkdown(
+    `npm run chaos${settings.length > 0 ? ` (${settings.join(", ")})` : ""}`,
+    `${settings.map((setting) => `${setting} `).join("")}npm run chaos -- --write`,
+    context,
+    (Date.now() - started) / 1000,
+    `${table(figures)}\n\n${summary}`,
+    process.exitCode,
+    "markdown",
+  );
+  console.log(`wrote ${relative(process.cwd(), writeResultsFile("chaos", markdown))}`);
+}

@@ -1,9 +1,9 @@
 /**
- * The README's nginx configuration, run by a real nginx in front of two gateway workers on one
+ * The nginx configuration of docs/cluster.md, run by a real nginx in front of two gateway workers on one
  * PostgreSQL: the page's requests (its `Host` and `Origin`, a name on a non-default port) are
  * accepted through it, an event stream through it carries each event while it stays open, and
  * a worker that goes away leaves the proxy answering through the other. With `$host` instead
- * of `$http_host` the port is dropped and the gateway refuses the page's POSTs, as the README
+ * of `$http_host` the port is dropped and the gateway refuses the page's POSTs, as the page
  * says.
  */
 import { request } from "node:http";
@@ -150,7 +150,7 @@ function streamThroughProxy(
   };
 }
 
-describe("the README's nginx configuration in front of two workers", () => {
+describe("the documented nginx configuration in front of two workers", () => {
   it("passes the page's requests and streams events as they happen, across both workers", async () => {
     const [a, b] = await workers();
     const proxy = await startNginx([upstream(a!), upstream(b!)]);

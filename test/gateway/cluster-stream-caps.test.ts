@@ -1,5 +1,5 @@
 /**
- * Event-stream caps count per worker (README, "Past one machine"): with two workers on one
+ * Event-stream caps count per worker (docs/cluster.md, "Stream caps are per worker"): with two workers on one
  * PostgreSQL and `--max-sse-per-client 1`, one client holds a stream on each, and a second on
  * either is refused by that worker alone.
  */

@@ -1,0 +1,120 @@
+/**
+ * The documentation's relative links lead somewhere: in README.md, ARCHITECTURE.md and every
+ * page under docs/, each link to a file names one that exists, and each `#anchor` matches a
+ * heading of its target as GitHub makes anchors of headings. Links inside code are not links;
+ * links to other sites are not checked (no network in tests).
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const repository = join(import.meta.dirname, "..");
+
+/** The Markdown files whose links are checked. */
+function documentationFiles(): string[] {
+  const pages = (directory: string): string[] =>
+    readdirSync(directory).flatMap((name) => {
+      const path = join(directory, name);
+      if (statSync(path).isDirectory()) return pages(path);
+      return name.endsWith(".md") ? [path] : [];
+    });
+  return [join(repository, "README.md"), join(repository, "ARCHITECTURE.md")].concat(
+    pages(join(repository, "docs")),
+  );
+}
+
+/** The text without fenced code blocks and inline code spans, which hold no links. */
+function proseOf(markdown: string): string {
+  return markdown
+    .replace(/^(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, "")
+    .replace(/(`+)[\s\S]*?\1/g, "");
+}
+
+/** GitHub's anchor for a heading: lowercased, punctuation dropped, spaces to hyphens. */
+function headingSlug(heading: string): string {
+  return heading
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\p{M}\s_-]/gu, "")
+    .trim()
+    .replace(/\s/g, "-");
+}
+
+/** The anchors of a page's headings, the second of a name with `-1`, as GitHub numbers them. */
+function anchorsOf(markdown: string): Set<string> {
+  const anchors = new Set<string>();
+  const seen = new Map<string, number>();
+  const withoutFences = markdown.replace(/^(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, "");
+  for (const match of withoutFences.matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
+    const slug = headingSlug(match[1] ?? "");
+    const count = seen.get(slug) ?? 0;
+    seen.set(slug, count + 1);
+    anchors.add(count === 0 ? slug : `${slug}-${count}`);
+  }
+  return anchors;
+}
+
+/** Each relative link of `file` (text given) that does not resolve, as `file: target (why)`. */
+function brokenLinks(file: string, markdown: string): string[] {
+  const broken: string[] = [];
+  const name = relative(repository, file);
+  for (const match of proseOf(markdown).matchAll(
+    /!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g,
+  )) {
+    const target = match[1] ?? "";
+    if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue;
+    const [path = "", anchor] = target.split("#", 2);
+    const destination = path === "" ? file : resolve(dirname(file), decodeURIComponent(path));
+    if (path !== "" && !existsSync(destination)) {
+      broken.push(`${name}: ${target} (no such file)`);
+      continue;
+    }
+    if (anchor === undefined) continue;
+    if (!destination.endsWith(".md")) {
+      broken.push(`${name}: ${target} (an anchor in a file that is not Markdown)`);
+      continue;
+    }
+    const text = destination === file ? markdown : readFileSync(destination, "utf8");
+    if (!anchorsOf(text).has(anchor.toLowerCase())) {
+      broken.push(`${name}: ${target} (no heading with that anchor)`);
+    }
+  }
+  return broken;
+}
+
+describe("documentation links", () => {
+  it("every relative link and anchor in README.md, ARCHITECTURE.md and docs/ resolves", () => {
+    const files = documentationFiles();
+    expect(files.length).toBeGreaterThan(10);
+    const broken = files.flatMap((file) => brokenLinks(file, readFileSync(file, "utf8")));
+    expect(broken).toEqual([]);
+  });
+
+  it("makes anchors of headings as GitHub does", () => {
+    expect(headingSlug("In editors: `rudder acp`")).toBe("in-editors-rudder-acp");
+    expect(headingSlug("The gateway's HTTP guards")).toBe("the-gateways-http-guards");
+    expect(headingSlug("`/compact` and `/clear`")).toBe("compact-and-clear");
+    expect(headingSlug("Past one machine (in progress)")).toBe("past-one-machine-in-progress");
+    expect(headingSlug("What works, in detail")).toBe("what-works-in-detail");
+  });
+
+  it("reports a missing file, a missing anchor and a duplicate heading's numbering", () => {
+    const file = join(repository, "docs", "example.md");
+    const page = [
+      "# Title",
+      "## Part",
+      "## Part",
+      "[ok](#part-1) [ok](cli.md) [gone](missing.md) [bad](#nowhere) [web](https://example.com)",
+      "`[in code](missing-too.md)`",
+      "```",
+      "[in a block](missing-three.md)",
+      "```",
+      "[anchor elsewhere](../README.md#no-such-heading)",
+    ].join("\n");
+    expect(brokenLinks(file, page)).toEqual([
+      "docs/example.md: missing.md (no such file)",
+      "docs/example.md: #nowhere (no heading with that anchor)",
+      "docs/example.md: ../README.md#no-such-heading (no heading with that anchor)",
+    ]);
+  });
+});
