@@ -274,8 +274,10 @@ export class ClaudeProcess {
   }
 
   #onAssistant(turn: ActiveTurn, line: Record<string, unknown>): void {
+    const message = line.message as { id?: unknown } | undefined;
     for (const text of assistantTexts(line)) {
       turn.state.intermediateCount += 1;
+      turn.state.noteSaid(text, message?.id);
       turn.options.onText?.(text);
     }
   }

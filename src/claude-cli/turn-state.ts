@@ -1,3 +1,4 @@
+import { SaidText, withSaid } from "./said-text.js";
 import type { ResultLine, TurnResult } from "./turn-result.js";
 
 /**
@@ -27,6 +28,8 @@ export class TurnState {
   #lastAnswers: string[] = [];
   readonly results: ResultLine[] = [];
   intermediateCount = 0;
+  /** What the model said since the last `result`. */
+  readonly #said = new SaidText();
 
   addMessage(
     uuid: string,
@@ -77,11 +80,19 @@ export class TurnState {
     if (state === "cancelled") this.#cancelled.add(uuid);
   }
 
+  /** A text the model said (a top-level assistant text block), for the next result's answer. */
+  noteSaid(text: string, messageId: unknown): void {
+    this.#said.add(text, messageId);
+  }
+
   /**
    * Records a `result` line. Returns false for a result that answers none of this turn's
-   * messages (it is then not kept).
+   * messages (it is then not kept). A successful result is kept with everything the model said
+   * since the last one as its text (the CLI's `result` is only the last text block, so an
+   * answer given before a tool call or before a steered message was read would be lost).
    */
   addResult(line: ResultLine, lifecycleSeen: boolean): boolean {
+    const said = this.#said.take();
     const named = Array.isArray(line.user_message_uuids)
       ? line.user_message_uuids.filter((uuid): uuid is string => typeof uuid === "string")
       : undefined;
@@ -98,7 +109,7 @@ export class TurnState {
     if (answers.length === 0) return false;
     for (const uuid of answers) this.#answered.add(uuid);
     this.#lastAnswers = answers;
-    this.results.push(line);
+    this.results.push(withSaid(line, said));
     return true;
   }
 

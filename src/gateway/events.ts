@@ -27,8 +27,13 @@ export interface StoredMessage {
   role: "user" | "assistant" | "system";
   text: string;
   state: MessageState | null;
-  /** For replies: the user message they answer. */
+  /** For replies: the user message they answer (the first, when they answer several). */
   replyTo: string | null;
+  /**
+   * For a reply that answers several user messages at once (one result of the agent answered
+   * them all): every one of them, in order, `replyTo` first. Absent when it answers one.
+   */
+  answers?: string[];
   /**
    * `reply`, `fallback`, `error`, or `user`; `compaction` and `reset` mark where the
    * agent's context was compacted or a new conversation began (the page's dividers).

@@ -12,8 +12,9 @@ export interface SettledMessage {
 
 /** The part of a stored message that events carry. */
 export function storedMessage(message: MessageRecord): StoredMessage {
-  const { id, channelId, role, text, state, replyTo, kind, createdAt } = message;
-  return { id, channelId, role, text, state, replyTo, kind, createdAt };
+  const { id, channelId, role, text, state, replyTo, kind, createdAt, answers } = message;
+  const stored: StoredMessage = { id, channelId, role, text, state, replyTo, kind, createdAt };
+  return answers === undefined ? stored : { ...stored, answers };
 }
 
 function turnRecord(result: AgentTurnResult): TurnRecord {

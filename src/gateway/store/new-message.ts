@@ -9,14 +9,16 @@ import type { MessageRecord } from "./store.js";
 export function newMessage(
   fields: Pick<
     MessageRecord,
-    "channelId" | "role" | "kind" | "text" | "state" | "replyTo" | "source"
+    "channelId" | "role" | "kind" | "text" | "state" | "replyTo" | "source" | "answers"
   >,
   now = new Date().toISOString(),
   id = newMessageId(),
 ): MessageRecord {
+  const { answers, ...rest } = fields;
   return {
     id,
-    ...fields,
+    ...rest,
+    ...(answers !== undefined && answers.length > 1 ? { answers } : {}),
     attempts: 0,
     deliveries: 0,
     retryAt: null,

@@ -14,6 +14,8 @@ export interface MessageRow<Time> {
   text: string;
   state: MessageState | null;
   reply_to: string | null;
+  /** JSON: every message a reply answers, when it answers more than one. */
+  answers: string | null;
   attempts: number;
   deliveries: number;
   retry_at: Time | null;
@@ -65,6 +67,9 @@ export function rowMapping<Time, Flag>(
       text: row.text,
       state: row.state,
       replyTo: row.reply_to,
+      ...(row.answers === null || row.answers === undefined
+        ? {}
+        : { answers: JSON.parse(row.answers) as string[] }),
       attempts: row.attempts,
       deliveries: row.deliveries,
       retryAt: optional(row.retry_at),

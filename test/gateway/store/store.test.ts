@@ -166,7 +166,10 @@ describe.each(adapters)("the $name gateway store", (adapter) => {
       kind: "reply",
       replyTo: first.id,
       text: "both",
+      answers: [first.id, second.id],
     });
+    // Linked to each message it answers, as a read gives it back too.
+    expect(await store.getMessage(reply!.id)).toEqual(reply);
     expect(
       await store.settle({
         messageIds: [first.id],
@@ -199,6 +202,7 @@ describe.each(adapters)("the $name gateway store", (adapter) => {
       reply: { kind: "reply", text: "hi" },
     });
     expect(reply).toMatchObject({ replyTo: user.id, channelId: "same", kind: "reply" });
+    expect(reply).not.toHaveProperty("answers");
     expect(await store.getMessage(reply!.id)).toEqual(reply);
     await store.close();
   });

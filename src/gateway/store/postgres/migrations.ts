@@ -200,6 +200,10 @@ export const migrations: readonly string[] = [
   END
   $$;
   `,
+  // A reply that answers several messages at once names them all (JSON), `reply_to` the first.
+  `
+  ALTER TABLE messages ADD COLUMN answers text;
+  `,
 ];
 
 /** The schema version a fully migrated database reports. */

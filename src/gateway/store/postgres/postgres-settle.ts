@@ -31,7 +31,11 @@ export async function settleStatement(
   const one = messageIds.length === 1;
   const at = new Date();
   const replyId = newMessageId();
-  const { rows } = await pool.query<{ channel_id: string; reply_to: string }>(
+  const { rows } = await pool.query<{
+    channel_id: string;
+    reply_to: string;
+    answers: string | null;
+  }>(
     preparedQuery(
       `WITH locked AS (
        SELECT id, channel_id, ${one ? "1" : "array_position($1::text[], id)"} AS position
@@ -72,10 +76,11 @@ export async function settleStatement(
          session_id = excluded.session_id, created_at = excluded.created_at
      )
      INSERT INTO messages (id, channel_id, role, kind, text, state, reply_to, source,
-       created_at, updated_at)
-     SELECT $17::text, channel_id, 'assistant', $6::text, $7::text, NULL, id, 'gateway', $5, $5
+       created_at, updated_at, answers)
+     SELECT $17::text, channel_id, 'assistant', $6::text, $7::text, NULL, id, 'gateway', $5, $5,
+       (SELECT CASE WHEN count(*) > 1 THEN json_agg(id ORDER BY position)::text END FROM locked)
      FROM allowed
-     RETURNING channel_id, reply_to`,
+     RETURNING channel_id, reply_to, answers`,
       [
         one ? messageIds[0] : messageIds,
         worker,
@@ -111,6 +116,7 @@ export async function settleStatement(
       state: null,
       replyTo: row.reply_to,
       source: "gateway",
+      ...(row.answers === null ? {} : { answers: JSON.parse(row.answers) as string[] }),
     },
     at.toISOString(),
     replyId,

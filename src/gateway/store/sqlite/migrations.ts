@@ -94,6 +94,10 @@ export const migrations: readonly string[] = [
   DROP TABLE transcript_chunks;
   ALTER TABLE transcript_files RENAME TO transcript_chunks;
   `,
+  // A reply that answers several messages at once names them all (JSON), `reply_to` the first.
+  `
+  ALTER TABLE messages ADD COLUMN answers TEXT;
+  `,
 ];
 
 /** The schema version a fully migrated database reports. */

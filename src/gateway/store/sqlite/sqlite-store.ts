@@ -217,8 +217,8 @@ export class SqliteGatewayStore implements GatewayStore {
     const { id, channelId, role, kind, text, state, replyTo, source, createdAt } = message;
     this.#statement(
       `INSERT INTO messages (id, channel_id, role, kind, text, state, reply_to, source,
-           created_at, updated_at, deliveries, delivered_in)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           created_at, updated_at, deliveries, delivered_in, answers)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       id,
       channelId,
@@ -232,6 +232,7 @@ export class SqliteGatewayStore implements GatewayStore {
       createdAt,
       handedTo === undefined ? 0 : 1,
       handedTo ?? null,
+      message.answers === undefined ? null : JSON.stringify(message.answers),
     );
   }
 
@@ -296,11 +297,14 @@ export class SqliteGatewayStore implements GatewayStore {
            WHERE id = ? AND (state IS NULL OR state != 'answered') RETURNING channel_id`,
       );
       let firstOpen: { id: string; channelId: string } | undefined;
+      const answers: string[] = [];
       for (const id of messageIds) {
         const row = update.get(state, settlement.retryAt ?? null, now, id) as
           | { channel_id: string }
           | undefined;
-        if (row !== undefined) firstOpen ??= { id, channelId: row.channel_id };
+        if (row === undefined) continue;
+        firstOpen ??= { id, channelId: row.channel_id };
+        answers.push(id);
       }
       if (firstOpen === undefined) return null;
       const answer = newMessage(
@@ -312,6 +316,7 @@ export class SqliteGatewayStore implements GatewayStore {
           state: null,
           replyTo: firstOpen.id,
           source: "gateway",
+          answers,
         },
         now,
       );
