@@ -16,13 +16,13 @@ import {
   lastUserText,
   startFakeMessagesApi,
 } from "../fixtures/fake-messages-api.js";
+import { waitFor } from "../helpers/wait-for.js";
 import {
   type ApiMessage,
   openEvents,
   startRudderGateway,
   startTestGateway,
   type TestGateway,
-  waitFor,
 } from "./helpers.js";
 
 const repository = join(import.meta.dirname, "..", "..");
