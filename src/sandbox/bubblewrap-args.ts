@@ -21,6 +21,8 @@ export interface BubblewrapLayout {
   maxProcesses: number;
   /** With an allow-list of domains: rudder's proxy socket (host path; it is bound inside). */
   proxySocket?: string;
+  /** The descriptor bubblewrap reads the privilege filter from (privilege-filter.ts), when there is one. */
+  privilegeFilterFd?: number;
 }
 
 /** Where the proxy's socket is seen inside: in the hidden /run, or else in the private /tmp. */
@@ -66,8 +68,8 @@ function isWithin(path: string, folder: string): boolean {
  * by empty read-only ones (a hidden folder holding the workspace is left
  * visible, or the workspace would vanish), `/run` hidden with its sockets
  * unless unix sockets are allowed, the network namespace unshared unless the
- * network is open, its own PID namespace, no capabilities, a process limit,
- * and death with the parent.
+ * network is open, its own PID namespace, no capabilities, no setuid or
+ * setgid bit (the privilege filter), a process limit, and death with the parent.
  * Mounts apply in order, so later ones win. Paths are looked up now: the
  * same arguments mean the same confinement, which is how a running sandbox
  * is known to still fit (`Sandbox`).
@@ -116,6 +118,9 @@ export function bubblewrapArgs(policy: SandboxPolicy, layout: BubblewrapLayout):
   args.push("--unshare-pid", "--unshare-ipc", "--die-with-parent", "--chdir", policy.workspace);
   // No capabilities, even for root: with them a command could remount `/` writable.
   args.push("--cap-drop", "ALL");
+  if (layout.privilegeFilterFd !== undefined) {
+    args.push("--add-seccomp-fd", String(layout.privilegeFilterFd));
+  }
   args.push("--", "bash", "-c", LIMIT_PROCESSES, "bash", String(layout.maxProcesses));
   const script = layout.runner.kind === "perl" ? PERL_RUNNER_SCRIPT : NODE_RUNNER_SCRIPT;
   args.push(layout.runner.path, "-e", script, String(layout.graceMs));

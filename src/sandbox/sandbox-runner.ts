@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { constants } from "node:os";
+import type { Writable } from "node:stream";
 import type { CommandHandlers, CommandProcess } from "./command-process.js";
 import type { PidsCgroup } from "./pids-cgroup.js";
 
@@ -8,6 +9,9 @@ const ENTER_CGROUP = 'echo $$ > "$0" && exec "$@"';
 /** How often, and how many times, an ended sandbox's cgroup is tried to be removed (it empties a moment later). */
 const CGROUP_REMOVE_RETRY_MS = 100;
 const CGROUP_REMOVE_TRIES = 30;
+
+/** The child's descriptor carrying the privilege filter to bubblewrap (`--add-seccomp-fd`). */
+export const PRIVILEGE_FILTER_FD = 3;
 
 /** How much of bubblewrap's and the runner's own stderr is kept, to say why a sandbox broke. */
 const STDERR_TAIL_CHARS = 2000;
@@ -53,7 +57,14 @@ export class SandboxRunner {
   constructor(
     file: string,
     args: string[],
-    options: { key: string; env: NodeJS.ProcessEnv; onIdle: () => void; cgroup?: PidsCgroup },
+    options: {
+      key: string;
+      env: NodeJS.ProcessEnv;
+      onIdle: () => void;
+      cgroup?: PidsCgroup;
+      /** Written to the child's descriptor 3 (`PRIVILEGE_FILTER_FD`), where bubblewrap reads its seccomp filter. */
+      privilegeFilter?: Buffer;
+    },
   ) {
     this.key = options.key;
     this.ready = new Promise((resolve) => {
@@ -65,11 +76,18 @@ export class SandboxRunner {
       cgroup === undefined
         ? [file, args]
         : ["/bin/sh", ["-c", ENTER_CGROUP, cgroup.procsFile, file, ...args]];
+    const filter = options.privilegeFilter;
     this.#child = spawn(program, programArgs, {
       detached: true,
       env: options.env,
-      stdio: ["pipe", "pipe", "pipe"],
+      stdio: filter === undefined ? ["pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe", "pipe"],
     });
+    if (filter !== undefined) {
+      // A few hundred bytes: the pipe holds them all before bubblewrap reads them to its end.
+      const pipe = this.#child.stdio[PRIVILEGE_FILTER_FD] as Writable | null;
+      pipe?.on("error", () => {});
+      pipe?.end(filter);
+    }
     // Until it is up, a starting sandbox keeps rudder alive, as a probe's process would: Node
     // must not take a moment with nothing else pending for the end of the program.
     this.#hold(true);

@@ -9,9 +9,10 @@ import { type DomainProxy, startDomainProxy } from "./domain-proxy.js";
 import { isExcludedCommand } from "./excluded-command.js";
 import { createPidsCgroup, ownPidsFolder } from "./pids-cgroup.js";
 import { Placeholders } from "./placeholders.js";
+import { privilegeFilter } from "./privilege-filter.js";
 import { commandEnvironment, runnerEnvironment } from "./sandbox-environment.js";
 import type { SandboxPolicy } from "./sandbox-policy.js";
-import { SandboxRunner } from "./sandbox-runner.js";
+import { PRIVILEGE_FILTER_FD, SandboxRunner } from "./sandbox-runner.js";
 import { type SandboxStatus, unavailableLine } from "./sandbox-status.js";
 import { PLACEHOLDER_MANIFEST, STATE_PREFIX, sweepStale } from "./stale-sweep.js";
 
@@ -208,7 +209,9 @@ export class Sandbox {
   #runnerNow(proxySocket: string | undefined): SandboxRunner {
     const stateFolder = this.#stateFolderOnce();
     const release = this.#placeholders.acquire(this.policy.protectedInWorkspace);
+    const filter = privilegeFilter();
     const args = bubblewrapArgs(this.policy, {
+      ...(filter === undefined ? {} : { privilegeFilterFd: PRIVILEGE_FILTER_FD }),
       privateTmp: join(stateFolder, "tmp"),
       runner: this.#runnerProgramOnce(),
       graceMs: KILL_GRACE_MS,
@@ -232,6 +235,7 @@ export class Sandbox {
     const runner: SandboxRunner = new SandboxRunner(this.#bubblewrap as string, args, {
       key,
       ...(cgroup === undefined ? {} : { cgroup }),
+      ...(filter === undefined ? {} : { privilegeFilter: filter }),
       env: runnerEnvironment(commandEnvironment(process.env, proxySocket !== undefined)),
       onIdle: () => {
         if (runner !== this.#current || !runner.usable) this.#endWhenIdle(runner);
