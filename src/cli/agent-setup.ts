@@ -238,6 +238,7 @@ export async function createAgentSetup(
     home,
     rudderHome: resolve(env.RUDDER_HOME ?? join(home, ".rudder")),
     ...(env.CLAUDE_CONFIG_DIR === undefined ? {} : { claudeConfigDir: env.CLAUDE_CONFIG_DIR }),
+    env: settingsEnv,
     disabled: flags.noSandbox === true,
   });
   const sandbox = new Sandbox(policy, {

@@ -136,10 +136,20 @@ export interface RunningGateway {
  */
 const GATEWAY_SECRETS = ["RUDDER_TELEGRAM_TOKEN"];
 
-/** The options of each agent process, from the gateway's engine. */
-export function processOptions(engine: GatewayEngine | undefined): ClaudeProcessOptions {
+/**
+ * Names the gateway's data folder to its rudder agents, whose sandbox hides it wherever it is
+ * (`--data`); the same name as `GATEWAY_DATA_VARIABLE` in the sandbox's policy.
+ */
+const GATEWAY_DATA_VARIABLE = "RUDDER_GATEWAY_DATA";
+
+/** The options of each agent process, from the gateway's engine and its data folder. */
+export function processOptions(
+  engine: GatewayEngine | undefined,
+  dataDir?: string,
+): ClaudeProcessOptions {
   const env: Record<string, string | undefined> = { ...engine?.env };
   for (const name of GATEWAY_SECRETS) env[name] = undefined;
+  if (dataDir !== undefined) env[GATEWAY_DATA_VARIABLE] = dataDir;
   const retries = env.RUDDER_MAX_RETRIES ?? process.env.RUDDER_MAX_RETRIES;
   if (retries !== undefined) env.RUDDER_MAX_RETRIES = retries;
   const maxRetries = retries !== undefined && /^\d+$/.test(retries) ? Number(retries) : undefined;

@@ -106,7 +106,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     maxLive: options.maxLive ?? 8,
     idleMinutes: options.idleMinutes ?? 20,
     processOptions: {
-      ...processOptions(options.engine),
+      ...processOptions(options.engine, options.dataDir),
       beforeWrite: () => store.commitPending?.(),
     },
     logger: log,

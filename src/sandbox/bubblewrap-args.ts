@@ -3,6 +3,7 @@ import { PERL_RUNNER_SCRIPT } from "./perl-runner-script.js";
 import { BRIDGE_PORT } from "./proxy-bridge.js";
 import { NODE_RUNNER_SCRIPT } from "./runner-script.js";
 import type { SandboxPolicy } from "./sandbox-policy.js";
+import { unixSocketFilterArgs } from "./unix-socket-filter.js";
 
 /** The runner's interpreter: which one, and its path (visible inside, as `/` is). */
 export interface RunnerProgram {
@@ -65,8 +66,8 @@ function isWithin(path: string, folder: string): boolean {
  * private folder at `/tmp` (which also hides the host's `/tmp`, its unix
  * sockets among it), the workspace and `writable` paths writable, `readOnly`
  * and protected paths bound read-only over them, `hidden` paths replaced
- * by empty read-only ones (a hidden folder holding the workspace is left
- * visible, or the workspace would vanish), `/run` hidden with its sockets
+ * by empty read-only ones (a hidden folder holding the workspace too, with
+ * the workspace alone bound back into it), `/run` hidden with its sockets
  * unless unix sockets are allowed, the network namespace unshared unless the
  * network is open, its own PID namespace, no capabilities, no setuid or
  * setgid bit (the privilege filter), a process limit, and death with the parent.
@@ -97,23 +98,40 @@ export function bubblewrapArgs(policy: SandboxPolicy, layout: BubblewrapLayout):
     }
     args.push("--remount-ro", "/run");
   }
+  // A hidden folder holding the workspace (a workspace in ~/.claude) is hidden all the same,
+  // the workspace alone bound back into its empty stand-in; read-only after every mount.
+  const hidden = policy.hidden.flatMap((path) => {
+    const found = existing(path);
+    return found === undefined ? [] : [found];
+  });
+  const above = hidden
+    .filter(
+      (found) =>
+        found.kind === "dir" && found.real !== workspace && isWithin(workspace, found.real),
+    )
+    .map((found) => found.real);
+  for (const folder of above) args.push("--tmpfs", folder);
   args.push("--bind", workspace, workspace);
+  /** A path under such a folder but not the workspace stays hidden: no mount shows it again. */
+  const shown = (path: string): boolean =>
+    isWithin(path, workspace) || !above.some((folder) => isWithin(path, folder));
   for (const path of policy.writable) {
     const found = existing(path);
-    if (found !== undefined) args.push("--bind", found.real, found.real);
+    if (found !== undefined && shown(found.real)) args.push("--bind", found.real, found.real);
   }
   for (const path of [...policy.readOnly, ...policy.protectedInWorkspace]) {
     const found = existing(path);
-    if (found !== undefined) args.push("--ro-bind", found.real, found.real);
+    if (found !== undefined && shown(found.real)) args.push("--ro-bind", found.real, found.real);
   }
-  for (const path of policy.hidden) {
-    const found = existing(path);
-    if (found === undefined || isWithin(workspace, found.real)) continue;
+  for (const found of hidden) {
+    if (isWithin(workspace, found.real)) continue;
     if (replaceTmp && isWithin(found.real, "/tmp")) continue;
     if (hideRun && isWithin(found.real, "/run")) continue;
+    if (!shown(found.real)) continue;
     if (found.kind === "dir") args.push("--tmpfs", found.real, "--remount-ro", found.real);
     else args.push("--ro-bind", "/dev/null", found.real);
   }
+  for (const folder of above) args.push("--remount-ro", folder);
   if (policy.network.kind !== "all") args.push("--unshare-net");
   args.push("--unshare-pid", "--unshare-ipc", "--die-with-parent", "--chdir", policy.workspace);
   // No capabilities, even for root: with them a command could remount `/` writable.
@@ -124,6 +142,9 @@ export function bubblewrapArgs(policy: SandboxPolicy, layout: BubblewrapLayout):
   args.push("--", "bash", "-c", LIMIT_PROCESSES, "bash", String(layout.maxProcesses));
   const script = layout.runner.kind === "perl" ? PERL_RUNNER_SCRIPT : NODE_RUNNER_SCRIPT;
   args.push(layout.runner.path, "-e", script, String(layout.graceMs));
+  // Unix sockets shut away unless the settings name some (unix-socket-filter.ts says why).
+  const filterSockets = !policy.allowAllUnixSockets && policy.allowUnixSockets.length === 0;
+  args.push(...unixSocketFilterArgs(filterSockets));
   if (layout.proxySocket !== undefined) args.push(proxySocket, String(BRIDGE_PORT));
   return args;
 }

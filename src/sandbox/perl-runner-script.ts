@@ -2,14 +2,15 @@
  * The runner inside a session's sandbox when perl is installed (Debian's
  * perl-base is essential, so it nearly always is): the same protocol as
  * `NODE_RUNNER_SCRIPT` (see runner-script.ts), run as `perl -e RUNNER graceMs
- * [socket port]`. It starts in a few milliseconds where node takes some
+ * filter prctl [socket port]` (the filter in hex, `-` for none, and the
+ * prctl call's number). It starts in a few milliseconds where node takes some
  * sixty, so a session's first command, which often arrives while the sandbox
  * is still starting, does not wait for it. Only perl's built-ins are used (no
  * module but `Socket`, loaded for the bridge alone).
  *
  * Each command has a waiter: the runner forks it, it forks the command (which
  * makes its own process group, enters its cwd, takes its environment and
- * execs `bash -c`), writes `pid N` on a status pipe, waits for it and writes
+ * installs the unix-socket filter, execs `bash -c`), writes `pid N` on a status pipe, waits for it and writes
  * `exit CODE -` or `exit - SIGNAL`. So the runner learns of a shell's exit
  * from a pipe, never from SIGCHLD (whose delivery could slip past its
  * `select`), and its children reap themselves. A command is closed once its
@@ -21,7 +22,16 @@
  * connection to the bridge is relayed by a process of its own.
  */
 export const PERL_RUNNER_SCRIPT = String.raw`
-my ($grace, $socket_path, $port) = @ARGV;
+my ($grace, $filter, $prctl, $socket_path, $port) = @ARGV;
+# The unix-socket filter (unix-socket-filter.ts), installed on each command before it runs:
+# PR_SET_NO_NEW_PRIVS, then PR_SET_SECCOMP with a struct sock_fprog (a count, a pointer).
+$filter = $filter eq '-' ? '' : pack('H*', $filter);
+sub confine {
+  return 1 if $filter eq '';
+  return 0 unless syscall($prctl, 38, 1, 0, 0, 0) == 0;
+  my $program = pack('S x6 P', length($filter) / 8, $filter);
+  return syscall($prctl, 22, 2, $program, 0, 0) == 0;
+}
 $SIG{CHLD} = 'IGNORE';
 my (%commands, %handles, $listener);
 my ($requests, $out, $sent) = ('', '', 0);
@@ -92,6 +102,7 @@ sub run {
       open(STDERR, '>&', $err_w);
       unless (chdir $cwd) { (my $shown = $cwd) =~ s/\n/\\n/g; syswrite $status_w, "error cannot enter $shown: $!\n"; exit 127; }
       %ENV = map { /^([^=]*)=(.*)$/s ? ($1, $2) : () } @env;
+      unless (confine()) { syswrite $status_w, "error cannot shut unix sockets away: $!\n"; exit 127; }
       { exec 'bash', '-c', $line; }
       syswrite $status_w, "error cannot run bash: $!\n";
       exit 127;

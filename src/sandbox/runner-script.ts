@@ -1,6 +1,6 @@
 /**
  * The runner inside a session's sandbox where perl is missing, run by node as
- * `node -e RUNNER graceMs [socket port]` (`PERL_RUNNER_SCRIPT` is the same
+ * `node -e RUNNER graceMs filter prctl [socket port]` (`PERL_RUNNER_SCRIPT` is the same
  * runner in perl, which starts far sooner). The protocol, the same for both:
  * `{type:"ready", id: 0}` once it takes requests (the sandbox is up); then
  * requests on stdin, each a header line and, for `run`, a payload:
@@ -27,7 +27,7 @@
 export const NODE_RUNNER_SCRIPT = [
   'const net = require("node:net");',
   'const { spawn } = require("node:child_process");',
-  "const [grace, socketPath, port] = process.argv.slice(1);",
+  "const [grace, , , socketPath, port] = process.argv.slice(1);",
   "const groups = new Map();",
   "const send = (event) => process.stdout.write(JSON.stringify(event) + '\\n');",
   "const signal = (pid, name) => { try { process.kill(-pid, name); } catch {} };",

@@ -1,17 +1,34 @@
 import { proxyEnvironment } from "./proxy-bridge.js";
 
-/** The environment variables a command inside never gets: the gateway's credentials. */
-const UNSET_VARIABLES = ["RUDDER_TOKEN"];
+/**
+ * The environment variables no bash command gets, sandboxed or not (background tasks
+ * included): the model's credentials, which a command could print into the conversation or
+ * send wherever the network reaches, and the gateway's token. Hooks and MCP servers keep them:
+ * they are programs the user configured, started unconfined as in Claude Code (a hook may call
+ * the model; a server needs its credentials), not commands the model chose.
+ */
+export const CREDENTIAL_VARIABLES = [
+  "ANTHROPIC_API_KEY",
+  "ANTHROPIC_AUTH_TOKEN",
+  "CLAUDE_CODE_OAUTH_TOKEN",
+  "RUDDER_TOKEN",
+  "RUDDER_TELEGRAM_TOKEN",
+];
 
-/** A command's environment inside: rudder's, without the gateway's credentials, TMPDIR the private /tmp. */
+/** `env` without `CREDENTIAL_VARIABLES`: what a bash command starts with. */
+export function withoutCredentials(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const kept = { ...env };
+  for (const name of CREDENTIAL_VARIABLES) delete kept[name];
+  return kept;
+}
+
+/** A command's environment inside: rudder's, without credentials, TMPDIR the private /tmp. */
 export function commandEnvironment(env: NodeJS.ProcessEnv, proxied: boolean): NodeJS.ProcessEnv {
-  const inside: NodeJS.ProcessEnv = {
+  return withoutCredentials({
     ...env,
     TMPDIR: "/tmp",
     ...(proxied ? proxyEnvironment() : {}),
-  };
-  for (const name of UNSET_VARIABLES) delete inside[name];
-  return inside;
+  });
 }
 
 /**

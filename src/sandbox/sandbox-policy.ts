@@ -44,6 +44,11 @@ export interface PolicyContext {
   rudderHome: string;
   /** `CLAUDE_CONFIG_DIR`, when set. */
   claudeConfigDir?: string;
+  /**
+   * The agent's environment, for the folders it names that hold credentials or rudder's data
+   * (`CREDENTIAL_LOCATIONS`, `GATEWAY_DATA_VARIABLE`).
+   */
+  env?: NodeJS.ProcessEnv;
   /** `--no-sandbox`. */
   disabled?: boolean;
 }
@@ -61,6 +66,35 @@ export const SECRET_PATHS = [
   ".claude",
   ".claude.json",
 ];
+
+/**
+ * Set by `rudder serve` for its agents to the gateway's data folder (`--data`): the token and
+ * every channel's conversation, hidden from commands wherever it is.
+ */
+export const GATEWAY_DATA_VARIABLE = "RUDDER_GATEWAY_DATA";
+
+/** Variables that move a credential folder or file away from `SECRET_PATHS`; each is hidden too. */
+const CREDENTIAL_LOCATIONS = [
+  "GH_CONFIG_DIR",
+  "DOCKER_CONFIG",
+  "GNUPGHOME",
+  "AWS_SHARED_CREDENTIALS_FILE",
+  "AWS_CONFIG_FILE",
+  "KUBECONFIG",
+  GATEWAY_DATA_VARIABLE,
+];
+
+/** The secret paths `env` names (absolute ones only; `KUBECONFIG` is a list). */
+function secretsFromEnvironment(env: NodeJS.ProcessEnv): string[] {
+  const found: string[] = [];
+  for (const name of CREDENTIAL_LOCATIONS) {
+    for (const path of (env[name] ?? "").split(":"))
+      if (isAbsolute(path)) found.push(resolve(path));
+  }
+  const config = env.XDG_CONFIG_HOME;
+  if (config !== undefined && isAbsolute(config)) found.push(join(config, "gh"));
+  return found;
+}
 
 /** Claude Code's protected paths: what configures code that runs unconfined next time. */
 export const PROTECTED_WORKSPACE_PATHS = [
@@ -108,6 +142,7 @@ export function sandboxPolicy(settings: SandboxSettings, context: PolicyContext)
     ...inFolder(context.home, SECRET_PATHS),
     context.rudderHome,
     ...(context.claudeConfigDir === undefined ? [] : [context.claudeConfigDir]),
+    ...(context.env === undefined ? [] : secretsFromEnvironment(context.env)),
     ...paths(settings.filesystem?.denyRead),
   ];
   return {

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { StringDecoder } from "node:string_decoder";
 import type { CommandHandlers, CommandProcess } from "../sandbox/command-process.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
+import { withoutCredentials } from "../sandbox/sandbox-environment.js";
 import { BoundedOutput } from "./bounded-output.js";
 import { KILL_GRACE_MS, registerProcessGroup, terminateProcessGroup } from "./process-groups.js";
 
@@ -143,6 +144,7 @@ function startPlain(
   try {
     child = spawn("bash", ["-c", command], {
       cwd,
+      env: withoutCredentials(process.env),
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });
