@@ -1,5 +1,5 @@
 // Gateway workers under load, in one run, each worker a process of its own (bench/gateway-process.ts)
-// with the fake Claude CLI as every agent, and a throwaway PostgreSQL (test/fixtures/postgres-cluster.ts):
+// with the fake Claude CLI as every agent, and a throwaway PostgreSQL (test/helpers/postgres-cluster.ts):
 //   1. one worker on SQLite, 2. one worker on PostgreSQL, 3. three workers on one PostgreSQL:
 //      `CHANNELS` warm channels, each sent `MESSAGES` messages one after the other (the next once
 //      the reply to the last is on the channel's event stream). Through three workers each
@@ -34,7 +34,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import pg from "pg";
-import { startPostgresCluster } from "../test/fixtures/postgres-cluster.js";
+import { startPostgresCluster } from "../test/helpers/postgres-cluster.js";
 import { percentile } from "./gateway.js";
 import { type GatewayChildOptions, GatewayProcess } from "./gateway-process.js";
 import { Connections, cpuMs, descendantsNamed, postJson, ReplyStream } from "./load-client.js";

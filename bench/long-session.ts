@@ -21,7 +21,7 @@ import {
   type RecordedRequest,
   type ScriptStep,
   startFakeMessagesApi,
-} from "../test/fixtures/fake-messages-api.js";
+} from "../test/helpers/fake-messages-api.js";
 
 const repositoryRoot = join(import.meta.dirname, "..");
 const RUDDER_CLI = join(repositoryRoot, "dist", "cli.js");

@@ -12,7 +12,7 @@ import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { ClaudeProcess, type ClaudeProcessOptions } from "../src/claude-cli/claude-process.js";
 import { NdjsonDecoder } from "../src/claude-cli/ndjson.js";
-import { echoFallback, startFakeMessagesApi } from "../test/fixtures/fake-messages-api.js";
+import { echoFallback, startFakeMessagesApi } from "../test/helpers/fake-messages-api.js";
 
 const repositoryRoot = join(import.meta.dirname, "..");
 const FAKE_CLAUDE = join(repositoryRoot, "test", "fixtures", "fake-claude");

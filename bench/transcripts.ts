@@ -1,7 +1,7 @@
 // What storing a channel's session file in the database costs per turn, as the conversation
 // grows (src/gateway/transcripts/transcript-mirror.ts): `TURNS` turns each append `TURN_BYTES` of JSON lines
 // to a session file, and the mirror saves after each turn, into SQLite and into a throwaway
-// PostgreSQL (test/fixtures/postgres-cluster.ts). Printed per store: the bytes stored per turn
+// PostgreSQL (test/helpers/postgres-cluster.ts). Printed per store: the bytes stored per turn
 // against the bytes the turn appended (goal 1.00x: only what was appended), and the time of a
 // save in the last tenth of the turns against the first tenth (goal ~1x: a save's cost follows
 // the turn, not the file; storing the whole file each turn would grow with it). Then one restore
@@ -24,7 +24,7 @@ import { PostgresGatewayStore } from "../src/gateway/store/postgres/postgres-sto
 import { SqliteGatewayStore } from "../src/gateway/store/sqlite/sqlite-store.js";
 import type { GatewayStore } from "../src/gateway/store/store.js";
 import { TranscriptMirror } from "../src/gateway/transcripts/transcript-mirror.js";
-import { startPostgresCluster } from "../test/fixtures/postgres-cluster.js";
+import { startPostgresCluster } from "../test/helpers/postgres-cluster.js";
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 1000);
 const TURN_BYTES = Number(process.env.BENCH_TURN_BYTES ?? 4096);

@@ -4,7 +4,7 @@
 #   - Debian packages: ripgrep (glob bench reference), tmux (terminal test),
 #     chromium (browser test), bubblewrap (the bash tool's sandbox), postgresql (the
 #     PostgreSQL store's tests start a throwaway server from its binaries,
-#     test/fixtures/postgres-cluster.ts);
+#     test/helpers/postgres-cluster.ts);
 #   - the pinned Claude Code CLI and the Claude Agent SDK, into .cache/ (never package
 #     dependencies: each would pull a ~380 MB native binary into every install), and the MCP
 #     reference server (server-everything), Zed's ACP adapter for Claude Code and libraries

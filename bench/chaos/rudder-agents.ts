@@ -11,8 +11,8 @@ import {
   type FakeMessagesApi,
   type ScriptStep,
   startFakeMessagesApi,
-} from "../../test/fixtures/fake-messages-api.js";
-import { processesMatching } from "../../test/fixtures/process-scan.js";
+} from "../../test/helpers/fake-messages-api.js";
+import { processesMatching } from "../../test/helpers/process-scan.js";
 import type { ApiMessage } from "../../test/gateway/helpers.js";
 import { GatewayProcess, residentMiB } from "../gateway-process.js";
 import { type Figure, figure, mib, poll } from "./figures.js";

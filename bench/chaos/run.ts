@@ -12,7 +12,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { startPostgresCluster } from "../../test/fixtures/postgres-cluster.js";
+import { startPostgresCluster } from "../../test/helpers/postgres-cluster.js";
 import { GatewayProcess } from "../gateway-process.js";
 import { resultsMarkdown, runContext, writeResultsFile } from "../results-file.js";
 import { clusterBurst } from "./cluster-burst.js";

@@ -10,7 +10,8 @@ import {
   type RequestPermissionResponse,
   type SessionNotification,
 } from "@agentclientprotocol/sdk";
-import { RUDDER_CLI, type Sandbox } from "../protocol/helpers.js";
+import { RUDDER_CLI } from "../helpers/fixtures.js";
+import type { Sandbox } from "../protocol/helpers.js";
 
 export interface AcpAgentProgram {
   /** The program and its arguments; default `rudder acp`. */

@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { lastToolResults } from "../fixtures/fake-messages-api.js";
+import { lastToolResults } from "../helpers/fake-messages-api.js";
+import { FAKE_MCP_SERVER } from "../helpers/fixtures.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { protocolHarness, writeSettings } from "../protocol/helpers.js";
 import { AcpClient } from "./acp-client.js";
@@ -222,7 +223,7 @@ describe("rudder acp", () => {
     writeSettings(sandbox.workspace, { permissions: { allow: ["mcp__fake"] } });
     const client = start(sandbox);
     await client.initialize();
-    const server = join(import.meta.dirname, "..", "fixtures", "fake-mcp-server.mjs");
+    const server = FAKE_MCP_SERVER;
     const { sessionId } = await client.connection.newSession({
       cwd: sandbox.workspace,
       mcpServers: [{ name: "fake", command: process.execPath, args: [server], env: [] }],

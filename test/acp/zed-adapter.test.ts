@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { lastToolResults } from "../fixtures/fake-messages-api.js";
+import { lastToolResults } from "../helpers/fake-messages-api.js";
 import { protocolHarness, type Sandbox } from "../protocol/helpers.js";
 import { SDK_ENGINES } from "../protocol/sdk-engines.js";
 import { AcpClient } from "./acp-client.js";

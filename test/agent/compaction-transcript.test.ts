@@ -12,7 +12,7 @@ import {
   lastUserText,
   type RecordedRequest,
   startFakeMessagesApi,
-} from "../fixtures/fake-messages-api.js";
+} from "../helpers/fake-messages-api.js";
 import { makeWorkspace } from "./kernel-helpers.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];

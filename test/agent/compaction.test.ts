@@ -13,7 +13,7 @@ import {
   type RecordedRequest,
   type ScriptStep,
   startFakeMessagesApi,
-} from "../fixtures/fake-messages-api.js";
+} from "../helpers/fake-messages-api.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { makeWorkspace } from "./kernel-helpers.js";
 

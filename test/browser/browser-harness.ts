@@ -12,7 +12,6 @@ import { type BrowserContext, chromium, type Locator, type Page } from "playwrig
 import { build } from "vite";
 
 export const repository = join(import.meta.dirname, "..", "..");
-export const fakeClaude = join(repository, "test", "fixtures", "fake-claude");
 /** Screenshots go here (gitignored). */
 export const results = join(repository, "test-results");
 

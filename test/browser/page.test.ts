@@ -22,10 +22,10 @@ import {
   type FakeMessagesApi,
   lastUserText,
   startFakeMessagesApi,
-} from "../fixtures/fake-messages-api.js";
+} from "../helpers/fake-messages-api.js";
+import { FAKE_CLAUDE } from "../helpers/fixtures.js";
 import {
   type BrowserHarness,
-  fakeClaude,
   userMessage as messageIn,
   results,
   rudderFromSource,
@@ -61,7 +61,7 @@ describe("the web page, with the fake Claude Code CLI as the agents", () => {
       port: 0,
       webRoot: harness.webRoot,
       engine: {
-        claudeBin: fakeClaude,
+        claudeBin: FAKE_CLAUDE,
         cwd: harness.scratch,
         env: { FAKE_CLAUDE_SCENARIO: "steer" },
       },
@@ -315,7 +315,7 @@ describe("the web page's routing labels", () => {
       port: 0,
       webRoot: harness.webRoot,
       engine: {
-        claudeBin: fakeClaude,
+        claudeBin: FAKE_CLAUDE,
         cwd: harness.scratch,
         env: { FAKE_CLAUDE_SCENARIO: options.scenario },
       },
@@ -421,7 +421,7 @@ describe("the web page's permission prompts", () => {
       port: 0,
       webRoot: harness.webRoot,
       engine: {
-        claudeBin: fakeClaude,
+        claudeBin: FAKE_CLAUDE,
         cwd: harness.scratch,
         env: { FAKE_CLAUDE_SCENARIO: "permission" },
       },

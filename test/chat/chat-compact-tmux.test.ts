@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FakeMessagesApi, lastUserText } from "../fixtures/fake-messages-api.js";
+import { type FakeMessagesApi, lastUserText } from "../helpers/fake-messages-api.js";
 import {
   atIdlePrompt,
   type ChatUnderTmux,

@@ -3,12 +3,12 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { RUDDER_CLI } from "../cli/rudder-process.js";
 import {
   type FakeMessagesApi,
   lastUserText,
   startFakeMessagesApi,
-} from "../fixtures/fake-messages-api.js";
+} from "../helpers/fake-messages-api.js";
+import { RUDDER_CLI } from "../helpers/fixtures.js";
 
 let api: FakeMessagesApi;
 let workspace: string;

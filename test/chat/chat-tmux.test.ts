@@ -6,7 +6,7 @@ import {
   type FakeMessagesApi,
   lastToolResults,
   lastUserText,
-} from "../fixtures/fake-messages-api.js";
+} from "../helpers/fake-messages-api.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { isAlive } from "../tools/process-state.js";
 import {

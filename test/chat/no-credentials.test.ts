@@ -3,7 +3,7 @@ import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { RUDDER_CLI } from "../cli/rudder-process.js";
+import { RUDDER_CLI } from "../helpers/fixtures.js";
 
 let workspace: string;
 let home: string;

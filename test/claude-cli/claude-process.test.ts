@@ -8,8 +8,9 @@ import { ClaudeProcess } from "../../src/claude-cli/claude-process.js";
 import { ClaudeTimeoutError, RateLimitError } from "../../src/claude-cli/errors.js";
 import { RunnerRegistry } from "../../src/claude-cli/runner-registry.js";
 import type { TurnResult } from "../../src/claude-cli/turn-result.js";
+import { FAKE_CLAUDE } from "../helpers/fixtures.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { FAKE_CLAUDE, fakeProcessFactory, pidAlive } from "./helpers.js";
+import { fakeProcessFactory, pidAlive } from "./helpers.js";
 
 const factory = fakeProcessFactory();
 const makeProc = factory.make;

@@ -1,8 +1,6 @@
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { ClaudeProcess, type ClaudeProcessOptions } from "../../src/claude-cli/claude-process.js";
-
-export const FAKE_CLAUDE = join(import.meta.dirname, "..", "fixtures", "fake-claude");
+import { FAKE_CLAUDE } from "../helpers/fixtures.js";
 
 /** Whether a pid names a live (non-zombie) process. */
 export function pidAlive(pid: number): boolean {

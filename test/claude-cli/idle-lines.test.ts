@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, expect, it } from "vitest";
 import { ClaudeProcess } from "../../src/claude-cli/claude-process.js";
-import { echoFallback, startFakeMessagesApi } from "../fixtures/fake-messages-api.js";
+import { echoFallback, startFakeMessagesApi } from "../helpers/fake-messages-api.js";
 
 const cli = join(import.meta.dirname, "..", "..", "src", "cli.ts");
 const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;

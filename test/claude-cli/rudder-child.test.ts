@@ -13,7 +13,7 @@ import {
   echoFallback,
   lastToolResults,
   startFakeMessagesApi,
-} from "../fixtures/fake-messages-api.js";
+} from "../helpers/fake-messages-api.js";
 
 const cli = join(import.meta.dirname, "..", "..", "src", "cli.ts");
 const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;

@@ -35,11 +35,12 @@ import {
   type RecordedRequest,
   type ScriptStep,
   startFakeMessagesApi,
-} from "../fixtures/fake-messages-api.js";
-import { processesMatching } from "../fixtures/process-scan.js";
+} from "../helpers/fake-messages-api.js";
+import { FAKE_CLAUDE, RUDDER_BIN, RUDDER_CLI } from "../helpers/fixtures.js";
+import { processesMatching } from "../helpers/process-scan.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { RUDDER_BIN, RUDDER_CLI, writeSettings } from "../protocol/helpers.js";
-import { FAKE_CLAUDE, pidAlive } from "./helpers.js";
+import { writeSettings } from "../protocol/helpers.js";
+import { pidAlive } from "./helpers.js";
 
 const repositoryRoot = join(import.meta.dirname, "..", "..");
 const scratch = realpathSync(mkdtempSync(join(tmpdir(), "rudder-runner-engines-")));

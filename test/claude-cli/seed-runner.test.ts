@@ -12,8 +12,9 @@ import {
   resetRegistryForTests,
 } from "../../src/claude-cli/runner-registry.js";
 import type { TurnResult } from "../../src/claude-cli/turn-result.js";
+import { FAKE_CLAUDE } from "../helpers/fixtures.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { FAKE_CLAUDE, fakeProcessFactory } from "./helpers.js";
+import { fakeProcessFactory } from "./helpers.js";
 
 const factory = fakeProcessFactory();
 const makeProc = factory.make;

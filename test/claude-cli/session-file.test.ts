@@ -10,13 +10,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claudeSessionFile } from "../../src/claude-cli/session-file.js";
-import { claudeCodeEnv } from "../fixtures/claude-code-env.js";
+import { claudeCodeEnv } from "../helpers/claude-code-env.js";
 import {
   echoFallback,
   type FakeMessagesApi,
   startFakeMessagesApi,
-} from "../fixtures/fake-messages-api.js";
-import { CLAUDE_CODE_BIN } from "../fixtures/one-shot-engine.js";
+} from "../helpers/fake-messages-api.js";
+import { CLAUDE_CODE_BIN } from "../helpers/one-shot-engine.js";
 
 let root: string;
 let api: FakeMessagesApi;

@@ -2,13 +2,13 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type FakeMessagesApi, startFakeMessagesApi } from "../fixtures/fake-messages-api.js";
+import { type FakeMessagesApi, startFakeMessagesApi } from "../helpers/fake-messages-api.js";
 import {
   type Engine,
   isSummaryRequest as isSummary,
   oneShotEnv,
   runOneShot,
-} from "../fixtures/one-shot-engine.js";
+} from "../helpers/one-shot-engine.js";
 
 /**
  * A resumed turn the API refuses as too long (`prompt is too long`), with and without

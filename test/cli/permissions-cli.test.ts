@@ -7,12 +7,12 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { startRudderGateway, type TestGateway } from "../gateway/helpers.js";
 import {
   type FakeMessagesApi,
   lastToolResults,
   startFakeMessagesApi,
-} from "../fixtures/fake-messages-api.js";
-import { startRudderGateway, type TestGateway } from "../gateway/helpers.js";
+} from "../helpers/fake-messages-api.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { startRudder } from "./rudder-process.js";
 

@@ -3,8 +3,8 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { claudeCodeEnv } from "../fixtures/claude-code-env.js";
-import { type FakeMessagesApi, startFakeMessagesApi } from "../fixtures/fake-messages-api.js";
+import { claudeCodeEnv } from "../helpers/claude-code-env.js";
+import { type FakeMessagesApi, startFakeMessagesApi } from "../helpers/fake-messages-api.js";
 import { killRudderGroup, type RudderRun, startRudder } from "./rudder-process.js";
 
 const CLAUDE = resolve(".cache/claude-code/node_modules/.bin/claude");

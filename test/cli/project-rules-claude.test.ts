@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type FakeMessagesApi, startFakeMessagesApi } from "../fixtures/fake-messages-api.js";
-import { type Engine, oneShotEnv, runOneShot } from "../fixtures/one-shot-engine.js";
+import { type FakeMessagesApi, startFakeMessagesApi } from "../helpers/fake-messages-api.js";
+import { type Engine, oneShotEnv, runOneShot } from "../helpers/one-shot-engine.js";
 
 /**
  * `.claude/rules/**\/*.md` as project instructions, next to the real Claude Code 2.1.328 on the

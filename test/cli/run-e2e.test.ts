@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeMessagesApi, startFakeMessagesApi } from "../fixtures/fake-messages-api.js";
-import { processesMatching } from "../fixtures/process-scan.js";
+import { type FakeMessagesApi, startFakeMessagesApi } from "../helpers/fake-messages-api.js";
+import { processesMatching } from "../helpers/process-scan.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { isAlive, killRudderGroup, type RudderRun, startRudder } from "./rudder-process.js";
 

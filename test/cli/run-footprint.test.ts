@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { type FakeMessagesApi, startFakeMessagesApi } from "../fixtures/fake-messages-api.js";
+import { type FakeMessagesApi, startFakeMessagesApi } from "../helpers/fake-messages-api.js";
 import { killRudderGroup, type RudderRun, startRudder } from "./rudder-process.js";
 
 // What a one-shot `rudder run` loads decides its startup time and memory (bench/startup.ts).

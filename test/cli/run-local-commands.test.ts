@@ -8,14 +8,14 @@ import {
   type RecordedRequest,
   type ScriptStep,
   startFakeMessagesApi,
-} from "../fixtures/fake-messages-api.js";
+} from "../helpers/fake-messages-api.js";
 import {
   type Engine as EngineKind,
   isSummaryRequest as isSummary,
   type OneShot,
   oneShotEnv,
   runOneShot,
-} from "../fixtures/one-shot-engine.js";
+} from "../helpers/one-shot-engine.js";
 
 /**
  * `rudder run "/compact"` and `rudder run "/clear"` on a resumed conversation, in text and json

@@ -11,8 +11,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
-import { fakeClaudeSwitch, fakeLogEntries } from "../gateway/helpers.js";
+import { fakeLogEntries } from "../gateway/helpers.js";
+import { FAKE_CLAUDE_SWITCH } from "../helpers/fixtures.js";
+import { type PostgresCluster, startPostgresCluster } from "../helpers/postgres-cluster.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { isAlive, type RudderRun, stopRudder } from "./rudder-process.js";
 import { type ServeWorker, startServeWorker } from "./serve-worker.js";
@@ -45,7 +46,7 @@ function worker(name: string, store: string, scenario: string, args: string[] = 
       env: {
         PATH: process.env.PATH,
         HOME: join(root, "home"),
-        RUDDER_CLAUDE_BIN: fakeClaudeSwitch,
+        RUDDER_CLAUDE_BIN: FAKE_CLAUDE_SWITCH,
         GATEWAY_TEST_SCENARIO_FILE: join(root, `${name}.scenario`),
         FAKE_CLAUDE_LOG: join(root, `${name}.log`),
       },

@@ -6,8 +6,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
-import { fakeClaudeSwitch, fakeLogEntries } from "../gateway/helpers.js";
+import { fakeLogEntries } from "../gateway/helpers.js";
+import { FAKE_CLAUDE_SWITCH } from "../helpers/fixtures.js";
+import { type PostgresCluster, startPostgresCluster } from "../helpers/postgres-cluster.js";
 import { waitFor } from "../helpers/wait-for.js";
 import {
   isAlive,
@@ -122,7 +123,7 @@ describe("rudder serve --store postgres://", () => {
     const engine = (name: string, scenario: string) => {
       writeFileSync(join(root, `${name}.scenario`), scenario);
       return {
-        RUDDER_CLAUDE_BIN: fakeClaudeSwitch,
+        RUDDER_CLAUDE_BIN: FAKE_CLAUDE_SWITCH,
         GATEWAY_TEST_SCENARIO_FILE: join(root, `${name}.scenario`),
         FAKE_CLAUDE_LOG: join(root, `${name}.log`),
       };

@@ -13,7 +13,7 @@ import {
   type FakeMessagesApi,
   lastUserText,
   startFakeMessagesApi,
-} from "../fixtures/fake-messages-api.js";
+} from "../helpers/fake-messages-api.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { type RudderRun, stopRudder } from "./rudder-process.js";
 import { type ListedMessages, startEngineWorker } from "./serve-worker.js";

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fakeClaudeSwitch } from "../gateway/helpers.js";
+import { FAKE_CLAUDE_SWITCH } from "../helpers/fixtures.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { isAlive, type RudderRun, stopRudder } from "./rudder-process.js";
 import { startServeWorker } from "./serve-worker.js";
@@ -43,7 +43,7 @@ describe("rudder serve shutting down", () => {
       env: {
         PATH: process.env.PATH,
         HOME: join(root, "home"),
-        RUDDER_CLAUDE_BIN: fakeClaudeSwitch,
+        RUDDER_CLAUDE_BIN: FAKE_CLAUDE_SWITCH,
         GATEWAY_TEST_SCENARIO_FILE: join(root, "scenario"),
         FAKE_CLAUDE_PID_FILE: toolPidFile(),
       },

@@ -13,16 +13,16 @@ import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claudeSessionFile } from "../../src/claude-cli/session-file.js";
-import { claudeCodeEnv } from "../fixtures/claude-code-env.js";
+import { claudeCodeEnv } from "../helpers/claude-code-env.js";
 import {
   type FakeMessagesApi,
   lastUserText,
   type RecordedRequest,
   type ScriptStep,
   startFakeMessagesApi,
-} from "../fixtures/fake-messages-api.js";
-import { CLAUDE_CODE_BIN } from "../fixtures/one-shot-engine.js";
-import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
+} from "../helpers/fake-messages-api.js";
+import { CLAUDE_CODE_BIN } from "../helpers/one-shot-engine.js";
+import { type PostgresCluster, startPostgresCluster } from "../helpers/postgres-cluster.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { type RudderRun, stopRudder } from "./rudder-process.js";
 import { type ServeWorker, startServeWorker } from "./serve-worker.js";

@@ -14,8 +14,8 @@ import {
   lastToolResults,
   lastUserText,
   startFakeMessagesApi,
-} from "../fixtures/fake-messages-api.js";
-import { type FakeTelegramApi, startFakeTelegramApi } from "../fixtures/fake-telegram-api.js";
+} from "../helpers/fake-messages-api.js";
+import { type FakeTelegramApi, startFakeTelegramApi } from "../helpers/fake-telegram-api.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { isAlive, killRudderGroup, type RudderRun, startRudder } from "./rudder-process.js";
 

@@ -17,8 +17,8 @@ import {
   lastUserText,
   type RecordedRequest,
   startFakeMessagesApi,
-} from "../fixtures/fake-messages-api.js";
-import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
+} from "../helpers/fake-messages-api.js";
+import { type PostgresCluster, startPostgresCluster } from "../helpers/postgres-cluster.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { isAlive, killRudderGroup, type RudderRun, stopRudder } from "./rudder-process.js";
 import {

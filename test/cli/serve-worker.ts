@@ -1,8 +1,8 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { claudeCodeEnv } from "../fixtures/claude-code-env.js";
-import { CLAUDE_CODE_BIN } from "../fixtures/one-shot-engine.js";
 import { apiCaller } from "../gateway/helpers.js";
+import { claudeCodeEnv } from "../helpers/claude-code-env.js";
+import { CLAUDE_CODE_BIN } from "../helpers/one-shot-engine.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { type RudderRun, startRudder } from "./rudder-process.js";
 

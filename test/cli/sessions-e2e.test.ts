@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, utimesSync } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeMessagesApi, startFakeMessagesApi } from "../fixtures/fake-messages-api.js";
+import { type FakeMessagesApi, startFakeMessagesApi } from "../helpers/fake-messages-api.js";
 import { killRudderGroup, type RudderRun, startRudder } from "./rudder-process.js";
 
 let api: FakeMessagesApi;

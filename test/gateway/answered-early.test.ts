@@ -6,7 +6,7 @@
  * when the whole turn was settled at its end.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { FAKE_CLAUDE } from "../claude-cli/helpers.js";
+import { FAKE_CLAUDE } from "../helpers/fixtures.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { startTestGateway, type TestGateway } from "./helpers.js";
 

@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { echoFallback, startFakeMessagesApi } from "../fixtures/fake-messages-api.js";
+import { echoFallback, startFakeMessagesApi } from "../helpers/fake-messages-api.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { compactThenReset } from "./compact-reset-scenario.js";
 import { openEvents, startTestGateway, type TestGateway } from "./helpers.js";

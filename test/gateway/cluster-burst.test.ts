@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { clusterBurst } from "../../bench/chaos/cluster-burst.js";
 import type { Figure } from "../../bench/chaos/figures.js";
-import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
+import { type PostgresCluster, startPostgresCluster } from "../helpers/postgres-cluster.js";
 
 const root = mkdtempSync(join(tmpdir(), "rudder-cluster-burst-"));
 let postgres: PostgresCluster;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from "vitest";
-import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
+import { type PostgresCluster, startPostgresCluster } from "../helpers/postgres-cluster.js";
 import { startTestGateway, type TestGateway } from "./helpers.js";
 
 type WorkerOptions = Parameters<typeof startTestGateway>[0];
@@ -15,7 +15,7 @@ export interface ClusterFixture {
 
 /**
  * For a test file of gateway workers sharing PostgreSQL: one throwaway server for the file
- * (test/fixtures/postgres-cluster.ts), and workers on its databases, every one stopped and the
+ * (test/helpers/postgres-cluster.ts), and workers on its databases, every one stopped and the
  * server destroyed after the file. `defaults` apply to every worker (a scenario, say).
  */
 export function clusterFixture(prefix: string, defaults: WorkerOptions = {}): ClusterFixture {

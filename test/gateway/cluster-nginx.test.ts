@@ -8,8 +8,8 @@
  */
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type NginxProxy, startNginx } from "../fixtures/nginx-proxy.js";
-import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
+import { type NginxProxy, startNginx } from "../helpers/nginx-proxy.js";
+import { type PostgresCluster, startPostgresCluster } from "../helpers/postgres-cluster.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { startTestGateway, type TestGateway } from "./helpers.js";
 

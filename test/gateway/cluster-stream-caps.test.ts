@@ -4,7 +4,7 @@
  * either is refused by that worker alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
+import { type PostgresCluster, startPostgresCluster } from "../helpers/postgres-cluster.js";
 import { startTestGateway, type TestGateway } from "./helpers.js";
 
 let cluster: PostgresCluster;

@@ -5,7 +5,7 @@
  * starts a new session that no longer carries what was said before.
  */
 import { expect } from "vitest";
-import type { FakeMessagesApi } from "../fixtures/fake-messages-api.js";
+import type { FakeMessagesApi } from "../helpers/fake-messages-api.js";
 import { waitFor } from "../helpers/wait-for.js";
 import type { TestGateway } from "./helpers.js";
 

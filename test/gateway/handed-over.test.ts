@@ -8,8 +8,7 @@ import type { MessageState } from "../../src/gateway/events.js";
 import { Router } from "../../src/gateway/routing/router.js";
 import { SqliteGatewayStore } from "../../src/gateway/store/sqlite/sqlite-store.js";
 import type { MessageRecord } from "../../src/gateway/store/store.js";
-
-const FAKE_CLAUDE = join(import.meta.dirname, "..", "fixtures", "fake-claude");
+import { FAKE_CLAUDE } from "../helpers/fixtures.js";
 
 /** A real SQLite store that notes which inserts were handed over and every state write. */
 class NotingStore extends SqliteGatewayStore {

@@ -2,9 +2,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type GatewayOptions, type RunningGateway, startGateway } from "../../src/gateway/index.js";
+import { FAKE_CLAUDE_SWITCH, RUDDER_BIN } from "../helpers/fixtures.js";
 import { waitFor } from "../helpers/wait-for.js";
-
-export const fakeClaudeSwitch = join(import.meta.dirname, "fake-claude-switch.sh");
 
 /** The entries the fake CLI appended to its log (`FAKE_CLAUDE_LOG`). */
 export function fakeLogEntries(path: string): Array<Record<string, unknown>> {
@@ -80,9 +79,6 @@ export function apiCaller(url: string, token: string) {
   };
 }
 
-/** `rudder` itself, as a gateway runs it for each channel (stream-json in and out). */
-export const RUDDER_BIN = join(import.meta.dirname, "..", "fixtures", "rudder-bin");
-
 /**
  * A gateway whose agents are rudder itself, working in `workspace` against the fake Messages
  * API at `apiUrl`, with rudder's data folder in `workspace/.rudder-home` and no retries of
@@ -124,7 +120,7 @@ export async function startTestGateway(
     dataDir: folders.dataDir,
     port: 0,
     engine: {
-      claudeBin: fakeClaudeSwitch,
+      claudeBin: FAKE_CLAUDE_SWITCH,
       env: { GATEWAY_TEST_SCENARIO_FILE: folders.scenarioFile, FAKE_CLAUDE_LOG: folders.fakeLog },
     },
     ...rest,

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
-import { echoFallback, startFakeMessagesApi } from "../fixtures/fake-messages-api.js";
+import { echoFallback, startFakeMessagesApi } from "../helpers/fake-messages-api.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { openEvents, startRudderGateway, type TestGateway } from "./helpers.js";
 

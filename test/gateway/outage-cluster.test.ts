@@ -9,8 +9,8 @@
 
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LoopbackProxy, startLoopbackProxy } from "../fixtures/loopback-proxy.js";
-import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
+import { type LoopbackProxy, startLoopbackProxy } from "../helpers/loopback-proxy.js";
+import { type PostgresCluster, startPostgresCluster } from "../helpers/postgres-cluster.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { isAlive } from "../tools/process-state.js";
 import { startTestGateway, type TestGateway } from "./helpers.js";

@@ -12,9 +12,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest";
-import { FAKE_CLAUDE } from "../claude-cli/helpers.js";
-import { type LoopbackProxy, startLoopbackProxy } from "../fixtures/loopback-proxy.js";
-import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
+import { FAKE_CLAUDE } from "../helpers/fixtures.js";
+import { type LoopbackProxy, startLoopbackProxy } from "../helpers/loopback-proxy.js";
+import { type PostgresCluster, startPostgresCluster } from "../helpers/postgres-cluster.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { openEvents, startTestGateway, type TestGateway } from "./helpers.js";
 import {

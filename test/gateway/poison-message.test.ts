@@ -11,9 +11,9 @@ import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { poll } from "../../bench/chaos/figures.js";
 import { type GatewayChildOptions, GatewayProcess } from "../../bench/gateway-process.js";
+import { FAKE_CLAUDE } from "../helpers/fixtures.js";
 import type { ApiMessage } from "./helpers.js";
 
-const FAKE_CLAUDE = join(import.meta.dirname, "..", "fixtures", "fake-claude");
 const root = mkdtempSync(join(tmpdir(), "rudder-poison-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SqliteGatewayStore } from "../../src/gateway/index.js";
 import { pidAlive } from "../claude-cli/helpers.js";
+import { fixturePath } from "../helpers/fixtures.js";
 import { waitFor } from "../helpers/wait-for.js";
 import {
   apiCaller,
@@ -40,14 +41,7 @@ afterEach(async () => {
 async function startChild(dataDir: string, scenarioFile: string, fakeLog: string) {
   const child = spawn(
     process.execPath,
-    [
-      "--import",
-      "tsx",
-      join(import.meta.dirname, "gateway-child.ts"),
-      dataDir,
-      scenarioFile,
-      fakeLog,
-    ],
+    ["--import", "tsx", fixturePath("gateway-child.ts"), dataDir, scenarioFile, fakeLog],
     { detached: true, stdio: ["ignore", "pipe", "pipe"] },
   );
   children.push(child);

@@ -8,10 +8,9 @@ import type { GatewayEvent } from "../../src/gateway/events.js";
 import { Router } from "../../src/gateway/routing/router.js";
 import { SqliteGatewayStore } from "../../src/gateway/store/sqlite/sqlite-store.js";
 import type { MessageRecord } from "../../src/gateway/store/store.js";
+import { FAKE_CLAUDE } from "../helpers/fixtures.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { fakeLogEntries } from "./helpers.js";
-
-const FAKE_CLAUDE = join(import.meta.dirname, "..", "fixtures", "fake-claude");
 
 /**
  * A real SQLite store whose `insertUserMessage` commits the row at once but resolves only when

@@ -1,12 +1,3 @@
-/**
- * A worker shutting down takes no channel: a message delivered through it (one already on its
- * way when SIGTERM came, since its sources stop taking new ones) is stored and left for the
- * other workers, and no lease of the channel stays with the closing worker: the others are
- * woken, and the first to claim the channel answers the message, once. Worker A is assembled from
- * its parts (a real PostgreSQL store, router and fake CLI agents) to reach the state its
- * shutdown is in; worker B is a whole gateway.
- */
-import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RegistryProcessPool } from "../../src/gateway/agents/process-pool.js";
@@ -14,11 +5,10 @@ import { ChannelOwnership } from "../../src/gateway/cluster/channel-ownership.js
 import { EventBus } from "../../src/gateway/event-bus.js";
 import { Router } from "../../src/gateway/routing/router.js";
 import { PostgresGatewayStore } from "../../src/gateway/store/postgres/postgres-store.js";
-import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
+import { FAKE_CLAUDE } from "../helpers/fixtures.js";
+import { type PostgresCluster, startPostgresCluster } from "../helpers/postgres-cluster.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { startTestGateway, type TestGateway } from "./helpers.js";
-
-const FAKE_CLAUDE = join(import.meta.dirname, "..", "fixtures", "fake-claude");
 
 let cluster: PostgresCluster;
 const cleanups: Array<() => Promise<unknown>> = [];

@@ -2,9 +2,10 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ChannelSource, SourceDelivery } from "../../src/gateway/index.js";
-import { freeLoopbackPort } from "../fixtures/free-port.js";
+import { FAKE_CLAUDE_SWITCH } from "../helpers/fixtures.js";
+import { freeLoopbackPort } from "../helpers/free-port.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { fakeClaudeSwitch, startTestGateway, type TestGateway, testFolders } from "./helpers.js";
+import { startTestGateway, type TestGateway, testFolders } from "./helpers.js";
 
 const gateways: TestGateway[] = [];
 afterEach(async () => {
@@ -87,7 +88,7 @@ describe("inbound channel sources", () => {
     try {
       const withEnv = await startTestGateway({
         prefix: "retries",
-        engine: { claudeBin: fakeClaudeSwitch, env: { GATEWAY_TEST_ENV_FILE: envFile } },
+        engine: { claudeBin: FAKE_CLAUDE_SWITCH, env: { GATEWAY_TEST_ENV_FILE: envFile } },
       });
       gateways.push(withEnv);
       await withEnv.api("POST", "/api/channels/env/messages", { text: "hi" });

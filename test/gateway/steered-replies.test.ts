@@ -10,12 +10,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
-import { claudeCodeEnv } from "../fixtures/claude-code-env.js";
+import { claudeCodeEnv } from "../helpers/claude-code-env.js";
 import {
   type FakeMessagesApi,
   lastUserText,
   startFakeMessagesApi,
-} from "../fixtures/fake-messages-api.js";
+} from "../helpers/fake-messages-api.js";
 import { waitFor } from "../helpers/wait-for.js";
 import {
   type ApiMessage,

@@ -13,12 +13,11 @@ import {
   echoFallback,
   type FakeMessagesApi,
   startFakeMessagesApi,
-} from "../fixtures/fake-messages-api.js";
-import { type PostgresCluster, startPostgresCluster } from "../fixtures/postgres-cluster.js";
+} from "../helpers/fake-messages-api.js";
+import { FAKE_CLAUDE, RUDDER_BIN } from "../helpers/fixtures.js";
+import { type PostgresCluster, startPostgresCluster } from "../helpers/postgres-cluster.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { RUDDER_BIN, startTestGateway, type TestGateway } from "./helpers.js";
-
-const FAKE_CLAUDE = join(import.meta.dirname, "..", "fixtures", "fake-claude");
+import { startTestGateway, type TestGateway } from "./helpers.js";
 
 let cluster: PostgresCluster;
 let api: FakeMessagesApi;

@@ -1,11 +1,12 @@
 import { join } from "node:path";
 import { afterEach, beforeAll, expect, it } from "vitest";
-import { lastToolResults } from "../fixtures/fake-messages-api.js";
+import { lastToolResults } from "../helpers/fake-messages-api.js";
+import { FAKE_MCP_SERVER, RUDDER_CLI } from "../helpers/fixtures.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { loadAgentSdkQuery } from "../protocol/agent-sdk-loader.js";
 import type { Options, QueryFunction, SDKMessage } from "../protocol/agent-sdk-types.js";
-import { protocolHarness, RUDDER_CLI } from "../protocol/helpers.js";
-import { FAKE_MCP_SERVER, isRunning, readPids } from "./mcp-helpers.js";
+import { protocolHarness } from "../protocol/helpers.js";
+import { isRunning, readPids } from "./mcp-helpers.js";
 
 // The Claude Agent SDK's `mcpServers` option reaches rudder as Claude Code gets it, by
 // either delivery: "argv" (`--mcp-config '{"mcpServers": ...}'`, the default of 0.3.x) or

@@ -1,8 +1,6 @@
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import type { StdioServerConfig } from "../../src/mcp/server-config.js";
-
-export const FAKE_MCP_SERVER = join(import.meta.dirname, "..", "fixtures", "fake-mcp-server.mjs");
+import { FAKE_MCP_SERVER } from "../helpers/fixtures.js";
 
 /** A stdio server entry that runs the fake MCP server with `args`. */
 export function fakeServer(name: string, args: string[] = []): StdioServerConfig {

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { FAKE_MCP_SERVER } from "../helpers/fixtures.js";
 import { protocolHarness, STREAM_ARGS } from "../protocol/helpers.js";
 
 /**
@@ -10,8 +11,6 @@ import { protocolHarness, STREAM_ARGS } from "../protocol/helpers.js";
  */
 const harness = protocolHarness();
 afterEach(() => harness.cleanup());
-
-const FAKE_MCP_SERVER = join(import.meta.dirname, "..", "fixtures", "fake-mcp-server.mjs");
 
 /** Gone entirely: neither running nor a zombie (a zombie keeps its /proc entry). */
 function pidGone(pid: number): boolean {

@@ -14,9 +14,10 @@ import {
   type FakeMessagesApi,
   lastToolResults,
   startFakeMessagesApi,
-} from "../fixtures/fake-messages-api.js";
+} from "../helpers/fake-messages-api.js";
+import { FAKE_MCP_SERVER } from "../helpers/fixtures.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { FAKE_MCP_SERVER, isRunning, readPids } from "./mcp-helpers.js";
+import { isRunning, readPids } from "./mcp-helpers.js";
 
 // The built `rudder run` with MCP servers from .mcp.json and --mcp-config, against the fake
 // Messages API: the model calls an MCP tool and reads its result, a server that cannot start

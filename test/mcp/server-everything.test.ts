@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { lastToolResults, type RecordedRequest } from "../fixtures/fake-messages-api.js";
+import { lastToolResults, type RecordedRequest } from "../helpers/fake-messages-api.js";
 import { protocolHarness } from "../protocol/helpers.js";
 import { runPrint, SDK_ENGINES } from "../protocol/sdk-engines.js";
 

@@ -9,7 +9,7 @@ import {
   type FakeMessagesApi,
   type ScriptStep,
   startFakeMessagesApi,
-} from "../fixtures/fake-messages-api.js";
+} from "../helpers/fake-messages-api.js";
 
 const servers: FakeMessagesApi[] = [];
 

@@ -3,13 +3,13 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { claudeCodeEnv } from "../fixtures/claude-code-env.js";
+import { claudeCodeEnv } from "../helpers/claude-code-env.js";
 import {
   type FakeMessagesApi,
   lastToolResults,
   type ScriptStep,
   startFakeMessagesApi,
-} from "../fixtures/fake-messages-api.js";
+} from "../helpers/fake-messages-api.js";
 
 /** Installed by scripts/install-claude-code.sh, which `npm test` runs first. */
 const CLAUDE = resolve(".cache/claude-code/node_modules/.bin/claude");

@@ -6,7 +6,7 @@ import {
   lastToolResults,
   lastUserText,
   startFakeMessagesApi,
-} from "../fixtures/fake-messages-api.js";
+} from "../helpers/fake-messages-api.js";
 
 const servers: FakeMessagesApi[] = [];
 
@@ -250,7 +250,7 @@ describe("fake Messages API", () => {
   it("runs as a program that prints its URL and echoes", async () => {
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", "test/fixtures/fake-messages-api.ts", "--port", "0"],
+      ["--import", "tsx", "test/helpers/fake-messages-api.ts", "--port", "0"],
       { detached: true, stdio: ["ignore", "pipe", "pipe"] },
     );
     child.stderr.resume();

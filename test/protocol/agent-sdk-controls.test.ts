@@ -1,5 +1,5 @@
-import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { FAKE_MCP_SERVER } from "../helpers/fixtures.js";
 import { inputQueue } from "./agent-sdk-input.js";
 import { loadAgentSdkQuery } from "./agent-sdk-loader.js";
 import type { Query, QueryFunction, SDKMessage } from "./agent-sdk-types.js";
@@ -13,7 +13,6 @@ import { SDK_ENGINES } from "./sdk-engines.js";
 const harness = protocolHarness();
 afterEach(() => harness.cleanup());
 
-const FAKE_MCP_SERVER = join(import.meta.dirname, "..", "fixtures", "fake-mcp-server.mjs");
 const START_MODEL = "claude-opus-5-5";
 const SWITCHED_MODEL = "claude-haiku-4-5-20251001";
 

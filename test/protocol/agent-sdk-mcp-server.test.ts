@@ -1,5 +1,5 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { lastToolResults } from "../fixtures/fake-messages-api.js";
+import { lastToolResults } from "../helpers/fake-messages-api.js";
 import { loadAgentSdk } from "./agent-sdk-loader.js";
 import type { AgentSdk, SDKMessage } from "./agent-sdk-types.js";
 import { protocolHarness } from "./helpers.js";

@@ -7,7 +7,7 @@ import {
   type RecordedRequest,
   type ScriptStep,
   startFakeMessagesApi,
-} from "../fixtures/fake-messages-api.js";
+} from "../helpers/fake-messages-api.js";
 import { type Line, protocolHarness, STREAM_ARGS } from "./helpers.js";
 
 const harness = protocolHarness();

@@ -6,11 +6,8 @@ import {
   type FakeMessagesApi,
   type ScriptStep,
   startFakeMessagesApi,
-} from "../fixtures/fake-messages-api.js";
-
-export const RUDDER_CLI = join(import.meta.dirname, "..", "..", "dist", "cli.js");
-/** An executable that runs the built CLI, for hosts that take one binary path. */
-export const RUDDER_BIN = join(import.meta.dirname, "..", "fixtures", "rudder-bin");
+} from "../helpers/fake-messages-api.js";
+import { RUDDER_CLI } from "../helpers/fixtures.js";
 
 export const STREAM_ARGS = [
   "run",

@@ -4,8 +4,9 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterEach, beforeAll, expect, it } from "vitest";
-import { lastToolResults } from "../fixtures/fake-messages-api.js";
-import { protocolHarness, RUDDER_CLI, writeSettings } from "./helpers.js";
+import { lastToolResults } from "../helpers/fake-messages-api.js";
+import { RUDDER_CLI } from "../helpers/fixtures.js";
+import { protocolHarness, writeSettings } from "./helpers.js";
 
 /**
  * Libraries built for Claude Code, on rudder: ai-sdk-provider-claude-code (generateText and

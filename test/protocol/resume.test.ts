@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { processesMatching } from "../fixtures/process-scan.js";
+import { processesMatching } from "../helpers/process-scan.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { protocolHarness, STREAM_ARGS } from "./helpers.js";
 

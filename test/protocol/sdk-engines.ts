@@ -1,7 +1,8 @@
 import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { RUDDER_CLI, type Sandbox } from "./helpers.js";
+import { RUDDER_CLI } from "../helpers/fixtures.js";
+import type { Sandbox } from "./helpers.js";
 
 /**
  * The two programs an Agent SDK host can drive, for scenarios run on both so that a

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { lastToolResults } from "../fixtures/fake-messages-api.js";
-import { FAKE_MCP_SERVER } from "../mcp/mcp-helpers.js";
+import { lastToolResults } from "../helpers/fake-messages-api.js";
+import { FAKE_MCP_SERVER } from "../helpers/fixtures.js";
 import { type Line, protocolHarness, type RudderChild, STREAM_ARGS } from "./helpers.js";
 
 // What the Agent SDK sends in `initialize` beyond prompts, answered by a hand-written host:

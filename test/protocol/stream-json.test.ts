@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { lastUserText } from "../fixtures/fake-messages-api.js";
-import { processesMatching } from "../fixtures/process-scan.js";
+import { lastUserText } from "../helpers/fake-messages-api.js";
+import { processesMatching } from "../helpers/process-scan.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { pidAlive, protocolHarness, STREAM_ARGS, writeSettings } from "./helpers.js";
 

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
-import type { ScriptStep } from "../fixtures/fake-messages-api.js";
+import type { ScriptStep } from "../helpers/fake-messages-api.js";
 import { type Line, protocolHarness, type Sandbox } from "./helpers.js";
 import { runPrint, SDK_ENGINES, type SdkEngine } from "./sdk-engines.js";
 

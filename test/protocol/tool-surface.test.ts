@@ -3,13 +3,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { claudeCodeEnv } from "../fixtures/claude-code-env.js";
+import { claudeCodeEnv } from "../helpers/claude-code-env.js";
 import {
   type FakeMessagesApi,
   lastToolResults,
   type RecordedRequest,
   startFakeMessagesApi,
-} from "../fixtures/fake-messages-api.js";
+} from "../helpers/fake-messages-api.js";
 import { protocolHarness, STREAM_ARGS, writeSettings } from "./helpers.js";
 
 /**

@@ -6,9 +6,10 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { processesMatching } from "../fixtures/process-scan.js";
+import { FAKE_MCP_SERVER } from "../helpers/fixtures.js";
+import { processesMatching } from "../helpers/process-scan.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { FAKE_MCP_SERVER, isRunning, readPids } from "../mcp/mcp-helpers.js";
+import { isRunning, readPids } from "../mcp/mcp-helpers.js";
 import { rudderFixture } from "./rudder-fixture.js";
 
 const fixture = rudderFixture("rudder-owned-");

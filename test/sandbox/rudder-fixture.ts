@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach } from "vitest";
 import { killRudderGroup, type RudderRun, startRudder } from "../cli/rudder-process.js";
-import { type FakeMessagesApi, startFakeMessagesApi } from "../fixtures/fake-messages-api.js";
+import { type FakeMessagesApi, startFakeMessagesApi } from "../helpers/fake-messages-api.js";
 
 export interface RudderFixture {
   /** The fake Messages API, answering "done" when nothing was pushed. */

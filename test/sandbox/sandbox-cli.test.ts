@@ -17,7 +17,7 @@ import {
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { findExecutable } from "../../src/sandbox/bubblewrap-probe.js";
-import { processesMatching } from "../fixtures/process-scan.js";
+import { processesMatching } from "../helpers/process-scan.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { rudderFixture } from "./rudder-fixture.js";
 import { NO_BUBBLEWRAP } from "./sandbox-helpers.js";

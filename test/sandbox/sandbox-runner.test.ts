@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { findExecutable } from "../../src/sandbox/bubblewrap-probe.js";
 import { runCommand } from "../../src/tools/run-command.js";
-import { processesMatching } from "../fixtures/process-scan.js";
+import { processesMatching } from "../helpers/process-scan.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { NO_BUBBLEWRAP, type SandboxFixture, sandboxFixture } from "./sandbox-helpers.js";
 

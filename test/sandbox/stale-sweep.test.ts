@@ -7,7 +7,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ownPidsFolder } from "../../src/sandbox/pids-cgroup.js";
-import { processesMatching } from "../fixtures/process-scan.js";
+import { processesMatching } from "../helpers/process-scan.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { rudderFixture } from "./rudder-fixture.js";
 import { NO_BUBBLEWRAP } from "./sandbox-helpers.js";

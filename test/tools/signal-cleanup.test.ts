@@ -1,10 +1,10 @@
 import { spawn } from "node:child_process";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { fixturePath } from "../helpers/fixtures.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { isAlive } from "./process-state.js";
 
-const fixture = join(import.meta.dirname, "fixtures", "signal-cleanup.ts");
+const fixture = fixturePath("signal-cleanup.ts");
 const cleanup: (() => void)[] = [];
 
 afterEach(() => {

@@ -16,7 +16,7 @@ import { PermissionRequests } from "../../../src/gateway/agents/permission-reque
 import { EventBus } from "../../../src/gateway/event-bus.js";
 import type { GatewayEvent } from "../../../src/gateway/events.js";
 import { GatewayClosedError } from "../../../src/gateway/routing/router.js";
-import { type FakeTelegramApi, startFakeTelegramApi } from "../../fixtures/fake-telegram-api.js";
+import { type FakeTelegramApi, startFakeTelegramApi } from "../../helpers/fake-telegram-api.js";
 import { waitFor } from "../../helpers/wait-for.js";
 
 interface Delivered {

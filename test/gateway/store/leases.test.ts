@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresGatewayStore } from "../../../src/gateway/store/postgres/postgres-store.js";
-import { type PostgresCluster, startPostgresCluster } from "../../fixtures/postgres-cluster.js";
+import { type PostgresCluster, startPostgresCluster } from "../../helpers/postgres-cluster.js";
 import { waitFor } from "../../helpers/wait-for.js";
 
 let cluster: PostgresCluster;

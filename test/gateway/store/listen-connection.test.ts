@@ -10,7 +10,7 @@ import type { GatewayEvent } from "../../../src/gateway/events.js";
 import { EVENTS_CHANNEL } from "../../../src/gateway/store/postgres/lone-writes.js";
 import { PostgresGatewayStore } from "../../../src/gateway/store/postgres/postgres-store.js";
 import type { SharedEvent } from "../../../src/gateway/store/shared-store.js";
-import { type PostgresCluster, startPostgresCluster } from "../../fixtures/postgres-cluster.js";
+import { type PostgresCluster, startPostgresCluster } from "../../helpers/postgres-cluster.js";
 import { waitFor } from "../../helpers/wait-for.js";
 
 let cluster: PostgresCluster;

@@ -13,7 +13,7 @@ import { MessageWrites } from "../../../src/gateway/store/postgres/message-write
 import { PostgresGatewayStore } from "../../../src/gateway/store/postgres/postgres-store.js";
 import { WriteBatch } from "../../../src/gateway/store/postgres/write-batch.js";
 import type { SharedEvent } from "../../../src/gateway/store/shared-store.js";
-import { type PostgresCluster, startPostgresCluster } from "../../fixtures/postgres-cluster.js";
+import { type PostgresCluster, startPostgresCluster } from "../../helpers/postgres-cluster.js";
 
 let cluster: PostgresCluster;
 const closing: Array<() => Promise<unknown>> = [];

@@ -8,7 +8,7 @@ import { PermissionRequests } from "../../../src/gateway/agents/permission-reque
 import { EventBus } from "../../../src/gateway/event-bus.js";
 import type { GatewayEvent } from "../../../src/gateway/events.js";
 import { PostgresGatewayStore } from "../../../src/gateway/store/postgres/postgres-store.js";
-import { type PostgresCluster, startPostgresCluster } from "../../fixtures/postgres-cluster.js";
+import { type PostgresCluster, startPostgresCluster } from "../../helpers/postgres-cluster.js";
 import { waitFor } from "../../helpers/wait-for.js";
 
 let cluster: PostgresCluster;

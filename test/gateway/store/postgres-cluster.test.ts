@@ -1,10 +1,11 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { createInterface } from "node:readline";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type PostgresCluster, startPostgresCluster } from "../../fixtures/postgres-cluster.js";
+import { fixturePath } from "../../helpers/fixtures.js";
+import { type PostgresCluster, startPostgresCluster } from "../../helpers/postgres-cluster.js";
 import { waitFor } from "../../helpers/wait-for.js";
 
 /** The state letter of a process (`Z` is a zombie: dead), or null when it is gone. */
@@ -76,7 +77,7 @@ describe("the throwaway PostgreSQL cluster of the tests", () => {
   it("dies with its owner: a SIGKILLed test process leaves no server and no folder", async () => {
     const owner = spawn(
       process.execPath,
-      ["--import", "tsx", join(import.meta.dirname, "postgres-owner-child.ts")],
+      ["--import", "tsx", fixturePath("postgres-owner-child.ts")],
       { stdio: ["ignore", "pipe", "inherit"] },
     );
     let started: { dataFolder: string; backendPid: number };

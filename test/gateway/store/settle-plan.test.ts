@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { STARTED_ONE, STATE_ONE } from "../../../src/gateway/store/postgres/lone-writes.js";
 import { settleStatement } from "../../../src/gateway/store/postgres/postgres-settle.js";
 import { PostgresGatewayStore } from "../../../src/gateway/store/postgres/postgres-store.js";
-import { type PostgresCluster, startPostgresCluster } from "../../fixtures/postgres-cluster.js";
+import { type PostgresCluster, startPostgresCluster } from "../../helpers/postgres-cluster.js";
 
 let cluster: PostgresCluster;
 let store: PostgresGatewayStore | undefined;

@@ -5,7 +5,7 @@ import { afterAll, afterEach } from "vitest";
 import { PostgresGatewayStore } from "../../../src/gateway/store/postgres/postgres-store.js";
 import { SqliteGatewayStore } from "../../../src/gateway/store/sqlite/sqlite-store.js";
 import type { GatewayStore } from "../../../src/gateway/store/store.js";
-import { type PostgresCluster, startPostgresCluster } from "../../fixtures/postgres-cluster.js";
+import { type PostgresCluster, startPostgresCluster } from "../../helpers/postgres-cluster.js";
 
 export interface StoreAdapter {
   name: string;

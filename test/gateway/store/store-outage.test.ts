@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EventBus } from "../../../src/gateway/event-bus.js";
 import { PostgresGatewayStore } from "../../../src/gateway/store/postgres/postgres-store.js";
 import { StoreUnavailableError } from "../../../src/gateway/store/store-unavailable-error.js";
-import { type LoopbackProxy, startLoopbackProxy } from "../../fixtures/loopback-proxy.js";
-import { type PostgresCluster, startPostgresCluster } from "../../fixtures/postgres-cluster.js";
+import { type LoopbackProxy, startLoopbackProxy } from "../../helpers/loopback-proxy.js";
+import { type PostgresCluster, startPostgresCluster } from "../../helpers/postgres-cluster.js";
 import { waitFor } from "../../helpers/wait-for.js";
 
 let cluster: PostgresCluster;
