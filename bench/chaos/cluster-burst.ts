@@ -8,8 +8,8 @@
 import { join } from "node:path";
 import pg from "pg";
 import { pidAlive } from "../../test/claude-cli/helpers.js";
-import type { PostgresCluster } from "../../test/helpers/postgres-cluster.js";
 import { type ApiMessage, fakeLogEntries } from "../../test/gateway/helpers.js";
+import type { PostgresCluster } from "../../test/helpers/postgres-cluster.js";
 import { GatewayProcess } from "../gateway-process.js";
 import { type Figure, figure, poll } from "./figures.js";
 

@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { pidAlive } from "../../test/claude-cli/helpers.js";
+import type { ApiMessage } from "../../test/gateway/helpers.js";
 import {
   echoFallback,
   type FakeMessagesApi,
@@ -13,7 +14,6 @@ import {
   startFakeMessagesApi,
 } from "../../test/helpers/fake-messages-api.js";
 import { processesMatching } from "../../test/helpers/process-scan.js";
-import type { ApiMessage } from "../../test/gateway/helpers.js";
 import { GatewayProcess, residentMiB } from "../gateway-process.js";
 import { type Figure, figure, mib, poll } from "./figures.js";
 
