@@ -2,7 +2,9 @@
  * The documentation's relative links lead somewhere: in README.md, ARCHITECTURE.md and every
  * page under docs/, each link to a file names one that exists, and each `#anchor` matches a
  * heading of its target as GitHub makes anchors of headings. Links inside code are not links;
- * links to other sites are not checked (no network in tests).
+ * links to other sites are not checked (no network in tests). A file of the repository named in
+ * code (`src/...`, `test/...`, `bench/...`, `scripts/...`, `docs/...`, `web/src/...`) exists too,
+ * so a page does not point at a file that moved.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -82,12 +84,35 @@ function brokenLinks(file: string, markdown: string): string[] {
   return broken;
 }
 
+/** Paths of the repository named in code spans that name no file or folder (patterns aside). */
+function missingPaths(file: string, markdown: string): string[] {
+  const missing: string[] = [];
+  for (const match of markdown.matchAll(/`((?:src|test|bench|scripts|docs|web)\/[^`\s]*)`/g)) {
+    const path = match[1] ?? "";
+    if (/[*<>]|\.\.\./.test(path) || path.startsWith("web/dist")) continue;
+    if (!existsSync(join(repository, path))) {
+      missing.push(`${relative(repository, file)}: ${path}`);
+    }
+  }
+  return missing;
+}
+
 describe("documentation links", () => {
   it("every relative link and anchor in README.md, ARCHITECTURE.md and docs/ resolves", () => {
     const files = documentationFiles();
     expect(files.length).toBeGreaterThan(10);
     const broken = files.flatMap((file) => brokenLinks(file, readFileSync(file, "utf8")));
     expect(broken).toEqual([]);
+  });
+
+  it("every file of the repository the pages name in code exists", () => {
+    const missing = documentationFiles().flatMap((file) =>
+      missingPaths(file, readFileSync(file, "utf8")),
+    );
+    expect(missing).toEqual([]);
+    expect(missingPaths(join(repository, "README.md"), "`src/no-such-file.ts` `src/*.ts`")).toEqual(
+      ["README.md: src/no-such-file.ts"],
+    );
   });
 
   it("makes anchors of headings as GitHub does", () => {
