@@ -94,10 +94,10 @@ function listFlag(raw: string | undefined): string[] {
   return (raw ?? "").split(",").flatMap((entry) => (entry.trim() === "" ? [] : [entry.trim()]));
 }
 
-/** Resolves `--data`, defaulting to `~/.rudder`, and creates it. */
+/** Resolves `--data`, defaulting to `~/.rudder`, and creates it, 0700 (the gateway narrows an older one). */
 export function dataDirectory(raw: string | undefined, env: NodeJS.ProcessEnv): string {
   const directory = resolve(raw ?? env.RUDDER_HOME ?? join(env.HOME ?? homedir(), ".rudder"));
-  mkdirSync(directory, { recursive: true });
+  mkdirSync(directory, { recursive: true, mode: 0o700 });
   return directory;
 }
 

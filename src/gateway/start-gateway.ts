@@ -25,6 +25,7 @@ import { Scheduler } from "./scheduler/scheduler.js";
 import { waitForHeldWrites } from "./store/held-writes-at-shutdown.js";
 import { openStore } from "./store/open-store.js";
 import { patientWrites } from "./store/patient-writes.js";
+import { makeDataFolderPrivate } from "./store/private-data-folder.js";
 import { isSharedStore } from "./store/shared-store.js";
 import { sessionIdOf, TranscriptMirror } from "./transcripts/transcript-mirror.js";
 import { startTranscriptPruning } from "./transcripts/transcript-pruning.js";
@@ -52,6 +53,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   // Before anything is opened: a bad entry is the caller's mistake, named in one line.
   const trustedProxies = TrustedProxies.parse(options.trustProxy ?? []);
   if (trustedProxies instanceof Error) throw trustedProxies;
+  makeDataFolderPrivate(options.dataDir, log);
   const store = await openStore(options.store ?? { kind: "sqlite" }, options.dataDir, log);
   const token = await gatewayToken(options.dataDir, store).catch(async (error: unknown) => {
     await store.close();
@@ -207,13 +209,10 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   setMaxListeners(0, closing.signal);
   const host = options.host ?? "127.0.0.1";
   const hosts = new AllowedHosts(host, options.allowedHosts);
-  // With workers sharing a database, a code printed by one is traded once through any of them.
-  const linkCodes = new LinkCodes(
-    token,
-    isSharedStore(store)
-      ? { spend: (nonce, expiresAt) => store.spendLinkCode(nonce, expiresAt) }
-      : {},
-  );
+  // Traded codes are stored: one is traded once across restarts, and through any worker.
+  const linkCodes = new LinkCodes(token, {
+    spend: (nonce, expiresAt) => store.spendLinkCode(nonce, expiresAt),
+  });
   const streamLimits = new StreamLimits({
     ...(options.maxEventStreams === undefined ? {} : { maxTotal: options.maxEventStreams }),
     ...(options.maxEventStreamsPerClient === undefined

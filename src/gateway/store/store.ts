@@ -162,5 +162,11 @@ export interface GatewayStore extends TranscriptChunks {
    */
   sharedToken?(candidate: string): Promise<string>;
 
+  /**
+   * Marks the page-link code `nonce` as traded: true the first time, false after, across
+   * restarts (and, with a store several workers share, through whichever worker).
+   */
+  spendLinkCode(nonce: string, expiresAt: Date): Promise<boolean>;
+
   close(): Promise<void>;
 }

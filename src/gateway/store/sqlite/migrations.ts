@@ -1,4 +1,4 @@
-import type Database from "better-sqlite3";
+import Database from "better-sqlite3";
 
 /**
  * Versioned schema changes, applied in order. The database's `user_version`
@@ -98,6 +98,13 @@ export const migrations: readonly string[] = [
   `
   ALTER TABLE messages ADD COLUMN answers TEXT;
   `,
+  // Page-link codes already traded, so that a restart does not make one good again.
+  `
+  CREATE TABLE spent_link_codes (
+    nonce TEXT PRIMARY KEY,
+    expires_at TEXT NOT NULL
+  );
+  `,
 ];
 
 /** The schema version a fully migrated database reports. */
@@ -123,4 +130,15 @@ export function migrate(database: Database.Database): number {
     step();
   }
   return schemaVersion;
+}
+
+/** Opens the database at `path` in WAL mode with the store's settings, migrated. */
+export function openMigrated(path: string): Database.Database {
+  const database = new Database(path);
+  database.pragma("journal_mode = WAL");
+  database.pragma("synchronous = NORMAL");
+  database.pragma("foreign_keys = ON");
+  database.pragma("busy_timeout = 5000");
+  migrate(database);
+  return database;
 }

@@ -1,9 +1,8 @@
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import type { ContextUsage } from "../../agents/context-usage.js";
 import type { MessageState } from "../../events.js";
 import { newMessage } from "../new-message.js";
+import { createPrivateFile } from "../private-data-folder.js";
 import type {
   ChannelRecord,
   GatewayStore,
@@ -20,7 +19,8 @@ import {
   type TranscriptMerge,
 } from "../transcript-chunks.js";
 import { GroupCommit } from "./group-commit.js";
-import { migrate } from "./migrations.js";
+import { openMigrated } from "./migrations.js";
+import { spendLinkCode } from "./sqlite-link-codes.js";
 import { type ChannelRow, type MessageRow, toChannel, toMessage } from "./sqlite-rows.js";
 import { type ScheduleChange, SqliteSchedules } from "./sqlite-schedules.js";
 import { SqliteTranscripts } from "./sqlite-transcripts.js";
@@ -40,13 +40,8 @@ export class SqliteGatewayStore implements GatewayStore {
   readonly #schedules: SqliteSchedules;
 
   constructor(path: string) {
-    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-    this.#database = new Database(path);
-    this.#database.pragma("journal_mode = WAL");
-    this.#database.pragma("synchronous = NORMAL");
-    this.#database.pragma("foreign_keys = ON");
-    this.#database.pragma("busy_timeout = 5000");
-    migrate(this.#database);
+    if (path !== ":memory:") createPrivateFile(path);
+    this.#database = openMigrated(path);
     this.#transcripts = new SqliteTranscripts(this.#database);
     this.#commits = new GroupCommit(this.#database);
     this.#schedules = new SqliteSchedules(this.#database, this.#commits);
@@ -390,6 +385,10 @@ export class SqliteGatewayStore implements GatewayStore {
 
   updateSchedule(scheduleId: string, change: ScheduleChange): Promise<ScheduleRecord | null> {
     return this.#schedules.update(scheduleId, change);
+  }
+
+  spendLinkCode(nonce: string, expiresAt: Date): Promise<boolean> {
+    return this.#commits.write(() => spendLinkCode(this.#database, nonce, expiresAt));
   }
 
   async close(): Promise<void> {
