@@ -15,9 +15,10 @@ const dist = join(root, "dist");
 
 /**
  * Packages left to Node's own resolution: native addons and what ships binaries or reads its
- * own files relative to itself. They are loaded lazily (the gateway's store, the browser tests).
+ * own files relative to itself. They are loaded lazily (the gateway's store, the browser tests,
+ * the permission gate's bash grammar, which finds its WebAssembly beside its own module).
  */
-const EXTERNAL = ["better-sqlite3", "playwright-core"];
+const EXTERNAL = ["better-sqlite3", "playwright-core", "web-tree-sitter"];
 
 /**
  * Bundled code runs from dist/cli.js or a chunk beside it, not from the file tsc would have

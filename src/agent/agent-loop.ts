@@ -39,6 +39,8 @@ export interface AgentLoopDependencies {
   home?: string;
   /** Whether bash commands run in the OS sandbox, or per command (the permission gate's posture). */
   bashSandboxed?: boolean | ((command: string) => boolean);
+  /** A person can answer `confirm`: commands that destroy work ask in the sandbox too. */
+  askBeforeDestroying?: boolean;
   sessionId: string;
   systemPrompt?: string;
   confirm?: Confirm;

@@ -3,6 +3,7 @@ import type { BackgroundManager } from "../background/background-manager.js";
 import { shouldRunBackground } from "../background/background-manager.js";
 import type { HookRunner } from "../hooks/types.js";
 import type { ToolResultBlock, ToolUseBlock } from "../model/types.js";
+import { loadBashParser } from "../permissions/bash-parser.js";
 import { evaluatePermission } from "../permissions/evaluate.js";
 import type { PermissionRules, PermissionVerdict } from "../permissions/types.js";
 import { claudeToolResponse, partsAsBlocks } from "../tools/claude-code-response.js";
@@ -48,6 +49,11 @@ export interface DispatchContext {
    * sandbox's excluded commands run unconfined). Undefined: the old default.
    */
   bashSandboxed?: boolean | ((command: string) => boolean);
+  /**
+   * A person can answer `confirm` and has not opted out (`sandbox.askBeforeDestroying`):
+   * commands that destroy work ask in the sandbox too.
+   */
+  askBeforeDestroying?: boolean;
   sessionId: string;
   confirm?: Confirm;
   hooks?: HookRunner;
@@ -128,6 +134,7 @@ function verdictFor(
   const options = {
     ...(context.home === undefined ? {} : { home: context.home }),
     ...(sandboxed === undefined ? {} : { sandboxed }),
+    ...(context.askBeforeDestroying === true ? { askBeforeDestroying: true } : {}),
   };
   const given = evaluatePermission(name, input, context.rules, context.workspace, options);
   if (given.decision === "deny" || typeof input.path !== "string" || name === "glob") {
@@ -231,11 +238,19 @@ export async function dispatchToolUse(
     return finish(validationError(tool, issues));
   }
   let validInput = parsed.output as Record<string, unknown>;
-  const verdict = verdictFor(tool, validInput, context);
   const deny = (reason: string, prefix = "Permission denied") => {
     emit({ type: "permission_denied", toolUseId: block.id, name: tool.name, reason });
     return finish({ content: `${prefix}: ${reason}`, isError: true });
   };
+  // The grammar is loaded when the first bash command is judged, not at start-up.
+  if (judged(tool, validInput).name === "bash") {
+    const failure = await loadBashParser().then(
+      () => undefined,
+      (error: unknown) => (error instanceof Error ? error.message : String(error)),
+    );
+    if (failure !== undefined) return deny(`the gate could not load its bash parser: ${failure}`);
+  }
+  const verdict = verdictFor(tool, validInput, context);
   if (preHook?.blocked === true && preHook.permissionDecision !== "deny") {
     return deny(preHook.reason ?? "a PreToolUse hook blocked it", "Blocked by hook");
   }

@@ -13,6 +13,8 @@ export interface CommandContext {
 /** Stands for the home when the caller did not give it (a NUL cannot be in a real path). */
 const UNKNOWN_HOME = "/\u0000home";
 const HOME_PREFIX = /^(?:~|\$HOME|\$\{HOME(?:[:?=+-][^}]*)?\})(?=\/|$)/;
+/** `~+` and `$PWD` are the folder the command runs in. */
+const WORKING_PREFIX = /^(?:~\+|\$PWD|\$\{PWD\})(?=\/|$)/;
 
 export function homeOf(context: CommandContext): string {
   return context.home ?? UNKNOWN_HOME;
@@ -26,7 +28,12 @@ export function homeOf(context: CommandContext): string {
 export function resolvePath(word: string, context: CommandContext): string | undefined {
   let path = word;
   const home = HOME_PREFIX.exec(path);
+  const here = WORKING_PREFIX.exec(path);
   if (home) path = homeOf(context) + path.slice(home[0].length);
+  else if (here) {
+    if (context.cwd === undefined) return undefined;
+    path = context.cwd + path.slice(here[0].length);
+  } else if (/^~-(?=\/|$)/.test(path)) return undefined;
   else if (/^~[A-Za-z_][\w-]*(?=\/|$)/.test(path)) path = `/home/${path.slice(1)}`;
   if (path.includes("$") || path.includes("`")) {
     const variable = path.indexOf("$") === -1 ? path.indexOf("`") : path.indexOf("$");

@@ -55,6 +55,8 @@ export function builtinDenyReason(
 ): string | undefined {
   const [program = "", ...args] = command.argv;
   if (PRIVILEGE.has(program)) return `${program} runs commands with other privileges`;
+  const named = globNamesDenied(program);
+  if (named !== undefined) return `${program} could name ${named}, which is on the deny list`;
   if (POWER.has(program)) return `${program} stops or restarts the machine`;
   if (
     (program === "systemctl" || program === "loginctl") &&
@@ -93,6 +95,26 @@ export function builtinDenyReason(
   if (redirect) return `output is redirected to the block device ${redirect.target}`;
   if (INTERPRETERS.test(program) && forksForever(args.join(" "))) return "a fork bomb";
   return undefined;
+}
+
+/** Programs denied by name alone, which a glob in the program's place could name. */
+const DENIED_NAMES = [...PRIVILEGE, ...POWER, ...FORMATTERS, "mkfs", "killall5"];
+
+/** `su*`, `/???/s?do`: the denied program a glob could stand for, or undefined. */
+function globNamesDenied(program: string): string | undefined {
+  if (!/[*?[]/.test(program)) return undefined;
+  const source = program
+    .replace(/[.+^${}()|\\]/g, "\\$&")
+    .replace(/\*/g, ".*")
+    .replace(/\?/g, ".")
+    .replace(/\[!/g, "[^");
+  let pattern: RegExp;
+  try {
+    pattern = new RegExp(`^${source}$`);
+  } catch {
+    return undefined;
+  }
+  return DENIED_NAMES.find((name) => pattern.test(name));
 }
 
 /** Deleting, moving away or opening up the root folder, a system folder or a home. */

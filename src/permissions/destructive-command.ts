@@ -87,7 +87,8 @@ export function destructiveReason(
   return undefined;
 }
 
-function destructiveGit(args: string[]): string | undefined {
+/** Why a git command discards changes, files, branches or history, or undefined. */
+export function destructiveGit(args: string[]): string | undefined {
   let index = 0;
   while (index < args.length && args[index]!.startsWith("-")) {
     index += /^(?:-C|-c|--git-dir|--work-tree|--namespace)$/.test(args[index]!) ? 2 : 1;

@@ -2,6 +2,7 @@ import { posix } from "node:path";
 import { bashRuleMatches } from "./bash-rule.js";
 import { type CommandContext, homeOf, resolvePath } from "./command-paths.js";
 import { builtinDenyReason, forkBombReason } from "./deny-list.js";
+import { destroysWorkReason } from "./destroys-work.js";
 import { destructiveReason } from "./destructive-command.js";
 import type { PermissionRule } from "./parse-rule.js";
 import { inlineCodeReason, notReadOnlyReason } from "./read-only-command.js";
@@ -9,6 +10,7 @@ import { secretReason } from "./secret-paths.js";
 import type { SimpleCommand } from "./simple-command.js";
 import { CommandTooComplexError, splitCommand } from "./split-command.js";
 import type { PermissionDecision, PermissionVerdict } from "./types.js";
+import { notUnderstoodReason } from "./understood-command.js";
 
 export interface BashRules {
   deny: PermissionRule[];
@@ -22,14 +24,22 @@ export interface BashPosture {
   /** true: the OS sandbox confines the command; false: it does not; undefined: the old default. */
   sandboxed: boolean | undefined;
   defaultDecision: PermissionDecision | undefined;
+  /**
+   * A person can answer and has not opted out (`sandbox.askBeforeDestroying`): in the
+   * sandbox too, commands that delete or overwrite work ask.
+   */
+  askBeforeDestroying?: boolean;
 }
 
 /**
  * The verdict on one bash command line. Order: the built-in deny list, the
- * user's deny and ask rules; then, in the sandbox, allow. Outside it: reading a
- * secret location asks, the user's allow rules allow, destructive commands and
- * code the gate cannot read ask, and (when `sandboxed` is false) anything not
- * known to be read-only asks.
+ * user's deny and ask rules; then, in the sandbox, allow (but commands that
+ * destroy work ask when `askBeforeDestroying`). Outside it: reading a secret
+ * location asks, a bare allow rule allows, and (when `sandboxed` is false) a
+ * command with a word the gate does not understand asks; then the user's allow
+ * rules allow, destructive commands and code the gate cannot read ask, and
+ * (when `sandboxed` is false) anything not known to be read-only asks. A line the
+ * grammar cannot read asks.
  */
 export function evaluateBash(
   line: string,
@@ -68,8 +78,6 @@ export function evaluateBash(
   if (denied) return verdict("deny", `matches the deny rule ${denied.text}`);
   const asked = anyPart(rules.ask);
   if (asked) return verdict("ask", `matches the ask rule ${asked.text}`);
-  if (posture.sandboxed === true) return verdict("allow", "bash runs in the sandbox");
-
   const first = (judge: (part: SimpleCommand, context: CommandContext) => string | undefined) => {
     for (const [index, part] of parts.entries()) {
       const reason = judge(part, contexts[index]!);
@@ -77,12 +85,28 @@ export function evaluateBash(
     }
     return undefined;
   };
+  if (posture.sandboxed === true) {
+    const destroys = posture.askBeforeDestroying === true ? first(destroysWorkReason) : undefined;
+    if (destroys !== undefined) {
+      return verdict("ask", `${destroys}; work is not destroyed without a person's yes`);
+    }
+    return verdict("allow", "bash runs in the sandbox");
+  }
   const secret = first(secretReason);
   if (secret !== undefined) return verdict("ask", secret);
   // The user's allow rules come before the built-in ask list, which is only
   // a default: `Bash(rm:*)` means the user does not want to be asked about rm.
   const bare = rules.allow.find((rule) => rule.specifier === undefined);
   if (bare) return verdict("allow", `matches the allow rule ${bare.text}`);
+  if (posture.sandboxed === false) {
+    const unknown = first(notUnderstoodReason);
+    if (unknown !== undefined) {
+      return verdict(
+        "ask",
+        `${unknown}; without the sandbox, a command runs unasked only when every word of it is understood`,
+      );
+    }
+  }
   // Parts known to be read-only need no rule of their own (`npm test && git status`).
   const covered = parts.filter((part) => rules.allow.some((rule) => allows(rule, part)));
   if (

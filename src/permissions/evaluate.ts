@@ -24,12 +24,19 @@ export interface EvaluateOptions {
    * that have not chosen yet.
    */
   sandboxed?: boolean;
+  /**
+   * A person can answer this session's questions and has not opted out
+   * (`sandbox.askBeforeDestroying: false`): commands that delete or overwrite
+   * work ask even in the sandbox. Headless, nobody can answer: leave it unset.
+   */
+  askBeforeDestroying?: boolean;
 }
 
 const FILE_TOOLS = new Set(["read_file", "write_file", "edit_file", "glob"]);
 
 /**
- * Decides whether a tool call may run. Pure: no I/O, no prompts. Order:
+ * Decides whether a tool call may run. Pure: no I/O, no prompts; a bash call
+ * needs the grammar loaded first (`await loadBashParser()`, once). Order:
  * built-in deny list, user deny, user ask, user allow, built-in ask
  * (destructive commands), default. A bash command is split into its simple
  * commands: it is denied if any part is denied, asked about if any part is,
@@ -63,6 +70,7 @@ export function evaluatePermission(
         workspace,
         home: options.home,
         sandboxed: options.sandboxed,
+        ...(options.askBeforeDestroying === true ? { askBeforeDestroying: true } : {}),
         defaultDecision: options.defaultDecision,
       },
     );

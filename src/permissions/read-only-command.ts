@@ -1,4 +1,5 @@
 import { isHarmlessDevice, isWrite, operands } from "./command-paths.js";
+import { abbreviatesOption } from "./long-option.js";
 import { gitNotReadOnly } from "./read-only-git.js";
 import { sedIsReadOnly } from "./sed-script.js";
 import type { SimpleCommand } from "./simple-command.js";
@@ -15,7 +16,7 @@ const READ_ONLY = new Set(
     "diff cmp comm md5sum sha1sum sha224sum sha256sum sha384sum sha512sum b2sum cksum " +
     "cut tr nl od hexdump strings column fold fmt paste expand unexpand rev tac join seq sleep " +
     "grep egrep fgrep zgrep jq locale tty arch getconf lsblk lscpu lsb_release cd pushd popd " +
-    "dirs wait jobs exit numfmt base32 base64 basenc tsort lsof cal file"
+    "dirs wait jobs exit numfmt base32 base64 basenc tsort lsof cal file for ] ]]"
   ).split(" "),
 );
 
@@ -23,17 +24,22 @@ const READ_ONLY = new Set(
 const HARMLESS_ASSIGNMENT =
   /^(?:LANG|LC_[A-Z]+|TZ|NO_COLOR|FORCE_COLOR|COLUMNS|LINES|TERM|CI|DEBUG)=/;
 
-/** Options of otherwise read-only programs that write files or run programs. */
-const DANGEROUS_OPTIONS: Record<string, RegExp> = {
-  sort: /^(?:-[a-zA-Z]*o|--output|--compress-program)/,
-  rg: /^--pre(?:=|$|-glob)/,
-  fd: /^(?:-x|-X|--exec|--exec-batch)/,
-  tree: /^(?:-o|-R)/,
-  date: /^(?:-s|--set)/,
-  uniq: /^$/,
-  xxd: /^-[a-zA-Z]*r/,
-  file: /^-[a-zA-Z]*C/,
-  hostname: /^(?:-F|--file|-b|--boot)/,
+/**
+ * Options of otherwise read-only programs that write files or run programs: short forms as
+ * a pattern, long ones by name. GNU getopt and git accept any unambiguous abbreviation of a
+ * long option (`sort --out=F` is `--output=F`), so a long option that begins a dangerous
+ * one's name counts as that one.
+ */
+const DANGEROUS_OPTIONS: Record<string, { short?: RegExp; long?: string[] }> = {
+  sort: { short: /^-[a-zA-Z]*o/, long: ["output", "compress-program"] },
+  rg: { long: ["pre", "pre-glob"] },
+  fd: { short: /^-[a-zA-Z]*[xX]/, long: ["exec", "exec-batch"] },
+  tree: { short: /^-(?:o|R)/ },
+  date: { short: /^-[a-zA-Z]*s/, long: ["set"] },
+  uniq: {},
+  xxd: { short: /^-[a-zA-Z]*r/ },
+  file: { short: /^-[a-zA-Z]*C/, long: ["compile"] },
+  hostname: { short: /^-(?:F|b)/, long: ["file", "boot"] },
 };
 
 /** Programs whose safety depends on their options: any word only known at run time could be one. */
@@ -76,8 +82,15 @@ export function notReadOnlyReason(command: SimpleCommand): string | undefined {
         return `${program} with these words writes or runs something`;
       }
     }
-    if (args.some((arg) => dangerous.test(arg)))
+    if (
+      args.some(
+        (arg) =>
+          (dangerous.short?.test(arg) === true && !arg.startsWith("--")) ||
+          abbreviatesOption(arg, dangerous.long ?? []),
+      )
+    ) {
       return `${program} with these options writes or runs something`;
+    }
     return undefined;
   }
   if (READ_ONLY.has(program)) return undefined;
@@ -151,7 +164,10 @@ function awkNotReadOnly(args: string[]): string | undefined {
   let program: string | undefined;
   for (let index = 0; index < args.length; index += 1) {
     const word = args[index]!;
-    if (/^(?:-f|--file|-i|--include|-l|--load|-E|--exec)/.test(word)) {
+    if (
+      /^(?:-f|-i|-l|-E)/.test(word) ||
+      abbreviatesOption(word, ["file", "include", "load", "exec"])
+    ) {
       return "awk runs a program file the gate cannot read";
     }
     if (/^(?:-v|-F|--assign|--field-separator)$/.test(word)) index += 1;

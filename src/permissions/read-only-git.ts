@@ -1,3 +1,16 @@
+import { abbreviatesOption } from "./long-option.js";
+
+/** Options that write files or run programs; git takes any unambiguous abbreviation of them. */
+const DANGEROUS_LONG_OPTIONS = [
+  "output",
+  "ext-diff",
+  "open-files-in-pager",
+  "exec",
+  "upload-pack",
+  "receive-pack",
+  "textconv",
+];
+
 /**
  * Why a git command is not known to be read-only, or undefined when it only
  * reads the repository of the workspace. Options that point git at another
@@ -21,13 +34,7 @@ export function gitNotReadOnly(args: string[]): string | undefined {
   const subcommand = args[index];
   if (subcommand === undefined) return undefined;
   const rest = args.slice(index + 1);
-  if (
-    rest.some((arg) =>
-      /^--(?:output|ext-diff|open-files-in-pager|exec|upload-pack|receive-pack)(?:=|$)|^-O/.test(
-        arg,
-      ),
-    )
-  ) {
+  if (rest.some((arg) => /^-O/.test(arg) || abbreviatesOption(arg, DANGEROUS_LONG_OPTIONS))) {
     return `git ${subcommand} with these options can write files or run programs`;
   }
   const check = SUBCOMMANDS[subcommand];
@@ -90,7 +97,8 @@ const SUBCOMMANDS: Record<string, (rest: string[]) => boolean> = {
     /^(?:-[dfasum]|--delete|--force|--annotate|--sign|--local-user.*|--message.*|--file.*|-F)$/,
   ),
   remote: (rest) => rest.length === 0 || /^(?:-v|--verbose|show|get-url)$/.test(rest[0]!),
-  stash: firstIs(/^(?:list|show)$/),
+  // A bare `git stash` pushes a stash: it changes the working tree.
+  stash: (rest) => rest.length > 0 && firstIs(/^(?:list|show)$/)(rest),
   worktree: firstIs(/^list$/),
   reflog: firstIs(/^(?:show|list|exists)$/),
   config: (rest) =>

@@ -1,4 +1,3 @@
-import { posix } from "node:path";
 import { type CommandContext, homeOf, resolvePath } from "./command-paths.js";
 import type { SimpleCommand } from "./simple-command.js";
 
@@ -31,17 +30,15 @@ export const SECRET_PATHS = [
 /** Programs that only print their words; naming a path is not reading it. */
 const PRINTERS = new Set(["echo", "printf", "true", "false", ":"]);
 
-/** The secret location an absolute path lies in (or could, through a glob), or undefined. */
+/** The secret location an absolute path lies in (or could, through a glob or a variable), or undefined. */
 export function secretLocation(path: string, home: string): string | undefined {
-  const relative = posix.relative(home, path);
-  if (relative === "" || relative.startsWith("..") || posix.isAbsolute(relative)) return undefined;
-  const segments = relative.split("/");
+  const segments = path.split("/").filter((segment) => segment !== "");
+  const homeSegments = home.split("/").filter((segment) => segment !== "");
   for (const secret of SECRET_PATHS) {
-    const parts = secret.split("/");
+    const target = [...homeSegments, ...secret.split("/")];
     if (
-      parts.every(
-        (part, index) => segments[index] !== undefined && segmentMatches(segments[index]!, part),
-      )
+      segments.length >= target.length &&
+      target.every((part, index) => segmentMatches(segments[index]!, part))
     ) {
       return `~/${secret}`;
     }
@@ -49,9 +46,22 @@ export function secretLocation(path: string, home: string): string | undefined {
   return undefined;
 }
 
+/** What a process's folder under /proc gives away: its environment (the API key), memory, files. */
+const PROCESS_SECRETS =
+  /^\/proc\/[^/]+\/(?:task\/[^/]+\/)?(?:environ|mem|root|cwd|fd|map_files)(?:\/|$)/;
+/** Programs that read every file under a folder they are given (`grep -r X ~`). */
+const RECURSIVE_READERS = /^(?:rg|ag|ack|ugrep|rgrep)$/;
+
 /** Why a command reads or names a secret location, or undefined. */
 export function secretReason(command: SimpleCommand, context: CommandContext): string | undefined {
-  if (PRINTERS.has(command.argv[0] ?? "")) return undefined;
+  const program = command.argv[0] ?? "";
+  if (PRINTERS.has(program)) return undefined;
+  const recursive =
+    RECURSIVE_READERS.test(program) ||
+    (/^[ez]?grep$|^[ef]grep$/.test(program) &&
+      command.argv.some((word) =>
+        /^-[a-zA-Z]*[rR]|^--(?:recursive|dereference-recursive|directories=recurse)$/.test(word),
+      ));
   const words = [
     ...command.argv.slice(1),
     ...command.redirects.filter((item) => item.body === undefined).map((item) => item.target),
@@ -60,17 +70,24 @@ export function secretReason(command: SimpleCommand, context: CommandContext): s
     for (const candidate of [word, word.slice(word.indexOf("=") + 1), word.replace(/^@/, "")]) {
       if (/\$\{?RUDDER_HOME\b/.test(candidate)) return `${word} is rudder's data folder`;
       const path = resolvePath(candidate, context);
-      const secret = path === undefined ? undefined : secretLocation(path, homeOf(context));
+      if (path === undefined) continue;
+      if (PROCESS_SECRETS.test(path)) return `${word} gives away a process's environment or files`;
+      const secret = secretLocation(path, homeOf(context));
       if (secret !== undefined) {
         return `${word} is in ${secret}, which holds credentials${secret === "~/.rudder" ? " (rudder's token)" : ""}`;
+      }
+      const home = homeOf(context);
+      if (recursive && (home === path || home.startsWith(`${path === "/" ? "" : path}/`))) {
+        return `${program} reads every file under ${word}, where credentials are kept`;
       }
     }
   }
   return undefined;
 }
 
-/** Whether a path segment, maybe a glob, could name `name`. */
+/** Whether a path segment, maybe a glob or holding a variable, could name `name`. */
 function segmentMatches(segment: string, name: string): boolean {
+  if (/\$/.test(segment)) return true;
   if (!/[*?[]/.test(segment)) return segment === name;
   const source = segment
     .replace(/[.+^${}()|\\]/g, "\\$&")

@@ -30,15 +30,19 @@ export function sedIsReadOnly(args: string[]): boolean {
         return false;
       }
     } else if (word.startsWith("-") && word.length > 1) {
+      // A cluster such as `-ne`, `-l5`: `e` and `l` take the rest of the word, or the next one.
       const letters = word.slice(1);
-      if (/[if]/.test(letters)) return false;
-      const at = letters.indexOf("e");
-      if (at !== -1) {
-        sawExpression = true;
-        scripts.push(at < letters.length - 1 ? letters.slice(at + 1) : (args[index + 1] ?? ""));
-        if (at === letters.length - 1) index += 1;
-      } else if (letters.includes("l")) {
-        index += 1;
+      for (let at = 0; at < letters.length; at += 1) {
+        const letter = letters[at]!;
+        if (letter === "e" || letter === "l") {
+          const value = at < letters.length - 1 ? letters.slice(at + 1) : (args[++index] ?? "");
+          if (letter === "e") {
+            sawExpression = true;
+            scripts.push(value);
+          }
+          break;
+        }
+        if (!/[nrEsuz]/.test(letter)) return false;
       }
     } else {
       rest.push(word);

@@ -23,4 +23,11 @@ export interface SimpleCommand {
    * known to be read-only.
    */
   via?: string;
+  /**
+   * Why a word of the command is not understood, when one is not: an expansion that runs
+   * code (`$(...)`, `${x@P}`, an array subscript) or whose value the gate cannot know.
+   */
+  unknown?: string;
+  /** Words the shell would match against file names (an unquoted `*`, `?` or `[`), after expansion. */
+  globbed?: string[];
 }

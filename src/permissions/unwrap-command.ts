@@ -19,8 +19,6 @@ const KEYWORDS = new Set([
   "until",
   "esac",
 ]);
-/** Headers whose words are data, not a command (`for x in a b`, `case $x in`). */
-const HEADERS = new Set(["for", "select", "case"]);
 export const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "busybox"]);
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/;
 /** Options after which `script`, `flock` and `sg` take a command line (`su -c` stays `su`, denied). */
@@ -50,7 +48,9 @@ export function unwrapCommand(
     const inner = split(script, depth + 1).map((item) => ({ ...item, via: item.via ?? how }));
     const outer: SimpleCommand = { argv: [], redirects: command.redirects };
     if (assignments.length > 0) outer.assignments = assignments;
-    return command.redirects.length > 0 || assignments.length > 0 ? [outer, ...inner] : inner;
+    if (command.unknown !== undefined) outer.unknown = command.unknown;
+    const kept = command.redirects.length > 0 || assignments.length > 0 || command.unknown;
+    return kept ? [outer, ...inner] : inner;
   };
   for (let dropped = true; dropped; ) {
     const before = argv.length;
@@ -62,7 +62,6 @@ export function unwrapCommand(
     }
     dropped = argv.length < before;
   }
-  if (argv.length > 0 && HEADERS.has(argv[0]!)) return [];
   for (let guard = 0; guard < 32; guard += 1) {
     while (argv.length > 0 && ASSIGNMENT.test(argv[0]!)) {
       assignments.push(argv[0]!);
@@ -85,12 +84,15 @@ export function unwrapCommand(
     argv = unwrapped.length > 0 ? unwrapped : program === "xargs" ? ["echo"] : [program];
     if (unwrapped.length === 0) break;
   }
-  if (argv.length === 0 && command.redirects.length === 0 && assignments.length === 0) return [];
+  const empty = argv.length === 0 && command.redirects.length === 0 && assignments.length === 0;
+  if (empty && command.unknown === undefined) return [];
   const main: SimpleCommand = { argv, redirects: command.redirects };
   if (written !== undefined && argv.length > 0 && written !== argv[0])
     main.programAsWritten = written;
   if (assignments.length > 0) main.assignments = assignments;
   if (via !== undefined) main.via = via;
+  if (command.unknown !== undefined) main.unknown = command.unknown;
+  if (command.globbed !== undefined) main.globbed = command.globbed;
   if (argv[0] !== "find") return [main];
   const started = findExecCommands(argv).flatMap((found) => unwrapCommand(found, depth + 1, split));
   return [main, ...started];

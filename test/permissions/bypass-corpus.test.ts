@@ -1,7 +1,10 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { loadBashParser } from "../../src/permissions/bash-parser.js";
 import { evaluatePermission } from "../../src/permissions/evaluate.js";
 import { emptyRules, type PermissionRules } from "../../src/permissions/types.js";
 import { readCorpus } from "./corpus.js";
+
+beforeAll(() => loadBashParser());
 
 const home = "/home/me";
 const workspace = "/home/me/project";

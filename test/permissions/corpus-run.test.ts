@@ -1,13 +1,16 @@
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DispatchContext, dispatchToolUse } from "../../src/agent/tool-dispatch.js";
+import { loadBashParser } from "../../src/permissions/bash-parser.js";
 import { evaluatePermission } from "../../src/permissions/evaluate.js";
 import { emptyRules, type PermissionRules } from "../../src/permissions/types.js";
 import { createBashTool } from "../../src/tools/bash-tool.js";
 import { NO_BUBBLEWRAP, sandboxFixture } from "../sandbox/sandbox-helpers.js";
 import { readCorpus } from "./corpus.js";
+
+beforeAll(() => loadBashParser());
 
 /**
  * The bypass corpus run for real through the dispatch path (gate, then the

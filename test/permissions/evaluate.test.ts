@@ -1,6 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { loadBashParser } from "../../src/permissions/bash-parser.js";
 import { evaluatePermission } from "../../src/permissions/evaluate.js";
 import { emptyRules, type PermissionRules } from "../../src/permissions/types.js";
+
+beforeAll(() => loadBashParser());
 
 const workspace = "/work/project";
 const bash = (
@@ -90,17 +93,26 @@ describe("built-in ask list", () => {
     "ls && rm x",
     "$CMD -rf build",
     "{sudo,} id",
-    "/usr/bin/su?o id",
     '"$(printf sudo)" id',
   ])("asks about %s", (command) => {
     expect(bash(command).decision).toBe("ask");
   });
 
+  it.each(["/usr/bin/su?o id", "/???/s[u]do id", "/sbin/shut* now"])(
+    "denies a program name made by a glob that could name a denied program: %s",
+    (command) => {
+      expect(bash(command).decision).toBe("deny");
+    },
+  );
+
   it("asks about a command nested too deeply to check", () => {
     const verdict = bash(`${"eval ".repeat(40)}sudo id`);
     expect(verdict.decision).not.toBe("allow");
-    expect(bash(`${"(".repeat(5000)}ls${")".repeat(5000)}`).decision).toBe("ask");
-    expect(bash(`echo ${"`".repeat(3)}`).decision).toBe("allow");
+    expect(bash(`echo ${"$(".repeat(200)}ls${")".repeat(200)}`).decision).toBe("ask");
+    // 5000 parentheses open with `((`: bash reads arithmetic, and so does the grammar.
+    expect(bash(`${"(".repeat(5000)}ls${")".repeat(5000)}`).decision).not.toBe("deny");
+    // An unclosed backtick is a syntax error to bash and to the grammar: asked, never run unasked.
+    expect(bash(`echo ${"`".repeat(3)}`).decision).toBe("ask");
   });
 
   it("gives way to the user's allow rule, as it is only a default", () => {

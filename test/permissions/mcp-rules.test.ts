@@ -1,8 +1,11 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { loadBashParser } from "../../src/permissions/bash-parser.js";
 import { evaluatePermission } from "../../src/permissions/evaluate.js";
 import { parseMcpName } from "../../src/permissions/mcp-rule.js";
 import { parsePermissionRule, validatePermissionRules } from "../../src/permissions/parse-rule.js";
 import { emptyRules, type PermissionRules } from "../../src/permissions/types.js";
+
+beforeAll(() => loadBashParser());
 
 const WORKSPACE = "/work/project";
 

@@ -1,5 +1,8 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { loadBashParser } from "../../src/permissions/bash-parser.js";
 import { splitCommand } from "../../src/permissions/split-command.js";
+
+beforeAll(() => loadBashParser());
 
 const argvs = (line: string) => splitCommand(line).map((command) => command.argv);
 
@@ -125,12 +128,16 @@ describe("splitCommand", () => {
       ["cat"],
       ["echo", "done"],
     ]);
-    expect(argvs("cat <<EOF\n$(sudo id)\nEOF")).toEqual([["cat"], ["sudo", "id"]]);
+    expect(argvs("cat <<EOF\n$(sudo id)\nEOF")).toEqual([["sudo", "id"], ["cat"]]);
     expect(argvs("cat <<-EOF\n\tbody\n\tEOF\nls")).toEqual([["cat"], ["ls"]]);
   });
 
   it("reads compound commands as the commands inside them", () => {
-    expect(argvs("for f in *.c; do rm $f; done")).toEqual([["rm", "$f"]]);
+    // A for loop's list is a command of its own: its words are read (and judged) too.
+    expect(argvs("for f in *.c; do rm $f; done")).toEqual([
+      ["for", "*.c"],
+      ["rm", "$f"],
+    ]);
     expect(argvs("if test -f x; then rm x; else echo no; fi")).toEqual([
       ["test", "-f", "x"],
       ["rm", "x"],
