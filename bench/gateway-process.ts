@@ -5,6 +5,7 @@
 // options name (the fake Claude CLI, or rudder itself against a fake Messages API).
 import { type ChildProcess, spawn } from "node:child_process";
 import { appendFileSync, readFileSync } from "node:fs";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { createInterface } from "node:readline";
 import type { GatewayOptions } from "../src/gateway/index.js";
 
@@ -18,6 +19,8 @@ export interface GatewayStats {
   heapTotalMiB: number;
   externalMiB: number;
   streams: number;
+  /** The longest the event loop was held since the last `stats` (or the start), in ms. */
+  loopDelayMaxMs: number;
 }
 
 /** Resident set size of a process in MiB, from /proc (Linux); 0 once it is gone. */
@@ -36,6 +39,8 @@ async function runGateway(options: GatewayChildOptions): Promise<void> {
     ...options,
     logger: (line) => process.stderr.write(`${line}\n`),
   });
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
   process.stdout.write(`${JSON.stringify({ url: gateway.url, token: gateway.token })}\n`);
   for await (const line of createInterface({ input: process.stdin })) {
     if (line !== "stats") break;
@@ -50,7 +55,9 @@ async function runGateway(options: GatewayChildOptions): Promise<void> {
       heapTotalMiB: memory.heapTotal / 2 ** 20,
       externalMiB: memory.external / 2 ** 20,
       streams: gateway.eventStreams(),
+      loopDelayMaxMs: loopDelay.max / 1e6,
     };
+    loopDelay.reset();
     process.stdout.write(`${JSON.stringify(stats)}\n`);
   }
   await gateway.close();

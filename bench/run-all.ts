@@ -17,6 +17,7 @@ const BENCHES = [
   "runner.ts",
   "startup.ts",
   "gateway.ts",
+  "agent-cap.ts",
   "sse-flood.ts",
   "sandbox.ts",
   "long-session.ts",

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { setPriority } from "node:os";
 import { encodeNdjsonLine, NdjsonDecoder, type NdjsonError } from "./ndjson.js";
 import { execFailure, withParentDeathSignal } from "./parent-death.js";
 import { StderrTail } from "./stderr-tail.js";
@@ -37,7 +38,11 @@ export class ClaudeChild {
 
   constructor(
     command: readonly string[],
-    spawnOptions: { cwd: string | undefined; env: Record<string, string> },
+    spawnOptions: {
+      cwd: string | undefined;
+      env: Record<string, string>;
+      niceness?: number | undefined;
+    },
     handlers: ClaudeChildHandlers,
     maxLineLength: number | undefined,
   ) {
@@ -49,6 +54,13 @@ export class ClaudeChild {
       detached: true,
     });
     this.process = child;
+    if (spawnOptions.niceness !== undefined && child.pid !== undefined) {
+      try {
+        setPriority(child.pid, spawnOptions.niceness);
+      } catch {
+        // Gone already, or a system that refuses: the child runs at the host's priority.
+      }
+    }
     this.#beforeWrite = handlers.beforeWrite;
     trackChild(child);
     const decoder = new NdjsonDecoder(

@@ -27,6 +27,11 @@ export interface ClaudeProcessOptions extends CommandOptions {
    * killed by what the agent does next).
    */
   beforeWrite?: (() => void) | undefined;
+  /**
+   * The child's scheduling niceness (Unix `nice`, 0-19), set as it starts, so its work (and
+   * what it starts) yields the processor to its host's under load. Default: the host's.
+   */
+  niceness?: number | undefined;
 }
 
 export interface RunTurnOptions {

@@ -166,7 +166,11 @@ export class ClaudeProcess {
   #spawn(): ClaudeChild {
     const child: ClaudeChild = new ClaudeChild(
       this.buildCommand(),
-      { cwd: this.options.cwd, env: buildChildEnvironment(this.options) },
+      {
+        cwd: this.options.cwd,
+        env: buildChildEnvironment(this.options),
+        niceness: this.options.niceness,
+      },
       {
         onLine: (line) => {
           if (this.#child === child) this.#onLine(line);

@@ -16,6 +16,8 @@ export interface RunnerRegistryOptions {
   logger?: RegistryLogger;
   /** How often the reaper runs; default a quarter of `idleMinutes`, between 1 s and 60 s. */
   reapIntervalMs?: number;
+  /** Called each time a process the registry stopped (reaped, stopped, evicted) is gone. */
+  onFreed?: () => void;
 }
 
 /**
@@ -34,12 +36,16 @@ export class RunnerRegistry {
   readonly #logger: RegistryLogger;
   readonly #processes = new Map<string, ClaudeProcess>();
   readonly #reaper: NodeJS.Timeout | undefined;
+  /** Processes taken out of the registry whose stop has not finished: they may still be alive. */
+  #stopping = 0;
+  readonly #onFreed: (() => void) | undefined;
 
   constructor(options: RunnerRegistryOptions) {
     this.maxLive = options.maxLive;
     this.idleMinutes = options.idleMinutes;
     this.#processOptions = options.processOptions;
     this.#logger = options.logger ?? console;
+    this.#onFreed = options.onFreed;
     if (this.maxLive <= 0) {
       this.#logger.warn(
         `RunnerRegistry: maxLive is ${this.maxLive} (<= 0), so persistent Claude processes are off and every channel runs one-shot`,
@@ -81,8 +87,41 @@ export class RunnerRegistry {
     return [...this.#processes];
   }
 
+  /** Whether the channel has a process here. */
+  has(channelId: string): boolean {
+    return this.#processes.has(channelId);
+  }
+
   liveCount(): number {
     return this.#processes.size;
+  }
+
+  /** The kept processes and those being stopped: every child this registry may have alive. */
+  total(): number {
+    return this.#processes.size + this.#stopping;
+  }
+
+  /** Processes taken out whose stop has not finished yet. */
+  stopping(): number {
+    return this.#stopping;
+  }
+
+  /**
+   * Stops the process that has been idle longest among the channels `evictable` allows (never
+   * one in flight), freeing its slot once it is gone (`onFreed`); its session is resumed by
+   * the channel's next process. False when none could be chosen.
+   */
+  evictIdle(evictable: (channelId: string) => boolean): boolean {
+    let chosen: [string, ClaudeProcess] | undefined;
+    for (const entry of this.#processes) {
+      const [channelId, runner] = entry;
+      if (runner.inflight || !evictable(channelId)) continue;
+      if (chosen === undefined || runner.lastActive < chosen[1].lastActive) chosen = entry;
+    }
+    if (chosen === undefined) return false;
+    this.#processes.delete(chosen[0]);
+    void this.#stopQuietly(chosen[0], chosen[1]);
+    return true;
   }
 
   /**
@@ -136,11 +175,15 @@ export class RunnerRegistry {
 
   async #stopQuietly(channelId: string, runner: ClaudeProcess): Promise<void> {
     if (runner.sessionId) this.#sessions.set(channelId, runner.sessionId);
+    this.#stopping += 1;
     try {
       await runner.stop();
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       this.#logger.warn(`RunnerRegistry: stopping the process of ${channelId} failed: ${reason}`);
+    } finally {
+      this.#stopping -= 1;
+      this.#onFreed?.();
     }
   }
 }

@@ -3,7 +3,7 @@ import { packageVersion } from "../gateway/package-info.js";
 const USAGE = `rudder: an agent harness and channel gateway
 
 usage:
-  rudder serve [--port N] [--host H] [--data DIR] [--max-live N] [--engine rudder|claude]
+  rudder serve [--port N] [--host H] [--data DIR] [--max-live N] [--max-agents N] [--engine rudder|claude]
                [--telegram-token-file FILE --telegram-allow ID,ID]
   rudder run [--model M] [--settings FILE] [--cwd DIR] [--output-format text|json|stream-json]
              [--resume ID | --continue] [--mcp-config FILE] "<prompt>"

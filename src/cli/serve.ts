@@ -31,6 +31,7 @@ export const SERVE_FLAGS: FlagSpecs = {
   "lease-seconds": { type: "string" },
   "shutdown-wait": { type: "string" },
   "max-live": { type: "string" },
+  "max-agents": { type: "string" },
   "idle-minutes": { type: "string" },
   engine: { type: "string" },
   model: { type: "string" },
@@ -45,11 +46,14 @@ export const SERVE_FLAGS: FlagSpecs = {
 export const SERVE_USAGE = `usage: rudder serve [--port 4317] [--host 127.0.0.1] [--allowed-hosts NAME,NAME:PORT]
                     [--max-sse 512] [--max-sse-per-client 64] [--trust-proxy ADDR,CIDR]
                     [--header-timeout 10] [--body-timeout 30] [--data ~/.rudder] [--store postgres://...]
-                    [--lease-seconds 15] [--shutdown-wait 20] [--max-live 8] [--idle-minutes 20] [--engine rudder|claude] [--model M] [--cwd DIR]
+                    [--lease-seconds 15] [--shutdown-wait 20] [--max-live 8] [--max-agents 16] [--idle-minutes 20] [--engine rudder|claude] [--model M] [--cwd DIR]
                     [--permission-timeout 300] [--no-permission-prompts] [--no-sandbox]
                     [--telegram-token-file FILE --telegram-allow ID,ID]
   Starts the gateway: the web page, the HTTP API, the scheduler. Each channel gets its own
   long-lived agent process: rudder itself (default) or the Claude Code CLI (--engine claude).
+  --max-live channels keep their process; past them a message is answered by a one-shot process.
+  --max-agents caps all agent processes, one-shots included: past it a message waits, stored,
+  and is answered in order as processes free (its answer to the POST says "waiting").
   When an agent asks for permission (an rm, an "ask" rule), the page shows the request and waits
   --permission-timeout seconds for a person; --no-permission-prompts denies such calls at once.
   --no-sandbox runs rudder agents' bash commands outside the sandbox (bubblewrap).
@@ -112,6 +116,7 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
   if (args.positionals.length > 0) return fail(`unexpected argument "${args.positionals[0]}"`);
   const port = wholeNumber(stringFlag(args, "port"), "--port", 0);
   const maxLive = wholeNumber(stringFlag(args, "max-live"), "--max-live", 0);
+  const maxAgents = wholeNumber(stringFlag(args, "max-agents"), "--max-agents", 1);
   const idleMinutes = wholeNumber(stringFlag(args, "idle-minutes"), "--idle-minutes", 1);
   const permissionTimeout = wholeNumber(
     stringFlag(args, "permission-timeout"),
@@ -129,7 +134,7 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
   const leaseSeconds = wholeNumber(stringFlag(args, "lease-seconds"), "--lease-seconds", 1);
   const shutdownWait = wholeNumber(stringFlag(args, "shutdown-wait"), "--shutdown-wait", 0);
   const limits = [maxSse, maxSsePerClient, headerTimeout, bodyTimeout, leaseSeconds, shutdownWait];
-  for (const value of [port, maxLive, idleMinutes, permissionTimeout, ...limits])
+  for (const value of [port, maxLive, maxAgents, idleMinutes, permissionTimeout, ...limits])
     if (value instanceof Error) return fail(value.message);
   const engineName = stringFlag(args, "engine") ?? "rudder";
   if (engineName !== "rudder" && engineName !== "claude") {
@@ -201,6 +206,7 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
       ...(bodyTimeout === undefined ? {} : { bodyTimeoutMs: (bodyTimeout as number) * 1000 }),
       port: (port as number | undefined) ?? 4317,
       ...(maxLive === undefined ? {} : { maxLive: maxLive as number }),
+      ...(maxAgents === undefined ? {} : { maxAgents: maxAgents as number }),
       ...(idleMinutes === undefined ? {} : { idleMinutes: idleMinutes as number }),
       engine,
       engineName,

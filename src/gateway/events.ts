@@ -5,7 +5,8 @@ export type MessageState = "received" | "steered" | "answered" | "deferred" | "f
 
 /**
  * How a message was routed: it started a turn, steered the one in flight, ran on a one-shot
- * process, waits for a rate limit (`deferred`) or for a command to finish (`queued`), or was
+ * process, waits for a rate limit (`deferred`), for a command to finish (`queued`) or for an
+ * agent process to be free (`waiting`: the worker is at `--max-agents`), or was
  * itself a command (`/compact`, `/clear`). `forwarded`: stored, and the channel's owner
  * (another worker on the same database) woken. `stored`: stored while the gateway was stopping,
  * for the next start to route (on a shared database, the channel's next owner).
@@ -16,6 +17,7 @@ export type Disposition =
   | "one_shot"
   | "deferred"
   | "queued"
+  | "waiting"
   | "command"
   | "forwarded"
   | "stored";

@@ -55,6 +55,11 @@ export interface GatewayOptions {
   port?: number;
   /** Kept agent processes at most; default 8. */
   maxLive?: number;
+  /**
+   * Agent processes at most, kept and one-shot together; default 16. Past it messages wait,
+   * stored, and are answered in order as processes free.
+   */
+  maxAgents?: number;
   /** Kept processes idle this long are stopped; default 20. */
   idleMinutes?: number;
   engine?: GatewayEngine;

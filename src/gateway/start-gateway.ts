@@ -106,6 +106,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   });
   const pool = new RegistryProcessPool({
     maxLive: options.maxLive ?? 8,
+    ...(options.maxAgents === undefined ? {} : { maxAgents: options.maxAgents }),
     idleMinutes: options.idleMinutes ?? 20,
     processOptions: {
       ...processOptions(options.engine, options.dataDir),

@@ -34,6 +34,13 @@ export function routingLabel(
       tone: "one-shot",
     };
   }
+  if (disposition === "waiting") {
+    return {
+      text: "waiting",
+      title: "Every agent process is busy: the message is kept and answered in its turn.",
+      tone: "deferred",
+    };
+  }
   if (disposition === "deferred" || state === "deferred") {
     return {
       text: "deferred",

@@ -66,13 +66,33 @@ export interface RunnerInfo {
   oneShot: boolean;
 }
 
-/** Where the router gets processes: the registry's kept ones, or one-shot ones at the cap. */
+/** A process for a channel's turn: its kept one, or a one-shot for this turn only. */
+export interface AcquiredProcess {
+  process: AgentProcess;
+  /** Handed to `releaseOneShot` when the turn ends. */
+  oneShot: boolean;
+}
+
+/**
+ * Where the router gets processes: the registry's kept ones, or one-shot ones past `maxLive`;
+ * all of them together at most `maxAgents`.
+ */
 export interface ProcessPool {
-  /** The channel's kept process, or null at `maxLive` (then the caller runs one-shot). */
-  get(channelId: string, sessionId: string | null): AgentProcess | null;
-  /** A fresh process for one turn; the router hands it to `releaseOneShot` when the turn ends. */
-  oneShot(channelId: string, sessionId: string | null): AgentProcess;
+  /** Whether `acquire` would give the channel a process now (it has a kept one, or room). */
+  hasRoom(channelId: string): boolean;
+  /**
+   * The channel's kept process (created if `maxLive` allows), else a fresh one-shot process;
+   * null at the `maxAgents` cap (the caller waits for `watchRoom`).
+   */
+  acquire(channelId: string, sessionId: string | null): AcquiredProcess | null;
   releaseOneShot(process: AgentProcess): Promise<void>;
+  /**
+   * Stops idle kept processes of channels `evictable` allows (idle longest first) until
+   * `wanted` are on their way out, so that waiting channels get their slots once they are gone.
+   */
+  makeRoom(evictable: (channelId: string) => boolean, wanted: number): void;
+  /** `listener` is called each time an agent process is gone and its slot free. */
+  watchRoom(listener: () => void): void;
   list(): RunnerInfo[];
   /** Stops the channel's kept process; false when it has none. */
   stop(channelId: string): Promise<boolean>;

@@ -2,10 +2,21 @@ import { performance } from "node:perf_hooks";
 import { ClaudeProcess, type ClaudeProcessOptions } from "../../claude-cli/claude-process.js";
 import type { PermissionHandler, PermissionRequest } from "../../claude-cli/permission-request.js";
 import { RunnerRegistry } from "../../claude-cli/runner-registry.js";
-import type { AgentProcess, ProcessPool, RunnerInfo } from "./agent-process.js";
+import type { AcquiredProcess, AgentProcess, ProcessPool, RunnerInfo } from "./agent-process.js";
+
+/** `rudder serve --max-agents`'s default: agent processes of a worker at most, one-shots included. */
+export const DEFAULT_MAX_AGENTS = 16;
+
+/**
+ * The niceness of agent processes: under load the gateway's own work (taking messages, health,
+ * event streams) goes first, so admission stays fast while its agents are busy.
+ */
+const AGENT_NICENESS = 10;
 
 export interface RegistryPoolOptions {
   maxLive: number;
+  /** Agent processes alive at most, kept and one-shot together; default `DEFAULT_MAX_AGENTS`. */
+  maxAgents?: number;
   idleMinutes: number;
   processOptions: ClaudeProcessOptions;
   logger?: (line: string) => void;
@@ -37,16 +48,21 @@ function describe(channelId: string, process: ClaudeProcess, oneShot: boolean): 
 /**
  * The router's processes: a `RunnerRegistry` keeps one per channel (at most `maxLive`,
  * resuming the channel's stored session), and a one-shot process answers a channel that
- * finds the registry full.
+ * finds the registry full. All of them together are at most `maxAgents`: past it `acquire`
+ * gives nothing, and the router's waiting channels are told (`watchRoom`) when one is gone.
  */
 export class RegistryProcessPool implements ProcessPool {
   readonly registry: RunnerRegistry;
+  readonly maxAgents: number;
   readonly #processOptions: (channelId: string) => ClaudeProcessOptions;
   readonly #oneShots = new Set<ClaudeProcess>();
+  readonly #roomWatchers: Array<() => void> = [];
 
   constructor(options: RegistryPoolOptions) {
+    this.maxAgents = Math.max(1, options.maxAgents ?? DEFAULT_MAX_AGENTS);
     const { onIdleLine, onPermissionRequest } = options;
     this.#processOptions = (channelId) => ({
+      niceness: AGENT_NICENESS,
       ...options.processOptions,
       ...(onIdleLine ? { onIdleLine: (line) => onIdleLine(channelId, line) } : {}),
       ...(onPermissionRequest
@@ -59,25 +75,55 @@ export class RegistryProcessPool implements ProcessPool {
       idleMinutes: options.idleMinutes,
       processOptions: this.#processOptions,
       logger: { warn: log },
+      onFreed: () => this.#roomFreed(),
     });
   }
 
-  get(channelId: string, sessionId: string | null): AgentProcess | null {
-    return this.registry.get(channelId, { sessionId });
+  /** Every agent process that may be alive now: kept, being stopped, and one-shot. */
+  count(): number {
+    return this.registry.total() + this.#oneShots.size;
   }
 
-  oneShot(channelId: string, sessionId: string | null): AgentProcess {
+  hasRoom(channelId: string): boolean {
+    return this.#kept(channelId) || this.count() < this.maxAgents;
+  }
+
+  acquire(channelId: string, sessionId: string | null): AcquiredProcess | null {
+    if (!this.hasRoom(channelId)) return null;
+    const kept = this.registry.get(channelId, { sessionId });
+    if (kept) return { process: kept, oneShot: false };
     const process = new ClaudeProcess(channelId, {
       ...this.#processOptions(channelId),
       ...(sessionId ? { sessionId } : {}),
     });
     this.#oneShots.add(process);
-    return process;
+    return { process, oneShot: true };
   }
 
   async releaseOneShot(process: AgentProcess): Promise<void> {
-    this.#oneShots.delete(process as ClaudeProcess);
-    await process.stop();
+    try {
+      await process.stop();
+    } finally {
+      this.#oneShots.delete(process as ClaudeProcess);
+      this.#roomFreed();
+    }
+  }
+
+  makeRoom(evictable: (channelId: string) => boolean, wanted: number): void {
+    let stopping = this.registry.stopping();
+    while (stopping < wanted && this.registry.evictIdle(evictable)) stopping += 1;
+  }
+
+  watchRoom(listener: () => void): void {
+    this.#roomWatchers.push(listener);
+  }
+
+  #kept(channelId: string): boolean {
+    return this.registry.has(channelId);
+  }
+
+  #roomFreed(): void {
+    for (const listener of this.#roomWatchers) listener();
   }
 
   /** Processes that are running: spawned and alive, or in a turn. */

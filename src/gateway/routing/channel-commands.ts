@@ -137,8 +137,9 @@ export class ChannelCommands {
       return failed(409, "nothing to compact: the channel has no conversation yet");
     }
     const { pool, bus } = this.#options;
-    const kept = pool.get(channel.id, channel.sessionId);
-    const process = kept ?? pool.oneShot(channel.id, channel.sessionId);
+    const acquired = pool.acquire(channel.id, channel.sessionId);
+    if (acquired === null) return failed(502, "no agent process is free to compact; try again");
+    const { process, oneShot } = acquired;
     let boundary: CompactBoundary | null = null;
     let usage: ContextUsage | null = null;
     // The compaction's own lines are not the channel's turn: only its divider is shown.
@@ -183,7 +184,7 @@ export class ChannelCommands {
     } catch (error) {
       return failed(502, `the agent could not compact: ${errorText(classifyTurnError(error))}`);
     } finally {
-      if (!kept) await pool.releaseOneShot(process);
+      if (oneShot) await pool.releaseOneShot(process);
     }
   }
 

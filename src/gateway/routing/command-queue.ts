@@ -19,6 +19,11 @@ export class CommandQueue {
     return this.#running || this.#waiting.length > 0;
   }
 
+  /** True while commands wait to run (none runs yet, or more wait behind the running one). */
+  get pending(): boolean {
+    return this.#waiting.length > 0 && !this.#running;
+  }
+
   /** Queues `work`; resolves or rejects with it (a closed gateway rejects what never ran). */
   push<T>(work: () => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {

@@ -6,6 +6,7 @@ import type { Disposition, GatewayEvent, MessageState } from "../events.js";
 import { GatewayClosedError } from "../gateway-closed-error.js";
 import type { MessageRecord } from "../store/store.js";
 import { isStoreUnavailable } from "../store/store-unavailable-error.js";
+import { AgentSlots } from "./agent-slots.js";
 import { ChannelCommands, type CommandOutcome } from "./channel-commands.js";
 import { type ChannelState, newChannelState } from "./channel-state.js";
 import { defaultDeliveryCaps, leftoverWork } from "./leftover-work.js";
@@ -23,7 +24,8 @@ export { GatewayClosedError };
 /**
  * Routes each stored message of a channel to that channel's agent: it steers
  * the turn in flight, starts a turn on the channel's kept process, or runs a
- * one-shot process at the registry's cap. Every outcome is written to the
+ * one-shot process at the registry's cap; at the pool's cap on all processes it waits, in
+ * order, for one to be free (`AgentSlots`). Every outcome is written to the
  * store (answered, failed, deferred with a local fallback reply) and
  * published on the bus. Rate-limited messages are retried after the reset;
  * steers a failed turn left pending are dispatched again; on `start()`,
@@ -47,9 +49,19 @@ export class Router {
   readonly #commands: ChannelCommands;
   readonly #outcomes: TurnSettlement;
   readonly #turns: TurnRunner;
+  readonly #slots: AgentSlots;
 
   constructor(options: RouterOptions) {
     this.#options = options;
+    this.#slots = new AgentSlots({
+      pool: options.pool,
+      evictable: (channelId) => {
+        const channel = this.#channels.get(channelId);
+        if (channel === undefined) return true;
+        return channel.turn === null && !channel.commands.busy && channel.backlog.length === 0;
+      },
+      admit: (channel) => this.#release(channel),
+    });
     this.#settlements = new Settlements(options.store, options.bus);
     this.#outcomes = new TurnSettlement(
       this.#settlements,
@@ -190,13 +202,14 @@ export class Router {
     channel: ChannelState | undefined,
     channelId: string,
     command: ChannelCommand | null,
-  ): "command" | "queue" | "defer" | "next" | "steer" | "start" {
+  ): "command" | "queue" | "defer" | "next" | "steer" | "wait" | "start" {
     if (command !== null) return "command";
     if (channel?.commands.busy) return "queue";
     if (this.#retries.pendingUntil(channelId) !== null) return "defer";
     // A turn being settled: the message steers the next one, or starts it.
     if (channel?.turn?.ended) return "next";
-    return channel?.turn ? "steer" : "start";
+    if (channel?.turn) return "steer";
+    return this.#slots.mustWait(channel ?? newChannelState(channelId)) ? "wait" : "start";
   }
 
   /** Resolves when the message is answered or has failed (a deferral is not an end). */
@@ -239,6 +252,7 @@ export class Router {
   async close(): Promise<void> {
     this.#closed = true;
     this.#retries.close();
+    this.#slots.clear();
     for (const channel of this.#channels.values()) channel.commands.close();
     this.#track(this.#settlements.flushContext());
   }
@@ -310,6 +324,12 @@ export class Router {
       channel.backlog.push(message);
       return "steered";
     }
+    if (route === "wait") {
+      announce("waiting", "received");
+      channel.backlog.push(message);
+      this.#slots.wait(channel);
+      return "waiting";
+    }
     const active = channel.turn;
     if (route === "steer" && active !== null) {
       announce("steered", "steered");
@@ -326,14 +346,22 @@ export class Router {
 
   /** The channel's agent is idle: queued commands run first, then the held messages. */
   #release(channel: ChannelState): void {
-    if (this.#closed || channel.turn !== null) return;
+    if (this.#closed || channel.turn !== null || this.#slots.waiting(channel)) return;
+    // A command may need a process of its own (`/compact`): it waits for one like a turn.
+    if (channel.commands.pending && this.#slots.mustWait(channel)) {
+      this.#slots.wait(channel);
+      return;
+    }
     const commands = channel.commands.drain(() => this.#release(channel));
     if (commands !== null) {
       this.#track(commands);
       return;
     }
-    if (channel.commands.busy) return;
-    for (const message of channel.backlog.splice(0)) this.#dispatch(message, false);
+    if (!channel.commands.busy) {
+      for (const message of channel.backlog.splice(0)) this.#dispatch(message, false);
+    }
+    // The channel's agent may be idle now: its kept process can make room for one waiting.
+    if (this.#slots.size > 0) this.#slots.wake();
   }
 
   /** Queues a command for when the agent is idle; `typed` is the message that said it. */

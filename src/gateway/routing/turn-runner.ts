@@ -44,10 +44,12 @@ export class TurnRunner {
    */
   open(channel: ChannelState, message: MessageRecord, handedOver = false): ActiveTurn {
     const { pool, store } = this.#options.router;
-    const kept = pool.get(channel.id, channel.sessionId);
+    const acquired = pool.acquire(channel.id, channel.sessionId);
+    // The router opens a turn only when the pool has room (`AgentSlots.mustWait`).
+    if (acquired === null) throw new Error(`no agent process is free for ${channel.id}`);
     return {
-      process: kept ?? pool.oneShot(channel.id, channel.sessionId),
-      oneShot: kept === null,
+      process: acquired.process,
+      oneShot: acquired.oneShot,
       starter: message,
       handedOver: handedOver
         ? Promise.resolve()

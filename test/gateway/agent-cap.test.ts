@@ -1,0 +1,108 @@
+// `--max-agents`: every agent process of a worker counts, one-shots included. Past the cap a
+// message waits (stored, its POST told `waiting`) and is answered in order as processes free.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { listDescendants } from "../../src/claude-cli/process-tree.js";
+import { waitFor } from "../helpers/wait-for.js";
+import {
+  fakeClaudeSwitch,
+  fakeLogEntries,
+  startTestGateway,
+  type TestGateway,
+  testFolders,
+} from "./helpers.js";
+
+const CHANNELS = 40;
+const MAX_AGENTS = 3;
+
+/**
+ * The agent processes alive: children of this process (the gateway runs here) that are the
+ * fake agent CLI or its launcher, not zombies. What those start (the launcher's `dirname`) is
+ * theirs, not an agent.
+ */
+function agentProcesses(): number {
+  let count = 0;
+  for (const { pid } of listDescendants(process.pid)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const [state, parent] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const commandLine = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      if (Number(parent) === process.pid && state !== "Z" && commandLine.includes("fake-claude")) {
+        count += 1;
+      }
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return count;
+}
+
+let gateway: TestGateway | undefined;
+const folders = testFolders("agent-cap");
+afterEach(async () => {
+  await gateway?.cleanup();
+  gateway = undefined;
+  folders.remove();
+});
+
+describe("the cap on all agent processes (--max-agents)", () => {
+  it("never runs more than the cap and answers every message, in order", async () => {
+    const fakeLog = join(folders.dataDir, "..", "cap.log");
+    gateway = await startTestGateway({
+      prefix: "agent-cap",
+      maxLive: 1,
+      maxAgents: MAX_AGENTS,
+      engine: {
+        claudeBin: fakeClaudeSwitch,
+        env: { FAKE_CLAUDE_LOG: fakeLog, FAKE_CLAUDE_REPLY_DELAY_MS: "60" },
+      },
+    });
+    let most = 0;
+    const sampler = setInterval(() => {
+      most = Math.max(most, agentProcesses());
+    }, 5);
+    const dispositions: string[] = [];
+    try {
+      for (let index = 0; index < CHANNELS; index += 1) {
+        const posted = await gateway.api<{ disposition: string }>(
+          "POST",
+          `/api/channels/cap-${index}/messages`,
+          { text: `cap message ${index}.` },
+        );
+        expect(posted.status).toBe(202);
+        dispositions.push(posted.body.disposition);
+      }
+      const running = gateway;
+      await waitFor(
+        async () => {
+          for (let index = 0; index < CHANNELS; index += 1) {
+            const messages = await running.messages(`cap-${index}`);
+            if (!messages.some((message) => message.kind === "reply")) return false;
+          }
+          return true;
+        },
+        "every channel answered",
+        60_000,
+      );
+    } finally {
+      clearInterval(sampler);
+    }
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThanOrEqual(MAX_AGENTS);
+    expect(dispositions).toContain("waiting");
+    expect(dispositions.filter((value) => value === "started")).toHaveLength(1);
+    // The order agents were handed the messages: each within the cap of its place in line.
+    const handed = fakeLogEntries(fakeLog)
+      .filter((entry) => entry.event === "stdin")
+      .map((entry) => /cap message (\d+)\./.exec(JSON.stringify(entry.message))?.[1])
+      .filter((index) => index !== undefined)
+      .map(Number);
+    expect([...handed].sort((left, right) => left - right)).toEqual(
+      Array.from({ length: CHANNELS }, (_, index) => index),
+    );
+    for (const [place, index] of handed.entries()) {
+      expect(Math.abs(place - index)).toBeLessThan(MAX_AGENTS);
+    }
+  }, 90_000);
+});
