@@ -4,14 +4,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { listDescendants } from "../../src/claude-cli/process-tree.js";
+import { FAKE_CLAUDE_SWITCH } from "../helpers/fixtures.js";
 import { waitFor } from "../helpers/wait-for.js";
-import {
-  fakeClaudeSwitch,
-  fakeLogEntries,
-  startTestGateway,
-  type TestGateway,
-  testFolders,
-} from "./helpers.js";
+import { fakeLogEntries, startTestGateway, type TestGateway, testFolders } from "./helpers.js";
 
 const CHANNELS = 40;
 const MAX_AGENTS = 3;
@@ -54,7 +49,7 @@ describe("the cap on all agent processes (--max-agents)", () => {
       maxLive: 1,
       maxAgents: MAX_AGENTS,
       engine: {
-        claudeBin: fakeClaudeSwitch,
+        claudeBin: FAKE_CLAUDE_SWITCH,
         env: { FAKE_CLAUDE_LOG: fakeLog, FAKE_CLAUDE_REPLY_DELAY_MS: "60" },
       },
     });
