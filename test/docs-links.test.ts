@@ -115,6 +115,24 @@ describe("documentation links", () => {
     );
   });
 
+  it("every wing (a folder inside src/gateway, src/channels or src/cli) opens with a one-line README.md", () => {
+    const wings = (directory: string): string[] =>
+      readdirSync(directory)
+        .map((name) => join(directory, name))
+        .filter((path) => statSync(path).isDirectory())
+        .flatMap((path) => [path, ...wings(path)]);
+    const faults = ["gateway", "channels", "cli"]
+      .flatMap((layer) => wings(join(repository, "src", layer)))
+      .flatMap((wing) => {
+        const readme = join(wing, "README.md");
+        const name = relative(repository, wing);
+        if (!existsSync(readme)) return [`${name}: no README.md`];
+        const lines = readFileSync(readme, "utf8").trimEnd().split("\n");
+        return lines.length === 1 && lines[0]?.startsWith("# ") ? [] : [`${name}: not one line`];
+      });
+    expect(faults).toEqual([]);
+  });
+
   it("makes anchors of headings as GitHub does", () => {
     expect(headingSlug("In editors: `rudder acp`")).toBe("in-editors-rudder-acp");
     expect(headingSlug("The gateway's HTTP guards")).toBe("the-gateways-http-guards");
