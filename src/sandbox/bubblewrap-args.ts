@@ -22,6 +22,11 @@ export interface BubblewrapLayout {
   maxProcesses: number;
   /** With an allow-list of domains: rudder's proxy socket (host path; it is bound inside). */
   proxySocket?: string;
+  /**
+   * Git directories to bind over themselves (so they cannot be renamed away) and the paths
+   * that run code outside the sandbox, kept read-only (`guardMounts`).
+   */
+  guarded?: { bound: string[]; readOnly: string[] };
   /** The descriptor bubblewrap reads the privilege filter from (privilege-filter.ts), when there is one. */
   privilegeFilterFd?: number;
 }
@@ -119,6 +124,8 @@ export function bubblewrapArgs(policy: SandboxPolicy, layout: BubblewrapLayout):
     const found = existing(path);
     if (found !== undefined && shown(found.real)) args.push("--bind", found.real, found.real);
   }
+  for (const path of layout.guarded?.bound ?? []) args.push("--bind", path, path);
+  for (const path of layout.guarded?.readOnly ?? []) args.push("--ro-bind", path, path);
   for (const path of [...policy.readOnly, ...policy.protectedInWorkspace]) {
     const found = existing(path);
     if (found !== undefined && shown(found.real)) args.push("--ro-bind", found.real, found.real);

@@ -1,6 +1,8 @@
 import type { SandboxPolicy } from "./sandbox-policy.js";
 
 const READ_ONLY = /Read-only file system|EROFS/;
+/** A write to a file bound read-only over itself (git's config) fails so, not with EROFS. */
+const BUSY_MOUNT = /Device or resource busy|EBUSY/;
 const TOO_MANY_PROCESSES =
   /fork: (retry: )?Resource temporarily unavailable|EAGAIN.*spawn|spawn.*EAGAIN/;
 const NO_NETWORK =
@@ -19,7 +21,15 @@ export function sandboxFailureNote(output: string, policy: SandboxPolicy): strin
     notes.push(
       `the sandbox allows writes only in the workspace (${policy.workspace}) and $TMPDIR (/tmp)` +
         `${policy.writable.length > 0 ? ` and ${policy.writable.join(", ")}` : ""}; ` +
-        "everything else, and the workspace's .rudder/, .claude/, .mcp.json, .git/hooks and .git/config, is read-only",
+        "everything else, and in the workspace rudder's and Claude Code's settings, git's control files " +
+        "(config, hooks, ...) and other files that run code outside the sandbox, is read-only",
+    );
+  }
+  if (BUSY_MOUNT.test(output)) {
+    notes.push(
+      "git's config and hooks, and files that run code outside the sandbox, cannot be changed or moved from the sandbox: " +
+        "set identity with `git -c user.name=... -c user.email=... commit` or GIT_AUTHOR_NAME/GIT_AUTHOR_EMAIL; " +
+        "write other such files with write_file or edit_file, which ask the user",
     );
   }
   if (NO_NETWORK.test(output) && policy.network.kind !== "all") notes.push(networkNote(policy));

@@ -15,6 +15,8 @@ import type { SandboxPolicy } from "./sandbox-policy.js";
 import { PRIVILEGE_FILTER_FD, SandboxRunner } from "./sandbox-runner.js";
 import { type SandboxStatus, unavailableLine } from "./sandbox-status.js";
 import { PLACEHOLDER_MANIFEST, STATE_PREFIX, sweepStale } from "./stale-sweep.js";
+import { guardedHandlers, WorkspaceGuard } from "./workspace-guard.js";
+import { guardMounts } from "./workspace-snapshot.js";
 
 /** How a bash command is to be started. */
 export type PreparedCommand =
@@ -81,6 +83,8 @@ export class Sandbox {
   #runnerProgram: RunnerProgram | undefined;
   #proxy: Promise<DomainProxy | string> | undefined;
   readonly #placeholders = new Placeholders();
+  readonly #guard: WorkspaceGuard;
+  readonly #protectedPaths: ReadonlySet<string>;
   readonly #judged = new Map<string, number>();
   /** Every sandbox still running, with what releases its placeholders; the last one takes new commands. */
   readonly #runners = new Map<SandboxRunner, () => void>();
@@ -107,6 +111,8 @@ export class Sandbox {
     this.#reachLoopback = options.reachLoopback === true;
     this.#path = options.env.PATH;
     this.#runnerKind = options.runner;
+    this.#protectedPaths = new Set(policy.protectedInWorkspace);
+    this.#guard = new WorkspaceGuard(policy.workspace, { own: () => this.#placeholders.paths() });
   }
 
   status(): SandboxStatus {
@@ -195,13 +201,15 @@ export class Sandbox {
     const socketPath = proxy?.socketPath;
     return {
       kind: "sandboxed",
-      start: (cwd, handlers) =>
-        this.#runnerNow(socketPath).run(
+      start: (cwd, handlers) => {
+        this.#guard.begin();
+        return this.#runnerNow(socketPath).run(
           command,
           cwd,
           commandEnvironment(process.env, socketPath !== undefined),
-          handlers,
-        ),
+          guardedHandlers(this.#guard, handlers),
+        );
+      },
     };
   }
 
@@ -210,7 +218,9 @@ export class Sandbox {
     const stateFolder = this.#stateFolderOnce();
     const release = this.#placeholders.acquire(this.policy.protectedInWorkspace);
     const filter = privilegeFilter();
+    const snapshot = this.#guard.snapshot;
     const args = bubblewrapArgs(this.policy, {
+      ...(snapshot === undefined ? {} : { guarded: guardMounts(snapshot, this.#protectedPaths) }),
       ...(filter === undefined ? {} : { privilegeFilterFd: PRIVILEGE_FILTER_FD }),
       privateTmp: join(stateFolder, "tmp"),
       runner: this.#runnerProgramOnce(),

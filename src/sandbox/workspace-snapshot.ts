@@ -1,0 +1,205 @@
+/**
+ * What of a workspace can make the host run something: every git directory (found by its
+ * shape, as git finds one: HEAD, objects/, refs/; at any depth, a submodule's under
+ * `modules/` too) with its control entries (git-layout.ts), the folders their
+ * `core.hooksPath` names, `.git` files, and the auto-run files and folders
+ * (auto-run-files.ts). A snapshot records each such path's kind, identity and (up to a size)
+ * content, so a later snapshot tells what changed and an earlier one can put it back.
+ * The walk skips `node_modules` and stops after `maxFolders` folders (`complete` says so).
+ */
+import { type Dirent, lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { AUTO_RUN_FILES, AUTO_RUN_FOLDERS } from "./auto-run-files.js";
+import { hooksPathOf, isGitWork, looksLikeGitDirectory } from "./git-layout.js";
+
+export interface GuardedEntry {
+  kind: "file" | "folder" | "link" | "other";
+  mode: number;
+  size: number;
+  /** The inode's change time: unlike the modification time, no command can set it back. */
+  ctimeMs: number;
+  ino: number;
+  /** A file's bytes, when it is small enough to put back. */
+  content?: Buffer;
+  /** A link's target. */
+  target?: string;
+}
+
+export interface WorkspaceSnapshot {
+  /** Guarded paths (absolute) and what they were. */
+  entries: Map<string, GuardedEntry>;
+  /** Git directories found (absolute). */
+  gitDirectories: Set<string>;
+  /** Folders named by some git directory's `core.hooksPath`, inside the workspace. */
+  hookFolders: Set<string>;
+  /** False when the walk stopped at its bound. */
+  complete: boolean;
+}
+
+/** Files up to this size are kept to be put back. */
+const MAX_KEPT_BYTES = 256 * 1024;
+export const DEFAULT_MAX_FOLDERS = 20_000;
+
+function entryOf(
+  path: string,
+  previous: ReadonlyMap<string, GuardedEntry> | undefined,
+): GuardedEntry | undefined {
+  try {
+    const stats = lstatSync(path);
+    const kind = stats.isFile()
+      ? "file"
+      : stats.isDirectory()
+        ? "folder"
+        : stats.isSymbolicLink()
+          ? "link"
+          : "other";
+    const entry: GuardedEntry = {
+      kind,
+      mode: stats.mode,
+      size: stats.size,
+      ctimeMs: stats.ctimeMs,
+      ino: stats.ino,
+    };
+    if (kind === "file" && stats.size <= MAX_KEPT_BYTES) {
+      const known = previous?.get(path);
+      entry.content =
+        known?.content !== undefined && !differs(known, entry) ? known.content : readFileSync(path);
+    }
+    if (kind === "link") entry.target = readlinkSync(path);
+    return entry;
+  } catch {
+    return undefined;
+  }
+}
+
+function listing(folder: string): Dirent[] {
+  try {
+    return readdirSync(folder, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+/** Whether `path` is `folder` or below it (both absolute and normalized). */
+export function isWithin(path: string, folder: string): boolean {
+  return path === folder || path.startsWith(folder.endsWith("/") ? folder : `${folder}/`);
+}
+
+/**
+ * The guarded paths of `workspace` now. A file's bytes recorded in `previous` are taken from
+ * there when the file is the same inode, unchanged since (its change time), rather than read.
+ */
+export function takeSnapshot(
+  workspace: string,
+  maxFolders = DEFAULT_MAX_FOLDERS,
+  previous?: WorkspaceSnapshot,
+): WorkspaceSnapshot {
+  const known = previous?.entries;
+  const snapshot: WorkspaceSnapshot = {
+    entries: new Map(),
+    gitDirectories: new Set(),
+    hookFolders: new Set(),
+    complete: true,
+  };
+  let folders = 0;
+  const budget = (): boolean => {
+    folders += 1;
+    if (folders > maxFolders) snapshot.complete = false;
+    return snapshot.complete;
+  };
+  const record = (path: string): void => {
+    const entry = entryOf(path, known);
+    if (entry === undefined) return;
+    snapshot.entries.set(path, entry);
+    if (entry.kind === "folder" && budget()) {
+      for (const child of listing(path)) record(join(path, child.name));
+    }
+  };
+  const gitDirectory = (path: string, entries: Dirent[]): void => {
+    snapshot.gitDirectories.add(path);
+    for (const entry of entries) {
+      const child = join(path, entry.name);
+      if (isGitWork(entry.name)) continue;
+      if (entry.name === "modules" && entry.isDirectory()) {
+        const modules = entryOf(child, known);
+        if (modules !== undefined) snapshot.entries.set(child, modules);
+        for (const module of listing(child)) visitModule(join(child, module.name));
+        continue;
+      }
+      record(child);
+    }
+    const workTree = basename(path) === ".git" ? dirname(path) : path;
+    const hooks = hooksPathOf(path, workTree);
+    if (hooks !== undefined && isWithin(hooks, workspace) && hooks !== workspace) {
+      snapshot.hookFolders.add(hooks);
+      record(hooks);
+    }
+  };
+  const visitModule = (path: string): void => {
+    const entries = listing(path);
+    if (looksLikeGitDirectory(new Set(entries.map((entry) => entry.name)))) {
+      if (budget()) gitDirectory(path, entries);
+    } else record(path);
+  };
+  const visit = (folder: string): void => {
+    if (!budget()) return;
+    const entries = listing(folder);
+    if (looksLikeGitDirectory(new Set(entries.map((entry) => entry.name)))) {
+      gitDirectory(folder, entries);
+      return;
+    }
+    for (const entry of entries) {
+      const path = join(folder, entry.name);
+      if (entry.name === ".git") {
+        if (entry.isDirectory()) {
+          const inner = listing(path);
+          if (looksLikeGitDirectory(new Set(inner.map((item) => item.name)))) {
+            gitDirectory(path, inner);
+          } else record(path);
+        } else record(path);
+      } else if (AUTO_RUN_FOLDERS.has(entry.name) || AUTO_RUN_FILES.has(entry.name)) {
+        record(path);
+      } else if (entry.isDirectory() && entry.name !== "node_modules") {
+        visit(path);
+      }
+    }
+  };
+  visit(workspace);
+  return snapshot;
+}
+
+/** Whether two records of a path differ: another inode, or the same one changed since. */
+export function differs(before: GuardedEntry, after: GuardedEntry): boolean {
+  if (before.kind !== after.kind || before.mode !== after.mode) return true;
+  if (before.kind === "folder") return false;
+  if (before.target !== after.target || before.size !== after.size) return true;
+  return before.ino !== after.ino || before.ctimeMs !== after.ctimeMs;
+}
+
+/**
+ * The mounts that keep a snapshot's guarded paths as they are inside the sandbox: each git
+ * directory bound over itself (a mount point cannot be renamed or removed, so `.git` cannot be
+ * swapped for a rebuilt one), and read-only over it each of its existing control entries
+ * (`modules` aside: its repositories are git directories of their own), each hooks folder and
+ * each existing auto-run file or folder. New ones cannot be mounted; the check after each
+ * command takes care of them. `mountedAnyway` (the policy's protected paths, which have
+ * stand-ins) is left out, so that a stand-in appearing does not change the mounts.
+ */
+export function guardMounts(
+  snapshot: WorkspaceSnapshot,
+  mountedAnyway: ReadonlySet<string> = new Set(),
+): { bound: string[]; readOnly: string[] } {
+  const bound = [...snapshot.gitDirectories].sort();
+  const readOnly: string[] = [];
+  for (const [path, entry] of snapshot.entries) {
+    if ((entry.kind !== "file" && entry.kind !== "folder") || mountedAnyway.has(path)) continue;
+    const parent = dirname(path);
+    const name = basename(path);
+    const control = snapshot.gitDirectories.has(parent) && name !== "modules";
+    const autoRun =
+      (AUTO_RUN_FOLDERS.has(name) || AUTO_RUN_FILES.has(name) || name === ".git") &&
+      ![...snapshot.gitDirectories].some((folder) => isWithin(parent, folder));
+    if (control || autoRun || snapshot.hookFolders.has(path)) readOnly.push(path);
+  }
+  return { bound, readOnly: readOnly.sort() };
+}
