@@ -77,6 +77,8 @@ export async function acpCommandLine(argv: readonly string[], io: CommandIo): Pr
         : { tools: withClientFiles(setup.options.tools, request.clientFiles) }),
       ...storedSessionOptions(stored),
       confirm: request.confirm,
+      // An ACP client asks its user (session/request_permission).
+      ...(setup.askBeforeDestroying ? { askBeforeDestroying: true } : {}),
     });
     return {
       ok: true,

@@ -91,6 +91,11 @@ export interface AgentSetupFlags {
 
 export interface AgentSetup {
   options: SessionOptions;
+  /**
+   * `sandbox.askBeforeDestroying` (default on): a front end whose person can answer sets
+   * the session's `askBeforeDestroying` from it. Set in `options` when `flags.confirm` is given.
+   */
+  askBeforeDestroying: boolean;
   model: Model;
   workspace: string;
   warnings: string[];
@@ -288,6 +293,7 @@ export async function createAgentSetup(
   };
   if (flags.deferMcpStart !== true) warnings.push(...(await startMcpServers(undefined, "")));
 
+  const askBeforeDestroying = settings.sandbox?.askBeforeDestroying !== false;
   const options: SessionOptions = {
     model,
     tools,
@@ -304,12 +310,14 @@ export async function createAgentSetup(
     contextBudget: budgetFor,
     ...(flags.history === undefined ? {} : { history: flags.history }),
     ...(flags.confirm === undefined ? {} : { confirm: flags.confirm }),
+    ...(flags.confirm !== undefined && askBeforeDestroying ? { askBeforeDestroying: true } : {}),
     ...(flags.maxTurns === undefined ? {} : { maxTurns: flags.maxTurns }),
   };
   return {
     ok: true,
     setup: {
       options,
+      askBeforeDestroying,
       model,
       workspace,
       warnings,

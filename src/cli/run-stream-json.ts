@@ -244,6 +244,10 @@ export async function runStreamJson(args: ParsedArgs, io: CommandIo): Promise<nu
         ...setup.options,
         model: switchable.model,
         confirm: overrides.confirm,
+        // A host with a permission prompt has a person (or a page) behind it.
+        ...(promptTool === "stdio" && setup.askBeforeDestroying
+          ? { askBeforeDestroying: true }
+          : {}),
         systemPrompt: prompt,
         ...storedSessionOptions(resolved),
       });

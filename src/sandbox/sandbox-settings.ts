@@ -9,11 +9,15 @@ const pathList = v.optional(v.array(v.string()));
  * private temporary folder), `denyWrite` (read-only even inside them),
  * `denyRead` (hidden, beside the built-in secrets). `maxProcesses` is
  * rudder's own: how many processes the sandbox may hold at once.
+ * `askBeforeDestroying` is rudder's own too: when a person can answer (the
+ * terminal chat, ACP, a host with a permission prompt), commands that delete
+ * or overwrite work ask even in the sandbox; `false` turns that off.
  */
 export const sandboxSettingsSchema = v.object({
   enabled: v.optional(v.boolean()),
   autoAllowBashIfSandboxed: v.optional(v.boolean()),
   failIfUnavailable: v.optional(v.boolean()),
+  askBeforeDestroying: v.optional(v.boolean()),
   excludedCommands: v.optional(v.array(v.string())),
   maxProcesses: v.optional(v.pipe(v.number(), v.integer(), v.minValue(16))),
   network: v.optional(
