@@ -8,6 +8,7 @@ import { withClientFiles } from "./acp-client-files.js";
 import {
   createAgentSetup,
   MCP_FLAGS,
+  SANDBOX_FLAGS,
   setupFlagsFromArgs,
   TOOL_NAMES_FLAGS,
   toolNamesFlag,
@@ -22,15 +23,17 @@ const ACP_FLAGS: FlagSpecs = {
   allowedTools: { type: "list" },
   disallowedTools: { type: "list" },
   ...MCP_FLAGS,
+  ...SANDBOX_FLAGS,
   ...TOOL_NAMES_FLAGS,
 };
 
 const ACP_USAGE = `usage: rudder acp [--model M] [--settings FILE] [--allowedTools ...] [--mcp-config FILE|JSON]
-                  [--tool-names claude|rudder]
+                  [--tool-names claude|rudder] [--no-sandbox]
   An Agent Client Protocol agent on stdin/stdout, for editors (Zed, JetBrains, Neovim).
   Each session works in the folder the editor names; its conversation is stored like
   rudder run's, so session/load carries it on. The built-in tools have Claude Code's
-  names and inputs (Bash, Read, Write, Edit, Glob) unless --tool-names rudder.`;
+  names and inputs (Bash, Read, Write, Edit, Glob) unless --tool-names rudder.
+  --no-sandbox runs bash commands outside the sandbox (bubblewrap), each judged by the gate.`;
 
 /**
  * `rudder acp`: rudder as an ACP agent over stdio. Each session gets its own setup (the

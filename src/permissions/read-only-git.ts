@@ -16,14 +16,14 @@ const DANGEROUS_LONG_OPTIONS = [
  * reads the repository of the workspace. Options that point git at another
  * repository or configuration (`-C`, `-c`, `--git-dir`: their config can run
  * programs), write files (`--output`) or run programs (`grep -O`,
- * `--ext-diff`) disqualify it.
+ * `--ext-diff`) disqualify it; `--version` only prints.
  */
 export function gitNotReadOnly(args: string[]): string | undefined {
   let index = 0;
   while (index < args.length && args[index]!.startsWith("-")) {
     const option = args[index]!;
     if (
-      !/^(?:--no-pager|-P|--no-optional-locks|--literal-pathspecs|--no-replace-objects|--paginate|-p)$/.test(
+      !/^(?:--no-pager|-P|--no-optional-locks|--literal-pathspecs|--no-replace-objects|--paginate|-p|--version)$/.test(
         option,
       )
     ) {

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { toolJsonSchema } from "./json-schema.js";
+import { MAX_FILE_BYTES } from "./read-file-tool.js";
 import type { Tool, ToolResult } from "./types.js";
 import { openWorkspaceFile } from "./workspace-file.js";
 import { filePathInput } from "./workspace-path.js";
@@ -44,6 +45,12 @@ export function createEditFileTool(): Tool<EditFileInput> {
       const opened = await openWorkspaceFile(context.workspace, input.path, "update");
       if (!opened.ok) return fail(opened.error);
       try {
+        // Read whole, as `read_file` reads: the same cap, so a huge file costs no huge memory.
+        if (opened.size > MAX_FILE_BYTES) {
+          return fail(
+            `${input.path} is ${opened.size} bytes, too large to edit whole (the limit is ${MAX_FILE_BYTES}); use bash (sed -i) instead.`,
+          );
+        }
         const bytes = await opened.handle.readFile({ signal: context.signal });
         const needle = Buffer.from(input.old_text, "utf8");
         const positions = occurrences(bytes, needle);

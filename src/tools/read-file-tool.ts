@@ -7,8 +7,8 @@ import { filePathInput } from "./workspace-path.js";
 export const DEFAULT_READ_LINES = 2000;
 /** Most characters one read returns, so one huge line cannot flood the context. */
 export const MAX_READ_CHARS = 100_000;
-/** Files above this size are refused; read a slice of them with bash instead. */
-const MAX_FILE_BYTES = 64 * 1024 * 1024;
+/** Files above this size are refused (by `edit_file` too); read a slice of them with bash instead. */
+export const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
 const readFileInput = v.object({
   path: filePathInput,
