@@ -26,7 +26,7 @@ import { waitForHeldWrites } from "./store/held-writes-at-shutdown.js";
 import { openStore } from "./store/open-store.js";
 import { patientWrites } from "./store/patient-writes.js";
 import { makeDataFolderPrivate } from "./store/private-data-folder.js";
-import { isSharedStore } from "./store/shared-store.js";
+import { isSharedStore, type SharedStore } from "./store/shared-store.js";
 import { sessionIdOf, TranscriptMirror } from "./transcripts/transcript-mirror.js";
 import { startTranscriptPruning } from "./transcripts/transcript-pruning.js";
 
@@ -65,11 +65,13 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     throw error;
   });
   let ownership: ChannelOwnership | undefined;
-  // A turn that ends while the database is away keeps its answer (and the events before it)
-  // until it is back, or until a shutdown has waited for it long enough.
+  // A turn that ends while the store cannot be written (the database away, SQLite's disk full
+  // or file locked) keeps its answer (and the events before it) until it can, or until a
+  // shutdown has waited for it long enough.
   const holding = new AbortController();
-  const patient = shared
-    ? patientWrites(shared, shared.health, holding.signal, (channelId) =>
+  const health = store.health;
+  const patient = health
+    ? patientWrites(store, health, holding.signal, (channelId) =>
         ownership === undefined ? true : ownership.holds(channelId),
       )
     : undefined;
@@ -77,7 +79,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     shared && patient
       ? {
           shared: {
-            append: (events) => patient.store.appendEvents(events),
+            // The patient wrapper of `shared` itself, so a shared store's methods.
+            append: (events) => (patient.store as SharedStore).appendEvents(events),
             after: (channelId, after, limit) => shared.eventsAfter(channelId, after, limit),
             since: (after, limit) => shared.eventsSince(after, limit),
           },
@@ -236,7 +239,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     scheduler,
     permissions,
     webRoot: options.webRoot ?? join(packageRoot(), "web", "dist"),
-    ...(shared ? { storeStatus: () => shared.health.status() } : {}),
+    ...(health ? { storeStatus: () => health.status() } : {}),
     closing: closing.signal,
     accepting: () => accepting,
     ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
@@ -288,11 +291,11 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       await router.close();
       permissions.close();
       await pool.stopAll();
-      if (shared && patient) {
+      if (health && patient) {
         // Renewing what it holds, taking nothing new, while the answers it holds are stored.
         await waitForHeldWrites({
           writes: patient,
-          storeUp: () => shared.health.up,
+          storeUp: () => health.up,
           waitMs: options.shutdownWaitMs ?? 20_000,
           logger: log,
         });

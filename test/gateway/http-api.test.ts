@@ -38,6 +38,7 @@ describe("the gateway's HTTP API", () => {
       engine: "claude",
       demo: true,
       hint: "set ANTHROPIC_API_KEY",
+      store: { ok: true },
     });
   });
 

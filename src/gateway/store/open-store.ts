@@ -3,8 +3,9 @@ import type { GatewayStore } from "./store.js";
 import type { StoreLocation } from "./store-location.js";
 
 /**
- * Opens the store `location` names: SQLite as `<dataDir>/gateway.db`, or the PostgreSQL
- * database of the URL (migrated on open; `StoreUnavailableError` when it cannot be reached).
+ * Opens the store `location` names: SQLite as `<dataDir>/gateway.db` (`StoreUnavailableError`
+ * when it cannot be written), or the PostgreSQL database of the URL (migrated on open;
+ * `StoreUnavailableError` when it cannot be reached).
  * Each adapter is loaded only when chosen, so SQLite users never load `pg` and the reverse.
  */
 export async function openStore(
@@ -17,5 +18,5 @@ export async function openStore(
     return PostgresGatewayStore.open(location.url, logger ? { logger } : {});
   }
   const { SqliteGatewayStore } = await import("./sqlite/sqlite-store.js");
-  return new SqliteGatewayStore(join(dataDir, "gateway.db"));
+  return new SqliteGatewayStore(join(dataDir, "gateway.db"), logger ? { logger } : {});
 }

@@ -83,6 +83,13 @@ export class StoreHealth {
     });
   }
 
+  /** While the store is not up: the error a statement is refused with, without trying it. */
+  refusal(): StoreUnavailableError {
+    return new StoreUnavailableError(this.#message(), {
+      retryAfterSeconds: this.#backoff.nextAtMostSeconds(),
+    });
+  }
+
   /** A statement succeeded: when the store was down, it is being restored now. */
   reachable(): void {
     if (this.#state !== "down" || this.#closed) return;

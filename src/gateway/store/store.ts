@@ -1,5 +1,6 @@
 import type { ContextUsage } from "../agents/context-usage.js";
 import type { MessageState, StoredMessage } from "../events.js";
+import type { StoreHealth } from "./store-health.js";
 import type { TranscriptChunks } from "./transcript-chunks.js";
 
 /** A channel as the store keeps it. */
@@ -79,6 +80,12 @@ export interface Settlement {
  * Each method is atomic on its own. Session files are kept as chunks (`TranscriptChunks`).
  */
 export interface GatewayStore extends TranscriptChunks {
+  /**
+   * Whether the store can be written now, for a store whose writes can fail for a while (the
+   * database away, the disk full, a lock held elsewhere). While it cannot, writes reject with a
+   * `StoreUnavailableError` saying why (the API's 503); see `patientWrites`.
+   */
+  readonly health?: StoreHealth;
   listChannels(): Promise<ChannelRecord[]>;
   getChannel(channelId: string): Promise<ChannelRecord | null>;
   /** Null forgets the session: the channel's next message starts a new conversation. */

@@ -1,5 +1,21 @@
 import type Database from "better-sqlite3";
 
+/** What a failed or refused write becomes, and who hears of a commit (see `healthGuard`). */
+export interface CommitGuard {
+  /** The error to refuse a write with now, without trying it; undefined to try it. */
+  refuse(): Error | undefined;
+  /** What a write's or a commit's failure is thrown as. */
+  translate(error: unknown): unknown;
+  /** A commit went through. */
+  committed(): void;
+}
+
+const OPEN: CommitGuard = {
+  refuse: () => undefined,
+  translate: (error) => error,
+  committed: () => {},
+};
+
 interface Waiting {
   resolve: () => void;
   reject: (error: unknown) => void;
@@ -25,17 +41,31 @@ export class GroupCommit {
   readonly #database: Database.Database;
   readonly #begin: Database.Statement;
   readonly #commit: Database.Statement;
+  readonly #guard: CommitGuard;
   #waiting: Waiting[] | undefined;
 
-  constructor(database: Database.Database) {
+  constructor(database: Database.Database, guard: CommitGuard = OPEN) {
     this.#database = database;
+    this.#guard = guard;
     this.#begin = database.prepare("BEGIN");
     this.#commit = database.prepare("COMMIT");
   }
 
+  /** Runs `work` in the open transaction; refused at once while the guard says so. */
   write<T>(work: () => T): Promise<T> {
+    const refused = this.#guard.refuse();
+    if (refused !== undefined) return Promise.reject(refused);
+    return this.probe(work);
+  }
+
+  /** Like `write`, never refused: how the store's health finds out whether it can write again. */
+  probe<T>(work: () => T): Promise<T> {
     if (this.#waiting === undefined) {
-      this.#begin.run();
+      try {
+        this.#begin.run();
+      } catch (error) {
+        return Promise.reject(this.#guard.translate(error));
+      }
       this.#waiting = [];
       setImmediate(() => this.flush());
     }
@@ -44,9 +74,10 @@ export class GroupCommit {
     try {
       result = work();
     } catch (error) {
+      const failure = this.#guard.translate(error);
       // Some failures (a full disk, an I/O error) end the transaction with everything in it.
-      if (!this.#database.inTransaction) this.#fail(waiting, error);
-      return Promise.reject(error);
+      if (!this.#database.inTransaction) this.#fail(waiting, failure);
+      return Promise.reject(failure);
     }
     const done = new Promise<T>((resolve, reject) => {
       waiting.push({ resolve: () => resolve(result), reject });
@@ -66,10 +97,17 @@ export class GroupCommit {
     try {
       this.#commit.run();
     } catch (error) {
-      if (this.#database.inTransaction) this.#database.exec("ROLLBACK");
-      for (const write of waiting) write.reject(error);
+      try {
+        if (this.#database.inTransaction) this.#database.exec("ROLLBACK");
+      } catch {
+        // SQLite undid what it could; the transaction is over either way.
+      }
+      const failure = this.#guard.translate(error);
+      for (const write of waiting) write.reject(failure);
       return;
     }
+    // Writes that failed are not waiting: a commit with none of them wrote nothing.
+    if (waiting.length > 0) this.#guard.committed();
     for (const write of waiting) write.resolve();
   }
 

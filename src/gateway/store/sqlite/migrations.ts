@@ -105,6 +105,10 @@ export const migrations: readonly string[] = [
     expires_at TEXT NOT NULL
   );
   `,
+  // One row the store writes to learn whether it can write (at start, and after a fault).
+  `
+  CREATE TABLE store_probe (id INTEGER PRIMARY KEY, at TEXT NOT NULL);
+  `,
 ];
 
 /** The schema version a fully migrated database reports. */

@@ -2,7 +2,6 @@ import type Database from "better-sqlite3";
 import type { ContextUsage } from "../../agents/context-usage.js";
 import type { MessageState } from "../../events.js";
 import { newMessage } from "../new-message.js";
-import { createPrivateFile } from "../private-data-folder.js";
 import type {
   ChannelRecord,
   GatewayStore,
@@ -11,6 +10,7 @@ import type {
   ScheduleRecord,
   Settlement,
 } from "../store.js";
+import { StoreHealth } from "../store-health.js";
 import {
   type NewTranscriptChunk,
   SESSION_FILE,
@@ -19,10 +19,12 @@ import {
   type TranscriptMerge,
 } from "../transcript-chunks.js";
 import { GroupCommit } from "./group-commit.js";
-import { openMigrated } from "./migrations.js";
+import { openDatabase, PROBE_SQL } from "./open-database.js";
+import { healthGuard } from "./sqlite-faults.js";
 import { spendLinkCode } from "./sqlite-link-codes.js";
 import { type ChannelRow, type MessageRow, toChannel, toMessage } from "./sqlite-rows.js";
 import { type ScheduleChange, SqliteSchedules } from "./sqlite-schedules.js";
+import { settleRows } from "./sqlite-settle.js";
 import { SqliteTranscripts } from "./sqlite-transcripts.js";
 
 /**
@@ -30,6 +32,9 @@ import { SqliteTranscripts } from "./sqlite-transcripts.js";
  * better-sqlite3 is synchronous, so every method is atomic by construction;
  * the promises only keep the interface open to a networked database. The writes of one
  * turn of the event loop share a commit (`GroupCommit`); each promise settles once committed.
+ * A write that fails for a fault (a full disk, a lock held elsewhere, an I/O error) marks
+ * `health` down and rejects with a `StoreUnavailableError`, as the PostgreSQL store does when
+ * its database is away; the gateway holds the writes that finish a turn until it is back.
  */
 export class SqliteGatewayStore implements GatewayStore {
   readonly #database: Database.Database;
@@ -38,12 +43,20 @@ export class SqliteGatewayStore implements GatewayStore {
   readonly #statements = new Map<string, Database.Statement>();
   readonly #commits: GroupCommit;
   readonly #schedules: SqliteSchedules;
+  /** Whether the file can be written now; down from a fault until a probe write goes through. */
+  readonly health: StoreHealth;
 
-  constructor(path: string) {
-    if (path !== ":memory:") createPrivateFile(path);
-    this.#database = openMigrated(path);
+  /** Throws a `StoreUnavailableError` (one line) when `path` cannot be opened and written. */
+  constructor(path: string, options: { logger?: (line: string) => void } = {}) {
+    this.#database = openDatabase(path);
+    this.health = new StoreHealth({
+      name: path,
+      probe: () =>
+        this.#commits.probe(() => this.#statement(PROBE_SQL).run(new Date().toISOString())),
+      ...(options.logger ? { logger: options.logger } : {}),
+    });
     this.#transcripts = new SqliteTranscripts(this.#database);
-    this.#commits = new GroupCommit(this.#database);
+    this.#commits = new GroupCommit(this.#database, healthGuard(this.health));
     this.#schedules = new SqliteSchedules(this.#database, this.#commits);
   }
 
@@ -281,73 +294,13 @@ export class SqliteGatewayStore implements GatewayStore {
   }
 
   async settle(settlement: Settlement): Promise<MessageRecord | null> {
-    const { messageIds, state, reply, turn } = settlement;
-    const first = messageIds[0];
-    if (first === undefined) return null;
-    const run = this.#database.transaction((): MessageRecord | null => {
-      const now = new Date().toISOString();
-      // Each open one updated, and found so: its channel and whether it was still open.
-      const update = this.#statement(
-        `UPDATE messages SET state = ?, retry_at = ?, updated_at = ?
-           WHERE id = ? AND (state IS NULL OR state != 'answered') RETURNING channel_id`,
-      );
-      let firstOpen: { id: string; channelId: string } | undefined;
-      const answers: string[] = [];
-      for (const id of messageIds) {
-        const row = update.get(state, settlement.retryAt ?? null, now, id) as
-          | { channel_id: string }
-          | undefined;
-        if (row === undefined) continue;
-        firstOpen ??= { id, channelId: row.channel_id };
-        answers.push(id);
-      }
-      if (firstOpen === undefined) return null;
-      const answer = newMessage(
-        {
-          channelId: firstOpen.channelId,
-          role: "assistant",
-          kind: reply.kind,
-          text: reply.text,
-          state: null,
-          replyTo: firstOpen.id,
-          source: "gateway",
-          answers,
-        },
-        now,
-      );
-      this.#insertRow(answer);
-      const { context } = settlement;
-      if (context === undefined) {
-        this.#statement("UPDATE channels SET last_activity_at = ? WHERE id = ?").run(
-          now,
-          firstOpen.channelId,
-        );
-      } else {
-        this.#statement(
-          `UPDATE channels SET last_activity_at = ?, context_tokens = ?, context_window = ?
-             WHERE id = ?`,
-        ).run(now, context?.tokens ?? null, context?.window ?? null, firstOpen.channelId);
-      }
-      if (turn) {
-        this.#statement(
-          `INSERT OR REPLACE INTO turns (message_id, result, cost_usd, usage_json, duration_ms,
-               num_turns, is_error, subtype, session_id, created_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        ).run(
-          firstOpen.id,
-          turn.result,
-          turn.costUsd,
-          turn.usage === undefined ? null : JSON.stringify(turn.usage),
-          turn.durationMs,
-          turn.numTurns,
-          turn.isError ? 1 : 0,
-          turn.subtype,
-          turn.sessionId,
-          now,
-        );
-      }
-      return answer;
-    });
+    if (settlement.messageIds.length === 0) return null;
+    const run = this.#database.transaction(() =>
+      settleRows(settlement, {
+        statement: (sql) => this.#statement(sql),
+        insertRow: (message) => this.#insertRow(message),
+      }),
+    );
     return this.#commits.write(run);
   }
 
@@ -392,6 +345,7 @@ export class SqliteGatewayStore implements GatewayStore {
   }
 
   async close(): Promise<void> {
+    this.health.close();
     this.#commits.flush();
     if (this.#database.open) this.#database.close();
   }

@@ -1,0 +1,189 @@
+/**
+ * The SQLite store survives its faults as the PostgreSQL store does: while another process
+ * holds gateway.db's lock, or the disk is full, the answer of a turn in flight is held and
+ * stored once the fault ends (never dropped, stored once); new messages get a 503 with
+ * `Retry-After` and the reason; health says the store is in trouble and why, at once (no
+ * busy wait freezes the gateway); the fault and its end are logged once each.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, expect, it } from "vitest";
+import { echoFallback, startFakeMessagesApi } from "../fixtures/fake-messages-api.js";
+import { waitFor } from "../helpers/wait-for.js";
+import { startRudderGateway, type TestGateway } from "./helpers.js";
+
+const repository = join(import.meta.dirname, "..", "..");
+const cleanups: Array<() => Promise<void> | void> = [];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A second process holding SQLite's write lock on `path` until `release()`. */
+async function holdLock(path: string): Promise<{ release(): Promise<void> }> {
+  const code = `
+    const Database = require("better-sqlite3");
+    const database = new Database(process.argv[1]);
+    database.exec("BEGIN EXCLUSIVE");
+    process.stdout.write("locked\\n");
+    process.stdin.on("end", () => { database.exec("COMMIT"); database.close(); process.exit(0); });
+    process.stdin.resume();`;
+  const child: ChildProcess = spawn(process.execPath, ["-e", code, path], {
+    cwd: repository,
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const exited = once(child, "exit");
+  cleanups.push(() => {
+    if (child.exitCode === null) child.kill("SIGKILL");
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout?.on("data", (chunk: Buffer) => {
+      if (chunk.toString().includes("locked")) resolve();
+    });
+    child.once("exit", () => reject(new Error("the lock holder exited")));
+  });
+  return {
+    release: async () => {
+      child.stdin?.end();
+      await exited;
+    },
+  };
+}
+
+/** A gateway on rudder agents whose first answer takes `delayMs`, with its log lines kept. */
+async function gatewayWithSlowAnswer(dataDir?: string) {
+  const api = await startFakeMessagesApi({
+    // biome-ignore lint/suspicious/noThenProperty: the fake API names its delayed step so
+    script: [{ delayMs: 2500, then: { text: "the held answer" } }],
+    fallback: echoFallback,
+  });
+  cleanups.push(() => api.close());
+  const workspace = mkdtempSync(join(tmpdir(), "rudder-sqlite-faults-"));
+  cleanups.push(() => rmSync(workspace, { recursive: true, force: true }));
+  const logs: string[] = [];
+  const gateway: TestGateway = await startRudderGateway({
+    prefix: "sqlite-faults",
+    apiUrl: api.url,
+    workspace,
+    logger: (line) => logs.push(line),
+    ...(dataDir ? { dataDir } : {}),
+  });
+  cleanups.push(() => gateway.cleanup());
+  return { api, gateway, logs };
+}
+
+/** Health while the store is down: a 503 at once, naming the fault. */
+async function healthSaysDown(gateway: TestGateway, reason: RegExp) {
+  return waitFor(
+    async () => {
+      const started = performance.now();
+      const response = await fetch(`${gateway.url}/api/health`);
+      const tookMs = performance.now() - started;
+      const body = (await response.json()) as { ok: boolean; store?: { error?: string } };
+      if (response.status !== 503) return undefined;
+      expect(tookMs).toBeLessThan(1000);
+      expect(body.ok).toBe(false);
+      expect(body.store?.error).toMatch(reason);
+      expect(Number(response.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      return body;
+    },
+    "health to say the store is down",
+    20_000,
+  );
+}
+
+/** A new message while the store is down: a 503 with `Retry-After` and the reason. */
+async function refusedWith(gateway: TestGateway, reason: RegExp) {
+  const response = await fetch(`${gateway.url}/api/channels/other/messages`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${gateway.token}`, "content-type": "application/json" },
+    body: JSON.stringify({ text: "while down" }),
+  });
+  expect(response.status).toBe(503);
+  expect(Number(response.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+  expect(((await response.json()) as { error: string }).error).toMatch(reason);
+}
+
+/** The held answer stored once, after the fault, and each of its ends logged once. */
+async function answeredOnceAfter(gateway: TestGateway, logs: string[], messageId: string) {
+  const messages = await waitFor(
+    async () => {
+      const list = await gateway.messages("c");
+      return list.find((message) => message.id === messageId)?.state === "answered"
+        ? list
+        : undefined;
+    },
+    "the held answer stored",
+    30_000,
+  );
+  expect(messages.filter((message) => message.kind === "reply").map((m) => m.text)).toEqual([
+    "the held answer",
+  ]);
+  expect((await fetch(`${gateway.url}/api/health`)).status).toBe(200);
+  expect(logs.filter((line) => line.includes("store unavailable"))).toHaveLength(1);
+  expect(logs.filter((line) => line.includes("store back"))).toHaveLength(1);
+}
+
+it("holds an answer while another process locks gateway.db, and stores it after", async () => {
+  const { api, gateway, logs } = await gatewayWithSlowAnswer();
+  const posted = await gateway.api<{ id: string }>("POST", "/api/channels/c/messages", {
+    text: "one",
+  });
+  await api.waitForMainRequests(1, 20_000);
+  const lock = await holdLock(join(gateway.dataDir, "gateway.db"));
+  await healthSaysDown(gateway, /locked/);
+  await refusedWith(gateway, /locked/);
+  const [message] = await gateway.messages("c");
+  expect(message?.state).toBe("received");
+  await lock.release();
+  await answeredOnceAfter(gateway, logs, posted.body.id);
+}, 60_000);
+
+const root = process.getuid?.() === 0;
+
+it.runIf(root)(
+  "holds an answer while the disk is full (a tmpfs), and stores it after",
+  async () => {
+    const mountPoint = mkdtempSync(join(tmpdir(), "rudder-full-disk-"));
+    const mount = spawn("mount", ["-t", "tmpfs", "-o", "size=3m", "tmpfs", mountPoint]);
+    expect((await once(mount, "exit"))[0]).toBe(0);
+    cleanups.push(async () => {
+      await once(spawn("umount", ["-l", mountPoint]), "exit");
+      rmSync(mountPoint, { recursive: true, force: true });
+    });
+    const dataDir = join(mountPoint, "data");
+    mkdirSync(dataDir);
+    const { api, gateway, logs } = await gatewayWithSlowAnswer(dataDir);
+    const posted = await gateway.api<{ id: string }>("POST", "/api/channels/c/messages", {
+      text: "one",
+    });
+    await api.waitForMainRequests(1, 20_000);
+    const filler = join(mountPoint, "filler");
+    fillDisk(filler);
+    await healthSaysDown(gateway, /disk is full/);
+    await refusedWith(gateway, /disk is full/);
+    rmSync(filler);
+    await answeredOnceAfter(gateway, logs, posted.body.id);
+  },
+  60_000,
+);
+
+if (!root) it.skip("holds an answer while the disk is full: needs root to mount a tmpfs", () => {});
+
+/** Writes `path` until the file system has no room left. */
+function fillDisk(path: string): void {
+  const chunk = Buffer.alloc(64 * 1024, 1);
+  const parts: Buffer[] = [];
+  for (let size = 0; ; size += chunk.length) {
+    parts.push(chunk);
+    try {
+      writeFileSync(path, Buffer.concat(parts));
+    } catch {
+      return;
+    }
+    if (size > 64 * 1024 * 1024) throw new Error("the tmpfs never filled");
+  }
+}
