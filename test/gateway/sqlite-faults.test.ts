@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
-import { echoFallback, startFakeMessagesApi } from "../fixtures/fake-messages-api.js";
+import { echoFallback, startFakeMessagesApi } from "../helpers/fake-messages-api.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { startRudderGateway, type TestGateway } from "./helpers.js";
 
