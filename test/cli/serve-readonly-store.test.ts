@@ -1,11 +1,11 @@
 /**
- * A gateway.db that cannot be written (mode 0444, `rudder serve` run as an unprivileged user)
+ * A gateway.db that cannot be written (mode 0400, `rudder serve` run as its unprivileged owner)
  * is a one-line refusal to start, exit 1: not a gateway that starts "healthy" and answers every
  * message with a 500. As root, the CLI runs as `nobody` (util-linux's setpriv), since root
  * writes a read-only file all the same.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
@@ -24,16 +24,28 @@ it("refuses to start, in one line, on a gateway.db it cannot write", async () =>
   root = mkdtempSync(join(tmpdir(), "rudder-readonly-store-"));
   chmodSync(root, 0o755);
   const dataDir = join(root, "data");
-  mkdirSync(dataDir, { mode: 0o755 });
-  const store = new SqliteGatewayStore(join(dataDir, "gateway.db"));
+  mkdirSync(dataDir, { mode: 0o700 });
+  const database = join(dataDir, "gateway.db");
+  const store = new SqliteGatewayStore(database);
   await store.insertUserMessage("c", "kept", "http");
   await store.close();
-  chmodSync(join(dataDir, "gateway.db"), 0o444);
+  // Private (nothing for others to narrow) and read-only to its owner, the user that serves.
+  chmodSync(database, 0o400);
+  if (asRoot) {
+    const nobody = Number(execFileSync("id", ["-u", "nobody"], { encoding: "utf8" }).trim());
+    for (const path of [dataDir, database]) chownSync(path, nobody, nobodyGroup());
+  }
   const command = [RUDDER_CLI, "serve", "--port", "0", "--data", dataDir];
   const child: ChildProcess = asRoot
     ? spawn(
         "setpriv",
-        ["--reuid=nobody", "--regid=nogroup", "--clear-groups", process.execPath, ...command],
+        [
+          "--reuid=nobody",
+          `--regid=${nobodyGroup()}`,
+          "--clear-groups",
+          process.execPath,
+          ...command,
+        ],
         {
           cwd: root,
           env: { PATH: process.env.PATH, HOME: root },
@@ -55,3 +67,7 @@ it("refuses to start, in one line, on a gateway.db it cannot write", async () =>
   expect(lines).toHaveLength(1);
   expect(lines[0]).toMatch(/^rudder serve: cannot write the store .*gateway\.db: .*readonly/);
 }, 30_000);
+
+function nobodyGroup(): number {
+  return Number(execFileSync("id", ["-g", "nobody"], { encoding: "utf8" }).trim());
+}
