@@ -48,6 +48,11 @@ export interface AgentLoopDependencies {
   background?: BackgroundManager;
   /** Steering messages; drained into the conversation before every model call. */
   inbox?: Inbox;
+  /**
+   * Whether a text from the inbox is already in the conversation (a message delivered again
+   * after a restart, see `RedeliveredTexts`): it is then reported delivered, not added again.
+   */
+  alreadyHeld?: (text: string) => boolean;
   emit: AgentEventSink;
   signal: AbortSignal;
   /** Model calls allowed in one turn before it ends as `error_max_turns`. */
@@ -84,7 +89,9 @@ export function overflowMessage(apiMessage: string): string {
 function deliverInbox(history: Message[], dependencies: AgentLoopDependencies): void {
   const texts = dependencies.inbox?.drain() ?? [];
   const finished = dependencies.background?.collectFinished() ?? [];
-  for (const text of texts) appendUserText(history, text);
+  for (const text of texts) {
+    if (dependencies.alreadyHeld?.(text) !== true) appendUserText(history, text);
+  }
   if (finished.length > 0) appendUserText(history, formatNotifications(finished));
   if (texts.length === 0 && finished.length === 0) return;
   dependencies.emit({

@@ -10,6 +10,7 @@ import { ContextKeeper, type RequestShape } from "./context-keeper.js";
 import { appendUserText } from "./conversation.js";
 import type { AgentEvent, TurnOutcome } from "./events.js";
 import { Inbox } from "./inbox.js";
+import { RedeliveredTexts } from "./redelivered-texts.js";
 import { RunningTools, type ToolKill } from "./running-tools.js";
 
 export interface SessionOptions
@@ -57,11 +58,13 @@ export class Session {
   readonly #listeners = new Set<Listener>();
   readonly #runningTools: RunningTools | undefined;
   #turn: { promise: Promise<TurnOutcome>; controller: AbortController } | undefined;
+  readonly #redelivered: RedeliveredTexts;
 
   constructor(options: SessionOptions) {
     this.#options = options;
     this.#id = options.sessionId ?? randomUUID();
     this.history = options.history ?? [];
+    this.#redelivered = new RedeliveredTexts(options.history);
     if (options.onToolsKilled) this.#runningTools = new RunningTools(options.onToolsKilled);
     const { model } = options;
     this.context = new ContextKeeper(
@@ -146,6 +149,7 @@ export class Session {
     const turnSignal = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal;
     const promise = this.#runTurn(text, turnSignal).finally(() => {
       this.#turn = undefined;
+      this.#redelivered.forget();
     });
     this.#turn = { promise, controller };
     return promise;
@@ -170,13 +174,14 @@ export class Session {
       if (hook?.blocked || hook?.halt !== undefined) {
         return this.#blockedPrompt(hook.reason ?? hook.halt?.reason ?? "blocked by a hook");
       }
-      appendUserText(this.history, text);
+      if (!this.#redelivered.take(text)) appendUserText(this.history, text);
       for (const context of hook?.additionalContext ?? []) appendUserText(this.history, context);
     }
     const dependencies: AgentLoopDependencies = {
       ...this.#options,
       sessionId: this.id,
       inbox: this.inbox,
+      alreadyHeld: (held) => this.#redelivered.take(held),
       background: this.background,
       context: this.context,
       emit,

@@ -66,6 +66,41 @@ describe("sessions are stored as the turn goes and resumed whole", () => {
     expect(messages[2].content.at(-1)).toMatchObject({ type: "text", text: "continue please" });
   });
 
+  it("a message delivered again after a SIGKILL appears once in the model's prompt", async () => {
+    const api = await harness.api([
+      { toolUse: { name: "Bash", input: { command: "echo step-one" } } },
+      { hangUntilAborted: true, text: "never finished" },
+      { text: "answered once" },
+    ]);
+    const sandbox = harness.sandbox(api);
+    const first = harness.start(sandbox, [...STREAM_ARGS, "--session-id", SESSION]);
+    first.sendUser("the question");
+    first.sendUser("a steer");
+    await api.waitForMainRequests(2);
+    first.kill("SIGKILL");
+    await first.exited;
+
+    // As the gateway does after its restart: every unanswered message again, in order.
+    const second = harness.start(sandbox, [...STREAM_ARGS, "--resume", SESSION]);
+    second.sendUser("the question");
+    second.sendUser("a steer");
+    const result = await second.waitForResult();
+    second.end();
+    expect(await second.exited).toBe(0);
+    expect(result).toMatchObject({ is_error: false, result: "answered once" });
+    const prompt = JSON.stringify(api.mainRequests()[2]?.body.messages);
+    expect(prompt.split("the question")).toHaveLength(2);
+    expect(prompt.split("a steer")).toHaveLength(2);
+    // A message that is new after the restart is the model's, as ever.
+    const third = harness.start(sandbox, [...STREAM_ARGS, "--resume", SESSION]);
+    third.sendUser("the question");
+    await third.waitForResult();
+    third.end();
+    await third.exited;
+    const asked = JSON.stringify(api.mainRequests()[3]?.body.messages);
+    expect(asked.split("the question")).toHaveLength(3);
+  });
+
   it("a process killed while a tool ran resumes with that tool's result marked unknown", async () => {
     const api = await harness.api([
       { toolUse: { name: "Bash", input: { command: "exec sleep 60.102" } } },
