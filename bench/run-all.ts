@@ -16,6 +16,7 @@ const BENCHES = [
   "glob.ts",
   "runner.ts",
   "startup.ts",
+  "gate.ts",
   "gateway.ts",
   "agent-cap.ts",
   "sse-flood.ts",
