@@ -1,3 +1,5 @@
+import { realpathSync } from "node:fs";
+import { relative, sep } from "node:path";
 import * as v from "valibot";
 import type { BackgroundManager } from "../background/background-manager.js";
 import { shouldRunBackground } from "../background/background-manager.js";
@@ -8,7 +10,7 @@ import { evaluatePermission } from "../permissions/evaluate.js";
 import type { PermissionRules, PermissionVerdict } from "../permissions/types.js";
 import { claudeToolResponse, partsAsBlocks } from "../tools/claude-code-response.js";
 import type { AnyTool, ToolResult } from "../tools/types.js";
-import { realWorkspacePath } from "../tools/workspace-path.js";
+import { resolveInWorkspace } from "../tools/workspace-path.js";
 import type { AgentEventSink } from "./events.js";
 
 export interface ConfirmRequest {
@@ -123,7 +125,7 @@ function verdictFor(
   tool: AnyTool,
   toolInput: Record<string, unknown>,
   context: DispatchContext,
-): PermissionVerdict {
+): PermissionVerdict & { judgedPath?: string } {
   const { name, input } = judged(tool, toolInput);
   const sandboxed =
     typeof context.bashSandboxed === "function"
@@ -140,8 +142,11 @@ function verdictFor(
   if (given.decision === "deny" || typeof input.path !== "string" || name === "glob") {
     return given;
   }
-  const real = realWorkspacePath(context.workspace, input.path);
-  if (real === undefined || real === input.path) return given;
+  const resolved = resolveInWorkspace(context.workspace, input.path);
+  if (!resolved.ok) return given;
+  const judgedPath = resolved.path;
+  const real = relative(realpathSync(context.workspace), judgedPath).split(sep).join("/") || ".";
+  if (real === input.path) return { ...given, judgedPath };
   const linked = evaluatePermission(
     name,
     { ...input, path: real },
@@ -150,7 +155,7 @@ function verdictFor(
     options,
   );
   const rank = { allow: 0, ask: 1, deny: 2 } as const;
-  return rank[linked.decision] > rank[given.decision] ? linked : given;
+  return { ...(rank[linked.decision] > rank[given.decision] ? linked : given), judgedPath };
 }
 
 /** The call as the gate judges it: a tool that serves another (`Read`) as that one's call. */
@@ -172,13 +177,19 @@ function confirmedInput(
   tool: AnyTool,
   updatedInput: Record<string, unknown>,
   context: DispatchContext,
-): { ok: true; input: Record<string, unknown> } | { ok: false; reason: string } {
+):
+  | { ok: true; input: Record<string, unknown>; judgedPath?: string }
+  | { ok: false; reason: string } {
   const parsed = v.safeParse(tool.inputSchema, updatedInput);
   if (!parsed.success) return { ok: false, reason: "the confirmed replacement input is invalid" };
   const input = parsed.output as Record<string, unknown>;
   const verdict = verdictFor(tool, input, context);
   if (verdict.decision === "deny") return { ok: false, reason: verdict.reason };
-  return { ok: true, input };
+  return {
+    ok: true,
+    input,
+    ...(verdict.judgedPath === undefined ? {} : { judgedPath: verdict.judgedPath }),
+  };
 }
 
 /**
@@ -265,10 +276,12 @@ export async function dispatchToolUse(
     const hookDenied = preHook?.reason && preHook.permissionDecision === "deny";
     return deny(hookDenied ? (preHook.reason as string) : decision.reason);
   }
+  let judgedFinal = verdict.judgedPath;
   if (decision.updatedInput !== undefined) {
     const replacement = confirmedInput(tool, decision.updatedInput, context);
     if (!replacement.ok) return deny(replacement.reason);
     validInput = replacement.input;
+    judgedFinal = replacement.judgedPath;
   }
 
   const subject = judged(tool, validInput);
@@ -286,6 +299,7 @@ export async function dispatchToolUse(
   const result = await tool.execute(validInput, {
     workspace: context.workspace,
     signal: context.signal,
+    ...(judgedFinal === undefined ? {} : { judgedPath: judgedFinal }),
   });
   const response = claudeToolResponse(result);
   const postHook = await context.hooks?.run(

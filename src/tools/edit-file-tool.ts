@@ -42,7 +42,12 @@ export function createEditFileTool(): Tool<EditFileInput> {
     async execute(input, context): Promise<ToolResult> {
       if (input.old_text.length === 0)
         return fail("old_text is empty; give the exact text to replace.");
-      const opened = await openWorkspaceFile(context.workspace, input.path, "update");
+      const opened = await openWorkspaceFile(
+        context.workspace,
+        input.path,
+        "update",
+        context.judgedPath,
+      );
       if (!opened.ok) return fail(opened.error);
       try {
         // Read whole, as `read_file` reads: the same cap, so a huge file costs no huge memory.

@@ -48,7 +48,12 @@ export function createReadFileTool(): Tool<ReadFileInput> {
     inputSchema: readFileInput,
     jsonSchema: toolJsonSchema(readFileInput),
     async execute(input, context): Promise<ToolResult> {
-      const opened = await openWorkspaceFile(context.workspace, input.path, "read");
+      const opened = await openWorkspaceFile(
+        context.workspace,
+        input.path,
+        "read",
+        context.judgedPath,
+      );
       if (!opened.ok) return fail(opened.error);
       let text: string;
       try {

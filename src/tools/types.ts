@@ -5,6 +5,12 @@ export interface ToolContext {
   workspace: string;
   /** Aborting ends the tool's work (and kills any process group it started). */
   signal: AbortSignal;
+  /**
+   * For a file tool's call: the real absolute path the permission gate judged. The tool
+   * opens exactly that path (following no link on the way), so what it touches is what was
+   * judged, even if a link along the given path changes meanwhile.
+   */
+  judgedPath?: string;
 }
 
 /** A piece of a result the model sees: text, or a base64 image (an MCP tool's picture). */

@@ -29,7 +29,12 @@ export function createWriteFileTool(): Tool<WriteFileInput> {
     inputSchema: writeFileInput,
     jsonSchema: toolJsonSchema(writeFileInput),
     async execute(input, context): Promise<ToolResult> {
-      const opened = await openWorkspaceFile(context.workspace, input.path, "write");
+      const opened = await openWorkspaceFile(
+        context.workspace,
+        input.path,
+        "write",
+        context.judgedPath,
+      );
       if (!opened.ok) return { content: opened.error, isError: true };
       try {
         const originalFile =
