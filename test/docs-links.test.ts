@@ -105,6 +105,19 @@ describe("documentation links", () => {
     expect(broken).toEqual([]);
   });
 
+  it("every page of docs/ is listed in docs/README.md and in the README's where to go next", () => {
+    const pages = readdirSync(join(repository, "docs")).filter(
+      (name) => name.endsWith(".md") && name !== "README.md",
+    );
+    const index = readFileSync(join(repository, "docs", "README.md"), "utf8");
+    const front = readFileSync(join(repository, "README.md"), "utf8");
+    const unlisted = pages.flatMap((page) => [
+      ...(index.includes(`](${page})`) ? [] : [`docs/README.md: ${page}`]),
+      ...(front.includes(`](docs/${page})`) ? [] : [`README.md: docs/${page}`]),
+    ]);
+    expect(unlisted).toEqual([]);
+  });
+
   it("every file of the repository the pages name in code exists", () => {
     const missing = documentationFiles().flatMap((file) =>
       missingPaths(file, readFileSync(file, "utf8")),
