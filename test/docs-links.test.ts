@@ -118,6 +118,16 @@ describe("documentation links", () => {
     expect(unlisted).toEqual([]);
   });
 
+  it("docs/benchmarks.md describes every bench npm run bench runs", () => {
+    const runAll = readFileSync(join(repository, "bench", "run-all.ts"), "utf8");
+    const list = /const BENCHES = \[([^\]]*)\]/.exec(runAll)?.[1] ?? "";
+    const benches = [...list.matchAll(/"([a-z-]+\.ts)"/g)].map((match) => match[1]);
+    expect(benches.length).toBeGreaterThan(5);
+    const page = readFileSync(join(repository, "docs", "benchmarks.md"), "utf8");
+    const undescribed = benches.filter((bench) => !page.includes(`- \`bench/${bench}\`: `));
+    expect(undescribed).toEqual([]);
+  });
+
   it("every file of the repository the pages name in code exists", () => {
     const missing = documentationFiles().flatMap((file) =>
       missingPaths(file, readFileSync(file, "utf8")),
