@@ -157,8 +157,13 @@ export class Sandbox {
       // No proxy to wait for: the runner's own start is the probe, so one sandbox starts, not
       // two one after the other. Only if it fails is bubblewrap probed alone, so that a sandbox
       // broken by something else (a mount) is not taken for bubblewrap unable to start.
-      const runner = this.#runnerNow(undefined);
-      this.#probe = runner.ready.then((ready) => (ready ? { ok: true } : this.#probeBubblewrap()));
+      // After the model's request has gone out: the sandbox's mounts need a walk of the
+      // workspace for its guarded paths first (workspace-snapshot.ts).
+      this.#probe = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        if (this.#closed) return { ok: false, reason: "the sandbox was closed" };
+        const runner = this.#runnerNow(undefined);
+        return runner.ready.then((ready) => (ready ? { ok: true } : this.#probeBubblewrap()));
+      });
       return;
     }
     void this.#probeOnce().then(async (probe) => {
@@ -218,7 +223,7 @@ export class Sandbox {
     const stateFolder = this.#stateFolderOnce();
     const release = this.#placeholders.acquire(this.policy.protectedInWorkspace);
     const filter = privilegeFilter();
-    const snapshot = this.#guard.snapshot;
+    const snapshot = this.#guard.prime();
     const args = bubblewrapArgs(this.policy, {
       ...(snapshot === undefined ? {} : { guarded: guardMounts(snapshot, this.#protectedPaths) }),
       ...(filter === undefined ? {} : { privilegeFilterFd: PRIVILEGE_FILTER_FD }),

@@ -63,6 +63,12 @@ export class WorkspaceGuard {
     return this.#baseline;
   }
 
+  /** The last snapshot, taken now if there is none yet (a sandbox started ahead of any command). */
+  prime(): WorkspaceSnapshot {
+    this.#baseline ??= takeSnapshot(this.#workspace, this.#maxFolders);
+    return this.#baseline;
+  }
+
   /** A sandboxed command is about to start. */
   begin(): void {
     if (this.#running === 0 || this.#baseline === undefined) {

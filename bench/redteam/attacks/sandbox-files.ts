@@ -125,6 +125,27 @@ export const attacks: Attack[] = [
     },
   ),
   {
+    name: "git: planted from the sandbox, run by an excluded git command",
+    wall: "files",
+    skip: noBubblewrap,
+    run: () =>
+      onGround(async (ground) => {
+        hostRepository(ground, ground.workspace);
+        const session = sandboxSession(ground, { excludedCommands: ["git"] });
+        try {
+          await session.run(
+            `mkdir -p evil && cp -r .git/objects .git/refs evil/ && ` +
+              `printf '%s' '${fsmonitor(ground, "excluded")}' > evil/config && echo ../evil > .git/commondir`,
+          );
+          // Excluded: runs outside the sandbox, in the same session.
+          await session.run("git status");
+        } finally {
+          session.close();
+        }
+        return canaryVerdict(ground);
+      }),
+  },
+  {
     name: "auto-run files created from the sandbox",
     wall: "files",
     skip: noBubblewrap,
