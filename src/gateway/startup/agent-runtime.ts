@@ -1,0 +1,76 @@
+/**
+ * The third step of `startGateway`: what runs the agents. The worker's name, the permission
+ * requests waiting for a person, the pool of agent processes and, on a shared store with a
+ * session file, the transcript mirror and its pruning.
+ */
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
+import { PermissionRequests } from "../agents/permission-requests.js";
+import { RegistryProcessPool } from "../agents/process-pool.js";
+import type { EventBus } from "../event-bus.js";
+import { type GatewayOptions, processOptions } from "../gateway-options.js";
+import type { Router } from "../routing/router.js";
+import { TranscriptMirror } from "../transcripts/transcript-mirror.js";
+import { startTranscriptPruning } from "../transcripts/transcript-pruning.js";
+import type { GatewayStorage } from "./open-storage.js";
+
+export interface AgentRuntime {
+  worker: string;
+  permissions: PermissionRequests;
+  pool: RegistryProcessPool;
+  mirror: TranscriptMirror | undefined;
+  pruning: { stop(): Promise<void> } | undefined;
+}
+
+/** `router()`: the router once made (an idle line before it has nowhere to go). */
+export function createAgentRuntime(
+  options: GatewayOptions,
+  { store, shared }: GatewayStorage,
+  bus: EventBus,
+  router: () => Router | undefined,
+  log: (line: string) => void,
+): AgentRuntime {
+  const worker =
+    options.workerName ?? `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
+  const permissions = new PermissionRequests({
+    bus,
+    ...(options.permissionTimeoutMs ? { timeoutMs: options.permissionTimeoutMs } : {}),
+    ...(shared ? { shared: { worker, ledger: shared.permissionLedger(), logger: log } } : {}),
+  });
+  const pool = new RegistryProcessPool({
+    maxLive: options.maxLive ?? 8,
+    ...(options.maxAgents === undefined ? {} : { maxAgents: options.maxAgents }),
+    idleMinutes: options.idleMinutes ?? 20,
+    processOptions: {
+      ...processOptions(options.engine, options.dataDir),
+      beforeWrite: () => store.commitPending?.(),
+    },
+    logger: log,
+    onIdleLine: (channelId, line) => router()?.acceptIdleLine(channelId, line),
+    ...(options.permissionPrompts === false
+      ? {}
+      : {
+          onPermissionRequest: (channelId, request) => permissions.ask(channelId, request),
+        }),
+  });
+  const sessionFile = options.engine?.sessionFile;
+  const kept = options.transcripts ?? {};
+  const mirror =
+    shared && sessionFile
+      ? new TranscriptMirror({
+          store,
+          sessionFile,
+          logger: log,
+          ...(kept.compactAfter ? { compactAfter: kept.compactAfter } : {}),
+        })
+      : undefined;
+  const pruning = mirror
+    ? startTranscriptPruning({
+        store,
+        logger: log,
+        ...(kept.pruneEveryMs ? { everyMs: kept.pruneEveryMs } : {}),
+        ...(kept.keepUnusedMs !== undefined ? { keepUnusedMs: kept.keepUnusedMs } : {}),
+      })
+    : undefined;
+  return { worker, permissions, pool, mirror, pruning };
+}

@@ -1,0 +1,96 @@
+/**
+ * The fourth step of `startGateway`: the router, on a shared store the ownership of channels
+ * (leases) that decides which worker drives each, and the scheduler. Nothing starts here; the
+ * sources step starts them.
+ */
+import { ChannelOwnership } from "../cluster/channel-ownership.js";
+import { watchForwarded } from "../cluster/forwarded-outcome.js";
+import { sessionAfterTakeover } from "../cluster/session-takeover.js";
+import type { GatewayOptions } from "../gateway-options.js";
+import { Router } from "../routing/router.js";
+import { Scheduler } from "../scheduler/scheduler.js";
+import { sessionIdOf } from "../transcripts/transcript-mirror.js";
+import type { AgentRuntime } from "./agent-runtime.js";
+import type { EventFlow } from "./event-flow.js";
+import type { GatewayStorage } from "./open-storage.js";
+
+export interface GatewayRouting {
+  router: Router;
+  ownership: ChannelOwnership | undefined;
+  scheduler: Scheduler;
+}
+
+export function createGatewayRouting(
+  options: GatewayOptions,
+  { store, shared }: GatewayStorage,
+  { bus, patient }: EventFlow,
+  { worker, permissions, pool, mirror }: AgentRuntime,
+  log: (line: string) => void,
+): GatewayRouting {
+  let ownership: ChannelOwnership | undefined;
+  const router = new Router({
+    store: patient?.store ?? store,
+    pool,
+    bus,
+    logger: log,
+    ...(shared
+      ? {
+          claimChannel: (channelId: string) => ownership!.claim(channelId),
+          drives: (channelId: string) => ownership!.holds(channelId),
+        }
+      : {}),
+    onTurnEnd: (channelId) =>
+      permissions.expire(channelId, "the turn ended before anyone answered"),
+    ...(mirror
+      ? {
+          onAgentOutput: (channelId: string, line: unknown) =>
+            mirror.noteOutput(channelId, sessionIdOf(line)),
+          beforeAnswer: (channelId: string, sessionId: string | null) =>
+            mirror.flush(channelId, sessionId ?? undefined),
+        }
+      : {}),
+    ...(options.turnTimeoutMs ? { turnTimeoutMs: options.turnTimeoutMs } : {}),
+    ...(options.rateLimitRetryMs ? { rateLimitRetryMs: options.rateLimitRetryMs } : {}),
+    ...(options.maxAttempts ? { maxAttempts: options.maxAttempts } : {}),
+    ...(options.maxDeliveries ? { maxDeliveries: options.maxDeliveries } : {}),
+  });
+  ownership = shared
+    ? new ChannelOwnership({
+        store: shared,
+        router,
+        worker,
+        leaseSeconds: options.leaseSeconds ?? 15,
+        stopChannel: (channelId) => pool.stop(channelId),
+        watchForwarded: (channelId) => watchForwarded(bus, channelId),
+        ...(mirror
+          ? {
+              resumeSession: (channelId: string, sessionId: string | null) =>
+                sessionAfterTakeover({ store, mirror, bus, logger: log }, channelId, sessionId),
+            }
+          : {}),
+        logger: log,
+      })
+    : undefined;
+  // Back from an outage: every lease is re-validated before anything is acted on again.
+  if (shared && ownership) shared.health.onRestored(() => ownership!.revalidate());
+  const scheduler = new Scheduler({
+    store,
+    router,
+    bus,
+    logger: log,
+    ...(shared && ownership
+      ? {
+          cluster: {
+            deliver: (channelId: string, text: string, source: string) =>
+              ownership!.deliver(channelId, text, source),
+            claimFiring: (id: string, dueAt: string, next: string | null, now: Date) =>
+              shared.claimFiring(id, dueAt, next, now),
+            announce: (id: string) => shared.announceSchedule(id),
+          },
+        }
+      : {}),
+  });
+  // Then, firings due while it was away fire once (each claimed, so once across workers).
+  shared?.health.onRestored(() => scheduler.fireMissed());
+  return { router, ownership, scheduler };
+}

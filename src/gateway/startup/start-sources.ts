@@ -1,0 +1,70 @@
+/**
+ * The last step of `startGateway`: every channel source started (each delivering to the
+ * channel's owner, or to the router alone), the feeds of other workers' permission answers
+ * and schedule changes opened, the channels taken, the router and the scheduler started.
+ * Rejects with the first failure; the caller then shuts down what was started.
+ */
+import type { ChannelSource, SourceContext } from "../channel-source.js";
+import type { AgentRuntime } from "./agent-runtime.js";
+import type { EventFlow } from "./event-flow.js";
+import type { GatewayRouting } from "./gateway-routing.js";
+import type { LateFeeds } from "./gateway-shutdown.js";
+import type { GatewayStorage } from "./open-storage.js";
+
+export interface SourceParts {
+  storage: GatewayStorage;
+  flow: EventFlow;
+  runtime: AgentRuntime;
+  routing: GatewayRouting;
+  sources: ChannelSource[];
+  /** Aborted when the gateway begins to shut down. */
+  closing: AbortSignal;
+  /** Filled in as each feed opens, so a shutdown closes those that did. */
+  feeds: LateFeeds;
+}
+
+export async function startSources({
+  storage,
+  flow,
+  runtime,
+  routing,
+  sources,
+  closing,
+  feeds,
+}: SourceParts): Promise<void> {
+  const { store, shared } = storage;
+  const { router, ownership, scheduler } = routing;
+  const { permissions, worker } = runtime;
+  const sourceContext: SourceContext = {
+    subscribe: (channelId, listener) =>
+      flow.bus.listen(channelId, (numbered) => listener(numbered.event)),
+    channelIds: async () => (await store.listChannels()).map((channel) => channel.id),
+    permissions,
+    signal: closing,
+  };
+  for (const source of sources) {
+    await source.start(
+      (channelId, text, meta) =>
+        (ownership ?? router).deliver(
+          channelId,
+          text,
+          typeof meta?.source === "string" ? meta.source : source.name,
+        ),
+      sourceContext,
+    );
+  }
+  // A person's answer through another worker to a request of this worker's agents.
+  feeds.permissions = await shared?.permissionLedger().listen(
+    worker,
+    (requestId) => void permissions.answered(requestId),
+    () => void permissions.recheck(),
+  );
+  await ownership?.start();
+  await router.start();
+  // Schedules created, changed or deleted through any worker are armed or disarmed here too.
+  feeds.schedules = await shared?.listenForSchedules(
+    (scheduleId) => void scheduler.refresh(scheduleId),
+    () => void scheduler.refreshAll(),
+  );
+  await scheduler.start();
+}
