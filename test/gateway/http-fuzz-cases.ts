@@ -3,18 +3,28 @@
  * bodies, odd methods, missing auth. Shared by test/gateway/http-fuzz.test.ts and `npm run
  * chaos`, which runs the same requests and reports the answers by class.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { rawRequest } from "./raw-http.js";
 
-/** Every route the app declares, read from its source so that a new route is fuzzed too. */
+/**
+ * Every route the app declares, read from its source so that a new route is fuzzed too: the
+ * app's own, and each route group of src/gateway/http/routes/ (all mounted under `/api`).
+ */
 export function declaredRoutes(): Array<{ method: string; path: string }> {
-  const source = readFileSync(
-    join(import.meta.dirname, "../../src/gateway/http/http-app.ts"),
-    "utf8",
-  );
-  const routes = [...source.matchAll(/app\.(get|post|put|patch|delete)\(\s*"([^"]+)"/g)].map(
-    (match) => ({ method: match[1]!.toUpperCase(), path: match[2]! }),
+  const httpFolder = join(import.meta.dirname, "../../src/gateway/http");
+  const routesFolder = join(httpFolder, "routes");
+  const sources = [
+    { prefix: "", text: readFileSync(join(httpFolder, "http-app.ts"), "utf8") },
+    ...readdirSync(routesFolder).map((name) => ({
+      prefix: "/api",
+      text: readFileSync(join(routesFolder, name), "utf8"),
+    })),
+  ];
+  const routes = sources.flatMap(({ prefix, text }) =>
+    [...text.matchAll(/(?:app|routes)\.(get|post|put|patch|delete)\(\s*"([^"]+)"/g)].map(
+      (match) => ({ method: match[1]!.toUpperCase(), path: `${prefix}${match[2]!}` }),
+    ),
   );
   return [...routes, { method: "GET", path: "/" }, { method: "GET", path: "/assets/:file" }];
 }

@@ -1,0 +1,124 @@
+/**
+ * The API's channel routes (token needed): the channels, a channel's messages in and out,
+ * its commands (compact, reset) and its event stream.
+ */
+import { Hono } from "hono";
+import * as v from "valibot";
+import type { ProcessPool } from "../../agents/agent-process.js";
+import type { EventBus } from "../../event-bus.js";
+import type { CommandOutcome } from "../../routing/channel-commands.js";
+import type { Router } from "../../routing/router.js";
+import type { GatewayStore } from "../../store/store.js";
+import type { HttpChannelSource } from "../http-source.js";
+import { channelEvents } from "../sse-route.js";
+import type { StreamLimits } from "../stream-limits.js";
+import { TrustedProxies } from "../trusted-proxies.js";
+import { ApiError, channelParam, readJson } from "./api-request.js";
+
+export interface ChannelRoutesOptions {
+  source: HttpChannelSource;
+  router: Router;
+  store: GatewayStore;
+  bus: EventBus;
+  pool: ProcessPool;
+  /** Aborted when the gateway begins to shut down. */
+  closing: AbortSignal;
+  heartbeatMs?: number;
+  /** The caps on open event streams. */
+  streamLimits: StreamLimits;
+  /** An event stream's client reading this far behind is cut off (see `MAX_UNREAD_BYTES`). */
+  maxUnreadEventBytes?: number;
+  /** Whose `X-Forwarded-For` names the client (default: nobody's; the socket's peer is). */
+  trustedProxies?: TrustedProxies;
+}
+
+const messageBody = v.object({
+  text: v.pipe(v.string(), v.minLength(1, "text must not be empty")),
+});
+const compactBody = v.object({
+  instructions: v.optional(
+    v.pipe(v.string(), v.maxLength(4000, "instructions must be at most 4000 characters")),
+  ),
+});
+
+/** The peer's address as @hono/node-server passes it (its `incoming` request). */
+function peerAddress(env: unknown): string | undefined {
+  const incoming = (env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)
+    ?.incoming;
+  return incoming?.socket?.remoteAddress;
+}
+
+export function channelRoutes(options: ChannelRoutesOptions): Hono {
+  const { router, store, bus, pool } = options;
+  const routes = new Hono();
+
+  routes.get("/channels", async (context) => {
+    const channels = await store.listChannels();
+    const live = new Set(pool.list().map((runner) => runner.channelId));
+    return context.json({
+      channels: channels.map((channel) => ({
+        ...channel,
+        inflight: router.inflight(channel.id),
+        live: live.has(channel.id),
+      })),
+    });
+  });
+
+  routes.post("/channels/:id/messages", async (context) => {
+    const channelId = channelParam(context.req.param("id"));
+    const { text } = await readJson(context.req.raw, messageBody);
+    const delivery = await options.source.deliver(channelId, text);
+    return context.json(delivery, 202);
+  });
+
+  /** A command's answer once it is done: what it did and its divider, or why it failed. */
+  const command = async (
+    channelId: string,
+    run: () => Promise<CommandOutcome>,
+  ): Promise<Omit<Extract<CommandOutcome, { ok: true }>, "ok">> => {
+    if ((await store.getChannel(channelId)) === null) {
+      throw new ApiError(`no channel ${channelId}`, 404);
+    }
+    const outcome = await run();
+    if (!outcome.ok) throw new ApiError(outcome.error, outcome.status);
+    const { ok: _, ...answer } = outcome;
+    return answer;
+  };
+
+  routes.post("/channels/:id/compact", async (context) => {
+    const channelId = channelParam(context.req.param("id"));
+    const { instructions } = await readJson(context.req.raw, compactBody, true);
+    return context.json(await command(channelId, () => router.compact(channelId, instructions)));
+  });
+
+  routes.post("/channels/:id/reset", async (context) => {
+    const channelId = channelParam(context.req.param("id"));
+    return context.json(await command(channelId, () => router.reset(channelId)));
+  });
+
+  routes.get("/channels/:id/messages", async (context) => {
+    const channelId = channelParam(context.req.param("id"));
+    const limitText = context.req.query("limit");
+    const limit = limitText === undefined ? undefined : Number(limitText);
+    if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1)) {
+      throw new ApiError("limit must be a positive integer");
+    }
+    return context.json({ messages: await store.listMessages(channelId, limit) });
+  });
+
+  routes.get("/channels/:id/events", (context) =>
+    channelEvents(context, {
+      bus,
+      channelId: channelParam(context.req.param("id")),
+      closing: options.closing,
+      heartbeatMs: options.heartbeatMs ?? 15_000,
+      limits: options.streamLimits,
+      ...(options.maxUnreadEventBytes ? { maxUnreadBytes: options.maxUnreadEventBytes } : {}),
+      client: (options.trustedProxies ?? TrustedProxies.none).client(
+        peerAddress(context.env),
+        context.req.header("x-forwarded-for"),
+      ),
+    }),
+  );
+  return routes;
+}
