@@ -9,7 +9,6 @@ import {
   emptyUsage,
   type Message,
   type Model,
-  type ToolResultBlock,
   type ToolSpec,
   type ToolUseBlock,
   type Usage,
@@ -25,7 +24,9 @@ import {
   interruptedBetweenSteps,
   recordInterruption,
 } from "./interruption.js";
-import { type Confirm, dispatchToolUse } from "./tool-dispatch.js";
+import { callModel } from "./model-call.js";
+import type { Confirm } from "./tool-dispatch.js";
+import { runToolRound } from "./tool-round.js";
 
 /** A Stop hook may push the loop on, but only this many times in a row. */
 export const MAX_STOP_CONTINUATIONS = 8;
@@ -99,16 +100,6 @@ function deliverInbox(history: Message[], dependencies: AgentLoopDependencies): 
     texts,
     taskIds: finished.map((task) => task.id),
   });
-}
-
-/** Every tool_use needs a tool_result, even when the turn was cut short. */
-function interruptedResults(blocks: readonly ToolUseBlock[]): ToolResultBlock[] {
-  return blocks.map((block) => ({
-    type: "tool_result",
-    tool_use_id: block.id,
-    content: "Not run: the turn was stopped before this tool ran.",
-    is_error: true,
-  }));
 }
 
 /**
@@ -192,35 +183,7 @@ export async function runAgentLoop(
     }
 
     numTurns += 1;
-    emit({ type: "model_start", call: numTurns });
-    let streamed = { text: "", messageId: "" };
-    // Slow tool set-up (bash's sandbox) starts while the model answers.
-    for (const tool of dependencies.tools) tool.warm?.();
-    const replying = model.complete({
-      ...shape,
-      messages: history,
-      tools: shape.tools,
-      ...(dependencies.maxTokens === undefined ? {} : { maxTokens: dependencies.maxTokens }),
-      signal,
-      onMessageStart: (messageId) => {
-        streamed = { text: "", messageId };
-      },
-      onTextDelta: (text) => {
-        streamed.text += text;
-        emit({ type: "text_delta", text });
-      },
-      onRetry: (retry) => {
-        streamed = { text: "", messageId: "" };
-        emit({
-          type: "model_retry",
-          attempt: retry.attempt,
-          delayMs: retry.delayMs,
-          ...(retry.status === undefined ? {} : { status: retry.status }),
-          message: retry.message,
-        });
-      },
-    });
-    const reply = await replying;
+    const { reply, streamed } = await callModel(history, shape, numTurns, dependencies);
     if (!reply.ok) {
       const { error } = reply;
       if (error.subtype === "aborted") {
@@ -274,18 +237,7 @@ export async function runAgentLoop(
     }
     stopContinuations = 0;
 
-    const results: ToolResultBlock[] = [];
-    let haltReason: string | undefined;
-    const onHalt = (reason: string) => {
-      haltReason ??= reason;
-    };
-    for (const [index, block] of toolUses.entries()) {
-      if (signal.aborted || haltReason !== undefined) {
-        results.push(...interruptedResults(toolUses.slice(index)));
-        break;
-      }
-      results.push(await dispatchToolUse(block, { ...dependencies, signal, onHalt }));
-    }
+    const { results, haltReason } = await runToolRound(toolUses, dependencies);
     history.push({ role: "user", content: results });
     if (haltReason !== undefined) {
       return outcome({

@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
-import { type ContextBudget, contextBudgetFrom } from "../agent/context-budget.js";
+import { resolve } from "node:path";
 import { loadProjectInstructions } from "../agent/project-instructions.js";
 import type { SessionOptions } from "../agent/session.js";
 import { loadSettings } from "../agent/settings.js";
@@ -13,21 +12,14 @@ import {
 } from "../agent/system-prompt.js";
 import type { Confirm } from "../agent/tool-dispatch.js";
 import { BackgroundManager } from "../background/background-manager.js";
-import { packageVersion } from "../gateway/package-info.js";
 import { createHookRunner, type HookRegistry } from "../hooks/hook-registry.js";
 import type { McpRelay } from "../mcp/host-relay-transport.js";
 import { loadMcpConfig } from "../mcp/load-mcp-config.js";
 import type { McpServerStatus } from "../mcp/mcp-servers.js";
-import { mergeServers, parseMcpServers } from "../mcp/server-config.js";
-import { createAnthropicModel } from "../model/anthropic-model.js";
-import { createDemoModel } from "../model/demo-model.js";
-import { modelConfigFromEnv } from "../model/model-config.js";
 import type { Message, Model } from "../model/types.js";
 import { rulesFromToolLists, validatePermissionRules } from "../permissions/parse-rule.js";
 import type { PermissionRules } from "../permissions/types.js";
-import { Sandbox } from "../sandbox/sandbox.js";
-import { sandboxPolicy } from "../sandbox/sandbox-policy.js";
-import { unavailableLine } from "../sandbox/sandbox-status.js";
+import type { Sandbox } from "../sandbox/sandbox.js";
 import {
   surfaceToolName,
   TOOL_SURFACES,
@@ -36,10 +28,12 @@ import {
   withoutDeniedTools,
 } from "../tools/claude-code-tools.js";
 import { createDefaultTools } from "../tools/default-tools.js";
-import { installSignalCleanup } from "../tools/process-groups.js";
 import { booleanFlag, type FlagSpecs, listFlag, type ParsedArgs, stringFlag } from "./args.js";
+import { createMcpStarter } from "./setup/mcp-starter.js";
+import { setupModel } from "./setup/setup-model.js";
+import { setupSandbox } from "./setup/setup-sandbox.js";
 
-export const DEMO_MODEL_NAME = "demo";
+export { DEMO_MODEL_NAME } from "./setup/setup-model.js";
 
 /** Claude Code's MCP flags, which every agent command takes. */
 export const MCP_FLAGS: FlagSpecs = {
@@ -55,10 +49,6 @@ export const PROJECT_INSTRUCTIONS_FLAGS: FlagSpecs = {
 export const SANDBOX_FLAGS: FlagSpecs = { "no-sandbox": { type: "boolean" } };
 /** `--tool-names claude|rudder`, which every agent command takes. */
 export const TOOL_NAMES_FLAGS: FlagSpecs = { "tool-names": { type: "string" } };
-
-/** Claude Code's defaults: 10 s to start a server (`MCP_TIMEOUT`); rudder's for a call. */
-const MCP_STARTUP_TIMEOUT_MS = 10_000;
-const MCP_TOOL_TIMEOUT_MS = 600_000;
 
 export interface AgentSetupFlags {
   model?: string;
@@ -140,12 +130,6 @@ function settingsArgument(value: string): string {
   return value.trimStart().startsWith("{") ? value : resolve(value);
 }
 
-/** A positive number of milliseconds from the environment, or the default. */
-function millisecondsFrom(value: string | undefined, fallback: number): number {
-  const parsed = Number(value);
-  return value !== undefined && Number.isFinite(parsed) && parsed > 0 ? parsed : fallback;
-}
-
 /**
  * Everything a session needs, from flags, the environment and the settings
  * files: the workspace, the model, the tools (MCP servers' included: they are
@@ -163,9 +147,10 @@ export async function createAgentSetup(
     return { ok: false, error: `workspace folder not found: ${flags.cwd}` };
   }
 
+  const home = env.HOME ?? homedir();
   const loaded = await loadSettings({
     cwd: workspace,
-    home: env.HOME ?? homedir(),
+    home,
     ...(flags.settingsFile === undefined
       ? {}
       : { settingsFile: settingsArgument(flags.settingsFile) }),
@@ -174,30 +159,9 @@ export async function createAgentSetup(
   const { settings, warnings } = loaded;
   const settingsEnv = { ...settings.env, ...env };
 
-  const createModel = (name: string | undefined): Model | { error: string } => {
-    if (name === DEMO_MODEL_NAME) return createDemoModel();
-    const config = modelConfigFromEnv(settingsEnv, name === undefined ? {} : { model: name });
-    return config.ok ? createAnthropicModel(config.options) : { error: config.error };
-  };
-  const model = createModel(flags.model ?? settingsEnv.RUDDER_MODEL ?? settings.model);
-  if ("error" in model) return { ok: false, error: model.error };
-
-  const compactionSettings = {
-    ...(settings.autoCompactEnabled === undefined
-      ? {}
-      : { autoCompactEnabled: settings.autoCompactEnabled }),
-    ...(settings.autoCompactWindow === undefined
-      ? {}
-      : { autoCompactWindow: settings.autoCompactWindow }),
-  };
-  const budget = contextBudgetFrom(model.name, settingsEnv, compactionSettings);
-  if ("error" in budget) return { ok: false, error: budget.error };
-  // The window follows a `set_model` switch; the environment was checked above, so another
-  // model's budget has no error to report.
-  const budgetFor = (name: string): ContextBudget => {
-    const other = contextBudgetFrom(name, settingsEnv, compactionSettings);
-    return "error" in other ? budget : other;
-  };
+  const models = setupModel(flags.model, settings, settingsEnv);
+  if ("error" in models) return { ok: false, error: models.error };
+  const { model, createModel, budgetFor } = models;
 
   const toolRules = rulesFromToolLists(flags.allowedTools ?? [], flags.disallowedTools ?? []);
   const rules = mergeRules(settings.permissions, toolRules);
@@ -224,7 +188,7 @@ export async function createAgentSetup(
   const instructions =
     flags.noProjectInstructions === true || settings.projectInstructions === false
       ? { files: [], warnings: [] }
-      : loadProjectInstructions({ workspace, home: env.HOME ?? homedir() });
+      : loadProjectInstructions({ workspace, home });
   warnings.push(...instructions.warnings);
   const instructionsText = projectInstructionsSection(instructions.files);
   const systemPromptWith = (base: string | undefined, append: string | undefined): string =>
@@ -235,63 +199,22 @@ export async function createAgentSetup(
       instructions: instructionsText,
       append,
     });
-  const systemPrompt = systemPromptWith(flags.systemPrompt, flags.appendSystemPrompt);
 
-  const home = env.HOME ?? homedir();
-  const policy = sandboxPolicy(settings.sandbox ?? {}, {
+  const sandbox = setupSandbox({
+    settings,
     workspace,
-    home,
-    rudderHome: resolve(env.RUDDER_HOME ?? join(home, ".rudder")),
-    ...(env.CLAUDE_CONFIG_DIR === undefined ? {} : { claudeConfigDir: env.CLAUDE_CONFIG_DIR }),
-    env: settingsEnv,
-    disabled: flags.noSandbox === true,
+    env,
+    settingsEnv,
+    noSandbox: flags.noSandbox === true,
+    warnings,
   });
-  const sandbox = new Sandbox(policy, {
-    env: settingsEnv,
-    onUnavailable: (line) => process.stderr.write(`rudder: ${line}\n`),
-  });
-  const status = sandbox.status();
-  if (status.state === "unavailable") {
-    if (policy.failIfUnavailable) {
-      return { ok: false, error: unavailableLine(status.reason, true) };
-    }
-    warnings.push(unavailableLine(status.reason, false));
-  }
+  if ("error" in sandbox) return { ok: false, error: sandbox.error };
   const tools = withoutDeniedTools(
     toolsForSurface(createDefaultTools({ sandbox }), surface),
     rules.deny,
   );
-  const mcpServers: McpServerStatus[] = [];
-  let close = async (): Promise<void> => {};
-  let mcpStarted = false;
-  const startMcpServers = async (
-    extraServers: unknown,
-    source: string,
-    relay?: McpRelay,
-  ): Promise<string[]> => {
-    if (mcpStarted) return [`${source}: MCP servers are already started; these are ignored`];
-    mcpStarted = true;
-    const extra = parseMcpServers(extraServers, source, settingsEnv);
-    const notes = [...extra.warnings];
-    const servers = mergeServers(mcpConfig.servers, extra.servers);
-    if (servers.length === 0) return notes;
-    // A SIGTERM while servers start must take them down too.
-    installSignalCleanup();
-    const { connectMcpServers } = await import("../mcp/mcp-servers.js");
-    const connected = await connectMcpServers(servers, {
-      cwd: workspace,
-      env: settingsEnv,
-      startupTimeoutMs: millisecondsFrom(settingsEnv.MCP_TIMEOUT, MCP_STARTUP_TIMEOUT_MS),
-      toolTimeoutMs: millisecondsFrom(settingsEnv.MCP_TOOL_TIMEOUT, MCP_TOOL_TIMEOUT_MS),
-      clientVersion: packageVersion(),
-      ...(relay === undefined ? {} : { relay }),
-    });
-    tools.push(...connected.tools);
-    mcpServers.push(...connected.statuses);
-    close = connected.close;
-    return [...notes, ...connected.warnings];
-  };
-  if (flags.deferMcpStart !== true) warnings.push(...(await startMcpServers(undefined, "")));
+  const mcp = createMcpStarter(mcpConfig.servers, tools, workspace, settingsEnv);
+  if (flags.deferMcpStart !== true) warnings.push(...(await mcp.start(undefined, "")));
 
   const askBeforeDestroying = settings.sandbox?.askBeforeDestroying !== false;
   const options: SessionOptions = {
@@ -305,7 +228,7 @@ export async function createAgentSetup(
     bashSandboxed: (command) => sandbox.policy.autoAllowBash && sandbox.confines(command),
     hooks,
     background: new BackgroundManager({ workspace, sandbox }),
-    systemPrompt,
+    systemPrompt: systemPromptWith(flags.systemPrompt, flags.appendSystemPrompt),
     sessionId,
     contextBudget: budgetFor,
     ...(flags.history === undefined ? {} : { history: flags.history }),
@@ -321,15 +244,15 @@ export async function createAgentSetup(
       model,
       workspace,
       warnings,
-      mcpServers,
+      mcpServers: mcp.statuses,
       hooks,
       instructionFiles: instructions.files.map((file) => file.path),
       systemPromptWith,
       sandbox,
-      startMcpServers,
+      startMcpServers: mcp.start,
       createModel,
       close: async () => {
-        await close();
+        await mcp.close();
         sandbox.close();
       },
     },

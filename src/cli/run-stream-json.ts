@@ -1,29 +1,24 @@
 import { randomUUID } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
-import { Session } from "../agent/session.js";
-import { packageVersion } from "../gateway/package-info.js";
-import { jsonHookCallback } from "../hooks/json-hook-callback.js";
-import { HOOK_EVENTS } from "../hooks/types.js";
 import { LineSplitter } from "../protocol/line-splitter.js";
 import { encodeOutputLine } from "../protocol/line-writer.js";
 import type { OutputLine } from "../protocol/output-lines.js";
 import { startupErrorResult } from "../protocol/output-lines.js";
 import { isPermissionMode, type PermissionMode } from "../protocol/permission-mode.js";
-import { StreamJsonFrontEnd } from "../protocol/stream-json-front-end.js";
+import type { StreamJsonFrontEnd } from "../protocol/stream-json-front-end.js";
 import { installSignalCleanup } from "../tools/process-groups.js";
 import {
   createAgentSetup,
   maxTurnsFlag,
-  sandboxInfo,
   setupFlagsFromArgs,
   toolNamesFlag,
 } from "./agent-setup.js";
 import { booleanFlag, type FlagSpecs, type ParsedArgs, stringFlag } from "./args.js";
 import type { CommandIo } from "./command-io.js";
 import { readStdinText } from "./stdin.js";
-import { openStoredSession, storedSessionOptions } from "./stored-session.js";
-import { streamJsonControls } from "./stream-json-controls.js";
+import { openStoredSession } from "./stored-session.js";
+import { createStreamJsonFrontEnd } from "./stream-json-front-end.js";
 
 /** Flags of `rudder run` that only the stream-json mode (Claude Code's dialect) uses. */
 export const STREAM_JSON_FLAGS: FlagSpecs = {
@@ -56,12 +51,6 @@ export const UNKNOWN_FLAGS_WITH_VALUE: ReadonlySet<string> = new Set([
   "--replay-user-messages",
   "--workload",
 ]);
-
-function apiKeySource(env: NodeJS.ProcessEnv): string {
-  if (env.ANTHROPIC_API_KEY?.trim()) return "ANTHROPIC_API_KEY";
-  if (env.ANTHROPIC_AUTH_TOKEN?.trim()) return "ANTHROPIC_AUTH_TOKEN";
-  return "none";
-}
 
 function permissionModeOf(args: ParsedArgs, warn: (message: string) => void): PermissionMode {
   if (booleanFlag(args, "dangerously-skip-permissions")) return "bypassPermissions";
@@ -187,71 +176,14 @@ export async function runStreamJson(args: ParsedArgs, io: CommandIo): Promise<nu
   const { setup } = created;
   for (const note of setup.warnings) warn(note);
 
-  const { persist } = resolved;
-  const switchable = streamJsonControls(setup);
-
-  const frontEnd = new StreamJsonFrontEnd({
-    info: {
-      sessionId: resolved.sessionId,
-      cwd: setup.workspace,
-      model: setup.model.name,
-      tools: setup.options.tools.map((tool) => tool.name),
-      mcpServers: setup.mcpServers,
-      sandbox: sandboxInfo(setup.sandbox),
-      version: packageVersion(),
-      apiKeySource: apiKeySource(io.env),
-      instructionFiles: setup.instructionFiles,
-    },
-    write,
+  const frontEnd = createStreamJsonFrontEnd(setup, resolved, {
     permissionMode,
     permissionPrompt: promptTool === "stdio",
     includePartialMessages: booleanFlag(args, "include-partial-messages"),
     awaitInitialize: booleanFlag(args, "await-initialize"),
-    persist,
+    env: io.env,
+    write,
     warn,
-    prepare: async (initializeServers) => {
-      const notes = await setup.startMcpServers(
-        initializeServers,
-        "initialize (mcpServers)",
-        (name, message, signal) => frontEnd.relayMcpMessage(name, message, signal),
-      );
-      for (const note of notes) warn(note);
-      return {
-        tools: setup.options.tools.map((tool) => tool.name),
-        mcpServers: setup.mcpServers,
-      };
-    },
-    controls: switchable.controls,
-    addHookCallback: (callback, call) => {
-      const event = HOOK_EVENTS.find((name) => name === callback.event);
-      if (event === undefined) return false;
-      setup.hooks.on(
-        event,
-        jsonHookCallback(callback.name, call, { blockOnFailure: callback.blockOnFailure }),
-        callback.matcher,
-        callback.timeoutSeconds === undefined ? {} : { timeoutSeconds: callback.timeoutSeconds },
-      );
-      return true;
-    },
-    createSession: (overrides) => {
-      const prompt =
-        overrides.systemPrompt === undefined
-          ? [setup.options.systemPrompt, overrides.appendSystemPrompt]
-              .filter((part) => part !== undefined && part !== "")
-              .join("\n\n")
-          : setup.systemPromptWith(overrides.systemPrompt, overrides.appendSystemPrompt);
-      return new Session({
-        ...setup.options,
-        model: switchable.model,
-        confirm: overrides.confirm,
-        // A host with a permission prompt has a person (or a page) behind it.
-        ...(promptTool === "stdio" && setup.askBeforeDestroying
-          ? { askBeforeDestroying: true }
-          : {}),
-        systemPrompt: prompt,
-        ...storedSessionOptions(resolved),
-      });
-    },
   });
   installSignalCleanup();
 
