@@ -1,7 +1,8 @@
 /**
- * The first step of `startGateway`: the store (`gateway.db` under `dataDir`, or PostgreSQL),
- * the token (`<dataDir>/token`; with PostgreSQL the store's, shared by every worker) and, on a
- * shared store, the name of its event stream. A failure after the store opened closes it.
+ * The first step of `startGateway`: the data folder made private, the store (`gateway.db`
+ * under `dataDir`, or PostgreSQL), the token (`<dataDir>/token`; with PostgreSQL the store's,
+ * shared by every worker) and, on a shared store, the name of its event stream. A failure
+ * after the store opened closes it.
  */
 import type { GatewayOptions } from "../gateway-options.js";
 import { gatewayToken } from "../http/auth-token.js";
