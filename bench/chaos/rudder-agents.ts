@@ -26,7 +26,7 @@ interface RudderGateway {
   close(): Promise<void>;
 }
 
-async function rudderGateway(
+export async function rudderGateway(
   root: string,
   name: string,
   script: ScriptStep[],
@@ -64,7 +64,12 @@ async function messages(gateway: GatewayProcess, channel: string): Promise<ApiMe
 }
 
 /** Posts `text` and waits until it is answered or failed; its record and the channel's messages. */
-async function settle(gateway: GatewayProcess, channel: string, text: string, timeoutMs = 120_000) {
+export async function settle(
+  gateway: GatewayProcess,
+  channel: string,
+  text: string,
+  timeoutMs = 120_000,
+) {
   const posted = await gateway.api<{ id: string }>("POST", `/api/channels/${channel}/messages`, {
     text,
   });

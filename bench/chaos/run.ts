@@ -15,6 +15,7 @@ import { join, relative } from "node:path";
 import { startPostgresCluster } from "../../test/helpers/postgres-cluster.js";
 import { GatewayProcess } from "../gateway-process.js";
 import { resultsMarkdown, runContext, writeResultsFile } from "../results-file.js";
+import { bigReplies } from "./big-replies.js";
 import { clusterBurst } from "./cluster-burst.js";
 import { databaseOutage } from "./database-outage.js";
 import { type Figure, figure, table } from "./figures.js";
@@ -36,6 +37,7 @@ const size = small
       kills: 2,
       floodMb: 20,
       replyMb: 20,
+      bigReplies: 4,
       streams: 300,
       rounds: 2,
       slow: 5,
@@ -50,6 +52,7 @@ const size = small
       kills: 5,
       floodMb: 200,
       replyMb: 20,
+      bigReplies: 10,
       streams: 3000,
       rounds: 3,
       slow: 50,
@@ -109,6 +112,9 @@ try {
   figures.push(...(await scenario("agent SIGKILL mid-tool", () => agentKilledMidTool(root))));
   figures.push(...(await scenario("tool output flood", () => toolOutputFlood(root, size.floodMb))));
   figures.push(...(await scenario("long reply", () => longReply(root, size.replyMb))));
+  figures.push(
+    ...(await scenario("big replies", () => bigReplies(root, size.bigReplies, size.replyMb))),
+  );
   figures.push(...(await scenario("over-cap line", () => overCapLine(root))));
   figures.push(
     ...(await scenario("HTTP", async () => {

@@ -30,13 +30,36 @@ interface ChannelLog {
    */
   appends: number;
   buffer: NumberedEvent[];
+  /** The approximate bytes of each buffered event, in the buffer's order, and their sum. */
+  sizes: number[];
+  bytes: number;
+  /** The highest id dropped from the buffer (or never buffered, being too large); 0: none. */
+  droppedThrough: number;
   listeners: Set<EventListener>;
+}
+
+/**
+ * Roughly the bytes an event holds: its strings' lengths and a little per other value. Walks
+ * the event without serialising it, so a 20 MB text costs no 20 MB copy to measure.
+ */
+export function approximateBytes(value: unknown): number {
+  if (typeof value === "string") return value.length + 8;
+  if (value === null || typeof value !== "object") return 8;
+  let total = 16;
+  if (Array.isArray(value)) {
+    for (const item of value) total += approximateBytes(item);
+    return total;
+  }
+  for (const [key, item] of Object.entries(value)) total += key.length + approximateBytes(item);
+  return total;
 }
 
 /**
  * The in-process event bus: one stream per channel, each event numbered
  * 1, 2, 3, ... per channel for this run of the gateway, the last
- * `bufferSize` kept so a reconnecting client can resume with `Last-Event-ID`.
+ * `bufferSize` kept (and no more than `bufferBytes` of them: an event larger than that is
+ * delivered live, never kept) so a reconnecting client can resume with `Last-Event-ID`; a
+ * replay that misses dropped events begins with `events_dropped`.
  * Events are not persisted: the stored messages are the record, the events
  * only show progress.
  *
@@ -48,6 +71,7 @@ export class EventBus {
   /** In order of last use, oldest first, so the oldest idle logs are dropped first. */
   readonly #channels = new Map<string, ChannelLog>();
   readonly #bufferSize: number;
+  readonly #bufferBytes: number;
   readonly #maxChannels: number;
   /**
    * Names this run of the gateway in SSE ids (`<run>-<n>`), so that an id a client kept from
@@ -66,6 +90,8 @@ export class EventBus {
   constructor(
     options: {
       bufferSize?: number;
+      /** The most bytes (approximately) of events kept per channel; default 256 KiB. */
+      bufferBytes?: number;
       maxChannels?: number;
       shared?: SharedEventLog;
       /** With `shared`: the log's name in SSE ids (see `runId`), the same on every worker. */
@@ -74,6 +100,7 @@ export class EventBus {
     } = {},
   ) {
     this.#bufferSize = options.bufferSize ?? 500;
+    this.#bufferBytes = options.bufferBytes ?? 256 * 1024;
     this.#maxChannels = options.maxChannels ?? 256;
     this.#shared = options.shared;
     this.#logger = options.logger ?? (() => {});
@@ -88,6 +115,9 @@ export class EventBus {
         nextId: 1,
         appends: 0,
         buffer: [],
+        sizes: [],
+        bytes: 0,
+        droppedThrough: 0,
         listeners: new Set(),
       };
       this.#channels.set(channelId, log);
@@ -159,8 +189,7 @@ export class EventBus {
     const log = this.#log(numbered.event.channelId);
     this.#touch(numbered.event.channelId, log);
     log.nextId = numbered.id + 1;
-    log.buffer.push(numbered);
-    if (log.buffer.length > this.#bufferSize) log.buffer.shift();
+    this.#keep(log, numbered);
     for (const listener of log.listeners) {
       try {
         listener(numbered);
@@ -170,16 +199,53 @@ export class EventBus {
     }
   }
 
+  /** Buffers the event, then drops the oldest ones while past the count or the bytes. */
+  #keep(log: ChannelLog, numbered: NumberedEvent): void {
+    const bytes = approximateBytes(numbered.event);
+    if (bytes > this.#bufferBytes) {
+      log.droppedThrough = numbered.id;
+    } else {
+      log.buffer.push(numbered);
+      log.sizes.push(bytes);
+      log.bytes += bytes;
+    }
+    while (log.buffer.length > this.#bufferSize || log.bytes > this.#bufferBytes) {
+      const dropped = log.buffer.shift();
+      log.bytes -= log.sizes.shift() ?? 0;
+      if (dropped) log.droppedThrough = Math.max(log.droppedThrough, dropped.id);
+    }
+  }
+
+  /** How many bytes (approximately) of events the channel's buffer holds. */
+  bufferedBytes(channelId: string): number {
+    return this.#channels.get(channelId)?.bytes ?? 0;
+  }
+
   /**
    * Buffered events after `lastEventId` (all buffered ones when it is
    * undefined, or when it is beyond the newest id: a client that saw a
-   * previous run of the gateway).
+   * previous run of the gateway), after an `events_dropped` when events it would have had
+   * were dropped.
    */
   replay(channelId: string, lastEventId?: number): NumberedEvent[] {
     const log = this.#channels.get(channelId);
     if (!log) return [];
-    if (lastEventId === undefined || lastEventId >= log.nextId) return [...log.buffer];
-    return log.buffer.filter((numbered) => numbered.id > lastEventId);
+    const resumed = lastEventId !== undefined && lastEventId < log.nextId;
+    const kept = resumed
+      ? log.buffer.filter((numbered) => numbered.id > lastEventId)
+      : [...log.buffer];
+    if (log.droppedThrough <= (resumed ? lastEventId : 0)) return kept;
+    const gap: NumberedEvent = {
+      id: log.droppedThrough,
+      event: {
+        type: "events_dropped",
+        channelId,
+        through: log.droppedThrough,
+        resumed,
+        reason: `events up to ${log.droppedThrough} are no longer kept in memory (the last ${this.#bufferSize} events and ${Math.round(this.#bufferBytes / 1024)} KiB are); the stored messages have what they said`,
+      },
+    };
+    return [gap, ...kept];
   }
 
   /**

@@ -89,4 +89,11 @@ export type GatewayEvent = (
       /** The denial's message, as the agent receives it. */
       message?: string;
     }
+  /**
+   * Sent first on a stream whose replay misses events the gateway no longer keeps (its buffer
+   * is bounded in bytes and count): those up to id `through` are gone from memory, and what they
+   * said of stored messages is in `GET /api/channels/:id/messages`. `resumed`: the client gave a
+   * `Last-Event-ID` (it had the events before the gap, so it should reload from the store).
+   */
+  | { type: "events_dropped"; through: number; resumed: boolean; reason: string }
 ) & { channelId: string };

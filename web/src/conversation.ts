@@ -135,6 +135,10 @@ export class Conversation {
       case "permission_resolved":
         this.permissions.resolve(event.requestId, event.decision, event.resolvedBy, event.message);
         return;
+      // A fresh stream's replay that begins past dropped events: the history was just loaded
+      // from the store (a resumed one reloads it, see main.ts).
+      case "events_dropped":
+        return;
       default:
         break;
     }

@@ -122,6 +122,12 @@ async function openChannel(id: string, again = false): Promise<void> {
   let loaded = false;
   stream = new EventStream(api.eventsUrl(id), {
     onEvent: (event) => {
+      // Back after a break, and events of the break are gone from the gateway's memory: the
+      // stored messages have what they said, so the channel is shown again from the store.
+      if (event.type === "events_dropped" && event.resumed) {
+        void openChannel(id, true);
+        return;
+      }
       if (loaded) conversation.apply(event);
       else waiting.push(event);
     },
