@@ -3,6 +3,7 @@
  * scenario (gateway SIGKILLs and restarts, three workers on PostgreSQL with one SIGKILLed
  * mid-burst, three workers whose PostgreSQL is stopped and started again mid-load, an agent
  * SIGKILLed mid-tool, a tool output flood,
+ * SQLite's gateway.db locked by another process and its disk full,
  * a 20 MB reply from a rudder agent and a 20 MB line from a Claude CLI, an HTTP fuzz of every
  * route, slow clients, SSE floods) and prints one table of figures, each with its goal; exits 1
  * when a goal is missed. CHAOS_SIZE=small runs smaller sizes; CHAOS_ONLY=<part of a name>
@@ -23,6 +24,7 @@ import { httpFuzz, slowClients, sseCaps, sseFlood } from "./http-abuse.js";
 import { overCapLine } from "./over-cap.js";
 import { restarts } from "./restarts.js";
 import { agentKilledMidTool, longReply, toolOutputFlood } from "./rudder-agents.js";
+import { diskFullFault, lockFault, sqliteFault } from "./sqlite-faults.js";
 
 const FAKE_CLAUDE = join(import.meta.dirname, "..", "..", "test", "fixtures", "fake-claude");
 const small = process.env.CHAOS_SIZE === "small";
@@ -34,6 +36,7 @@ const size = small
       burstPerChannel: 4,
       outageChannels: 8,
       outagesMs: [1000, 5000],
+      storeFaultSeconds: 5,
       kills: 2,
       floodMb: 20,
       replyMb: 20,
@@ -49,6 +52,7 @@ const size = small
       burstPerChannel: 8,
       outageChannels: 30,
       outagesMs: [1000, 2000, 1000, 6000, 1500],
+      storeFaultSeconds: 30,
       kills: 5,
       floodMb: 200,
       replyMb: 20,
@@ -109,6 +113,22 @@ try {
       }
     })),
   );
+  // Channels enough that the backlog of a fault is answered within the bound.
+  const storeFault = { root, channels: 20, faultSeconds: size.storeFaultSeconds };
+  figures.push(
+    ...(await scenario("SQLite lock", () =>
+      sqliteFault(lockFault(), { ...storeFault, boundSeconds: 20 }),
+    )),
+  );
+  if (process.getuid?.() === 0) {
+    figures.push(
+      ...(await scenario("SQLite disk full", () =>
+        sqliteFault(diskFullFault(), { ...storeFault, boundSeconds: 20 }),
+      )),
+    );
+  } else {
+    figures.push(figure("SQLite disk full", "skipped: mounting a tmpfs needs root", "-", ""));
+  }
   figures.push(...(await scenario("agent SIGKILL mid-tool", () => agentKilledMidTool(root))));
   figures.push(...(await scenario("tool output flood", () => toolOutputFlood(root, size.floodMb))));
   figures.push(...(await scenario("long reply", () => longReply(root, size.replyMb))));

@@ -4,8 +4,12 @@ import type Database from "better-sqlite3";
 export interface CommitGuard {
   /** The error to refuse a write with now, without trying it; undefined to try it. */
   refuse(): Error | undefined;
-  /** What a write's or a commit's failure is thrown as. */
-  translate(error: unknown): unknown;
+  /**
+   * What a write's or a commit's failure is thrown as; `undone`: the failure ended the
+   * transaction (SQLite undoes all of it for a full disk or an I/O error, and what better-sqlite3
+   * then throws may be its own failure to undo a savepoint that is gone).
+   */
+  translate(error: unknown, undone: boolean): unknown;
   /** A commit went through. */
   committed(): void;
 }
@@ -64,7 +68,7 @@ export class GroupCommit {
       try {
         this.#begin.run();
       } catch (error) {
-        return Promise.reject(this.#guard.translate(error));
+        return Promise.reject(this.#guard.translate(error, false));
       }
       this.#waiting = [];
       setImmediate(() => this.flush());
@@ -74,9 +78,10 @@ export class GroupCommit {
     try {
       result = work();
     } catch (error) {
-      const failure = this.#guard.translate(error);
       // Some failures (a full disk, an I/O error) end the transaction with everything in it.
-      if (!this.#database.inTransaction) this.#fail(waiting, failure);
+      const undone = !this.#database.inTransaction;
+      const failure = this.#guard.translate(error, undone);
+      if (undone) this.#fail(waiting, failure);
       return Promise.reject(failure);
     }
     const done = new Promise<T>((resolve, reject) => {
@@ -102,7 +107,7 @@ export class GroupCommit {
       } catch {
         // SQLite undid what it could; the transaction is over either way.
       }
-      const failure = this.#guard.translate(error);
+      const failure = this.#guard.translate(error, true);
       for (const write of waiting) write.reject(failure);
       return;
     }

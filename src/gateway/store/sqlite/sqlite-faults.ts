@@ -37,10 +37,16 @@ export function faultReason(error: unknown): string | undefined {
 export function healthGuard(health: StoreHealth): CommitGuard {
   return {
     refuse: () => (health.up ? undefined : health.refusal()),
-    translate: (error) => {
-      const reason = faultReason(error);
+    translate: (error, undone) => {
+      const reason =
+        faultReason(error) ??
+        (undone ? `the database undid a write (${describe(error)})` : undefined);
       return reason === undefined ? error : health.unavailable(`${reason} writing`, error);
     },
     committed: () => health.reachable(),
   };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
