@@ -7,9 +7,9 @@
  */
 import { join } from "node:path";
 import pg from "pg";
-import { pidAlive } from "../../test/claude-cli/helpers.js";
 import { type ApiMessage, fakeLogEntries } from "../../test/gateway/helpers.js";
 import type { PostgresCluster } from "../../test/helpers/postgres-cluster.js";
+import { isAlive } from "../../test/helpers/process-state.js";
 import { GatewayProcess } from "../gateway-process.js";
 import { type Figure, figure, poll } from "./figures.js";
 
@@ -146,10 +146,10 @@ export async function clusterBurst(options: ClusterBurstOptions): Promise<Figure
       .filter((entry) => entry.event === "start")
       .map((entry) => entry.pid as number);
     const left = await poll(
-      () => (victimAgents.every((pid) => !pidAlive(pid)) ? 0 : undefined),
+      () => (victimAgents.every((pid) => !isAlive(pid)) ? 0 : undefined),
       10_000,
     );
-    const orphans = left ?? victimAgents.filter((pid) => pidAlive(pid)).length;
+    const orphans = left ?? victimAgents.filter((pid) => isAlive(pid)).length;
     const scenario = `${workerCount} workers, 1 SIGKILLed`;
     return [
       figure(scenario, `messages sent over ${options.channels} channels`, sent),

@@ -10,9 +10,9 @@
  */
 import { join } from "node:path";
 import pg from "pg";
-import { pidAlive } from "../../test/claude-cli/helpers.js";
 import { type ApiMessage, fakeLogEntries } from "../../test/gateway/helpers.js";
 import type { PostgresCluster } from "../../test/helpers/postgres-cluster.js";
+import { isAlive } from "../../test/helpers/process-state.js";
 import { GatewayProcess } from "../gateway-process.js";
 import { type Figure, figure, poll } from "./figures.js";
 
@@ -217,8 +217,8 @@ export async function databaseOutage(options: DatabaseOutageOptions): Promise<Fi
         .map((entry) => entry.pid as number),
     );
     leftAlive =
-      (await poll(() => (agents.every((pid) => !pidAlive(pid)) ? 0 : undefined), 10_000)) ??
-      agents.filter((pid) => pidAlive(pid)).length;
+      (await poll(() => (agents.every((pid) => !isAlive(pid)) ? 0 : undefined), 10_000)) ??
+      agents.filter((pid) => isAlive(pid)).length;
 
     const outages = options.outagesMs.length;
     const longest = Math.max(...options.outagesMs) / 1000;

@@ -8,8 +8,8 @@
  * restart has answered everything.
  */
 import { join } from "node:path";
-import { pidAlive } from "../../test/claude-cli/helpers.js";
 import { type ApiMessage, fakeLogEntries } from "../../test/gateway/helpers.js";
+import { isAlive } from "../../test/helpers/process-state.js";
 import { GatewayProcess } from "../gateway-process.js";
 import { type Figure, figure, poll } from "./figures.js";
 
@@ -127,7 +127,7 @@ export async function restarts(options: RestartOptions): Promise<Figure[]> {
       (runner) => runner.pid,
     ),
   );
-  const orphans = agents.filter((pid) => !running.has(pid) && pidAlive(pid)).length;
+  const orphans = agents.filter((pid) => !running.has(pid) && isAlive(pid)).length;
   await gateway.stop();
   const scenario = `${options.kills} gateway SIGKILLs`;
   return [

@@ -5,7 +5,6 @@
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { pidAlive } from "../../test/claude-cli/helpers.js";
 import type { ApiMessage } from "../../test/gateway/helpers.js";
 import {
   echoFallback,
@@ -14,6 +13,7 @@ import {
   startFakeMessagesApi,
 } from "../../test/helpers/fake-messages-api.js";
 import { processesMatching } from "../../test/helpers/process-scan.js";
+import { isAlive } from "../../test/helpers/process-state.js";
 import { GatewayProcess, residentMiB } from "../gateway-process.js";
 import { type Figure, figure, mib, poll } from "./figures.js";
 
@@ -112,7 +112,7 @@ export async function agentKilledMidTool(root: string): Promise<Figure[]> {
     const first = await posted;
     // Past the tool's own end: any process it left would have written its file by now.
     await new Promise((resolve) => setTimeout(resolve, 5000));
-    const left = (toolPids ?? []).filter((each) => pidAlive(each)).length;
+    const left = (toolPids ?? []).filter((each) => isAlive(each)).length;
     const late = existsSync(join(workspace, "late-effect.txt")) ? 1 : 0;
     const next = await settle(gateway, "kill", "what happened to the tool?");
     const told = JSON.stringify(api.mainRequests().at(-1)?.body.messages ?? []);

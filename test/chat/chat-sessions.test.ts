@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,12 +7,12 @@ import {
   lastUserText,
   startFakeMessagesApi,
 } from "../helpers/fake-messages-api.js";
-import { RUDDER_CLI } from "../helpers/fixtures.js";
+import type { Finished } from "../helpers/owned-process.js";
+import { runRudder } from "../helpers/rudder-cli.js";
 
 let api: FakeMessagesApi;
 let workspace: string;
 let home: string;
-const groups: number[] = [];
 
 beforeEach(async () => {
   api = await startFakeMessagesApi();
@@ -22,24 +21,14 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  for (const group of groups.splice(0)) {
-    try {
-      process.kill(-group, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
   await api.close();
   rmSync(workspace, { recursive: true, force: true });
   rmSync(home, { recursive: true, force: true });
 });
 
 /** `rudder chat` with piped input (no terminal): one turn per line, then EOF leaves. */
-function chat(
-  args: string[],
-  lines: string[],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [RUDDER_CLI, "chat", ...args], {
+function chat(args: string[], lines: string[]): Promise<Finished> {
+  return runRudder(["chat", ...args], {
     cwd: workspace,
     env: {
       PATH: process.env.PATH,
@@ -48,20 +37,8 @@ function chat(
       ANTHROPIC_API_KEY: "dummy",
       RUDDER_MAX_RETRIES: "0",
     },
-    detached: true,
-    stdio: ["pipe", "pipe", "pipe"],
+    input: lines.map((line) => `${line}\n`).join(""),
   });
-  if (child.pid !== undefined) groups.push(child.pid);
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    stdout += chunk.toString("utf8");
-  });
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString("utf8");
-  });
-  child.stdin.end(lines.map((line) => `${line}\n`).join(""));
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
 }
 
 function sessionIdOf(stdout: string): string {

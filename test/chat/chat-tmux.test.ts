@@ -7,8 +7,8 @@ import {
   lastToolResults,
   lastUserText,
 } from "../helpers/fake-messages-api.js";
+import { isAlive } from "../helpers/process-state.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { isAlive } from "../tools/process-state.js";
 import {
   atIdlePrompt,
   type ChatUnderTmux,

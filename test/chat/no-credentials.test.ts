@@ -1,13 +1,12 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { RUDDER_CLI } from "../helpers/fixtures.js";
+import type { Finished } from "../helpers/owned-process.js";
+import { runRudder } from "../helpers/rudder-cli.js";
 
 let workspace: string;
 let home: string;
-const groups: number[] = [];
 
 beforeEach(() => {
   workspace = realpathSync(mkdtempSync(join(tmpdir(), "rudder-nocreds-")));
@@ -15,44 +14,16 @@ beforeEach(() => {
 });
 
 afterEach(() => {
-  for (const group of groups.splice(0)) {
-    try {
-      process.kill(-group, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
   rmSync(workspace, { recursive: true, force: true });
   rmSync(home, { recursive: true, force: true });
 });
 
-interface Finished {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs the built CLI with no credentials in the environment at all. */
 function rudder(args: string[], stdin = ""): Promise<Finished> {
-  const child = spawn(process.execPath, [RUDDER_CLI, ...args], {
+  return runRudder(args, {
     cwd: workspace,
     env: { PATH: process.env.PATH, HOME: home, ANTHROPIC_API_KEY: "" },
-    detached: true,
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  if (child.pid !== undefined) groups.push(child.pid);
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    stdout += chunk.toString("utf8");
-  });
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString("utf8");
-  });
-  child.stdin.on("error", () => undefined);
-  child.stdin.end(stdin);
-  return new Promise((resolve) => {
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    input: stdin,
   });
 }
 

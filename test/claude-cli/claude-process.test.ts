@@ -9,8 +9,9 @@ import { ClaudeTimeoutError, RateLimitError } from "../../src/claude-cli/errors.
 import { RunnerRegistry } from "../../src/claude-cli/runner-registry.js";
 import type { TurnResult } from "../../src/claude-cli/turn-result.js";
 import { FAKE_CLAUDE } from "../helpers/fixtures.js";
+import { isAlive } from "../helpers/process-state.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { fakeProcessFactory, pidAlive } from "./helpers.js";
+import { fakeProcessFactory } from "./helpers.js";
 
 const factory = fakeProcessFactory();
 const makeProc = factory.make;
@@ -328,10 +329,10 @@ describe("process supervision", () => {
     const running = proc.runTurn("hello", { timeoutMs: 1500, onText: (text) => texts.push(text) });
     await waitFor(() => texts.length >= 1);
     const grandchild = Number(readFileSync(pidFile, "utf8"));
-    expect(pidAlive(grandchild)).toBe(true);
+    expect(isAlive(grandchild)).toBe(true);
     await expect(running).rejects.toBeInstanceOf(ClaudeTimeoutError);
     expect(proc.alive()).toBe(false);
-    await waitFor(() => !pidAlive(grandchild));
+    await waitFor(() => !isAlive(grandchild));
   });
 
   it("builds the argv with binArgs before the stream-json flags", () => {
@@ -408,7 +409,7 @@ const timer = setInterval(() => {
     await new Promise((resolve) => host.once("exit", resolve));
     const childPid = Number(output.trim());
     expect(childPid).toBeGreaterThan(0);
-    await waitFor(() => !pidAlive(childPid));
+    await waitFor(() => !isAlive(childPid));
   });
 });
 

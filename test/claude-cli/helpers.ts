@@ -1,21 +1,5 @@
-import { readFileSync } from "node:fs";
 import { ClaudeProcess, type ClaudeProcessOptions } from "../../src/claude-cli/claude-process.js";
 import { FAKE_CLAUDE } from "../helpers/fixtures.js";
-
-/** Whether a pid names a live (non-zombie) process. */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
-}
 
 /**
  * Makes ClaudeProcess instances wired to the fake CLI, each with its scenario in its own

@@ -38,9 +38,9 @@ import {
 } from "../helpers/fake-messages-api.js";
 import { FAKE_CLAUDE, RUDDER_BIN, RUDDER_CLI } from "../helpers/fixtures.js";
 import { processesMatching } from "../helpers/process-scan.js";
+import { isAlive } from "../helpers/process-state.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { writeSettings } from "../protocol/helpers.js";
-import { pidAlive } from "./helpers.js";
 
 const repositoryRoot = join(import.meta.dirname, "..", "..");
 const scratch = realpathSync(mkdtempSync(join(tmpdir(), "rudder-runner-engines-")));
@@ -428,7 +428,7 @@ describe.each(engines)("ClaudeProcess drives $name", (engine) => {
       ClaudeTimeoutError,
     );
     expect(proc.alive()).toBe(false);
-    expect(pidAlive(hungPid as number)).toBe(false);
+    expect(isAlive(hungPid as number)).toBe(false);
     expect(proc.buildCommand()).toEqual(expect.arrayContaining(["--resume", sessionId]));
 
     const result = await proc.runTurn("what was the word?", TURN);
@@ -577,6 +577,6 @@ describe.each(engines)("ClaudeProcess drives $name", (engine) => {
     await registry.stopAll();
     expect((await running).subtype).toBe("process_stopped");
     expect(registry.liveCount()).toBe(0);
-    await waitFor(() => pids.every((pid) => !pidAlive(pid)), "every process to be gone", 10_000);
+    await waitFor(() => pids.every((pid) => !isAlive(pid)), "every process to be gone", 10_000);
   });
 });

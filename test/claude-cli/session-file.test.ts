@@ -4,7 +4,6 @@
  * than Claude Code's 200-character folder names (cut and hashed), and under
  * `CLAUDE_CODE_PROJECT_DIR_NAME`.
  */
-import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +16,7 @@ import {
   startFakeMessagesApi,
 } from "../helpers/fake-messages-api.js";
 import { CLAUDE_CODE_BIN } from "../helpers/one-shot-engine.js";
+import { runProcess } from "../helpers/owned-process.js";
 
 let root: string;
 let api: FakeMessagesApi;
@@ -30,31 +30,16 @@ afterAll(async () => {
 });
 
 /** Runs one `claude -p` turn in `cwd`; resolves with the session id it reports. */
-function claudeTurn(cwd: string, env: NodeJS.ProcessEnv): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(CLAUDE_CODE_BIN, ["-p", "hello", "--output-format", "json"], {
-      cwd,
-      env,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    let errors = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      errors += chunk.toString();
-    });
-    child.on("error", reject);
-    child.on("close", (code) => {
-      try {
-        resolve((JSON.parse(output) as { session_id: string }).session_id);
-      } catch {
-        reject(new Error(`claude exited ${code}: ${errors}`));
-      }
-    });
+async function claudeTurn(cwd: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const run = await runProcess(CLAUDE_CODE_BIN, ["-p", "hello", "--output-format", "json"], {
+    cwd,
+    env,
   });
+  try {
+    return (JSON.parse(run.stdout) as { session_id: string }).session_id;
+  } catch {
+    throw new Error(`claude exited ${run.code}: ${run.stderr}`);
+  }
 }
 
 describe.skipIf(!existsSync(CLAUDE_CODE_BIN))("where Claude Code keeps a session's file", () => {

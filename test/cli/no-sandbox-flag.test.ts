@@ -1,7 +1,7 @@
 /** Every agent command takes `--no-sandbox`: `rudder acp` too (run, chat and serve had it). */
 import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
-import { startRudder } from "./rudder-process.js";
+import { startRudder } from "../helpers/rudder-cli.js";
 
 describe("--no-sandbox", () => {
   it("is taken by rudder acp, which then ends with its client's stdin", async () => {

@@ -13,8 +13,8 @@ import {
   lastToolResults,
   startFakeMessagesApi,
 } from "../helpers/fake-messages-api.js";
+import { startRudder } from "../helpers/rudder-cli.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { startRudder } from "./rudder-process.js";
 
 let api: FakeMessagesApi;
 let gateway: TestGateway;

@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { claudeCodeEnv } from "../helpers/claude-code-env.js";
 import { type FakeMessagesApi, startFakeMessagesApi } from "../helpers/fake-messages-api.js";
-import { killRudderGroup, type RudderRun, startRudder } from "./rudder-process.js";
+import { type RudderRun, startRudder } from "../helpers/rudder-cli.js";
 
 const CLAUDE = resolve(".cache/claude-code/node_modules/.bin/claude");
 
@@ -34,7 +34,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  for (const run of runs.splice(0)) killRudderGroup(run);
+  for (const run of runs.splice(0)) run.kill();
   await api.close();
   rmSync(root, { recursive: true, force: true });
 });

@@ -4,8 +4,9 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type FakeMessagesApi, startFakeMessagesApi } from "../helpers/fake-messages-api.js";
 import { processesMatching } from "../helpers/process-scan.js";
+import { isAlive } from "../helpers/process-state.js";
+import { type RudderRun, startRudder } from "../helpers/rudder-cli.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { isAlive, killRudderGroup, type RudderRun, startRudder } from "./rudder-process.js";
 
 let api: FakeMessagesApi;
 let workspace: string;
@@ -19,7 +20,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  for (const run of runs.splice(0)) killRudderGroup(run);
+  for (const run of runs.splice(0)) run.kill();
   await api.close();
   rmSync(workspace, { recursive: true, force: true });
   rmSync(home, { recursive: true, force: true });

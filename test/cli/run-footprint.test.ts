@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { type FakeMessagesApi, startFakeMessagesApi } from "../helpers/fake-messages-api.js";
-import { killRudderGroup, type RudderRun, startRudder } from "./rudder-process.js";
+import { type RudderRun, startRudder } from "../helpers/rudder-cli.js";
 
 // What a one-shot `rudder run` loads decides its startup time and memory (bench/startup.ts).
 // Node's fetch implementation (undici) and TLS are the two big built-ins it can do without
@@ -29,7 +29,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  if (run !== undefined) killRudderGroup(run);
+  if (run !== undefined) run.kill();
   await api.close();
   rmSync(scratch, { recursive: true, force: true });
 });

@@ -8,11 +8,11 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pidAlive } from "../claude-cli/helpers.js";
 import { type FakeMessagesApi, startFakeMessagesApi } from "../helpers/fake-messages-api.js";
 import { processesMatching } from "../helpers/process-scan.js";
+import { isAlive } from "../helpers/process-state.js";
+import { type RudderRun, stopRudder } from "../helpers/rudder-cli.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { killRudderGroup, type RudderRun, stopRudder } from "./rudder-process.js";
 import { startEngineWorker } from "./serve-worker.js";
 
 let root: string;
@@ -78,12 +78,12 @@ describe.runIf(existsSync("/usr/bin/setpriv"))("a gateway SIGKILLed mid-tool", (
       const agents = runners.flatMap((runner) => (runner.pid === null ? [] : [runner.pid]));
       expect(agents).toHaveLength(1);
       leftovers.push(...agents, ...tools);
-      expect([...agents, ...tools].every(pidAlive)).toBe(true);
+      expect([...agents, ...tools].every(isAlive)).toBe(true);
 
-      killRudderGroup(gateway.run);
+      gateway.run.kill();
       await gateway.run.exited;
       await waitFor(
-        () => [...agents, ...tools].every((pid) => !pidAlive(pid)),
+        () => [...agents, ...tools].every((pid) => !isAlive(pid)),
         "the agent and its tool gone",
         10_000,
       );

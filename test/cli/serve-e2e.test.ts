@@ -7,8 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawRequest } from "../gateway/raw-http.js";
+import { isAlive } from "../helpers/process-state.js";
+import { type RudderRun, startRudder } from "../helpers/rudder-cli.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { isAlive, killRudderGroup, type RudderRun, startRudder } from "./rudder-process.js";
 
 let root: string;
 let server: RudderRun;
@@ -46,7 +47,7 @@ beforeAll(async () => {
 afterAll(async () => {
   server.child.kill("SIGTERM");
   await Promise.race([server.exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
-  killRudderGroup(server);
+  server.kill();
   rmSync(root, { recursive: true, force: true });
 });
 

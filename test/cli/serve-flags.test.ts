@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { startRudder } from "./rudder-process.js";
+import { startRudder } from "../helpers/rudder-cli.js";
 
 const root = mkdtempSync(join(tmpdir(), "rudder-serve-flags-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

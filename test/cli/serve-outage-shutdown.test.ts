@@ -14,8 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeLogEntries } from "../gateway/helpers.js";
 import { FAKE_CLAUDE_SWITCH } from "../helpers/fixtures.js";
 import { type PostgresCluster, startPostgresCluster } from "../helpers/postgres-cluster.js";
+import { isAlive } from "../helpers/process-state.js";
+import { type RudderRun, stopRudder } from "../helpers/rudder-cli.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { isAlive, type RudderRun, stopRudder } from "./rudder-process.js";
 import { type ServeWorker, startServeWorker } from "./serve-worker.js";
 
 let root: string;

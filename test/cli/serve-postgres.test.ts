@@ -9,14 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeLogEntries } from "../gateway/helpers.js";
 import { FAKE_CLAUDE_SWITCH } from "../helpers/fixtures.js";
 import { type PostgresCluster, startPostgresCluster } from "../helpers/postgres-cluster.js";
+import { isAlive } from "../helpers/process-state.js";
+import { type RudderRun, startRudder, stopRudder } from "../helpers/rudder-cli.js";
 import { waitFor } from "../helpers/wait-for.js";
-import {
-  isAlive,
-  killRudderGroup,
-  type RudderRun,
-  startRudder,
-  stopRudder,
-} from "./rudder-process.js";
 import { startServeWorker } from "./serve-worker.js";
 
 let root: string;
@@ -153,7 +148,7 @@ describe("rudder serve --store postgres://", () => {
 
     // kill -9 of the worker and of its agent (a SIGKILLed gateway cannot stop its children).
     const killedAt = Date.now();
-    killRudderGroup(doomed.run);
+    doomed.run.kill();
     process.kill(Number(agent?.pid), "SIGKILL");
     await doomed.run.exited;
     // Dead: gone, or a zombie (this container's PID 1 reaps no orphans).

@@ -14,8 +14,8 @@ import {
   lastUserText,
   startFakeMessagesApi,
 } from "../helpers/fake-messages-api.js";
+import { type RudderRun, stopRudder } from "../helpers/rudder-cli.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { type RudderRun, stopRudder } from "./rudder-process.js";
 import { type ListedMessages, startEngineWorker } from "./serve-worker.js";
 
 let root: string;

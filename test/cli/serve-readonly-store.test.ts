@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { SqliteGatewayStore } from "../../src/gateway/store/sqlite/sqlite-store.js";
-import { RUDDER_CLI } from "./rudder-process.js";
+import { RUDDER_CLI } from "../helpers/fixtures.js";
 
 let root = "";
 

@@ -10,8 +10,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FAKE_CLAUDE_SWITCH } from "../helpers/fixtures.js";
+import { isAlive } from "../helpers/process-state.js";
+import { type RudderRun, stopRudder } from "../helpers/rudder-cli.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { isAlive, type RudderRun, stopRudder } from "./rudder-process.js";
 import { startServeWorker } from "./serve-worker.js";
 
 let root: string;

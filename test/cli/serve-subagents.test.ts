@@ -23,8 +23,8 @@ import {
 } from "../helpers/fake-messages-api.js";
 import { CLAUDE_CODE_BIN } from "../helpers/one-shot-engine.js";
 import { type PostgresCluster, startPostgresCluster } from "../helpers/postgres-cluster.js";
+import { type RudderRun, stopRudder } from "../helpers/rudder-cli.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { type RudderRun, stopRudder } from "./rudder-process.js";
 import { type ServeWorker, startServeWorker } from "./serve-worker.js";
 
 const TASK = "SUBAGENT-TASK: find the code word";

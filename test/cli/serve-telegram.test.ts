@@ -16,8 +16,9 @@ import {
   startFakeMessagesApi,
 } from "../helpers/fake-messages-api.js";
 import { type FakeTelegramApi, startFakeTelegramApi } from "../helpers/fake-telegram-api.js";
+import { isAlive } from "../helpers/process-state.js";
+import { type RudderRun, startRudder } from "../helpers/rudder-cli.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { isAlive, killRudderGroup, type RudderRun, startRudder } from "./rudder-process.js";
 
 let root: string;
 let messagesApi: FakeMessagesApi;
@@ -49,7 +50,7 @@ async function stop(run: RudderRun): Promise<number | null> {
     run.exited,
     new Promise<null>((resolve) => setTimeout(() => resolve(null), 10_000)),
   ]);
-  killRudderGroup(run);
+  run.kill();
   return exited?.code ?? null;
 }
 

@@ -19,8 +19,9 @@ import {
   startFakeMessagesApi,
 } from "../helpers/fake-messages-api.js";
 import { type PostgresCluster, startPostgresCluster } from "../helpers/postgres-cluster.js";
+import { isAlive } from "../helpers/process-state.js";
+import { type RudderRun, stopRudder } from "../helpers/rudder-cli.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { isAlive, killRudderGroup, type RudderRun, stopRudder } from "./rudder-process.js";
 import {
   type Engine,
   type EngineWorker,
@@ -118,7 +119,7 @@ async function killWorker(doomed: Worker): Promise<void> {
     "/api/runners",
   );
   expect(runners.length).toBeGreaterThan(0);
-  killRudderGroup(doomed.run);
+  doomed.run.kill();
   for (const { pid } of parentDeathSignal ? [] : runners) {
     if (pid === null) continue;
     try {

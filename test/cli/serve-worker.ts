@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { apiCaller } from "../gateway/helpers.js";
 import { claudeCodeEnv } from "../helpers/claude-code-env.js";
 import { CLAUDE_CODE_BIN } from "../helpers/one-shot-engine.js";
+import { type RudderRun, startRudder } from "../helpers/rudder-cli.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { type RudderRun, startRudder } from "./rudder-process.js";
 
 export interface ServeWorker {
   run: RudderRun;

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type FakeMessagesApi, startFakeMessagesApi } from "../helpers/fake-messages-api.js";
-import { killRudderGroup, type RudderRun, startRudder } from "./rudder-process.js";
+import { type RudderRun, startRudder } from "../helpers/rudder-cli.js";
 
 let api: FakeMessagesApi;
 let root: string;
@@ -22,7 +22,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  for (const run of runs.splice(0)) killRudderGroup(run);
+  for (const run of runs.splice(0)) run.kill();
   await api.close();
   rmSync(root, { recursive: true, force: true });
 });

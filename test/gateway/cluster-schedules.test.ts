@@ -12,6 +12,7 @@ const { createDatabase, worker, gateways } = clusterFixture("cluster-schedules")
 
 const firings = (messages: ApiMessage[]) =>
   messages.filter((message) => message.kind === "user" && message.text === "tick");
+const isTock = (message: ApiMessage) => message.kind === "user" && message.text === "tock";
 
 it("arms a schedule made on one worker on all, fires each firing once, and deletes it everywhere", async () => {
   const url = await createDatabase();
@@ -48,11 +49,27 @@ it("arms a schedule made on one worker on all, fires each firing once, and delet
   const deleted = await b.api("DELETE", `/api/schedules/${scheduleId}`);
   expect(deleted.status).toBe(200);
   const deletedAt = Date.now();
-  // A firing claimed just before the delete may still be on its way in.
-  await new Promise((resolve) => setTimeout(resolve, 3000));
+  // A control schedule made after the delete: each of its firings shows the workers passing a
+  // period boundary, at which worker C (which did not delete the first) would fire the deleted
+  // one had it stayed armed there. Counted at the control's first firing (a firing claimed just
+  // before the delete is in by then) and again two boundaries later, instead of fixed waits.
+  const control = await b.api("POST", "/api/schedules", {
+    cron: "*/2 * * * * *",
+    channel: "control",
+    prompt: "tock",
+  });
+  expect(control.status).toBe(201);
+  const controlFirings = (count: number) =>
+    waitFor(
+      async () => (await c.messages("control")).filter(isTock).length >= count,
+      `${count} firings of the control schedule`,
+      30_000,
+    );
+  await controlFirings(1);
   const atDelete = firings(await c.messages("ticking")).length;
-  // Three periods: worker C (which did not delete it) would have fired it by now.
-  await new Promise((resolve) => setTimeout(resolve, 6000));
+  await controlFirings(3);
+  const controlId = (control.body as { schedule: { id: string } }).schedule.id;
+  expect((await b.api("DELETE", `/api/schedules/${controlId}`)).status).toBe(200);
   const messages = await c.messages("ticking");
   expect(firings(messages)).toHaveLength(atDelete);
   expect((await c.api<{ schedules: unknown[] }>("GET", "/api/schedules")).body.schedules).toEqual(

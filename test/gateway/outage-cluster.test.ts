@@ -11,8 +11,8 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LoopbackProxy, startLoopbackProxy } from "../helpers/loopback-proxy.js";
 import { type PostgresCluster, startPostgresCluster } from "../helpers/postgres-cluster.js";
+import { isAlive } from "../helpers/process-state.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { isAlive } from "../tools/process-state.js";
 import { startTestGateway, type TestGateway } from "./helpers.js";
 import {
   answeredOnce,

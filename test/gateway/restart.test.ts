@@ -3,8 +3,8 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SqliteGatewayStore } from "../../src/gateway/index.js";
-import { pidAlive } from "../claude-cli/helpers.js";
 import { fixturePath } from "../helpers/fixtures.js";
+import { isAlive } from "../helpers/process-state.js";
 import { waitFor } from "../helpers/wait-for.js";
 import {
   apiCaller,
@@ -179,12 +179,12 @@ describe("the agents of a gateway killed with SIGKILL", () => {
           .filter((entry) => entry.event === "start")
           .map((entry) => entry.pid as number);
         orphans.push(...agents);
-        expect(agents.every(pidAlive)).toBe(true);
+        expect(agents.every(isAlive)).toBe(true);
 
         killGroup(gateway.child.pid, "SIGKILL");
         await gateway.exited;
         // In their own process groups, the group's SIGKILL missed them; the kernel's signal did not.
-        await waitFor(() => agents.every((pid) => !pidAlive(pid)), "the agents gone", 5000);
+        await waitFor(() => agents.every((pid) => !isAlive(pid)), "the agents gone", 5000);
       } finally {
         folders.remove();
       }

@@ -3,8 +3,9 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCommandHook } from "../../src/hooks/command-hook.js";
 import type { CommandHookConfig, HookInput } from "../../src/hooks/types.js";
+import { groupIsAlive } from "../helpers/process-state.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { groupIsAlive, hookInput, makeTempDir, preToolUse, printJson } from "./helpers.js";
+import { hookInput, makeTempDir, preToolUse, printJson } from "./helpers.js";
 
 let temp: ReturnType<typeof makeTempDir>;
 beforeEach(() => {

@@ -24,12 +24,3 @@ export function preToolUse(cwd: string, toolName: string, toolInput: Record<stri
 export function printJson(value: unknown): string {
   return `printf '%s' '${JSON.stringify(value).replaceAll("'", "'\\''")}'`;
 }
-
-export function groupIsAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -2,11 +2,12 @@ import { join } from "node:path";
 import { afterEach, beforeAll, expect, it } from "vitest";
 import { lastToolResults } from "../helpers/fake-messages-api.js";
 import { FAKE_MCP_SERVER, RUDDER_CLI } from "../helpers/fixtures.js";
+import { isAlive } from "../helpers/process-state.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { loadAgentSdkQuery } from "../protocol/agent-sdk-loader.js";
 import type { Options, QueryFunction, SDKMessage } from "../protocol/agent-sdk-types.js";
 import { protocolHarness } from "../protocol/helpers.js";
-import { isRunning, readPids } from "./mcp-helpers.js";
+import { readPids } from "./mcp-helpers.js";
 
 // The Claude Agent SDK's `mcpServers` option reaches rudder as Claude Code gets it, by
 // either delivery: "argv" (`--mcp-config '{"mcpServers": ...}'`, the default of 0.3.x) or
@@ -54,6 +55,6 @@ it.each(["argv", "initialize"] as const)(
     expect(second && lastToolResults(second)).toMatchObject([{ content: "42" }]);
     const pids = readPids(pidFile);
     expect(pids).toHaveLength(1);
-    await waitFor(() => !pids.some(isRunning), "the MCP server to be gone");
+    await waitFor(() => !pids.some(isAlive), "the MCP server to be gone");
   },
 );

@@ -13,17 +13,6 @@ export function fakeServer(name: string, args: string[] = []): StdioServerConfig
   };
 }
 
-/** Whether a process exists and is not a zombie waiting to be reaped. */
-export function isRunning(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-    return state !== "Z" && state !== "X";
-  } catch {
-    return false;
-  }
-}
-
 /** The pids the fake server wrote to its pid file (itself, then its grandchild). */
 export function readPids(file: string): number[] {
   try {

@@ -5,8 +5,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ConnectOptions } from "../../src/mcp/mcp-connection.js";
 import { connectMcpServers, type McpServers } from "../../src/mcp/mcp-servers.js";
 import type { AnyTool, ToolContext } from "../../src/tools/types.js";
+import { isAlive } from "../helpers/process-state.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { fakeServer, isRunning, readPids } from "./mcp-helpers.js";
+import { fakeServer, readPids } from "./mcp-helpers.js";
 
 let scratch: string;
 const opened: McpServers[] = [];
@@ -166,7 +167,7 @@ describe("connectMcpServers", () => {
     expect(servers.tools).toEqual([]);
     const [pid] = readPids(pidFile);
     expect(pid).toBeDefined();
-    await waitFor(() => !isRunning(pid as number), "the silent server to be dead");
+    await waitFor(() => !isAlive(pid as number), "the silent server to be dead");
   });
 
   it("kills each server's whole process group on close, SIGKILL for what ignores SIGTERM", async () => {
@@ -178,8 +179,8 @@ describe("connectMcpServers", () => {
     const pids = readPids(pidFile);
     expect(pids).toHaveLength(2);
     expect(servers.connections[0]?.pid).toBe(pids[0]);
-    expect(pids.every(isRunning)).toBe(true);
+    expect(pids.every(isAlive)).toBe(true);
     await servers.close();
-    await waitFor(() => !pids.some(isRunning), "the server and its grandchild to be dead");
+    await waitFor(() => !pids.some(isAlive), "the server and its grandchild to be dead");
   });
 });

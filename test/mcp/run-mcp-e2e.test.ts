@@ -9,15 +9,16 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { killRudderGroup, type RudderRun, startRudder } from "../cli/rudder-process.js";
 import {
   type FakeMessagesApi,
   lastToolResults,
   startFakeMessagesApi,
 } from "../helpers/fake-messages-api.js";
 import { FAKE_MCP_SERVER } from "../helpers/fixtures.js";
+import { isAlive } from "../helpers/process-state.js";
+import { type RudderRun, startRudder } from "../helpers/rudder-cli.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { isRunning, readPids } from "./mcp-helpers.js";
+import { readPids } from "./mcp-helpers.js";
 
 // The built `rudder run` with MCP servers from .mcp.json and --mcp-config, against the fake
 // Messages API: the model calls an MCP tool and reads its result, a server that cannot start
@@ -36,7 +37,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  for (const run of runs.splice(0)) killRudderGroup(run);
+  for (const run of runs.splice(0)) run.kill();
   for (const pid of pidFiles.splice(0).flatMap(readPids)) {
     try {
       process.kill(pid, "SIGKILL");
@@ -134,7 +135,7 @@ describe("rudder run with MCP servers", () => {
 
     const pids = serverPids("fake.pids");
     expect(pids).toHaveLength(2);
-    await waitFor(() => !pids.some(isRunning), "the MCP server and its grandchild to be gone");
+    await waitFor(() => !pids.some(isAlive), "the MCP server and its grandchild to be gone");
   });
 
   it("takes --mcp-config JSON (strict: not .mcp.json), lists servers in system/init, asks for MCP tools, and hooks see their names", async () => {
@@ -192,7 +193,7 @@ describe("rudder run with MCP servers", () => {
       tool_input: { a: 1, b: 2 },
     });
     const pids = serverPids("fake.pids");
-    await waitFor(() => !pids.some(isRunning), "the MCP server and its grandchild to be gone");
+    await waitFor(() => !pids.some(isAlive), "the MCP server and its grandchild to be gone");
   });
 
   it("kills a server that is still starting when rudder gets SIGTERM", async () => {
@@ -203,7 +204,7 @@ describe("rudder run with MCP servers", () => {
     run.child.kill("SIGTERM");
     expect((await run.exited).code).toBe(143);
     expect(api.mainRequests()).toEqual([]);
-    await waitFor(() => !pids.some(isRunning), "the MCP server and its grandchild to be gone");
+    await waitFor(() => !pids.some(isAlive), "the MCP server and its grandchild to be gone");
   });
 
   it("kills the MCP servers' process groups when rudder gets SIGTERM mid-call", async () => {
@@ -225,10 +226,10 @@ describe("rudder run with MCP servers", () => {
       "the hanging call",
     );
     const pids = serverPids("fake.pids");
-    expect(pids.every(isRunning)).toBe(true);
+    expect(pids.every(isAlive)).toBe(true);
     run.child.kill("SIGTERM");
     const { code } = await run.exited;
     expect(code).toBe(143);
-    await waitFor(() => !pids.some(isRunning), "the MCP server and its grandchild to be gone");
+    await waitFor(() => !pids.some(isAlive), "the MCP server and its grandchild to be gone");
   });
 });

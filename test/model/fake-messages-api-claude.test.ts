@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -11,6 +10,8 @@ import {
   startFakeMessagesApi,
 } from "../helpers/fake-messages-api.js";
 
+import { startProcess, stopProcess } from "../helpers/owned-process.js";
+
 /** Installed by scripts/install-claude-code.sh, which `npm test` runs first. */
 const CLAUDE = resolve(".cache/claude-code/node_modules/.bin/claude");
 
@@ -19,15 +20,6 @@ const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    // The group is already gone.
-  }
-}
 
 /** Runs `claude -p` against the fake API and resolves with its stream-json lines. */
 async function runClaude(
@@ -43,33 +35,15 @@ async function runClaude(
   const home = mkdtempSync(join(tmpdir(), "rudder-claude-"));
   cleanups.push(() => rmSync(home, { recursive: true, force: true }));
   cleanups.push(() => api.close());
-  const child = spawn(
+  const run = startProcess(
     CLAUDE,
     ["-p", prompt, "--output-format", "stream-json", "--verbose", "--allowedTools", "Bash"],
-    {
-      cwd: home,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: claudeCodeEnv(home, api.url),
-    },
+    { cwd: home, env: claudeCodeEnv(home, api.url) },
   );
-  cleanups.push(async () => {
-    killGroup(child, "SIGTERM");
-    const timer = setTimeout(() => killGroup(child, "SIGKILL"), 2000);
-    timer.unref();
-  });
-  let errors = "";
-  child.stderr.on("data", (chunk: Buffer) => {
-    errors += chunk.toString();
-  });
-  let output = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const code = await new Promise<number | null>((done, fail) => {
-    child.on("error", fail);
-    child.on("close", (exitCode) => done(exitCode));
-  });
+  cleanups.push(() => stopProcess(run, 2000));
+  const { code } = await run.closed;
+  const output = run.stdout();
+  const errors = run.stderr();
   const lines = output
     .split("\n")
     .filter((line) => line.trim() !== "")

@@ -200,9 +200,3 @@ export function protocolHarness() {
     },
   };
 }
-
-/**
- * Whether a pid names a live process: a zombie is dead (killed, not yet reaped; this container's
- * PID 1 reaps no orphans), which a bare `kill(pid, 0)` would count as alive.
- */
-export { pidAlive } from "../claude-cli/helpers.js";

@@ -1,7 +1,8 @@
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { RUDDER_CLI } from "../helpers/fixtures.js";
+import { runProcess } from "../helpers/owned-process.js";
 import type { Sandbox } from "./helpers.js";
 
 /**
@@ -61,18 +62,8 @@ export function runPrint(
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const [command, ...prefix] =
     engine.name === "rudder" ? [process.execPath, RUDDER_CLI, "run"] : [engine.executable()];
-  const child = spawn(command as string, [...prefix, ...args], {
+  return runProcess(command as string, [...prefix, ...args], {
     cwd: sandbox.workspace,
     env: engine.env(sandbox),
-    stdio: ["ignore", "pipe", "pipe"],
   });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    stdout += chunk.toString("utf8");
-  });
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString("utf8");
-  });
-  return new Promise((resolve) => child.on("exit", (code) => resolve({ code, stdout, stderr })));
 }

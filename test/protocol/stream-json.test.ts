@@ -3,8 +3,9 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { lastUserText } from "../helpers/fake-messages-api.js";
 import { processesMatching } from "../helpers/process-scan.js";
+import { isAlive } from "../helpers/process-state.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { pidAlive, protocolHarness, STREAM_ARGS, writeSettings } from "./helpers.js";
+import { protocolHarness, STREAM_ARGS, writeSettings } from "./helpers.js";
 
 const harness = protocolHarness();
 afterEach(() => harness.cleanup());
@@ -164,9 +165,15 @@ describe("rudder speaks Claude Code's stream-json", () => {
       "rudder: stopping: the host stopped reading the output (EPIPE)",
     );
     expect(rudder.stderr).not.toMatch(/^\s+at /m);
-    // Its tool was killed with it, and the model was not asked again.
-    await new Promise((resolve) => setTimeout(resolve, 3500));
-    expect(processesMatching("sleep 2.517")).toEqual([]);
+    // Its tool was killed with it, and the model was not asked again. rudder has exited, so
+    // nothing can start the tool now; once no process carries its command (the shell, the sleep,
+    // a sandbox around them), nothing is left that could write late.txt, and no wait for the
+    // sleep's 2.5 s is needed to show that it never will.
+    await waitFor(
+      () => processesMatching("sleep 2.517").length === 0,
+      () => `the tool's processes to be gone: ${processesMatching("sleep 2.517").join(", ")}`,
+      5000,
+    );
     expect(existsSync(join(sandbox.workspace, "late.txt"))).toBe(false);
     expect(api.mainRequests()).toHaveLength(1);
   });
@@ -181,7 +188,7 @@ describe("rudder speaks Claude Code's stream-json", () => {
     rudder.sendUser("run something long", FIRST);
     await waitFor(() => processesMatching("sleep 60.101").length > 0);
     const [toolPid = 0] = processesMatching("sleep 60.101");
-    expect(pidAlive(toolPid)).toBe(true);
+    expect(isAlive(toolPid)).toBe(true);
 
     rudder.send({
       type: "control_request",
@@ -201,7 +208,7 @@ describe("rudder speaks Claude Code's stream-json", () => {
       content: [{ type: "text", text: "[Request interrupted by user for tool use]" }],
     });
     // A fresh-clone run once timed out here: say what the process was, should it recur.
-    await waitFor(() => !pidAlive(toolPid)).catch((error: unknown) => {
+    await waitFor(() => !isAlive(toolPid)).catch((error: unknown) => {
       throw new Error(
         `${String(error)}: ${describeProcess(toolPid)}; now matching: ${processesMatching("sleep 60.101").map(describeProcess).join(", ")}`,
       );

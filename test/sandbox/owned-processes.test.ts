@@ -8,8 +8,9 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { FAKE_MCP_SERVER } from "../helpers/fixtures.js";
 import { processesMatching } from "../helpers/process-scan.js";
+import { isAlive } from "../helpers/process-state.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { isRunning, readPids } from "../mcp/mcp-helpers.js";
+import { readPids } from "../mcp/mcp-helpers.js";
 import { rudderFixture } from "./rudder-fixture.js";
 
 const fixture = rudderFixture("rudder-owned-");
@@ -97,9 +98,9 @@ describe("hooks and MCP servers die with the agent", () => {
     const pids = readPids(pidFile);
     leftovers.push(...pids);
     expect(pids.length).toBe(2);
-    expect(pids.every(isRunning)).toBe(true);
+    expect(pids.every(isAlive)).toBe(true);
     run.child.kill("SIGKILL");
     expect((await run.exited).signal).toBe("SIGKILL");
-    await waitFor(() => !pids.some(isRunning), "the processes to be gone", 10_000);
+    await waitFor(() => !pids.some(isAlive), "the processes to be gone", 10_000);
   });
 });

@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach } from "vitest";
-import { killRudderGroup, type RudderRun, startRudder } from "../cli/rudder-process.js";
 import { type FakeMessagesApi, startFakeMessagesApi } from "../helpers/fake-messages-api.js";
+import { type RudderRun, startRudder } from "../helpers/rudder-cli.js";
 
 export interface RudderFixture {
   /** The fake Messages API, answering "done" when nothing was pushed. */
@@ -48,7 +48,7 @@ export function rudderFixture(prefix: string): RudderFixture {
     mkdirSync(join(fixture.root, "home"));
   });
   afterEach(async () => {
-    for (const run of runs.splice(0)) killRudderGroup(run);
+    for (const run of runs.splice(0)) run.kill();
     await fixture.api.close();
     rmSync(fixture.root, { recursive: true, force: true });
   });

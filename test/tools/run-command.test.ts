@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { liveProcessGroupCount } from "../../src/tools/process-groups.js";
 import { runCommand } from "../../src/tools/run-command.js";
+import { isAlive } from "../helpers/process-state.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { isAlive } from "./process-state.js";
 
 const cwd = mkdtempSync(join(tmpdir(), "rudder-run-command-"));
 const started: number[] = [];

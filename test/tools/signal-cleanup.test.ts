@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { fixturePath } from "../helpers/fixtures.js";
+import { isAlive } from "../helpers/process-state.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { isAlive } from "./process-state.js";
 
 const fixture = fixturePath("signal-cleanup.ts");
 const cleanup: (() => void)[] = [];
