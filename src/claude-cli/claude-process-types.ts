@@ -32,6 +32,8 @@ export interface ClaudeProcessOptions extends CommandOptions {
    * what it starts) yields the processor to its host's under load. Default: the host's.
    */
   niceness?: number | undefined;
+  /** How errors name the engine (`rudder`, `Claude CLI`); default `Claude CLI`. */
+  engineName?: string | undefined;
 }
 
 export interface RunTurnOptions {

@@ -156,7 +156,11 @@ export class ClaudeProcess {
     if (turn && turn.closing === undefined) turn.closing = "stop";
     await this.#child?.terminate(this.#graceMs());
     if (turn?.closing === "stop")
-      this.#failTurn(turn, "process_stopped", "Claude CLI was stopped.");
+      this.#failTurn(turn, "process_stopped", `${this.#engineName()} was stopped.`);
+  }
+
+  #engineName(): string {
+    return this.options.engineName ?? "Claude CLI";
   }
 
   #graceMs(): number {
@@ -203,7 +207,9 @@ export class ClaudeProcess {
     // Reject only once the process tree is gone, so the next turn starts clean with --resume.
     void turn.child
       .terminate(this.#graceMs())
-      .then(() => turn.settle({ error: new ClaudeTimeoutError(timeoutMs) }));
+      .then(() =>
+        turn.settle({ error: new ClaudeTimeoutError(timeoutMs, {}, this.#engineName()) }),
+      );
   }
 
   #onOutputError(error: NdjsonError): void {
@@ -327,6 +333,7 @@ export class ClaudeProcess {
   #context(turn: ActiveTurn): OutcomeContext {
     return {
       costBefore: turn.costBefore,
+      engineName: this.#engineName(),
       sessionId: this.#sessionId,
       // The note goes with the turn's first answer only.
       freshStartNote: turn.answeredEarly ? undefined : turn.freshStartNote,
@@ -345,6 +352,7 @@ export class ClaudeProcess {
       exit,
       resolveClaudeBin(this.options),
       child.stderrTail.text(),
+      this.#engineName(),
     );
     this.#failTurn(turn, subtype, message);
   }

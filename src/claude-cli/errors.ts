@@ -3,8 +3,8 @@ export class ClaudeTimeoutError extends Error {
   override readonly name = "ClaudeTimeoutError";
   readonly timeoutMs: number;
 
-  constructor(timeoutMs: number, options?: ErrorOptions) {
-    super(`Claude CLI timed out after ${formatSeconds(timeoutMs)}`, options);
+  constructor(timeoutMs: number, options?: ErrorOptions, engineName = "Claude CLI") {
+    super(`${engineName} timed out after ${formatSeconds(timeoutMs)}`, options);
     this.timeoutMs = timeoutMs;
   }
 }

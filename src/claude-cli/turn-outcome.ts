@@ -10,6 +10,8 @@ export interface OutcomeContext {
   sessionId: string | null;
   /** Prepended to the result text when the turn had to start a new session. */
   freshStartNote: string | undefined;
+  /** How errors name the engine; default `Claude CLI`. */
+  engineName?: string | undefined;
 }
 
 export type TurnOutcome = { result: TurnResult } | { error: Error };
@@ -25,7 +27,10 @@ export function completedOutcome(state: TurnState, context: OutcomeContext): Tur
     const text = typeof limited.result === "string" ? limited.result : "rate limited";
     const resetAt = parseResetTime(text);
     return {
-      error: new RateLimitError(`Claude CLI rate limited: ${text}`, resetAt ? { resetAt } : {}),
+      error: new RateLimitError(
+        `${context.engineName ?? "Claude CLI"} rate limited: ${text}`,
+        resetAt ? { resetAt } : {},
+      ),
     };
   }
   return { result: answerOf(state.results, state, context) };
@@ -74,6 +79,7 @@ export function describeExit(
   exit: ChildExit,
   binary: string,
   stderrTail: string,
+  engineName = "Claude CLI",
 ): { subtype: string; message: string } {
   const how = exit.spawnError
     ? `could not be started (${binary}: ${exit.spawnError.message})`
@@ -81,7 +87,7 @@ export function describeExit(
   const tail = stderrTail ? `\nstderr (last lines):\n${stderrTail}` : "";
   return {
     subtype: exit.spawnError ? "spawn_failed" : "process_crashed",
-    message: `Claude CLI ${how}.${tail}`,
+    message: `${engineName} ${how}.${tail}`,
   };
 }
 

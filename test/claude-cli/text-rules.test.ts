@@ -7,6 +7,8 @@ import {
   parseResetTime,
 } from "../../src/claude-cli/rate-limit.js";
 import { RunnerRegistry } from "../../src/claude-cli/runner-registry.js";
+import { describeExit } from "../../src/claude-cli/turn-outcome.js";
+import { errorText } from "../../src/gateway/routing/turn-failure.js";
 import { waitFor } from "../helpers/wait-for.js";
 
 describe("wrapExternalContent", () => {
@@ -56,6 +58,29 @@ describe("ClaudeTimeoutError", () => {
     expect(new ClaudeTimeoutError(1000).message).toBe("Claude CLI timed out after 1s");
     expect(new ClaudeTimeoutError(1500).message).toBe("Claude CLI timed out after 1.5s");
     expect(new ClaudeTimeoutError(600_000).message).toBe("Claude CLI timed out after 600s");
+  });
+
+  it("names the engine that timed out", () => {
+    expect(new ClaudeTimeoutError(1000, {}, "rudder").message).toBe("rudder timed out after 1s");
+  });
+});
+
+describe("the error text a failed turn stores", () => {
+  it("never reads (success), and names a kind of failure worth naming", () => {
+    const dropped = errorText({ kind: "result", subtype: "success", text: "stream ended" });
+    expect(dropped).toBe("The agent's turn failed: stream ended");
+    expect(dropped).not.toContain("(success)");
+    expect(errorText({ kind: "result", subtype: "process_crashed", text: "rudder exited" })).toBe(
+      "The agent's turn failed (process_crashed): rudder exited",
+    );
+  });
+
+  it("names the engine whose process ended", () => {
+    const exit = { code: 1, signal: null, spawnError: undefined };
+    expect(describeExit(exit, "rudder-bin", "", "rudder").message).toBe(
+      "rudder exited with code 1 before the turn finished.",
+    );
+    expect(describeExit(exit, "claude", "").message).toMatch(/^Claude CLI exited/);
   });
 });
 

@@ -30,7 +30,10 @@ export function errorText(
     case "timeout":
       return `The agent did not answer in time (${failure.message}).`;
     case "result":
-      return `The agent's turn failed (${failure.subtype}): ${failure.text}`;
+      // Claude Code marks an API error's result `success` with is_error: no kind worth naming.
+      return failure.subtype === "success" || failure.subtype === "error"
+        ? `The agent's turn failed: ${failure.text}`
+        : `The agent's turn failed (${failure.subtype}): ${failure.text}`;
     default:
       return `The agent failed: ${failure.message}`;
   }

@@ -43,6 +43,7 @@ export function createAgentRuntime(
     idleMinutes: options.idleMinutes ?? 20,
     processOptions: {
       ...processOptions(options.engine, options.dataDir),
+      engineName: options.engineName === "rudder" ? "rudder" : "Claude CLI",
       beforeWrite: () => store.commitPending?.(),
     },
     logger: log,
