@@ -1,6 +1,30 @@
 import { h } from "./dom.js";
 import type { StoredMessage } from "./types.js";
 
+function withoutSpace(text: string): string {
+  return text.replace(/\s+/g, "");
+}
+
+/**
+ * What of a stored reply the page has not shown yet. The reply holds everything the turn said
+ * (its separate texts joined by blank lines the stream did not send, so white space does not
+ * count): nothing when it all streamed, the rest when the stream showed its beginning (a page
+ * that joined mid-turn or replayed only part of it), else the whole reply.
+ */
+function unstreamedPart(streamed: string, reply: string): string {
+  const seen = withoutSpace(streamed);
+  const whole = withoutSpace(reply);
+  if (seen.includes(whole)) return "";
+  if (seen === "" || !whole.startsWith(seen)) return reply;
+  let count = 0;
+  let index = 0;
+  while (index < reply.length && count < seen.length) {
+    if (!/\s/.test(reply[index] ?? "")) count += 1;
+    index += 1;
+  }
+  return reply.slice(index).replace(/^\s+/, "");
+}
+
 /** One stretch of a turn in the log. */
 interface Stretch {
   article: HTMLElement;
@@ -59,7 +83,8 @@ export class TurnView {
   claimReply(message: StoredMessage): void {
     this.replyId = message.id;
     this.replyText = message.text;
-    if (!this.streamed.includes(message.text.trim())) this.appendText(message.text);
+    const unseen = unstreamedPart(this.streamed, message.text);
+    if (unseen !== "") this.appendText(unseen);
     const last = this.stretches.at(-1);
     if (!last) return;
     last.article.dataset.messageId = message.id;
