@@ -8,7 +8,7 @@
  * The walk skips `node_modules` and stops after `maxFolders` folders (`complete` says so).
  */
 import { type Dirent, lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname } from "node:path";
 import { AUTO_RUN_FILES, AUTO_RUN_FOLDERS } from "./auto-run-files.js";
 import { hooksPathOf, isGitWork, looksLikeGitDirectory } from "./git-layout.js";
 
@@ -80,6 +80,15 @@ function listing(folder: string): Dirent[] {
   }
 }
 
+/**
+ * An entry's path in a folder found by the walk (absolute and normalized, so joining is
+ * appending): path.join's normalizing, called for every entry, made a one-shot run's path work
+ * grow with the workspace (test/cli/run-footprint.test.ts counts it).
+ */
+function childPath(folder: string, name: string): string {
+  return folder.endsWith("/") ? `${folder}${name}` : `${folder}/${name}`;
+}
+
 /** Whether `path` is `folder` or below it (both absolute and normalized). */
 export function isWithin(path: string, folder: string): boolean {
   return path === folder || path.startsWith(folder.endsWith("/") ? folder : `${folder}/`);
@@ -112,18 +121,18 @@ export function takeSnapshot(
     if (entry === undefined) return;
     snapshot.entries.set(path, entry);
     if (entry.kind === "folder" && budget()) {
-      for (const child of listing(path)) record(join(path, child.name));
+      for (const child of listing(path)) record(childPath(path, child.name));
     }
   };
   const gitDirectory = (path: string, entries: Dirent[]): void => {
     snapshot.gitDirectories.add(path);
     for (const entry of entries) {
-      const child = join(path, entry.name);
+      const child = childPath(path, entry.name);
       if (isGitWork(entry.name)) continue;
       if (entry.name === "modules" && entry.isDirectory()) {
         const modules = entryOf(child, known);
         if (modules !== undefined) snapshot.entries.set(child, modules);
-        for (const module of listing(child)) visitModule(join(child, module.name));
+        for (const module of listing(child)) visitModule(childPath(child, module.name));
         continue;
       }
       record(child);
@@ -149,7 +158,7 @@ export function takeSnapshot(
       return;
     }
     for (const entry of entries) {
-      const path = join(folder, entry.name);
+      const path = childPath(folder, entry.name);
       if (entry.name === ".git") {
         if (entry.isDirectory()) {
           const inner = listing(path);
