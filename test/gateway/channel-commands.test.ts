@@ -56,7 +56,7 @@ function agentInputs(gateway: TestGateway): string[] {
     .filter((content): content is string => typeof content === "string")
     .map((content) => {
       const fenced = /^\[EXTERNAL CONTENT\]\n([\s\S]*)\n\[END EXTERNAL CONTENT\]$/.exec(content);
-      return fenced ? (fenced[1] as string) : `!${content}`;
+      return fenced ? (fenced[1] as string).replace(/^From: .*\n/, "") : `!${content}`;
     });
 }
 

@@ -46,10 +46,11 @@ async function fakeApi(
   return api;
 }
 
-/** The unwrapped text of the last user message a request carried, its fences dropped. */
+/** The unwrapped text of the last user message a request carried, its fences and `From:` lines dropped. */
 function plainLastUser(request: Parameters<typeof lastUserText>[0]): string {
   return lastUserText(request)
     .replace(/\[(END )?EXTERNAL CONTENT\]/g, "")
+    .replace(/^From: .*$/gm, "")
     .replace(/<[^>]+>/g, "")
     .replace(/\s+/g, " ")
     .trim();

@@ -3,6 +3,7 @@ import { ClaudeProcess, type ClaudeProcessOptions } from "../../claude-cli/claud
 import type { PermissionHandler, PermissionRequest } from "../../claude-cli/permission-request.js";
 import { RunnerRegistry } from "../../claude-cli/runner-registry.js";
 import type { AcquiredProcess, AgentProcess, ProcessPool, RunnerInfo } from "./agent-process.js";
+import { withChannelPrompt } from "./channel-prompt.js";
 
 /** `rudder serve --max-agents`'s default: agent processes of a worker at most, one-shots included. */
 export const DEFAULT_MAX_AGENTS = 16;
@@ -64,6 +65,7 @@ export class RegistryProcessPool implements ProcessPool {
     this.#processOptions = (channelId) => ({
       niceness: AGENT_NICENESS,
       ...options.processOptions,
+      extraArgs: withChannelPrompt(options.processOptions.extraArgs ?? [], channelId),
       ...(onIdleLine ? { onIdleLine: (line) => onIdleLine(channelId, line) } : {}),
       ...(onPermissionRequest
         ? { onPermissionRequest: (request) => onPermissionRequest(channelId, request) }

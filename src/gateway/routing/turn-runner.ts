@@ -2,6 +2,7 @@ import type { AgentTurnOptions, AgentTurnResult, TurnFailure } from "../agents/a
 import type { MessageRecord } from "../store/store.js";
 import type { ActiveTurn, ChannelState } from "./channel-state.js";
 import type { RouterOptions } from "./router-options.js";
+import { withSenderLine } from "./sender-line.js";
 import { TurnEvents } from "./turn-events.js";
 import { classifyTurnError } from "./turn-failure.js";
 import type { TurnSettlement } from "./turn-settlement.js";
@@ -82,7 +83,7 @@ export class TurnRunner {
       if (this.#options.closed() || this.#options.router.drives?.(channel.id) === false) return;
       try {
         result = await process.runTurn(
-          starter.text,
+          withSenderLine(starter),
           this.#turnOptions(channel, turn, events, starter),
         );
       } catch (error) {
@@ -211,7 +212,7 @@ export class TurnRunner {
     await this.#options.router.store.setMessageState(message.id, "steered", this.#options.run);
     try {
       const outcome = await turn.process.steer(
-        message.text,
+        withSenderLine(message),
         this.#turnOptions(channel, turn, events, message),
       );
       if (outcome.status === "steered") {

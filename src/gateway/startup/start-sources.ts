@@ -5,6 +5,7 @@
  * Rejects with the first failure; the caller then shuts down what was started.
  */
 import type { ChannelSource, SourceContext } from "../channel-source.js";
+import { senderSource } from "../routing/sender-line.js";
 import type { AgentRuntime } from "./agent-runtime.js";
 import type { EventFlow } from "./event-flow.js";
 import type { GatewayRouting } from "./gateway-routing.js";
@@ -45,11 +46,7 @@ export async function startSources({
   for (const source of sources) {
     await source.start(
       (channelId, text, meta) =>
-        (ownership ?? router).deliver(
-          channelId,
-          text,
-          typeof meta?.source === "string" ? meta.source : source.name,
-        ),
+        (ownership ?? router).deliver(channelId, text, senderSource(meta, source.name)),
       sourceContext,
     );
   }
