@@ -1,8 +1,11 @@
 /** `git --version` only prints: the gate lets it run outside the sandbox without asking. */
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { loadBashParser } from "../../src/permissions/bash-parser.js";
 import { evaluatePermission } from "../../src/permissions/evaluate.js";
 import { gitNotReadOnly } from "../../src/permissions/read-only-git.js";
 import { emptyRules } from "../../src/permissions/types.js";
+
+beforeAll(() => loadBashParser());
 
 describe("git --version", () => {
   it("is read-only, while options that reconfigure git still are not", () => {
