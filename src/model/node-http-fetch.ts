@@ -79,33 +79,45 @@ export const nodeHttpFetch = (async (
   // An abort during the awaits above fired no listener, and a listener added now never fires.
   if (signal?.aborted) throw abortError(signal);
 
-  return new Promise<Response>((resolve, reject) => {
-    const outgoing = send(url, { method: init.method ?? "GET", headers, agent });
-    let received: IncomingMessage | undefined;
-    // Once the response has begun, its body stream carries the abort to the reader.
-    const onAbort = () => (received ?? outgoing).destroy(abortError(signal as AbortSignal));
-    signal?.addEventListener("abort", onAbort, { once: true });
-    outgoing.on("error", (error) => {
-      signal?.removeEventListener("abort", onAbort);
-      reject(error.name === "AbortError" ? error : new TypeError("fetch failed", { cause: error }));
+  // A kept-alive connection the server closed as it idled can fail the next request before
+  // the server saw it (ECONNRESET on a reused socket): that request is sent again, once, on a
+  // fresh connection, as Node's documentation advises. Nothing was processed, so it is safe.
+  const attempt = (retried: boolean): Promise<Response> =>
+    new Promise<Response>((resolve, reject) => {
+      const outgoing = send(url, { method: init.method ?? "GET", headers, agent });
+      let received: IncomingMessage | undefined;
+      // Once the response has begun, its body stream carries the abort to the reader.
+      const onAbort = () => (received ?? outgoing).destroy(abortError(signal as AbortSignal));
+      signal?.addEventListener("abort", onAbort, { once: true });
+      outgoing.on("error", (error: NodeJS.ErrnoException) => {
+        signal?.removeEventListener("abort", onAbort);
+        const stale = outgoing.reusedSocket && error.code === "ECONNRESET";
+        if (stale && !retried && received === undefined && signal?.aborted !== true) {
+          resolve(attempt(true));
+          return;
+        }
+        reject(
+          error.name === "AbortError" ? error : new TypeError("fetch failed", { cause: error }),
+        );
+      });
+      outgoing.on("response", (incoming) => {
+        received = incoming;
+        incoming.on("close", () => signal?.removeEventListener("abort", onAbort));
+        const status = incoming.statusCode ?? 0;
+        const empty = status === 204 || status === 304 || init.method === "HEAD";
+        resolve(
+          new NodeHttpResponse(
+            empty ? null : (Readable.toWeb(incoming) as ReadableStream<Uint8Array>),
+            {
+              status,
+              statusText: incoming.statusMessage ?? "",
+              headers: responseHeaders(incoming),
+              url: url.href,
+            },
+          ),
+        );
+      });
+      outgoing.end(body);
     });
-    outgoing.on("response", (incoming) => {
-      received = incoming;
-      incoming.on("close", () => signal?.removeEventListener("abort", onAbort));
-      const status = incoming.statusCode ?? 0;
-      const empty = status === 204 || status === 304 || init.method === "HEAD";
-      resolve(
-        new NodeHttpResponse(
-          empty ? null : (Readable.toWeb(incoming) as ReadableStream<Uint8Array>),
-          {
-            status,
-            statusText: incoming.statusMessage ?? "",
-            headers: responseHeaders(incoming),
-            url: url.href,
-          },
-        ),
-      );
-    });
-    outgoing.end(body);
-  });
+  return attempt(false);
 }) as typeof globalThis.fetch;

@@ -44,6 +44,26 @@ describe("nodeHttpFetch, the SDK's transport", () => {
     expect(await response.text()).toBe('POST {"caf":"\u00e9"}');
   });
 
+  it("sends a request again, once, when a kept-alive connection was closed under it", async () => {
+    // The second request on the first connection meets a reset, as when a server's keep-alive
+    // timeout closes an idle connection just as the client reuses it; a new connection answers.
+    const seen = new Map<unknown, number>();
+    let resets = 0;
+    const url = await serve((request, response) => {
+      const count = (seen.get(request.socket) ?? 0) + 1;
+      seen.set(request.socket, count);
+      if (seen.size === 1 && count === 2) {
+        resets += 1;
+        request.socket.destroy();
+        return;
+      }
+      response.end(`answer ${seen.size}.${count}`);
+    });
+    expect(await (await nodeHttpFetch(`${url}/a`)).text()).toBe("answer 1.1");
+    expect(await (await nodeHttpFetch(`${url}/b`)).text()).toBe("answer 2.1");
+    expect(resets).toBe(1);
+  });
+
   it("rejects a refused connection as fetch does, with the socket error as cause", async () => {
     const url = await serve(() => {});
     const refused = url.replace(/:\d+$/, ":1");
