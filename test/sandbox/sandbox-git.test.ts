@@ -10,6 +10,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { BackgroundManager } from "../../src/background/background-manager.js";
 import { NO_BUBBLEWRAP, type SandboxFixture, sandboxFixture } from "./sandbox-helpers.js";
 
 let fixture: SandboxFixture | undefined;
@@ -144,5 +145,21 @@ describe.skipIf(NO_BUBBLEWRAP !== undefined)(`git in the sandbox ${NO_BUBBLEWRAP
     }
     // Ordinary files next to them stay.
     expect(existsSync(join(workspace, "pkg"))).toBe(true);
+  });
+});
+
+describe.skipIf(NO_BUBBLEWRAP !== undefined)(`a background task ${NO_BUBBLEWRAP ?? ""}`, () => {
+  it("is checked too: what it plants is put back, and its output says so", async () => {
+    fixture = sandboxFixture();
+    repository(fixture);
+    const { workspace, sandbox } = fixture;
+    const background = new BackgroundManager({ workspace, sandbox });
+    const ended = new Promise<void>((resolve) => background.onTaskEnd(() => resolve()));
+    background.start("sleep 0.2; echo ../evil > .git/commondir; echo planted > .envrc");
+    await ended;
+    const [task] = background.collectFinished();
+    expect(task?.output).toMatch(/\[sandbox\].*put back: .*\.envrc/);
+    expect(existsSync(join(workspace, ".git", "commondir"))).toBe(false);
+    expect(existsSync(join(workspace, ".envrc"))).toBe(false);
   });
 });
