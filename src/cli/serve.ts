@@ -16,6 +16,7 @@ import {
 import { hasModelCredentials } from "../model/model-config.js";
 import { commandArgs, type FlagSpecs, stringFlag } from "./args.js";
 import type { CommandIo } from "./command-io.js";
+import { agentInfoLine, serveAgentInfo } from "./serve-agent-info.js";
 
 export const SERVE_FLAGS: FlagSpecs = {
   port: { type: "string" },
@@ -183,6 +184,14 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
           ...(model ? { model } : {}),
         };
 
+  const info = await serveAgentInfo({
+    engine: engineName,
+    cwd,
+    model: demo ? "demo" : model,
+    noSandbox: args.flags["no-sandbox"] === true,
+    env: io.env,
+  });
+
   const logger = (line: string) => io.stderr.write(`${line}\n`);
   const dataDir = dataDirectory(stringFlag(args, "data"), io.env);
   const shutdown = new AbortController();
@@ -216,6 +225,7 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
         : { permissionTimeoutMs: (permissionTimeout as number) * 1000 }),
       demo,
       ...(demo ? { demoHint: DEMO_HINT } : {}),
+      info,
       ...(telegram
         ? { sources: [new TelegramChannelSource({ stateDir: dataDir, ...telegram, logger })] }
         : {}),
@@ -236,7 +246,8 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
 
   // One write, so that a reader who sees the link sees the rest too.
   io.stdout.write(
-    `open the page (one-time link): ${gateway.pageLink}\n` +
+    `${agentInfoLine(info)}\n` +
+      `open the page (one-time link): ${gateway.pageLink}\n` +
       '  (it works once, within 10 minutes; "rudder link" prints a fresh one)\n' +
       (demo ? `demo mode: ${DEMO_HINT}\n` : ""),
   );

@@ -26,6 +26,18 @@ export interface GatewayEngine {
   sessionFile?: (sessionId: string) => string;
 }
 
+/**
+ * What the agents are, as `GET /api/info` and the page's header tell it: the folder they work
+ * in, the engine (`rudder` or `claude`), the model, and whether rudder's sandbox confines their
+ * commands.
+ */
+export interface AgentInfo {
+  cwd: string;
+  engine: string;
+  model: string;
+  sandbox: boolean;
+}
+
 export interface GatewayOptions {
   dataDir: string;
   /** Where state lives; default SQLite as `<dataDir>/gateway.db`. */
@@ -73,6 +85,11 @@ export interface GatewayOptions {
   demo?: boolean;
   /** How to connect a real model; `GET /api/health` returns it as `hint`. */
   demoHint?: string;
+  /**
+   * What `GET /api/info` says of the agents. Default: the engine's folder (or the gateway's),
+   * `engineName`, the engine's model (or `default`, the engine's own choice), sandbox false.
+   */
+  info?: AgentInfo;
   /** Per turn; default 600000. */
   turnTimeoutMs?: number;
   /** Retry delay after a rate limit that names no reset time; default 60000. */

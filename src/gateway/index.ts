@@ -23,7 +23,12 @@ export type {
   PermissionVerdict,
   StoredMessage,
 } from "./events.js";
-export type { GatewayEngine, GatewayOptions, RunningGateway } from "./gateway-options.js";
+export type {
+  AgentInfo,
+  GatewayEngine,
+  GatewayOptions,
+  RunningGateway,
+} from "./gateway-options.js";
 export { loadOrCreateToken, readToken } from "./http/auth-token.js";
 export {
   createGatewayClient,

@@ -32,6 +32,19 @@ function value(env: Record<string, string | undefined>, name: string): string | 
   return found === undefined || found === "" ? undefined : found;
 }
 
+/** The model's id: `flags.model`, else `RUDDER_MODEL`, else `ANTHROPIC_MODEL`, else the default. */
+export function modelNameFromEnv(
+  env: Record<string, string | undefined>,
+  flags: { model?: string },
+): string {
+  return resolveModelAlias(
+    flags.model?.trim() ||
+      value(env, "RUDDER_MODEL") ||
+      value(env, "ANTHROPIC_MODEL") ||
+      DEFAULT_MODEL,
+  );
+}
+
 /**
  * Model options from the environment as Claude Code users know it:
  * `ANTHROPIC_API_KEY` (wins) or `ANTHROPIC_AUTH_TOKEN`, `ANTHROPIC_BASE_URL`,
@@ -55,13 +68,7 @@ export function modelConfigFromEnv(
       error: `RUDDER_MAX_RETRIES must be a whole number of retries (0 or more), got "${retriesText}"`,
     };
   }
-  const model = resolveModelAlias(
-    flags.model?.trim() ||
-      value(env, "RUDDER_MODEL") ||
-      value(env, "ANTHROPIC_MODEL") ||
-      DEFAULT_MODEL,
-  );
-  const options: AnthropicModelOptions = { model, maxRetries };
+  const options: AnthropicModelOptions = { model: modelNameFromEnv(env, flags), maxRetries };
   if (apiKey !== undefined) options.apiKey = apiKey;
   else if (authToken !== undefined) options.authToken = authToken;
   const baseURL = value(env, "ANTHROPIC_BASE_URL");

@@ -7,7 +7,7 @@ import { type ContextBudget, contextBudgetFrom } from "../../agent/context-budge
 import type { RudderSettings } from "../../agent/settings.js";
 import { createAnthropicModel } from "../../model/anthropic-model.js";
 import { createDemoModel } from "../../model/demo-model.js";
-import { modelConfigFromEnv } from "../../model/model-config.js";
+import { modelConfigFromEnv, modelNameFromEnv } from "../../model/model-config.js";
 import type { Model } from "../../model/types.js";
 
 export const DEMO_MODEL_NAME = "demo";
@@ -50,4 +50,15 @@ export function setupModel(
     return "error" in other ? budget : other;
   };
   return { model, createModel, budgetFor };
+}
+
+/** The name `setupModel` gives its model, without making it (no credentials needed). */
+export function setupModelName(
+  requested: string | undefined,
+  settings: RudderSettings,
+  settingsEnv: NodeJS.ProcessEnv,
+): string {
+  const name = requested ?? settingsEnv.RUDDER_MODEL ?? settings.model;
+  if (name === DEMO_MODEL_NAME) return name;
+  return modelNameFromEnv(settingsEnv, name === undefined ? {} : { model: name });
 }

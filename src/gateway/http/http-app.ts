@@ -7,6 +7,7 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import type { PermissionRequests } from "../agents/permission-requests.js";
+import type { AgentInfo } from "../gateway-options.js";
 import { GatewayClosedError } from "../routing/router.js";
 import type { Scheduler } from "../scheduler/scheduler.js";
 import { isStoreUnavailable } from "../store/store-unavailable-error.js";
@@ -32,6 +33,8 @@ export interface HttpAppOptions extends OpenRoutesOptions, ChannelRoutesOptions 
   scheduler: Scheduler;
   permissions: PermissionRequests;
   webRoot: string;
+  /** What `GET /api/info` answers. */
+  info: AgentInfo;
 }
 
 /**
@@ -62,6 +65,7 @@ export interface HttpAppOptions extends OpenRoutesOptions, ChannelRoutesOptions 
  *   GET    /api/schedules                    -> {schedules: [ScheduleRecord]}
  *   POST   /api/schedules {cron, channel, prompt} -> 201 {schedule} | 400 bad cron
  *   DELETE /api/schedules/:id                -> {deleted: id} | 404
+ *   GET    /api/info                         -> {cwd, engine, model, sandbox} (the agents)
  *   GET    /api/health (no token)            -> {ok, version, engine, demo, hint?, worker?, store?}
  *                                                | 503 the same, ok false, while the store is down
  *                                                  or from the start of a shutdown (+ error)
@@ -115,7 +119,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
 
   app.route("/api", openRoutes(options));
   app.use("/api/*", bearerToken(options.token));
-  app.route("/api", gatewayRoutes(options.linkCodes));
+  app.route("/api", gatewayRoutes(options.linkCodes, options.info));
   app.route("/api", channelRoutes(options));
   app.route("/api", permissionRoutes(options.permissions));
   app.route("/api", runnerRoutes(options.pool, options.permissions));

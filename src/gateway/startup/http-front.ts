@@ -77,6 +77,12 @@ export function createHttpFront(
     permissions: runtime.permissions,
     webRoot: options.webRoot ?? join(packageRoot(), "web", "dist"),
     ...(health ? { storeStatus: () => health.status() } : {}),
+    info: options.info ?? {
+      cwd: options.engine?.cwd ?? process.cwd(),
+      engine: options.engineName ?? "claude",
+      model: options.engine?.model ?? "default",
+      sandbox: false,
+    },
     closing,
     accepting,
     ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
