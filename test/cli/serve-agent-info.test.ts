@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveAgentInfo } from "../../src/cli/serve-agent-info.js";
+import { type RudderRun, startRudder, stopRudder } from "../helpers/rudder-cli.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { killRudderGroup, type RudderRun, startRudder } from "./rudder-process.js";
 
 let root: string;
 const runs: RudderRun[] = [];
@@ -46,11 +46,7 @@ beforeAll(() => {
 });
 
 afterAll(async () => {
-  for (const run of runs) {
-    run.child.kill("SIGTERM");
-    await Promise.race([run.exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
-    killRudderGroup(run);
-  }
+  for (const run of runs) await stopRudder(run);
   rmSync(root, { recursive: true, force: true });
 });
 
