@@ -69,6 +69,7 @@ describe("the web page, with the fake Claude Code CLI as the agents", () => {
       demo: true,
       demoHint,
       heartbeatMs: 1000,
+      info: { cwd: harness.scratch, engine: "claude", model: "claude-test-model", sandbox: false },
     });
     ({ page, pageErrors } = await harness.openTab());
   });
@@ -90,6 +91,10 @@ describe("the web page, with the fake Claude Code CLI as the agents", () => {
       "Demo model: replies are scripted",
     );
     expect(await page.getByTestId("auth-notice").isHidden()).toBe(true);
+    // The header says where and how the agents work (GET /api/info, with the token).
+    await expect
+      .poll(() => page.getByTestId("agent-info").textContent())
+      .toBe(`${harness.scratch} \u00b7 claude \u00b7 claude-test-model \u00b7 sandbox off`);
 
     await page.getByTestId("new-channel-input").fill(channel);
     await page.getByTestId("new-channel-input").press("Enter");

@@ -8,6 +8,7 @@ import { RunnersPanel } from "./runners-panel.js";
 import { SchedulesPanel } from "./schedules-panel.js";
 import { takeToken } from "./token.js";
 import type {
+  AgentInfo,
   ChannelSummary,
   Disposition,
   GatewayEvent,
@@ -230,6 +231,16 @@ async function showHealth(): Promise<void> {
   }
 }
 
+/** The folder, engine, model and sandbox of the agents, beside the version (token needed). */
+async function showAgentInfo(): Promise<void> {
+  const result = await api.get<AgentInfo>("/api/info");
+  if (!result.ok) return;
+  const { cwd, engine, model, sandbox } = result.value;
+  const info = byTestId("agent-info");
+  info.textContent = `${cwd} \u00b7 ${engine} \u00b7 ${model} \u00b7 sandbox ${sandbox ? "on" : "off"}`;
+  info.title = `Agents work in ${cwd} with the ${engine} engine, model ${model}, sandbox ${sandbox ? "on" : "off"}`;
+}
+
 /** The channels as last listed, for their context usage. */
 const listed = new Map<string, ChannelSummary>();
 
@@ -271,6 +282,7 @@ function every(milliseconds: number, task: () => Promise<void>): void {
 async function start(): Promise<void> {
   void showHealth();
   await refreshChannels();
+  void showAgentInfo();
   channels.open(remembered() ?? channels.ids[0] ?? defaultChannel);
   const runners = new RunnersPanel(api, byTestId("runner-list"), byTestId("runners-error"));
   const schedules = new SchedulesPanel(

@@ -25,6 +25,14 @@ export interface Health {
   hint?: string;
 }
 
+/** `GET /api/info`: where and how the gateway's agents work. */
+export interface AgentInfo {
+  cwd: string;
+  engine: string;
+  model: string;
+  sandbox: boolean;
+}
+
 /** `GET /api/channels`: the stored channel, with whether a turn runs and a process lives. */
 export type ChannelSummary = ChannelRecord & { inflight: boolean; live: boolean };
 
