@@ -106,6 +106,34 @@ export function dataDirectory(raw: string | undefined, env: NodeJS.ProcessEnv): 
   return directory;
 }
 
+/** How the gateway runs its agents: rudder itself or the Claude Code CLI, in `cwd`. */
+function gatewayEngine(
+  engineName: "rudder" | "claude",
+  options: { cwd: string; model: string | undefined; noSandbox: boolean; env: NodeJS.ProcessEnv },
+): GatewayEngine {
+  const { cwd, model, env } = options;
+  // Partial messages let the page stream text as it is written, not block by block.
+  const engineArgs = ["--include-partial-messages"];
+  if (engineName === "claude") {
+    return {
+      claudeBin: env.RUDDER_CLAUDE_BIN ?? "claude",
+      args: engineArgs,
+      cwd,
+      sessionFile: (sessionId) => claudeSessionFile(env, cwd, sessionId),
+      ...(model ? { model } : {}),
+    };
+  }
+  // Where the rudder engine writes a session's transcript (mirrored in a shared store).
+  const sessions = sessionsDirectory(env);
+  return {
+    claudeBin: rudderExecutable(),
+    args: [...engineArgs, ...(options.noSandbox ? ["--no-sandbox"] : [])],
+    cwd,
+    sessionFile: (sessionId) => join(sessions, `${sessionId}.jsonl`),
+    ...(model ? { model } : {}),
+  };
+}
+
 /** `rudder serve`: runs until SIGINT or SIGTERM. Resolves to the exit code. */
 export async function serveCommandLine(argv: readonly string[], io: CommandIo): Promise<number> {
   const args = commandArgs("serve", argv, SERVE_FLAGS, SERVE_USAGE, io);
@@ -159,30 +187,12 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
   const model = stringFlag(args, "model");
   const demo = engineName === "rudder" && model === undefined && !hasModelCredentials(io.env);
   const cwd = resolve(stringFlag(args, "cwd") ?? process.cwd());
-  // Partial messages let the page stream text as it is written, not block by block.
-  const engineArgs = ["--include-partial-messages"];
-  const rudderArgs = [
-    ...engineArgs,
-    ...(args.flags["no-sandbox"] === true ? ["--no-sandbox"] : []),
-  ];
-  // Where each engine writes a session's transcript (mirrored in a shared store).
-  const sessions = sessionsDirectory(io.env);
-  const engine: GatewayEngine =
-    engineName === "rudder"
-      ? {
-          claudeBin: rudderExecutable(),
-          args: rudderArgs,
-          cwd,
-          sessionFile: (sessionId) => join(sessions, `${sessionId}.jsonl`),
-          ...(demo ? { model: "demo" } : model ? { model } : {}),
-        }
-      : {
-          claudeBin: io.env.RUDDER_CLAUDE_BIN ?? "claude",
-          args: engineArgs,
-          cwd,
-          sessionFile: (sessionId) => claudeSessionFile(io.env, cwd, sessionId),
-          ...(model ? { model } : {}),
-        };
+  const engine = gatewayEngine(engineName, {
+    cwd,
+    model: demo ? "demo" : model,
+    noSandbox: args.flags["no-sandbox"] === true,
+    env: io.env,
+  });
 
   const info = await serveAgentInfo({
     engine: engineName,

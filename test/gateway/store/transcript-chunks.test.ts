@@ -48,7 +48,9 @@ describe("the SQLite store's transcript chunks", () => {
     database.exec("DROP TABLE transcript_chunks");
     database.exec(migrations.find((step) => step.includes("CREATE TABLE transcript_chunks"))!);
     // The steps after it are undone too, as they run again.
-    database.exec("ALTER TABLE messages DROP COLUMN answers; DROP TABLE spent_link_codes");
+    database.exec(
+      "ALTER TABLE messages DROP COLUMN answers; DROP TABLE spent_link_codes; DROP TABLE store_probe",
+    );
     const sideFiles = migrations.findIndex((step) => step.includes("transcript_files"));
     database.pragma(`user_version = ${sideFiles}`);
     database
