@@ -2,8 +2,9 @@
  * Files that other programs on the host obey by themselves (an editor's tasks, a hook
  * manager's commands, direnv, a package manager's settings, rudder's and Claude Code's
  * settings and MCP servers): what a sandboxed command writes there would run outside the
- * sandbox later. The permission gate keeps the same names for the file tools
- * (`protectedConfigPath`), which ask before writing them.
+ * sandbox later. The permission gate imports the same list for the file tools
+ * (`protectedConfigPath`, which asks before writing them): the one module of this layer the
+ * gate may import, so it imports nothing itself.
  */
 
 /** Folders whose every file is obeyed by some program, at any depth of the workspace. */
