@@ -6,9 +6,19 @@
  * (auto-run-files.ts). A snapshot records each such path's kind, identity and (up to a size)
  * content, so a later snapshot tells what changed and an earlier one can put it back.
  * The walk skips `node_modules` and stops after `maxFolders` folders (`complete` says so).
+ * A workspace that is a linked worktree (its `.git` a file naming `<common>/worktrees/<name>`)
+ * has that git directory judged the same way, and the common directory's work folders
+ * (objects, refs, logs) listed to be writable, so that git works in it as in any checkout.
  */
-import { type Dirent, lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
-import { basename, dirname } from "node:path";
+import {
+  type Dirent,
+  existsSync,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+} from "node:fs";
+import { basename, dirname, isAbsolute, resolve } from "node:path";
 import { AUTO_RUN_FILES, AUTO_RUN_FOLDERS } from "./auto-run-files.js";
 import { hooksPathOf, isGitWork, looksLikeGitDirectory } from "./git-layout.js";
 
@@ -32,6 +42,8 @@ export interface WorkspaceSnapshot {
   gitDirectories: Set<string>;
   /** Folders named by some git directory's `core.hooksPath`, inside the workspace. */
   hookFolders: Set<string>;
+  /** The common git directory's work folders of the workspace as a linked worktree (`linkedWorktree`). */
+  sharedWork: Set<string>;
   /** False when the walk stopped at its bound. */
   complete: boolean;
 }
@@ -108,6 +120,7 @@ export function takeSnapshot(
     entries: new Map(),
     gitDirectories: new Set(),
     hookFolders: new Set(),
+    sharedWork: new Set(),
     complete: true,
   };
   let folders = 0;
@@ -150,6 +163,20 @@ export function takeSnapshot(
       if (budget()) gitDirectory(path, entries);
     } else record(path);
   };
+  /**
+   * The workspace's own `.git` file (only the top one: one an agent plants is put back by the
+   * check before any mount is made from it) naming a worktree's git directory outside.
+   */
+  const linkedWorktree = (dotGit: string): void => {
+    const linked = linkedGitDirectory(dotGit);
+    if (linked === undefined || isWithin(linked.gitDirectory, workspace)) return;
+    if (!budget()) return;
+    gitDirectory(linked.gitDirectory, listing(linked.gitDirectory));
+    for (const name of ["objects", "refs", "logs"]) {
+      const path = childPath(linked.common, name);
+      if (existsSync(path)) snapshot.sharedWork.add(path);
+    }
+  };
   const visit = (folder: string): void => {
     if (!budget()) return;
     const entries = listing(folder);
@@ -165,7 +192,10 @@ export function takeSnapshot(
           if (looksLikeGitDirectory(new Set(inner.map((item) => item.name)))) {
             gitDirectory(path, inner);
           } else record(path);
-        } else record(path);
+        } else {
+          record(path);
+          if (folder === workspace) linkedWorktree(path);
+        }
       } else if (AUTO_RUN_FOLDERS.has(entry.name) || AUTO_RUN_FILES.has(entry.name)) {
         record(path);
       } else if (entry.isDirectory() && entry.name !== "node_modules") {
@@ -175,6 +205,27 @@ export function takeSnapshot(
   };
   visit(workspace);
   return snapshot;
+}
+
+/**
+ * The git directory a `.git` file names (`gitdir: <path>`) and its common directory, when it
+ * is a linked worktree's (it holds `commondir`); undefined otherwise.
+ */
+export function linkedGitDirectory(
+  dotGit: string,
+): { gitDirectory: string; common: string } | undefined {
+  try {
+    const line = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(dotGit, "utf8"))?.[1];
+    if (line === undefined) return undefined;
+    const gitDirectory = resolve(dirname(dotGit), line);
+    const common = readFileSync(`${gitDirectory}/commondir`, "utf8").trim();
+    return {
+      gitDirectory,
+      common: isAbsolute(common) ? resolve(common) : resolve(gitDirectory, common),
+    };
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether two records of a path differ: another inode, or the same one changed since. */
@@ -190,7 +241,8 @@ export function differs(before: GuardedEntry, after: GuardedEntry): boolean {
  * directory bound over itself (a mount point cannot be renamed or removed, so `.git` cannot be
  * swapped for a rebuilt one), and read-only over it each of its existing control entries
  * (`modules` aside: its repositories are git directories of their own), each hooks folder and
- * each existing auto-run file or folder. New ones cannot be mounted; the check after each
+ * each existing auto-run file or folder; a linked worktree's shared work folders bound writable
+ * too. New ones cannot be mounted; the check after each
  * command takes care of them. `mountedAnyway` (the policy's protected paths, which have
  * stand-ins) is left out, so that a stand-in appearing does not change the mounts.
  */
@@ -198,7 +250,7 @@ export function guardMounts(
   snapshot: WorkspaceSnapshot,
   mountedAnyway: ReadonlySet<string> = new Set(),
 ): { bound: string[]; readOnly: string[] } {
-  const bound = [...snapshot.gitDirectories].sort();
+  const bound = [...snapshot.gitDirectories, ...snapshot.sharedWork].sort();
   const readOnly: string[] = [];
   for (const [path, entry] of snapshot.entries) {
     if ((entry.kind !== "file" && entry.kind !== "folder") || mountedAnyway.has(path)) continue;
