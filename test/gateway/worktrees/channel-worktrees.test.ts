@@ -1,0 +1,129 @@
+/**
+ * The channels' worktrees on a real repository (git as a child process): names valid as refs
+ * and folders, one worktree per channel from the repository's HEAD at a place derived from the
+ * channel alone (so a new `ChannelWorktrees`, as after a restart, finds it), its state, and
+ * removal that keeps uncommitted work unless confirmed and keeps an unmerged branch.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ChannelWorktrees } from "../../../src/gateway/worktrees/channel-worktrees.js";
+import { worktreeName } from "../../../src/gateway/worktrees/worktree-name.js";
+
+let root: string;
+let repository: string;
+
+function git(cwd: string, ...args: string[]): string {
+  const result = spawnSync("git", args, {
+    cwd,
+    encoding: "utf8",
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: "p",
+      GIT_AUTHOR_EMAIL: "p@h",
+      GIT_COMMITTER_NAME: "p",
+      GIT_COMMITTER_EMAIL: "p@h",
+    },
+  });
+  return `${result.stdout}${result.stderr}`;
+}
+
+const worktrees = () =>
+  new ChannelWorktrees({
+    isolatedFolder: (channelId) => (channelId.startsWith("plain") ? undefined : repository),
+    root: join(root, "worktrees"),
+  });
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), "rudder-worktrees-"));
+  repository = join(root, "project");
+  mkdirSync(repository);
+  git(repository, "init", "-q", "-b", "main");
+  writeFileSync(join(repository, "notes.txt"), "original\n");
+  git(repository, "add", ".");
+  git(repository, "commit", "-qm", "first");
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe("channel worktrees", () => {
+  it("names every channel id as a valid ref and folder, distinct ids apart", () => {
+    const ids = [
+      "chat",
+      "web:billing-1",
+      "web-billing-1",
+      "telegram:-100.5",
+      "a..b",
+      "x.lock",
+      "-",
+    ];
+    const names = ids.map(worktreeName);
+    expect(names[0]).toBe("chat");
+    expect(new Set(names).size).toBe(ids.length);
+    for (const name of names) {
+      expect(name).toMatch(/^[A-Za-z0-9_][A-Za-z0-9_-]*$/);
+      const check = spawnSync("git", ["check-ref-format", `refs/heads/rudder/${name}`]);
+      expect(check.status, name).toBe(0);
+    }
+  });
+
+  it("gives each channel its own worktree from HEAD: one's edit is not the other's", async () => {
+    const channels = worktrees();
+    expect(channels.place("plain:chat")).toBeUndefined();
+    for (const channel of ["web:one", "web:two"]) {
+      expect(await channels.prepare(channel)).toBeUndefined();
+    }
+    const one = channels.place("web:one");
+    const two = channels.place("web:two");
+    if (one === undefined || two === undefined) throw new Error("no place");
+    expect(one.branch).toBe(`rudder/${worktreeName("web:one")}`);
+    writeFileSync(join(one.cwd, "notes.txt"), "one's change\n");
+    expect(readFileSync(join(two.cwd, "notes.txt"), "utf8")).toBe("original\n");
+    expect(readFileSync(join(repository, "notes.txt"), "utf8")).toBe("original\n");
+    expect(git(repository, "worktree", "list")).toContain(`[${one.branch}]`);
+    // A new instance (a restarted gateway) finds the same worktree, with the change in it.
+    const again = worktrees();
+    expect(again.place("web:one")?.path).toBe(one.path);
+    expect(await again.prepare("web:one")).toBeUndefined();
+    expect(readFileSync(join(one.cwd, "notes.txt"), "utf8")).toBe("one's change\n");
+    expect(await again.status("web:one")).toMatchObject({
+      branch: one.branch,
+      state: "dirty",
+      changes: 1,
+      ahead: 0,
+      behind: 0,
+    });
+    git(one.cwd, "commit", "-qam", "one");
+    expect(await worktrees().status("web:one")).toMatchObject({ state: "clean", ahead: 1 });
+  });
+
+  it("removes a worktree only with a person's yes when work is uncommitted; keeps unmerged branches", async () => {
+    const channels = worktrees();
+    const two = channels.place("web:two");
+    if (two === undefined) throw new Error("no place");
+    writeFileSync(join(two.cwd, "draft.txt"), "unsaved\n");
+    expect(await channels.remove("web:two", false)).toEqual({
+      removed: false,
+      reason: "needs_confirmation",
+      path: two.path,
+      changes: 1,
+    });
+    expect(readFileSync(join(two.cwd, "draft.txt"), "utf8")).toBe("unsaved\n");
+    // Confirmed: gone, and its branch (no commits of its own: merged) deleted.
+    expect(await channels.remove("web:two", true)).toMatchObject({
+      removed: true,
+      branchKept: false,
+    });
+    expect(existsSync(two.path)).toBe(false);
+    expect(git(repository, "branch", "--list", two.branch).trim()).toBe("");
+    // web:one committed work main lacks: its branch stays.
+    const one = channels.place("web:one");
+    expect(await channels.remove("web:one", false)).toMatchObject({
+      removed: true,
+      branchKept: true,
+    });
+    expect(git(repository, "branch", "--list", one?.branch ?? "")).toContain("rudder/");
+    expect(await channels.remove("web:one", false)).toEqual({ removed: false, reason: "none" });
+  });
+});
