@@ -1,22 +1,18 @@
 import { randomUUID } from "node:crypto";
-import { ContextUsageTracker } from "../agents/context-usage.js";
 import { IdleOutput } from "../agents/idle-output.js";
-import { type ChannelCommand, parseChannelCommand } from "../channel-command.js";
-import type { Disposition, GatewayEvent, MessageState } from "../events.js";
+import { parseChannelCommand } from "../channel-command.js";
+import type { Disposition } from "../events.js";
 import { GatewayClosedError } from "../gateway-closed-error.js";
 import type { MessageRecord } from "../store/store.js";
-import { isStoreUnavailable } from "../store/store-unavailable-error.js";
-import { AgentSlots } from "./agent-slots.js";
-import { ChannelCommands, type CommandOutcome } from "./channel-commands.js";
-import { type ChannelState, newChannelState } from "./channel-state.js";
+import type { CommandOutcome } from "./channel-commands.js";
+import { ChannelDispatch } from "./channel-dispatch.js";
+import { newChannelState } from "./channel-state.js";
+import { ChannelStates } from "./channel-states.js";
 import { defaultDeliveryCaps, leftoverWork } from "./leftover-work.js";
-import { RetryTimers } from "./retry-timers.js";
-import { routedEvent } from "./routed-event.js";
 import { RoutedMessages } from "./routed-messages.js";
 import type { Delivery, RouterOptions } from "./router-options.js";
+import { RoutingWork } from "./routing-work.js";
 import { type SettledMessage, Settlements } from "./settlements.js";
-import { TurnRunner } from "./turn-runner.js";
-import { TurnSettlement } from "./turn-settlement.js";
 
 export type { Delivery, RouterOptions };
 export { GatewayClosedError };
@@ -29,15 +25,15 @@ export { GatewayClosedError };
  * store (answered, failed, deferred with a local fallback reply) and
  * published on the bus. Rate-limited messages are retried after the reset;
  * steers a failed turn left pending are dispatched again; on `start()`,
- * messages a previous run never answered are dispatched again. It chooses each message's
- * route; a `TurnRunner` runs the turns and steers it chose.
+ * messages a previous run never answered are dispatched again. This is the routing's face
+ * (delivery, start and close, a channel handed between workers); `ChannelDispatch` chooses
+ * and takes each message's route, a `TurnRunner` runs the turns and steers it chose.
  */
 export class Router {
   readonly #options: RouterOptions;
-  readonly #channels = new Map<string, ChannelState>();
-  readonly #work = new Set<Promise<unknown>>();
+  readonly #channels: ChannelStates;
+  readonly #work: RoutingWork;
   readonly #settlements: Settlements;
-  readonly #retries = new RetryTimers((channelId) => this.#track(this.#retry(channelId)));
   readonly #routed = new RoutedMessages();
   /** Channels with messages being stored by `deliver`, and how many. */
   readonly #storing = new Map<string, number>();
@@ -45,57 +41,31 @@ export class Router {
   readonly #run = randomUUID();
   #closed = false;
 
+  readonly #dispatch: ChannelDispatch;
   readonly #idleOutput: IdleOutput;
-  readonly #commands: ChannelCommands;
-  readonly #outcomes: TurnSettlement;
-  readonly #turns: TurnRunner;
-  readonly #slots: AgentSlots;
 
   constructor(options: RouterOptions) {
+    const { store, bus, logger } = options;
     this.#options = options;
-    this.#slots = new AgentSlots({
-      pool: options.pool,
-      evictable: (channelId) => {
-        const channel = this.#channels.get(channelId);
-        if (channel === undefined) return true;
-        return channel.turn === null && !channel.commands.busy && channel.backlog.length === 0;
-      },
-      admit: (channel) => this.#release(channel),
-    });
-    this.#settlements = new Settlements(options.store, options.bus);
-    this.#outcomes = new TurnSettlement(
-      this.#settlements,
-      this.#retries,
-      options.rateLimitRetryMs ?? 60_000,
-    );
-    this.#turns = new TurnRunner({
+    this.#channels = new ChannelStates(store);
+    this.#work = new RoutingWork(logger);
+    this.#settlements = new Settlements(store, bus);
+    this.#dispatch = new ChannelDispatch({
       router: options,
       run: this.#run,
-      outcomes: this.#outcomes,
+      channels: this.#channels,
+      work: this.#work,
+      routed: this.#routed,
+      settlements: this.#settlements,
       closed: () => this.#closed,
-      track: (work) => this.#track(work),
-      rememberSession: (channel, sessionId) => this.#rememberSession(channel, sessionId),
-      observe: (channel, line) => this.#observe(channel, line),
-      release: (channel) => this.#release(channel),
-    });
-    const onSession = (channelId: string, sessionId: string) =>
-      this.#track(this.#rememberSession(this.#channel(channelId), sessionId));
-    const { store, pool, bus, turnTimeoutMs } = options;
-    const settlements = this.#settlements;
-    this.#commands = new ChannelCommands({
-      store,
-      pool,
-      bus,
-      settlements,
-      turnTimeoutMs,
-      onSession,
     });
     this.#idleOutput = new IdleOutput({
       store,
       bus,
-      ...(options.logger ? { logger: options.logger } : {}),
-      onSession,
-      track: (work) => this.#track(work),
+      ...(logger ? { logger } : {}),
+      onSession: (channelId, sessionId) =>
+        this.#work.track(this.#channels.rememberSession(this.#channels.get(channelId), sessionId)),
+      track: (work) => this.#work.track(work),
     });
   }
 
@@ -103,7 +73,7 @@ export class Router {
   async start(): Promise<void> {
     const { store } = this.#options;
     for (const channel of await store.listChannels()) {
-      this.#channel(channel.id).sessionId = channel.sessionId;
+      this.#channels.get(channel.id).sessionId = channel.sessionId;
     }
     const caps = {
       maxAttempts: this.#options.maxAttempts ?? defaultDeliveryCaps.maxAttempts,
@@ -113,8 +83,8 @@ export class Router {
     for (const { message, text } of work.gaveUp) {
       await this.#settlements.settle([message], "failed", { kind: "error", text });
     }
-    for (const message of work.replay) this.#dispatch(message, false);
-    for (const [channelId, at] of work.retryAt) this.#retries.arm(channelId, at);
+    for (const message of work.replay) this.#dispatch.dispatch(message, false);
+    for (const [channelId, at] of work.retryAt) this.#dispatch.retryAt(channelId, at);
   }
 
   /**
@@ -124,7 +94,7 @@ export class Router {
   routeStored(message: MessageRecord): Disposition {
     if (this.#closed) throw new GatewayClosedError();
     // Already routed here (a catch-up after missed wake-ups finds it again): it is on its way.
-    return this.#routed.route(message.id) ?? this.#dispatch(message, true);
+    return this.#routed.route(message.id) ?? this.#dispatch.dispatch(message, true);
   }
 
   /**
@@ -141,7 +111,7 @@ export class Router {
    * False when no turn is running.
    */
   abandon(channelId: string): boolean {
-    const turn = this.#channels.get(channelId)?.turn;
+    const turn = this.#channels.find(channelId)?.turn;
     if (!turn || turn.ended) return false;
     turn.abandoned = true;
     this.forget(channelId);
@@ -153,7 +123,7 @@ export class Router {
    * another: its next turn resumes that conversation. Ignored while the channel is busy.
    */
   useSession(channelId: string, sessionId: string | null): void {
-    const channel = this.#channel(channelId);
+    const channel = this.#channels.get(channelId);
     if (channel.turn === null && !channel.commands.busy) channel.sessionId = sessionId;
   }
 
@@ -183,33 +153,18 @@ export class Router {
     if (routed === undefined && this.#closed) return { id: message.id, disposition: "stored" };
     return {
       id: message.id,
-      disposition: routed ?? this.#dispatch(message, true, handedTo !== undefined),
+      disposition: routed ?? this.#dispatch.dispatch(message, true, handedTo !== undefined),
     };
   }
 
   /**
-   * Whether a message delivered now would start a turn: the route `#route` takes unless
+   * Whether a message delivered now would start a turn: the route `dispatch` takes unless
    * another message of the channel, being stored, starts the turn first.
    */
   #startsTurn(channelId: string, text: string): boolean {
     if (this.#storing.has(channelId) || this.#options.drives?.(channelId) === false) return false;
-    const channel = this.#channels.get(channelId);
-    return this.#routeOf(channel, channelId, parseChannelCommand(text)) === "start";
-  }
-
-  /** Which way a message goes on the channel now (`#route` acts on it). */
-  #routeOf(
-    channel: ChannelState | undefined,
-    channelId: string,
-    command: ChannelCommand | null,
-  ): "command" | "queue" | "defer" | "next" | "steer" | "wait" | "start" {
-    if (command !== null) return "command";
-    if (channel?.commands.busy) return "queue";
-    if (this.#retries.pendingUntil(channelId) !== null) return "defer";
-    // A turn being settled: the message steers the next one, or starts it.
-    if (channel?.turn?.ended) return "next";
-    if (channel?.turn) return "steer";
-    return this.#slots.mustWait(channel ?? newChannelState(channelId)) ? "wait" : "start";
+    const channel = this.#channels.find(channelId) ?? newChannelState(channelId);
+    return this.#dispatch.routeOf(channel, parseChannelCommand(text)) === "start";
   }
 
   /** Resolves when the message is answered or has failed (a deferral is not an end). */
@@ -220,12 +175,12 @@ export class Router {
   /** What a channel's agent said between turns (see `IdleOutput`). */
   acceptIdleLine(channelId: string, line: Record<string, unknown>): void {
     if (this.#closed) return;
-    this.#observe(this.#channel(channelId), line);
+    this.#dispatch.observe(this.#channels.get(channelId), line);
     this.#idleOutput.accept(channelId, line);
   }
 
   inflight(channelId: string): boolean {
-    const channel = this.#channels.get(channelId);
+    const channel = this.#channels.find(channelId);
     return channel !== undefined && (channel.turn !== null || channel.commands.busy);
   }
 
@@ -234,12 +189,12 @@ export class Router {
    * meanwhile wait); resolves when done, with the tokens before and after.
    */
   compact(channelId: string, instructions = ""): Promise<CommandOutcome> {
-    return this.#command(this.#channel(channelId), { name: "compact", instructions });
+    return this.#dispatch.command(this.#channels.get(channelId), { name: "compact", instructions });
   }
 
   /** Starts the channel on a new conversation once its agent is idle; resolves when done. */
   reset(channelId: string): Promise<CommandOutcome> {
-    return this.#command(this.#channel(channelId), { name: "reset" });
+    return this.#dispatch.command(this.#channels.get(channelId), { name: "reset" });
   }
 
   /**
@@ -251,161 +206,12 @@ export class Router {
    */
   async close(): Promise<void> {
     this.#closed = true;
-    this.#retries.close();
-    this.#slots.clear();
-    for (const channel of this.#channels.values()) channel.commands.close();
-    this.#track(this.#settlements.flushContext());
+    this.#dispatch.close();
+    this.#work.track(this.#settlements.flushContext());
   }
 
   /** Waits for routing work started so far (tests and shutdown). */
-  async idle(): Promise<void> {
-    while (this.#work.size > 0) await Promise.allSettled([...this.#work]);
-  }
-
-  #channel(channelId: string): ChannelState {
-    let channel = this.#channels.get(channelId);
-    if (!channel) {
-      channel = newChannelState(channelId);
-      this.#channels.set(channelId, channel);
-    }
-    return channel;
-  }
-
-  #publish(event: GatewayEvent): void {
-    this.#options.bus.publish(event);
-  }
-
-  #track(work: Promise<unknown>): void {
-    const tracked = work.catch((error: unknown) => {
-      // The store being down is logged once, by its health.
-      if (isStoreUnavailable(error)) return;
-      this.#options.logger?.(`gateway: routing error: ${String(error)}`);
-    });
-    this.#work.add(tracked);
-    void tracked.finally(() => this.#work.delete(tracked));
-  }
-
-  /**
-   * Routes the message here (unless another worker drives its channel) and notes its route.
-   * `handedOver`: the store counted it as handed over by this run as it stored it.
-   */
-  #dispatch(message: MessageRecord, fresh: boolean, handedOver = false): Disposition {
-    if (this.#options.drives?.(message.channelId) === false) return "forwarded";
-    const disposition = this.#route(message, fresh, handedOver);
-    this.#routed.add(message, disposition);
-    return disposition;
-  }
-
-  /** Chooses the route synchronously (so concurrent messages see each other), then acts. */
-  #route(message: MessageRecord, fresh: boolean, handedOver: boolean): Disposition {
-    const channel = this.#channel(message.channelId);
-    const command = message.kind === "user" ? parseChannelCommand(message.text) : null;
-    const announce = (disposition: Disposition, state: MessageState) =>
-      this.#publish(routedEvent(message, fresh, disposition, state));
-    const route = this.#routeOf(channel, channel.id, command);
-    if (route === "command" && command !== null) {
-      announce("command", "received");
-      this.#track(this.#command(channel, command, message));
-      return "command";
-    }
-    if (route === "queue") {
-      announce("queued", "received");
-      channel.backlog.push(message);
-      return "queued";
-    }
-    if (route === "defer") {
-      announce("deferred", "deferred");
-      const retryAt = this.#retries.pendingUntil(channel.id) ?? Date.now();
-      this.#track(this.#outcomes.defer([message], new Date(retryAt)));
-      return "deferred";
-    }
-    if (route === "next") {
-      announce("steered", "received");
-      channel.backlog.push(message);
-      return "steered";
-    }
-    if (route === "wait") {
-      announce("waiting", "received");
-      channel.backlog.push(message);
-      this.#slots.wait(channel);
-      return "waiting";
-    }
-    const active = channel.turn;
-    if (route === "steer" && active !== null) {
-      announce("steered", "steered");
-      this.#track(this.#turns.steer(channel, active, message));
-      return "steered";
-    }
-    const turn = this.#turns.open(channel, message, handedOver);
-    channel.turn = turn;
-    const disposition = turn.oneShot ? "one_shot" : "started";
-    announce(disposition, "received");
-    this.#track(this.#turns.run(channel, turn));
-    return disposition;
-  }
-
-  /** The channel's agent is idle: queued commands run first, then the held messages. */
-  #release(channel: ChannelState): void {
-    if (this.#closed || channel.turn !== null || this.#slots.waiting(channel)) return;
-    // A command may need a process of its own (`/compact`): it waits for one like a turn.
-    if (channel.commands.pending && this.#slots.mustWait(channel)) {
-      this.#slots.wait(channel);
-      return;
-    }
-    const commands = channel.commands.drain(() => this.#release(channel));
-    if (commands !== null) {
-      this.#track(commands);
-      return;
-    }
-    if (!channel.commands.busy) {
-      for (const message of channel.backlog.splice(0)) this.#dispatch(message, false);
-    }
-    // The channel's agent may be idle now: its kept process can make room for one waiting.
-    if (this.#slots.size > 0) this.#slots.wake();
-  }
-
-  /** Queues a command for when the agent is idle; `typed` is the message that said it. */
-  #command(
-    channel: ChannelState,
-    command: ChannelCommand,
-    typed?: MessageRecord,
-  ): Promise<CommandOutcome> {
-    if (this.#closed) return Promise.reject(new GatewayClosedError());
-    const done = channel.commands.push(async () => {
-      if (typed) await this.#options.store.setMessageState(typed.id, "received", this.#run);
-      const outcome = await this.#commands.run(channel, command, typed);
-      if (outcome.ok && outcome.command === "reset") {
-        channel.sessionId = null;
-        channel.context = new ContextUsageTracker();
-      }
-      return outcome;
-    });
-    this.#release(channel);
-    return done;
-  }
-
-  #observe(channel: ChannelState, line: unknown): void {
-    this.#options.onAgentOutput?.(channel.id, line);
-    const work = this.#commands.observe(channel, line);
-    if (work !== null) this.#track(work);
-  }
-
-  async #retry(channelId: string): Promise<void> {
-    if (this.#closed) return;
-    const deferred = await this.#options.store.listDeferred();
-    // Closed meanwhile: they stay deferred, for the next start to re-arm.
-    if (this.#closed) return;
-    for (const message of deferred) {
-      if (message.channelId === channelId) this.#dispatch(message, false);
-    }
-  }
-
-  async #rememberSession(
-    channel: ChannelState,
-    sessionId: string | null | undefined,
-  ): Promise<void> {
-    if (!sessionId || sessionId === channel.sessionId) return;
-    channel.sessionId = sessionId;
-    await this.#options.store.setChannelSession(channel.id, sessionId);
+  idle(): Promise<void> {
+    return this.#work.idle();
   }
 }

@@ -1,0 +1,226 @@
+import { ContextUsageTracker } from "../agents/context-usage.js";
+import { type ChannelCommand, parseChannelCommand } from "../channel-command.js";
+import type { Disposition, MessageState } from "../events.js";
+import { GatewayClosedError } from "../gateway-closed-error.js";
+import type { MessageRecord } from "../store/store.js";
+import { AgentSlots } from "./agent-slots.js";
+import { ChannelCommands, type CommandOutcome } from "./channel-commands.js";
+import type { ChannelState } from "./channel-state.js";
+import type { ChannelStates } from "./channel-states.js";
+import { type MessageRoute, messageRoute } from "./message-route.js";
+import { RetryTimers } from "./retry-timers.js";
+import { routedEvent } from "./routed-event.js";
+import type { RoutedMessages } from "./routed-messages.js";
+import type { RouterOptions } from "./router-options.js";
+import type { RoutingWork } from "./routing-work.js";
+import type { Settlements } from "./settlements.js";
+import { TurnRunner } from "./turn-runner.js";
+import { TurnSettlement } from "./turn-settlement.js";
+
+/** What a `ChannelDispatch` is given by its router. */
+export interface ChannelDispatchOptions {
+  router: RouterOptions;
+  /** The router's gateway run, in the store's delivery counts. */
+  run: string;
+  channels: ChannelStates;
+  work: RoutingWork;
+  routed: RoutedMessages;
+  settlements: Settlements;
+  /** Whether the router is closed: nothing more is routed or released. */
+  closed: () => boolean;
+}
+
+/**
+ * Takes each message of a channel the way its route says (`messageRoute`): runs or queues a
+ * command, holds it in the channel's backlog, defers it, steers the turn running, or starts a
+ * turn (`TurnRunner`); and, once the channel's agent is idle, releases what was held (queued
+ * commands first, then the backlog). The route is chosen synchronously, so messages that come
+ * together see each other's.
+ */
+export class ChannelDispatch {
+  readonly #options: ChannelDispatchOptions;
+  readonly #retries: RetryTimers;
+  readonly #slots: AgentSlots;
+  readonly #outcomes: TurnSettlement;
+  readonly #turns: TurnRunner;
+  readonly #commands: ChannelCommands;
+
+  constructor(options: ChannelDispatchOptions) {
+    this.#options = options;
+    const { router, channels, work, settlements } = options;
+    const track = (promise: Promise<unknown>) => work.track(promise);
+    this.#retries = new RetryTimers((channelId) => track(this.#retry(channelId)));
+    this.#slots = new AgentSlots({
+      pool: router.pool,
+      evictable: (channelId) => {
+        const channel = channels.find(channelId);
+        if (channel === undefined) return true;
+        return channel.turn === null && !channel.commands.busy && channel.backlog.length === 0;
+      },
+      admit: (channel) => this.release(channel),
+    });
+    this.#outcomes = new TurnSettlement(
+      settlements,
+      this.#retries,
+      router.rateLimitRetryMs ?? 60_000,
+    );
+    this.#turns = new TurnRunner({
+      router,
+      run: options.run,
+      outcomes: this.#outcomes,
+      closed: options.closed,
+      track,
+      rememberSession: (channel, sessionId) => channels.rememberSession(channel, sessionId),
+      observe: (channel, line) => this.observe(channel, line),
+      release: (channel) => this.release(channel),
+    });
+    const { store, pool, bus, turnTimeoutMs } = router;
+    this.#commands = new ChannelCommands({
+      store,
+      pool,
+      bus,
+      settlements,
+      turnTimeoutMs,
+      onSession: (channelId, sessionId) =>
+        track(channels.rememberSession(channels.get(channelId), sessionId)),
+    });
+  }
+
+  /**
+   * Routes the message here (unless another worker drives its channel) and notes its route.
+   * `handedOver`: the store counted it as handed over by this run as it stored it.
+   */
+  dispatch(message: MessageRecord, fresh: boolean, handedOver = false): Disposition {
+    if (this.#options.router.drives?.(message.channelId) === false) return "forwarded";
+    const disposition = this.#route(message, fresh, handedOver);
+    this.#options.routed.add(message, disposition);
+    return disposition;
+  }
+
+  /** Which way a message goes on the channel now (`dispatch` acts on it). */
+  routeOf(channel: ChannelState, command: ChannelCommand | null): MessageRoute {
+    return messageRoute(channel, command, {
+      rateLimited: this.#retries.pendingUntil(channel.id) !== null,
+      mustWait: (waiting) => this.#slots.mustWait(waiting),
+    });
+  }
+
+  /** The channel's messages deferred by a rate limit are routed again at `at` (epoch ms). */
+  retryAt(channelId: string, at: number): void {
+    this.#retries.arm(channelId, at);
+  }
+
+  /** Queues a command for when the agent is idle; `typed` is the message that said it. */
+  command(
+    channel: ChannelState,
+    command: ChannelCommand,
+    typed?: MessageRecord,
+  ): Promise<CommandOutcome> {
+    if (this.#options.closed()) return Promise.reject(new GatewayClosedError());
+    const done = channel.commands.push(async () => {
+      const { store } = this.#options.router;
+      if (typed) await store.setMessageState(typed.id, "received", this.#options.run);
+      const outcome = await this.#commands.run(channel, command, typed);
+      if (outcome.ok && outcome.command === "reset") {
+        channel.sessionId = null;
+        channel.context = new ContextUsageTracker();
+      }
+      return outcome;
+    });
+    this.release(channel);
+    return done;
+  }
+
+  /** A line the channel's agent wrote (context usage, a command's answer). */
+  observe(channel: ChannelState, line: unknown): void {
+    this.#options.router.onAgentOutput?.(channel.id, line);
+    const work = this.#commands.observe(channel, line);
+    if (work !== null) this.#options.work.track(work);
+  }
+
+  /** The channel's agent is idle: queued commands run first, then the held messages. */
+  release(channel: ChannelState): void {
+    if (this.#options.closed() || channel.turn !== null || this.#slots.waiting(channel)) return;
+    // A command may need a process of its own (`/compact`): it waits for one like a turn.
+    if (channel.commands.pending && this.#slots.mustWait(channel)) {
+      this.#slots.wait(channel);
+      return;
+    }
+    const commands = channel.commands.drain(() => this.release(channel));
+    if (commands !== null) {
+      this.#options.work.track(commands);
+      return;
+    }
+    if (!channel.commands.busy) {
+      for (const message of channel.backlog.splice(0)) this.dispatch(message, false);
+    }
+    // The channel's agent may be idle now: its kept process can make room for one waiting.
+    if (this.#slots.size > 0) this.#slots.wake();
+  }
+
+  /** Stops retries and forgets the waiting channels; their messages stay in the store. */
+  close(): void {
+    this.#retries.close();
+    this.#slots.clear();
+    for (const channel of this.#options.channels.values()) channel.commands.close();
+  }
+
+  /** Chooses the route synchronously (so concurrent messages see each other), then acts. */
+  #route(message: MessageRecord, fresh: boolean, handedOver: boolean): Disposition {
+    const { channels, work } = this.#options;
+    const channel = channels.get(message.channelId);
+    const command = message.kind === "user" ? parseChannelCommand(message.text) : null;
+    const announce = (disposition: Disposition, state: MessageState) =>
+      this.#options.router.bus.publish(routedEvent(message, fresh, disposition, state));
+    const route = this.routeOf(channel, command);
+    if (route === "command" && command !== null) {
+      announce("command", "received");
+      work.track(this.command(channel, command, message));
+      return "command";
+    }
+    if (route === "queue") {
+      announce("queued", "received");
+      channel.backlog.push(message);
+      return "queued";
+    }
+    if (route === "defer") {
+      announce("deferred", "deferred");
+      const retryAt = this.#retries.pendingUntil(channel.id) ?? Date.now();
+      work.track(this.#outcomes.defer([message], new Date(retryAt)));
+      return "deferred";
+    }
+    if (route === "next") {
+      announce("steered", "received");
+      channel.backlog.push(message);
+      return "steered";
+    }
+    if (route === "wait") {
+      announce("waiting", "received");
+      channel.backlog.push(message);
+      this.#slots.wait(channel);
+      return "waiting";
+    }
+    const active = channel.turn;
+    if (route === "steer" && active !== null) {
+      announce("steered", "steered");
+      work.track(this.#turns.steer(channel, active, message));
+      return "steered";
+    }
+    const turn = this.#turns.open(channel, message, handedOver);
+    channel.turn = turn;
+    const disposition = turn.oneShot ? "one_shot" : "started";
+    announce(disposition, "received");
+    work.track(this.#turns.run(channel, turn));
+    return disposition;
+  }
+
+  async #retry(channelId: string): Promise<void> {
+    if (this.#options.closed()) return;
+    const deferred = await this.#options.router.store.listDeferred();
+    // Closed meanwhile: they stay deferred, for the next start to re-arm.
+    if (this.#options.closed()) return;
+    for (const message of deferred) {
+      if (message.channelId === channelId) this.dispatch(message, false);
+    }
+  }
+}
