@@ -1,3 +1,4 @@
+import "./markdown.css";
 import { ApiClient } from "./api.js";
 import { ChannelList } from "./channel-list.js";
 import { ContextControls } from "./context-controls.js";

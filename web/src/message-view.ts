@@ -1,4 +1,5 @@
 import { clock, h } from "./dom.js";
+import { renderMarkdown } from "./markdown.js";
 import type { Disposition, MessageState, StoredMessage } from "./types.js";
 
 /** A rendered stored message that later events (state, reply text) update in place. */
@@ -71,7 +72,10 @@ export function messageView(message: StoredMessage, disposition?: Disposition): 
   const label = h("span", { class: "badge", "data-testid": "message-label", hidden: true });
   const state = h("span", { class: "message-state", "data-testid": "message-state" });
   const time = h("time", { class: "message-time" });
-  const text = h("div", { class: "message-text", "data-testid": "message-text" });
+  const text = h("div", {
+    class: `message-text${message.kind === "reply" ? " markdown" : ""}`,
+    "data-testid": "message-text",
+  });
   const remark = h("p", { class: "message-note", "data-testid": "message-note", hidden: true });
   if (isDivider(message.kind)) return dividerView(message);
   const element = h(
@@ -93,7 +97,8 @@ export function messageView(message: StoredMessage, disposition?: Disposition): 
     element.dataset.messageId = current.id;
     element.dataset.state = current.state ?? "";
     element.dataset.disposition = currentDisposition ?? "";
-    text.textContent = current.text;
+    if (current.kind === "reply") renderMarkdown(text, current.text);
+    else text.textContent = current.text;
     time.textContent = clock(current.createdAt);
     if (current.createdAt) time.dateTime = current.createdAt;
     const routing =
@@ -147,7 +152,8 @@ function dividerView(message: StoredMessage): MessageView {
   );
   const current: StoredMessage = { ...message };
   const render = () => {
-    text.textContent = current.text;
+    if (current.kind === "reply") renderMarkdown(text, current.text);
+    else text.textContent = current.text;
     element.title = clock(current.createdAt);
   };
   render();

@@ -1,4 +1,5 @@
 import { h } from "./dom.js";
+import { StreamingMarkdown } from "./markdown.js";
 import type { StoredMessage } from "./types.js";
 
 function withoutSpace(text: string): string {
@@ -41,7 +42,7 @@ export class TurnView {
   private readonly stretches: Stretch[] = [];
   /** Everything streamed, to tell whether the final reply still needs showing. */
   private streamed = "";
-  private lastText: HTMLElement | null = null;
+  private lastText: StreamingMarkdown | null = null;
   private summary = "";
   ended = false;
   replyId: string | null = null;
@@ -51,9 +52,12 @@ export class TurnView {
 
   appendText(text: string): void {
     const { body } = this.stretch();
-    if (!this.lastText || body.lastElementChild !== this.lastText) {
-      this.lastText = h("div", { class: "message-text", "data-testid": "stream-text" });
-      body.append(this.lastText);
+    if (!this.lastText || body.lastElementChild !== this.lastText.element) {
+      this.lastText?.flush();
+      this.lastText = new StreamingMarkdown(
+        h("div", { class: "message-text markdown", "data-testid": "stream-text" }),
+      );
+      body.append(this.lastText.element);
     }
     this.lastText.append(text);
     this.streamed += text;
@@ -61,11 +65,13 @@ export class TurnView {
 
   appendActivity(element: HTMLElement): void {
     this.stretch().body.append(element);
+    this.lastText?.flush();
     this.lastText = null;
   }
 
   /** Marks the turn finished; `summary` (duration, cost) stays on its last stretch. */
   end(state: "done" | "failed", summary: string): void {
+    this.lastText?.flush();
     if (!this.ended || state === "failed") {
       for (const stretch of this.stretches) {
         stretch.article.dataset.turnState = state;
@@ -96,6 +102,7 @@ export class TurnView {
     const last = this.stretches.at(-1);
     if (last && this.log.lastElementChild === last.article) return last;
     if (last) last.status.textContent = "";
+    this.lastText?.flush();
     const status = h(
       "span",
       { class: "turn-status-text" },

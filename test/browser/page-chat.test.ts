@@ -1,0 +1,172 @@
+/**
+ * The page as a daily chat, in headless Chromium against the real gateway whose agents are
+ * rudder (`rudder run` in stream-json mode, from source) on the fake Messages API: answers
+ * rendered as markdown (and hostile answers that must not run), Stop on a running turn,
+ * honest errors with Retry, and tool calls as readable rows. One browser, one gateway and one
+ * channel for the file; what the fake model answers depends on the words of the message.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningGateway, startGateway } from "../../src/gateway/index.js";
+import {
+  type FakeMessagesApi,
+  lastToolResults,
+  lastUserText,
+  type RecordedRequest,
+  type ScriptStep,
+  startFakeMessagesApi,
+} from "../helpers/fake-messages-api.js";
+import {
+  type BrowserHarness,
+  results,
+  rudderFromSource,
+  startBrowserHarness,
+  userMessage,
+} from "./browser-harness.js";
+
+const markdownAnswer = [
+  "# Plan",
+  "",
+  "Some **bold** words and `inline code`, then a list:",
+  "",
+  "1. first step",
+  "2. second step",
+  "",
+  "```ts",
+  "const answer: number = 42;",
+  "function greet(name: string) { return `hi ${name}`; }",
+  "```",
+  "",
+  "| file | lines |",
+  "| --- | --- |",
+  "| a.ts | 10 |",
+  "| b.ts | 20 |",
+  "",
+  "> a quote to keep",
+  "",
+  "See [the docs](https://example.com/docs).",
+].join("\n");
+
+/** Everything a model (or a file it read) could write to make the page run code. */
+const hostileAnswer = [
+  "Hostile: <script>window.__pwned = 'script'</script>",
+  '<img src="x" onerror="window.__pwned = \'onerror\'">',
+  "<iframe src=\"javascript:window.__pwned = 'iframe'\"></iframe>",
+  "[click me](javascript:window.__pwned='link')",
+  "<a href=\"javascript:window.__pwned='anchor'\">anchor</a>",
+  '<svg><script>window.__pwned = "svg"</script></svg>',
+  '<form action="javascript:alert(1)"><button>go</button></form> end of hostile.',
+].join("\n\n");
+
+/** What the fake model answers, by the words of the last message. */
+function answer(request: RecordedRequest): ScriptStep {
+  if (lastToolResults(request).length > 0) return { text: "The tool is done." };
+  const said = lastUserText(request);
+  if (said.includes("render markdown")) return { text: markdownAnswer, chunks: 12 };
+  if (said.includes("be hostile")) return { text: hostileAnswer, chunks: 5 };
+  if (said.includes("think forever")) return { hangUntilAborted: true, text: "Thinking hard" };
+  return { text: `echo: ${said.slice(-40)}` };
+}
+
+let harness: BrowserHarness;
+let api: FakeMessagesApi;
+let gateway: RunningGateway;
+let page: Page;
+let pageErrors: string[];
+
+beforeAll(async () => {
+  harness = await startBrowserHarness();
+  const workspace = join(harness.scratch, "workspace");
+  mkdirSync(workspace);
+  writeFileSync(join(workspace, "notes.txt"), "alpha\nbeta\ngamma\n");
+  api = await startFakeMessagesApi({ fallback: answer });
+  gateway = await startGateway({
+    dataDir: join(harness.scratch, "data"),
+    port: 0,
+    webRoot: harness.webRoot,
+    engine: {
+      claudeBin: rudderFromSource(harness.scratch),
+      args: ["--include-partial-messages", "--dangerously-skip-permissions"],
+      cwd: workspace,
+      env: {
+        ANTHROPIC_BASE_URL: api.url,
+        ANTHROPIC_API_KEY: "test-key",
+        ANTHROPIC_AUTH_TOKEN: undefined,
+        RUDDER_MAX_RETRIES: "0",
+      },
+    },
+    engineName: "rudder",
+    heartbeatMs: 1000,
+  });
+  ({ page, pageErrors } = await harness.openTab());
+  await page.goto(gateway.newPageLink());
+  await page.getByTestId("new-channel-input").fill("chat");
+  await page.getByTestId("new-channel-input").press("Enter");
+  await page.locator('[data-testid="connection"][data-status="open"]').waitFor();
+});
+
+afterAll(async () => {
+  await page?.close();
+  await gateway?.close();
+  await api?.close();
+  await harness?.close();
+});
+
+async function send(text: string): Promise<void> {
+  await page.getByTestId("composer-input").fill(text);
+  await page.getByTestId("composer-input").press("Enter");
+  await userMessage(page, text).waitFor();
+}
+
+/** The last finished turn of the log. */
+const lastTurn = () => page.locator('[data-testid="turn"][data-turn-state="done"]').last();
+
+describe("rendered answers", () => {
+  it("renders markdown: headings, lists, highlighted code with Copy, tables, quotes, links", async () => {
+    await send("please render markdown");
+    const turn = lastTurn();
+    await turn.locator("table").waitFor();
+    expect(await turn.locator("h1").textContent()).toBe("Plan");
+    expect(await turn.locator("strong").textContent()).toBe("bold");
+    expect(await turn.locator("ol > li").count()).toBe(2);
+    expect(await turn.locator("blockquote").textContent()).toContain("a quote to keep");
+    expect(await turn.locator("td").allTextContents()).toEqual(["a.ts", "10", "b.ts", "20"]);
+    const code = turn.locator(".code-block pre code");
+    expect(await code.textContent()).toContain("const answer: number = 42;");
+    expect(await code.locator(".hljs-keyword").count()).toBeGreaterThan(0);
+    const font = await code.evaluate("(node) => getComputedStyle(node).fontFamily");
+    expect(font).toMatch(/mono|Consolas|Menlo/i);
+    const link = turn.locator("a", { hasText: "the docs" });
+    expect(await link.getAttribute("target")).toBe("_blank");
+    expect(await link.getAttribute("rel")).toContain("noopener");
+    // Streamed in twelve pieces, nothing lost: the rendered text is the whole answer.
+    expect(await turn.locator(".markdown").first().textContent()).toContain("See the docs.");
+
+    await turn.getByTestId("copy-code").click();
+    await expect.poll(() => turn.getByTestId("copy-code").textContent()).toMatch(/^Copied|Copy$/);
+    await page.screenshot({ path: join(results, "page-chat-markdown.png"), fullPage: true });
+  });
+
+  it("never runs what a hostile answer carries, streamed or loaded from the store", async () => {
+    const inert = async () => {
+      const log = page.getByTestId("log");
+      await log.getByText("end of hostile.").first().waitFor();
+      expect(await page.evaluate("window.__pwned")).toBeUndefined();
+      expect(await log.locator("script, iframe, form, svg script").count()).toBe(0);
+      expect(await log.locator("[onerror]").count()).toBe(0);
+      const hrefs = await log
+        .locator("a")
+        .evaluateAll((links) => links.map((link) => link.getAttribute("href") ?? ""));
+      expect(hrefs.filter((href) => /^\s*javascript:/i.test(href))).toEqual([]);
+    };
+    await send("now be hostile");
+    await lastTurn().getByText("end of hostile.").waitFor();
+    await inert();
+    await page.reload();
+    await page.locator('[data-testid="connection"][data-status="open"]').waitFor();
+    await inert();
+    expect(pageErrors).toEqual([]);
+  });
+});
