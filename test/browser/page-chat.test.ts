@@ -36,7 +36,7 @@ const markdownAnswer = [
   "",
   "```ts",
   "const answer: number = 42;",
-  "function greet(name: string) { return `hi ${name}`; }",
+  "function greet(name: string) { return 'hi ' + name; }",
   "```",
   "",
   "| file | lines |",
