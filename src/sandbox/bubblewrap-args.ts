@@ -3,7 +3,7 @@ import { PERL_RUNNER_SCRIPT } from "./perl-runner-script.js";
 import { BRIDGE_PORT } from "./proxy-bridge.js";
 import { NODE_RUNNER_SCRIPT } from "./runner-script.js";
 import type { SandboxPolicy } from "./sandbox-policy.js";
-import { unixSocketFilterArgs } from "./unix-socket-filter.js";
+import { filtersUnixSockets, unixSocketFilterArgs } from "./unix-socket-filter.js";
 
 /** The runner's interpreter: which one, and its path (visible inside, as `/` is). */
 export interface RunnerProgram {
@@ -29,6 +29,12 @@ export interface BubblewrapLayout {
   guarded?: { bound: string[]; readOnly: string[] };
   /** The descriptor bubblewrap reads the privilege filter from (privilege-filter.ts), when there is one. */
   privilegeFilterFd?: number;
+  /**
+   * The descriptor bubblewrap reads the unix-socket filter from, for the node runner: it cannot
+   * install the filter on each command as perl's does, so the whole sandbox, runner included,
+   * runs under it (its bridge to the proxy takes sockets rudder sends it instead).
+   */
+  unixSocketFilterFd?: number;
 }
 
 /** Where the proxy's socket is seen inside: in the hidden /run, or else in the private /tmp. */
@@ -87,12 +93,15 @@ export function bubblewrapArgs(policy: SandboxPolicy, layout: BubblewrapLayout):
   if (replaceTmp) args.push("--bind", layout.privateTmp, "/tmp");
   const hideRun = !policy.allowAllUnixSockets && !isWithin(workspace, "/run");
   const proxySocket = hideRun ? PROXY_SOCKET_IN_RUN : PROXY_SOCKET_IN_TMP;
-  if (layout.proxySocket !== undefined && !hideRun) {
-    args.push("--bind", layout.proxySocket, proxySocket);
+  // The node runner's bridge takes its connections to the proxy from rudder: no socket inside.
+  const perl = layout.runner.kind === "perl";
+  const bindProxy = perl && layout.proxySocket !== undefined;
+  if (bindProxy && !hideRun) {
+    args.push("--bind", layout.proxySocket as string, proxySocket);
   }
   if (hideRun) {
     args.push("--tmpfs", "/run");
-    if (layout.proxySocket !== undefined) args.push("--bind", layout.proxySocket, proxySocket);
+    if (bindProxy) args.push("--bind", layout.proxySocket as string, proxySocket);
     const resolver = existing("/etc/resolv.conf");
     if (resolver !== undefined && isWithin(resolver.real, "/run")) {
       args.push("--ro-bind", resolver.real, resolver.real);
@@ -146,12 +155,15 @@ export function bubblewrapArgs(policy: SandboxPolicy, layout: BubblewrapLayout):
   if (layout.privilegeFilterFd !== undefined) {
     args.push("--add-seccomp-fd", String(layout.privilegeFilterFd));
   }
-  args.push("--", "bash", "-c", LIMIT_PROCESSES, "bash", String(layout.maxProcesses));
-  const script = layout.runner.kind === "perl" ? PERL_RUNNER_SCRIPT : NODE_RUNNER_SCRIPT;
-  args.push(layout.runner.path, "-e", script, String(layout.graceMs));
   // Unix sockets shut away unless the settings name some (unix-socket-filter.ts says why).
-  const filterSockets = !policy.allowAllUnixSockets && policy.allowUnixSockets.length === 0;
-  args.push(...unixSocketFilterArgs(filterSockets));
-  if (layout.proxySocket !== undefined) args.push(proxySocket, String(BRIDGE_PORT));
+  const filterSockets = filtersUnixSockets(policy);
+  if (!perl && filterSockets && layout.unixSocketFilterFd !== undefined) {
+    args.push("--add-seccomp-fd", String(layout.unixSocketFilterFd));
+  }
+  args.push("--", "bash", "-c", LIMIT_PROCESSES, "bash", String(layout.maxProcesses));
+  const script = perl ? PERL_RUNNER_SCRIPT : NODE_RUNNER_SCRIPT;
+  args.push(layout.runner.path, "-e", script, String(layout.graceMs));
+  args.push(...unixSocketFilterArgs(perl && filterSockets));
+  if (layout.proxySocket !== undefined) args.push(perl ? proxySocket : "ipc", String(BRIDGE_PORT));
   return args;
 }

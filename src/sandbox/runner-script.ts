@@ -1,6 +1,6 @@
 /**
  * The runner inside a session's sandbox where perl is missing, run by node as
- * `node -e RUNNER graceMs filter prctl [socket port]` (`PERL_RUNNER_SCRIPT` is the same
+ * `node -e RUNNER graceMs - 0 [bridge port]` (`PERL_RUNNER_SCRIPT` is the same
  * runner in perl, which starts far sooner). The protocol, the same for both:
  * `{type:"ready", id: 0}` once it takes requests (the sandbox is up); then
  * requests on stdin, each a header line and, for `run`, a payload:
@@ -20,14 +20,20 @@
  * kernel kills every process left in the sandbox's PID namespace (it kills
  * nothing itself, so a runner started outside a sandbox by hand is harmless).
  * bubblewrap's die-with-parent does the same should the runner be gone.
- * With a socket, it first listens on 127.0.0.1:port in the sandbox's own
+ * With `bridge port`, it first listens on 127.0.0.1:port in the sandbox's own
  * (otherwise empty) network namespace and passes each connection to
- * rudder's domain proxy over that unix socket.
+ * rudder's domain proxy: it sends `{type:"bridge"}` on its IPC channel (node's,
+ * whose descriptor rudder hands in) and pairs the connection with the next
+ * socket rudder sends back there, already connected to the proxy (none: the
+ * proxy could not be reached, and the connection is closed). It never makes
+ * a socket of its own: the whole sandbox runs under the unix-socket filter
+ * (unix-socket-filter.ts), which this runner, unlike perl's, cannot install
+ * on its commands alone.
  */
 export const NODE_RUNNER_SCRIPT = [
   'const net = require("node:net");',
   'const { spawn } = require("node:child_process");',
-  "const [grace, , , socketPath, port] = process.argv.slice(1);",
+  "const [grace, , , bridge, port] = process.argv.slice(1);",
   "const groups = new Map();",
   "const send = (event) => process.stdout.write(JSON.stringify(event) + '\\n');",
   "const signal = (pid, name) => { try { process.kill(-pid, name); } catch {} };",
@@ -89,13 +95,20 @@ export const NODE_RUNNER_SCRIPT = [
   "  process.stdin.on('end', end);",
   "  process.stdin.on('error', end);",
   "}",
-  "if (socketPath === undefined) serve();",
+  "if (bridge === undefined) serve();",
   "else {",
-  "  const server = net.createServer((client) => {",
-  "    const upstream = net.connect(socketPath);",
+  "  const waiting = [];",
+  "  process.on('message', (message, upstream) => {",
+  "    const client = waiting.shift();",
+  "    if (upstream === undefined) return client?.destroy();",
+  "    if (client === undefined || client.destroyed) return upstream.destroy();",
   "    client.on('error', () => upstream.destroy());",
   "    upstream.on('error', () => client.destroy());",
   "    client.pipe(upstream).pipe(client);",
+  "  });",
+  "  const server = net.createServer((client) => {",
+  "    waiting.push(client);",
+  "    process.send({ type: 'bridge' });",
   "  });",
   "  server.listen(Number(port), '127.0.0.1', serve);",
   "}",

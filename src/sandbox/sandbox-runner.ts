@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { connect, type Socket } from "node:net";
 import { constants } from "node:os";
 import type { Writable } from "node:stream";
 import type { CommandHandlers, CommandProcess } from "./command-process.js";
@@ -12,6 +13,8 @@ const CGROUP_REMOVE_TRIES = 30;
 
 /** The child's descriptor carrying the privilege filter to bubblewrap (`--add-seccomp-fd`). */
 export const PRIVILEGE_FILTER_FD = 3;
+/** The child's descriptor carrying the unix-socket filter for the whole sandbox (the node runner's). */
+export const UNIX_SOCKET_FILTER_FD = 4;
 
 /** How much of bubblewrap's and the runner's own stderr is kept, to say why a sandbox broke. */
 const STDERR_TAIL_CHARS = 2000;
@@ -64,6 +67,13 @@ export class SandboxRunner {
       cgroup?: PidsCgroup;
       /** Written to the child's descriptor 3 (`PRIVILEGE_FILTER_FD`), where bubblewrap reads its seccomp filter. */
       privilegeFilter?: Buffer;
+      /** Written to descriptor 4 (`UNIX_SOCKET_FILTER_FD`), the node runner's whole-sandbox filter. */
+      unixSocketFilter?: Buffer;
+      /**
+       * The domain proxy's socket, for the node runner's bridge: each `{type:"bridge"}` it sends on
+       * its IPC channel gets back a socket connected here (runner-script.ts).
+       */
+      bridgeTo?: string;
     },
   ) {
     this.key = options.key;
@@ -76,18 +86,30 @@ export class SandboxRunner {
       cgroup === undefined
         ? [file, args]
         : ["/bin/sh", ["-c", ENTER_CGROUP, cgroup.procsFile, file, ...args]];
-    const filter = options.privilegeFilter;
+    const filters: [number, Buffer | undefined][] = [
+      [PRIVILEGE_FILTER_FD, options.privilegeFilter],
+      [UNIX_SOCKET_FILTER_FD, options.unixSocketFilter],
+    ];
+    const bridgeTo = options.bridgeTo;
     this.#child = spawn(program, programArgs, {
       detached: true,
       env: options.env,
-      stdio: filter === undefined ? ["pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe", "pipe"],
+      stdio: [
+        "pipe",
+        "pipe",
+        "pipe",
+        ...filters.map(([, filter]) => (filter === undefined ? "ignore" : "pipe")),
+        ...(bridgeTo === undefined ? [] : ["ipc" as const]),
+      ],
     });
-    if (filter !== undefined) {
+    for (const [fd, filter] of filters) {
+      if (filter === undefined) continue;
       // A few hundred bytes: the pipe holds them all before bubblewrap reads them to its end.
-      const pipe = this.#child.stdio[PRIVILEGE_FILTER_FD] as Writable | null;
+      const pipe = this.#child.stdio[fd] as Writable | null;
       pipe?.on("error", () => {});
       pipe?.end(filter);
     }
+    if (bridgeTo !== undefined) this.#serveBridge(bridgeTo);
     // Until it is up, a starting sandbox keeps rudder alive, as a probe's process would: Node
     // must not take a moment with nothing else pending for the end of the program.
     this.#hold(true);
@@ -171,6 +193,36 @@ export class SandboxRunner {
         // Gone already.
       }
     }
+  }
+
+  /**
+   * Answers each of the node runner's bridge requests with a socket connected to the proxy, or
+   * with none when it cannot be reached (the runner then closes that connection). What comes on
+   * the channel is data: anything else is ignored.
+   */
+  #serveBridge(proxySocket: string): void {
+    const child = this.#child;
+    child.on("error", () => {});
+    child.on("message", (message: { type?: unknown } | null) => {
+      if (message?.type !== "bridge") return;
+      const answer = (upstream?: Socket): void => {
+        if (!child.connected) return void upstream?.destroy();
+        child.send({ type: "bridge" }, upstream, (error) => {
+          if (error) upstream?.destroy();
+        });
+      };
+      let answered = false;
+      const upstream = connect(proxySocket);
+      upstream.once("connect", () => {
+        answered = true;
+        answer(upstream);
+      });
+      upstream.on("error", () => {
+        upstream.destroy();
+        if (!answered) answer();
+        answered = true;
+      });
+    });
   }
 
   #receive(chunk: Buffer): void {

@@ -9,10 +9,10 @@ import { type DomainProxy, startDomainProxy } from "./domain-proxy.js";
 import { isExcludedCommand } from "./excluded-command.js";
 import { createPidsCgroup, ownPidsFolder } from "./pids-cgroup.js";
 import { Placeholders } from "./placeholders.js";
-import { privilegeFilter } from "./privilege-filter.js";
 import { commandEnvironment, runnerEnvironment } from "./sandbox-environment.js";
+import { sandboxFilters } from "./sandbox-filters.js";
 import type { SandboxPolicy } from "./sandbox-policy.js";
-import { PRIVILEGE_FILTER_FD, SandboxRunner } from "./sandbox-runner.js";
+import { SandboxRunner } from "./sandbox-runner.js";
 import { type SandboxStatus, unavailableLine } from "./sandbox-status.js";
 import { PLACEHOLDER_MANIFEST, STATE_PREFIX, sweepStale } from "./stale-sweep.js";
 import { guardedHandlers, WorkspaceGuard } from "./workspace-guard.js";
@@ -222,13 +222,14 @@ export class Sandbox {
   #runnerNow(proxySocket: string | undefined): SandboxRunner {
     const stateFolder = this.#stateFolderOnce();
     const release = this.#placeholders.acquire(this.policy.protectedInWorkspace);
-    const filter = privilegeFilter();
+    const runnerProgram = this.#runnerProgramOnce();
+    const filters = sandboxFilters(this.policy, runnerProgram, proxySocket);
     const snapshot = this.#guard.prime();
     const args = bubblewrapArgs(this.policy, {
       ...(snapshot === undefined ? {} : { guarded: guardMounts(snapshot, this.#protectedPaths) }),
-      ...(filter === undefined ? {} : { privilegeFilterFd: PRIVILEGE_FILTER_FD }),
+      ...filters.layout,
       privateTmp: join(stateFolder, "tmp"),
-      runner: this.#runnerProgramOnce(),
+      runner: runnerProgram,
       graceMs: KILL_GRACE_MS,
       maxProcesses: this.policy.maxProcesses,
       ...(proxySocket === undefined ? {} : { proxySocket }),
@@ -250,7 +251,7 @@ export class Sandbox {
     const runner: SandboxRunner = new SandboxRunner(this.#bubblewrap as string, args, {
       key,
       ...(cgroup === undefined ? {} : { cgroup }),
-      ...(filter === undefined ? {} : { privilegeFilter: filter }),
+      ...filters.runner,
       env: runnerEnvironment(commandEnvironment(process.env, proxySocket !== undefined)),
       onIdle: () => {
         if (runner !== this.#current || !runner.usable) this.#endWhenIdle(runner);

@@ -100,6 +100,14 @@ export function unixSocketFilter(arch: string = process.arch): Buffer | undefine
   return assemble(steps);
 }
 
+/** Whether `policy` shuts unix sockets away: unless the settings name some, or all. */
+export function filtersUnixSockets(policy: {
+  allowAllUnixSockets: boolean;
+  allowUnixSockets: readonly string[];
+}): boolean {
+  return !policy.allowAllUnixSockets && policy.allowUnixSockets.length === 0;
+}
+
 /** The runner's two arguments for the filter: its instructions in hex and `prctl`'s number, or `-` and 0 for none. */
 export function unixSocketFilterArgs(
   enabled: boolean,

@@ -6,10 +6,11 @@
  * things there for the wrong reason.
  */
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:net";
+import { createServer as createHttpServer } from "node:http";
+import { createServer, type LookupFunction, type Server } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { Sandbox } from "../../src/sandbox/sandbox.js";
+import { Sandbox, type SandboxOptions } from "../../src/sandbox/sandbox.js";
 import { sandboxPolicy } from "../../src/sandbox/sandbox-policy.js";
 import type { SandboxSettings } from "../../src/sandbox/sandbox-settings.js";
 import { unixSocketFilter } from "../../src/sandbox/unix-socket-filter.js";
@@ -26,6 +27,7 @@ function setUp(
   workspaceInHome: string,
   settings: SandboxSettings = {},
   env: NodeJS.ProcessEnv = {},
+  options: Omit<SandboxOptions, "env"> = {},
 ): {
   home: string;
   workspace: string;
@@ -36,7 +38,7 @@ function setUp(
   mkdirSync(workspace, { recursive: true });
   const sandbox = new Sandbox(
     sandboxPolicy(settings, { workspace, home, rudderHome: join(home, ".rudder"), env }),
-    { env: process.env },
+    { env: process.env, ...options },
   );
   cleanups.push(() => {
     sandbox.close();
@@ -82,6 +84,33 @@ describe.skipIf(NO_BUBBLEWRAP !== undefined)(`the sandbox's secrets ${NO_BUBBLEW
     const named = setUp("work", { network: { allowUnixSockets: [socket] } });
     expect(await named.run(CONNECT(socket))).toContain("docker says hi");
     expect(docker.connections()).toBe(1);
+  });
+
+  it("refuses unix sockets under node's runner too (the whole sandbox filtered), its bridge to the proxy still working", async () => {
+    const server = createHttpServer((_request, response) => response.end("through the bridge\n"));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    cleanups.push(() => server.close());
+    const port = (server.address() as { port: number }).port;
+    const lookup: LookupFunction = (_hostname, options, callback) => {
+      if (options.all) callback(null, [{ address: "127.0.0.1", family: 4 }]);
+      else callback(null, "127.0.0.1", 4);
+    };
+    const { home, run } = setUp(
+      "work",
+      { network: { allowedDomains: ["allowed.test"] } },
+      {},
+      { runner: "node", lookup, reachLoopback: true },
+    );
+    const socket = join(home, "docker.sock");
+    const docker = await listen(socket);
+    const output = await run(
+      `${CONNECT(socket)}; curl -sS http://allowed.test:${port}/ & curl -sS --proxytunnel http://allowed.test:${port}/ & wait; ps -o comm= -p 2`,
+    );
+    expect(output).toContain("PermissionError");
+    expect(docker.connections()).toBe(0);
+    expect(output.match(/through the bridge/g)).toHaveLength(2);
+    // The runner (pid 2, under bubblewrap's init) is node's.
+    expect(output).toContain("node");
   });
 
   it("keeps the model's and the gateway's credentials out of commands' environments", async () => {
