@@ -28,6 +28,7 @@ const unitTests = [
   "test/claude-cli/text-rules.test.ts",
   "test/cli/sessions-cli.test.ts",
   "test/docs-links.test.ts",
+  "test/gateway/bindings/gateway-config.test.ts",
   "test/gateway/event-bus.test.ts",
   "test/gateway/store/connection-loss.test.ts",
   "test/gateway/store/group-commit.test.ts",

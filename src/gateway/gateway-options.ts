@@ -3,6 +3,8 @@
  * the limits), the running gateway, and the options each agent process gets from the engine.
  */
 import type { ClaudeProcessOptions } from "../claude-cli/claude-process.js";
+import type { GatewayBindings } from "./bindings/bindings.js";
+import type { ResolvedBinding } from "./bindings/resolved-binding.js";
 import type { ChannelSource } from "./channel-source.js";
 import type { StoreLocation } from "./store/store-location.js";
 
@@ -75,6 +77,21 @@ export interface GatewayOptions {
   /** Kept processes idle this long are stopped; default 20. */
   idleMinutes?: number;
   engine?: GatewayEngine;
+  /**
+   * Which channels work where, with what (the configuration file's bindings; see
+   * src/gateway/bindings). Default: every channel with `engine` (`engineName`) in its folder.
+   */
+  bindings?: GatewayBindings;
+  /**
+   * The engine a binding's agents run, with `model` (the channel's choice or the binding's;
+   * undefined: the engine's own). Default: `engine` in the binding's folder with that model.
+   */
+  engineFor?: (binding: ResolvedBinding, model: string | undefined) => GatewayEngine;
+  /**
+   * What `/status`, `GET /api/bindings` and the page say of a binding's agents (the model as
+   * the engine works it out, the sandbox). Default: the binding's values, sandbox false.
+   */
+  infoFor?: (binding: ResolvedBinding, model: string | undefined) => Promise<AgentInfo>;
   /** The built page; default `web/dist` of the package. */
   webRoot?: string;
   logger?: (line: string) => void;

@@ -5,6 +5,16 @@ export {
   type DecideOutcome,
   PermissionRequests,
 } from "./agents/permission-requests.js";
+export { GatewayBindings } from "./bindings/bindings.js";
+export { type Budget, BudgetSchema, type ChannelBudget } from "./bindings/budget-schema.js";
+export { ConfigError } from "./bindings/config-error.js";
+export { type LoadedConfig, loadGatewayConfig } from "./bindings/load-gateway-config.js";
+export {
+  type BindingFallback,
+  DEFAULTS_BINDING,
+  type EngineName,
+  type ResolvedBinding,
+} from "./bindings/resolved-binding.js";
 export {
   CHANNEL_ID_PATTERN,
   type ChannelSource,

@@ -3,6 +3,7 @@ import { ClaudeProcess, type ClaudeProcessOptions } from "../../claude-cli/claud
 import type { PermissionHandler, PermissionRequest } from "../../claude-cli/permission-request.js";
 import { RunnerRegistry } from "../../claude-cli/runner-registry.js";
 import type { AcquiredProcess, AgentProcess, ProcessPool, RunnerInfo } from "./agent-process.js";
+import type { ChannelAgents } from "./channel-agents.js";
 import { withChannelPrompt } from "./channel-prompt.js";
 
 /** `rudder serve --max-agents`'s default: agent processes of a worker at most, one-shots included. */
@@ -19,7 +20,10 @@ export interface RegistryPoolOptions {
   /** Agent processes alive at most, kept and one-shot together; default `DEFAULT_MAX_AGENTS`. */
   maxAgents?: number;
   idleMinutes: number;
+  /** What every agent process gets (hooks into the gateway), under `agents`' options. */
   processOptions: ClaudeProcessOptions;
+  /** Each channel's process as its binding makes it now; without it every one is alike. */
+  agents?: ChannelAgents;
   logger?: (line: string) => void;
   /** What a channel's process says between turns (see `ClaudeProcessOptions.onIdleLine`). */
   onIdleLine?: (channelId: string, line: Record<string, unknown>) => void;
@@ -58,20 +62,30 @@ export class RegistryProcessPool implements ProcessPool {
   readonly #processOptions: (channelId: string) => ClaudeProcessOptions;
   readonly #oneShots = new Set<ClaudeProcess>();
   readonly #roomWatchers: Array<() => void> = [];
+  readonly #agents: ChannelAgents | undefined;
+  /** Of each channel's kept process: the binding it was made for and how (`ChannelAgents.key`). */
+  readonly #madeAs = new Map<string, { key: string; binding: string }>();
+  readonly #log: (line: string) => void;
 
   constructor(options: RegistryPoolOptions) {
     this.maxAgents = Math.max(1, options.maxAgents ?? DEFAULT_MAX_AGENTS);
-    const { onIdleLine, onPermissionRequest } = options;
-    this.#processOptions = (channelId) => ({
-      niceness: AGENT_NICENESS,
-      ...options.processOptions,
-      extraArgs: withChannelPrompt(options.processOptions.extraArgs ?? [], channelId),
-      ...(onIdleLine ? { onIdleLine: (line) => onIdleLine(channelId, line) } : {}),
-      ...(onPermissionRequest
-        ? { onPermissionRequest: (request) => onPermissionRequest(channelId, request) }
-        : {}),
-    });
+    const { onIdleLine, onPermissionRequest, agents } = options;
+    this.#agents = agents;
+    this.#processOptions = (channelId) => {
+      const own = agents?.options(channelId) ?? options.processOptions;
+      return {
+        niceness: AGENT_NICENESS,
+        ...options.processOptions,
+        ...own,
+        extraArgs: withChannelPrompt(own.extraArgs ?? [], channelId),
+        ...(onIdleLine ? { onIdleLine: (line) => onIdleLine(channelId, line) } : {}),
+        ...(onPermissionRequest
+          ? { onPermissionRequest: (request) => onPermissionRequest(channelId, request) }
+          : {}),
+      };
+    };
     const log = options.logger ?? ((line: string) => process.stderr.write(`${line}\n`));
+    this.#log = log;
     this.registry = new RunnerRegistry({
       maxLive: options.maxLive,
       idleMinutes: options.idleMinutes,
@@ -92,8 +106,15 @@ export class RegistryProcessPool implements ProcessPool {
 
   acquire(channelId: string, sessionId: string | null): AcquiredProcess | null {
     if (!this.hasRoom(channelId)) return null;
-    const kept = this.registry.get(channelId, { sessionId });
-    if (kept) return { process: kept, oneShot: false };
+    this.#restartIfRemade(channelId);
+    const kept = this.#withinShare(channelId) ? this.registry.get(channelId, { sessionId }) : null;
+    if (kept) {
+      if (!this.#madeAs.has(channelId) && this.#agents) {
+        const share = this.#agents.share(channelId);
+        this.#madeAs.set(channelId, { key: this.#agents.key(channelId), binding: share.name });
+      }
+      return { process: kept, oneShot: false };
+    }
     const process = new ClaudeProcess(channelId, {
       ...this.#processOptions(channelId),
       ...(sessionId ? { sessionId } : {}),
@@ -118,6 +139,37 @@ export class RegistryProcessPool implements ProcessPool {
 
   watchRoom(listener: () => void): void {
     this.#roomWatchers.push(listener);
+  }
+
+  /**
+   * Stops the channel's kept process when its binding (or `/model`) would now make it another
+   * way and it is between turns: the channel's next process is made the new way and resumes
+   * its session. One in a turn keeps its settings until the turn ends.
+   */
+  #restartIfRemade(channelId: string): void {
+    const made = this.#madeAs.get(channelId);
+    if (made === undefined || this.#agents === undefined) return;
+    if (!this.registry.has(channelId)) {
+      this.#madeAs.delete(channelId);
+      return;
+    }
+    if (made.key === this.#agents.key(channelId)) return;
+    if (!this.registry.evictIdle((id) => id === channelId)) return;
+    this.#madeAs.delete(channelId);
+    this.#log(`gateway: ${channelId}'s agent restarts: its binding or model changed`);
+  }
+
+  /** Whether the channel may keep a process: it has one, or its binding's share has room. */
+  #withinShare(channelId: string): boolean {
+    if (this.registry.has(channelId) || this.#agents === undefined) return true;
+    const { name, maxLive } = this.#agents.share(channelId);
+    if (maxLive === undefined) return true;
+    let kept = 0;
+    for (const [id, made] of this.#madeAs) {
+      if (!this.registry.has(id)) this.#madeAs.delete(id);
+      else if (made.binding === name) kept += 1;
+    }
+    return kept < maxLive;
   }
 
   #kept(channelId: string): boolean {

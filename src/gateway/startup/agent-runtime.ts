@@ -5,8 +5,11 @@
  */
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
+import { channelAgents, engineInBinding } from "../agents/channel-agents.js";
 import { PermissionRequests } from "../agents/permission-requests.js";
 import { RegistryProcessPool } from "../agents/process-pool.js";
+import { GatewayBindings } from "../bindings/bindings.js";
+import { ChannelModels } from "../bindings/channel-models.js";
 import type { EventBus } from "../event-bus.js";
 import { type GatewayOptions, processOptions } from "../gateway-options.js";
 import type { Router } from "../routing/router.js";
@@ -16,6 +19,10 @@ import type { GatewayStorage } from "./open-storage.js";
 
 export interface AgentRuntime {
   worker: string;
+  /** Which binding each channel uses (the caller's, or every channel on the gateway's engine). */
+  bindings: GatewayBindings;
+  /** The channels' `/model` choices. */
+  models: ChannelModels;
   permissions: PermissionRequests;
   pool: RegistryProcessPool;
   mirror: TranscriptMirror | undefined;
@@ -37,6 +44,14 @@ export function createAgentRuntime(
     ...(options.permissionTimeoutMs ? { timeoutMs: options.permissionTimeoutMs } : {}),
     ...(shared ? { shared: { worker, ledger: shared.permissionLedger(), logger: log } } : {}),
   });
+  const bindings =
+    options.bindings ??
+    new GatewayBindings(undefined, {
+      cwd: options.engine?.cwd ?? process.cwd(),
+      engine: options.engineName === "rudder" ? "rudder" : "claude",
+      model: options.engine?.model,
+    });
+  const models = new ChannelModels();
   const pool = new RegistryProcessPool({
     maxLive: options.maxLive ?? 8,
     ...(options.maxAgents === undefined ? {} : { maxAgents: options.maxAgents }),
@@ -46,6 +61,13 @@ export function createAgentRuntime(
       engineName: options.engineName === "rudder" ? "rudder" : "Claude CLI",
       beforeWrite: () => store.commitPending?.(),
     },
+    agents: channelAgents({
+      bindings,
+      models,
+      dataDir: options.dataDir,
+      engineFor: (binding, model) =>
+        options.engineFor?.(binding, model) ?? engineInBinding(options.engine, binding, model),
+    }),
     logger: log,
     onIdleLine: (channelId, line) => router()?.acceptIdleLine(channelId, line),
     ...(options.permissionPrompts === false
@@ -73,5 +95,5 @@ export function createAgentRuntime(
         ...(kept.keepUnusedMs !== undefined ? { keepUnusedMs: kept.keepUnusedMs } : {}),
       })
     : undefined;
-  return { worker, permissions, pool, mirror, pruning };
+  return { worker, bindings, models, permissions, pool, mirror, pruning };
 }
