@@ -58,6 +58,14 @@ export interface AgentLoopDependencies {
   signal: AbortSignal;
   /** Model calls allowed in one turn before it ends as `error_max_turns`. */
   maxTurns?: number;
+  /**
+   * US dollars the session may spend (`--max-budget-usd`): once its priced usage, earlier
+   * turns (`spentUsd`) included, reaches this, the turn ends at its next model call as
+   * `error_max_budget_usd`, as Claude Code's does.
+   */
+  maxBudgetUsd?: number;
+  /** What the session's earlier turns cost, in US dollars (default 0). */
+  spentUsd?: () => number;
   maxTokens?: number;
   /**
    * Keeps the conversation inside the model's window: asked before each model call, and
@@ -173,6 +181,18 @@ export async function runAgentLoop(
     if (awaitsUser(history)) return outcome({ subtype: "success" });
     if (numTurns >= maxTurns) {
       return outcome({ subtype: "error_max_turns", isError: true, terminalReason: "max_turns" });
+    }
+    const budget = dependencies.maxBudgetUsd;
+    if (
+      budget !== undefined &&
+      (dependencies.spentUsd?.() ?? 0) + costUsd(model.name, usage) >= budget
+    ) {
+      return outcome({
+        subtype: "error_max_budget_usd",
+        isError: true,
+        terminalReason: "max_budget_usd",
+        result: `Reached maximum budget ($${budget})`,
+      });
     }
 
     // Awaited only when needed: a call that fits starts in the same tick, as before.

@@ -16,7 +16,7 @@ import { RunningTools, type ToolKill } from "./running-tools.js";
 export interface SessionOptions
   extends Omit<
     AgentLoopDependencies,
-    "emit" | "signal" | "inbox" | "background" | "sessionId" | "context"
+    "emit" | "signal" | "inbox" | "background" | "sessionId" | "context" | "spentUsd"
   > {
   sessionId?: string;
   history?: Message[];
@@ -59,6 +59,8 @@ export class Session {
   readonly #runningTools: RunningTools | undefined;
   #turn: { promise: Promise<TurnOutcome>; controller: AbortController } | undefined;
   readonly #redelivered: RedeliveredTexts;
+  /** What this session's turns and commands cost so far (for `maxBudgetUsd`). */
+  #spentUsd = 0;
 
   constructor(options: SessionOptions) {
     this.#options = options;
@@ -97,6 +99,7 @@ export class Session {
   }
 
   #emit(event: AgentEvent): void {
+    if (event.type === "turn_end") this.#spentUsd += event.outcome.totalCostUsd;
     this.#runningTools?.observe(event);
     if (event.type === "compaction_end" && event.boundary !== undefined) {
       this.#options.onCompaction?.(event.boundary, this.history);
@@ -184,6 +187,7 @@ export class Session {
       alreadyHeld: (held) => this.#redelivered.take(held),
       background: this.background,
       context: this.context,
+      spentUsd: () => this.#spentUsd,
       emit,
       signal,
     };

@@ -59,6 +59,8 @@ export interface AgentSetupFlags {
   systemPrompt?: string;
   appendSystemPrompt?: string;
   maxTurns?: number;
+  /** `--max-budget-usd`: the session stops at its next model call once it spent this. */
+  maxBudgetUsd?: number;
   sessionId?: string;
   history?: Message[];
   confirm?: Confirm;
@@ -235,6 +237,7 @@ export async function createAgentSetup(
     ...(flags.confirm === undefined ? {} : { confirm: flags.confirm }),
     ...(flags.confirm !== undefined && askBeforeDestroying ? { askBeforeDestroying: true } : {}),
     ...(flags.maxTurns === undefined ? {} : { maxTurns: flags.maxTurns }),
+    ...(flags.maxBudgetUsd === undefined ? {} : { maxBudgetUsd: flags.maxBudgetUsd }),
   };
   return {
     ok: true,
@@ -305,6 +308,16 @@ export function maxTurnsFlag(args: ParsedArgs): number | undefined | Error {
   return Number.isInteger(value) && value > 0
     ? value
     : new Error(`--max-turns needs a positive whole number (got "${raw}")`);
+}
+
+/** `--max-budget-usd`: absent, a positive number of US dollars, or an error for the user. */
+export function maxBudgetUsdFlag(args: ParsedArgs): number | undefined | Error {
+  const raw = stringFlag(args, "max-budget-usd");
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  return raw.trim() !== "" && Number.isFinite(value) && value > 0
+    ? value
+    : new Error(`--max-budget-usd needs a positive number of US dollars (got "${raw}")`);
 }
 
 /** The sandbox as `system/init` shows it: `enabled`, `status` (`on`, `off`, `unavailable`), why not, the network. */

@@ -10,6 +10,7 @@ import type { StreamJsonFrontEnd } from "../protocol/stream-json-front-end.js";
 import { installSignalCleanup } from "../tools/process-groups.js";
 import {
   createAgentSetup,
+  maxBudgetUsdFlag,
   maxTurnsFlag,
   setupFlagsFromArgs,
   toolNamesFlag,
@@ -43,7 +44,6 @@ export const UNKNOWN_FLAGS_WITH_VALUE: ReadonlySet<string> = new Set([
   "--betas",
   "--debug-file",
   "--json-schema",
-  "--max-budget-usd",
   "--effort",
   "--plugin-dir",
   "--tools",
@@ -134,6 +134,11 @@ export async function runStreamJson(args: ParsedArgs, io: CommandIo): Promise<nu
     warn(maxTurns.message);
     return 2;
   }
+  const maxBudgetUsd = maxBudgetUsdFlag(args);
+  if (maxBudgetUsd instanceof Error) {
+    warn(maxBudgetUsd.message);
+    return 2;
+  }
   // Hosts of Claude Code key on its tool names and input shapes (`Bash`, `Read {file_path}`).
   const toolNames = toolNamesFlag(args, "claude");
   if (toolNames instanceof Error) {
@@ -169,6 +174,7 @@ export async function runStreamJson(args: ParsedArgs, io: CommandIo): Promise<nu
       deferMcpStart: true,
       toolNames,
       ...(maxTurns === undefined ? {} : { maxTurns }),
+      ...(maxBudgetUsd === undefined ? {} : { maxBudgetUsd }),
     },
     env,
   );

@@ -6,6 +6,7 @@ import { installSignalCleanup } from "../tools/process-groups.js";
 import {
   createAgentSetup,
   MCP_FLAGS,
+  maxBudgetUsdFlag,
   maxTurnsFlag,
   PROJECT_INSTRUCTIONS_FLAGS,
   SANDBOX_FLAGS,
@@ -34,6 +35,7 @@ export const RUN_FLAGS: FlagSpecs = {
   "system-prompt": { type: "string" },
   "append-system-prompt": { type: "string" },
   "max-turns": { type: "string" },
+  "max-budget-usd": { type: "string" },
   ...MCP_FLAGS,
   ...PROJECT_INSTRUCTIONS_FLAGS,
   ...SANDBOX_FLAGS,
@@ -42,7 +44,8 @@ export const RUN_FLAGS: FlagSpecs = {
 
 export const RUN_USAGE = `usage: rudder run [--model M] [--settings FILE] [--cwd DIR] [--output-format text|json|stream-json]
          [--resume ID | --continue | --session-id ID] [--mcp-config FILE|JSON]... [--strict-mcp-config]
-         [--no-project-instructions] [--no-sandbox] [--tool-names rudder|claude] "<prompt>"
+         [--no-project-instructions] [--no-sandbox] [--tool-names rudder|claude]
+         [--max-turns N] [--max-budget-usd N] "<prompt>"
        rudder run -p --input-format stream-json --output-format stream-json --verbose
          [--resume ID | --continue | --session-id ID] [--permission-prompt-tool stdio]
          [--permission-mode default|acceptEdits|bypassPermissions|dontAsk] [--include-partial-messages]
@@ -102,6 +105,11 @@ export async function runCommandLine(argv: readonly string[], io: CommandIo): Pr
     io.stderr.write(`rudder run: ${toolNames.message}\n`);
     return 2;
   }
+  const maxBudgetUsd = maxBudgetUsdFlag(args);
+  if (maxBudgetUsd instanceof Error) {
+    io.stderr.write(`rudder run: ${maxBudgetUsd.message}\n`);
+    return 2;
+  }
   let prompt = args.positionals.join(" ");
   if (prompt.trim() === "" && !io.stdin.isTTY) prompt = await readStdinText(io.stdin);
   if (prompt.trim() === "") {
@@ -110,7 +118,12 @@ export async function runCommandLine(argv: readonly string[], io: CommandIo): Pr
   }
 
   const created = await createAgentSetup(
-    { ...setupFlagsFromArgs(args), toolNames, ...(maxTurns === undefined ? {} : { maxTurns }) },
+    {
+      ...setupFlagsFromArgs(args),
+      toolNames,
+      ...(maxTurns === undefined ? {} : { maxTurns }),
+      ...(maxBudgetUsd === undefined ? {} : { maxBudgetUsd }),
+    },
     io.env,
   );
   if (!created.ok) {

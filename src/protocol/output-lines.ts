@@ -238,7 +238,12 @@ export function resultLine(
   sessionId: string,
   model: string,
   outcome: TurnOutcome,
-  details: { userMessageUuids: readonly string[]; permissionDenials: readonly PermissionDenial[] },
+  details: {
+    userMessageUuids: readonly string[];
+    permissionDenials: readonly PermissionDenial[];
+    /** The process's running total, which Claude Code reports (default this turn's cost). */
+    totalCostUsd?: number;
+  },
 ): OutputLine {
   const ending = claudeEnding(outcome);
   return {
@@ -253,7 +258,7 @@ export function resultLine(
     stop_reason: outcome.isError || outcome.localCommand !== undefined ? null : "end_turn",
     usage: outcome.usage,
     modelUsage: modelUsage(model, outcome),
-    total_cost_usd: outcome.totalCostUsd,
+    total_cost_usd: details.totalCostUsd ?? outcome.totalCostUsd,
     terminal_reason: ending.terminalReason,
     api_error_status: outcome.apiErrorStatus ?? null,
     permission_denials: [...details.permissionDenials],

@@ -54,6 +54,8 @@ export class StreamJsonFrontEnd {
   /** Uuids of texts pushed into the inbox, in order (undefined for a text without one). */
   readonly #steers: Array<string | undefined> = [];
   readonly #denials = new PermissionDenials();
+  /** What the process spent so far, in US dollars: the `result` lines report it. */
+  #costTotal = 0;
   readonly #eventLines = new EventLines();
   #session: Session | undefined;
   #turn: FrontEndTurn | undefined;
@@ -362,6 +364,8 @@ export class StreamJsonFrontEnd {
     const texts = this.#session?.inbox.drain() ?? [];
     if (texts.length > 0) this.#carried = { texts, uuids };
     const model = this.#info.model;
+    // Claude Code's `total_cost_usd` is the running total of the process, not the turn's.
+    this.#costTotal += outcome.totalCostUsd;
     if (outcome.localCommand === "compact" && !outcome.isError) {
       this.#write(localCommandOutputLine(this.sessionId, "Compacted"));
     }
@@ -369,6 +373,7 @@ export class StreamJsonFrontEnd {
       resultLine(this.sessionId, model, outcome, {
         userMessageUuids: turn.uuids,
         permissionDenials: this.#denials.take(),
+        totalCostUsd: this.#costTotal,
       }),
     );
     const state = outcome.subtype === "aborted" ? "cancelled" : "completed";
