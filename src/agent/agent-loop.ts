@@ -182,16 +182,12 @@ export async function runAgentLoop(
     if (numTurns >= maxTurns) {
       return outcome({ subtype: "error_max_turns", isError: true, terminalReason: "max_turns" });
     }
-    const budget = dependencies.maxBudgetUsd;
-    if (
-      budget !== undefined &&
-      (dependencies.spentUsd?.() ?? 0) + costUsd(model.name, usage) >= budget
-    ) {
+    if (overBudget(dependencies, usage)) {
       return outcome({
         subtype: "error_max_budget_usd",
         isError: true,
         terminalReason: "max_budget_usd",
-        result: `Reached maximum budget ($${budget})`,
+        result: `Reached maximum budget ($${dependencies.maxBudgetUsd})`,
       });
     }
 
@@ -267,6 +263,13 @@ export async function runAgentLoop(
       });
     }
   }
+}
+
+/** Whether the session's priced usage, this turn's `usage` included, reached `maxBudgetUsd`. */
+function overBudget(dependencies: AgentLoopDependencies, usage: Usage): boolean {
+  const budget = dependencies.maxBudgetUsd;
+  if (budget === undefined) return false;
+  return (dependencies.spentUsd?.() ?? 0) + costUsd(dependencies.model.name, usage) >= budget;
 }
 
 /** Returns the text to continue with when a Stop hook blocks the stop. */
