@@ -30,13 +30,30 @@ export interface AnthropicModelOptions {
   maxRetryDelayMs?: number;
   /** Per-attempt timeout until the response starts; default the SDK's (10 minutes). */
   timeoutMs?: number;
-  /** An attempt that receives nothing for this long is dropped and retried; default 5 minutes. */
+  /**
+   * An attempt that receives nothing for this long (no answer, or a stream gone quiet) is a
+   * stall: dropped and tried again at once, one time; a second stall fails the call with a
+   * plain message. Default `DEFAULT_STREAM_IDLE_TIMEOUT_MS` (`RUDDER_STREAM_IDLE_TIMEOUT_MS`).
+   */
   streamIdleTimeoutMs?: number;
   /** The SDK's transport; default `nodeHttpFetch`, which starts faster than the global fetch. */
   fetch?: typeof globalThis.fetch;
 }
 
-const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 300_000;
+/** A minute of silence: the API sends pings every few seconds while a reply is being made. */
+export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 60_000;
+/** Stalls tried again before the call fails; a stalled attempt is not waited for twice. */
+const STALL_RETRIES = 1;
+
+/** What a call that stalled ends with: plain words, the engine and the setting named. */
+export function stallMessage(idleMs: number, tries: number): string {
+  const seconds = Math.round(idleMs / 100) / 10;
+  const times = tries === 1 ? "" : ` on each of ${tries} tries`;
+  return (
+    `API Error: the Messages API sent nothing for ${seconds} s${times}; rudder stopped ` +
+    "waiting for the model (RUDDER_STREAM_IDLE_TIMEOUT_MS sets how long it waits)"
+  );
+}
 
 /** Yields `stream`'s items, calling `onIdle` when `idleMs` pass without one. */
 async function* watchIdle<T>(
@@ -102,7 +119,9 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
 
   const idleMs = options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
 
-  async function attempt(request: ModelRequest): Promise<ModelResponse | ModelFailure> {
+  async function attempt(
+    request: ModelRequest,
+  ): Promise<ModelResponse | (ModelFailure & { stalled?: true })> {
     if (client === undefined) return clientFailure!;
     const idle = new AbortController();
     let idleTimer: NodeJS.Timeout | undefined = setTimeout(() => idle.abort(), idleMs);
@@ -129,6 +148,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
             message: `API Error: no data from the API for ${seconds} s`,
           },
           retryable: true,
+          stalled: true,
         };
       }
       return classifyFailure(error, request.signal);
@@ -138,12 +158,21 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
   }
 
   async function complete(request: ModelRequest): Promise<ModelOutcome> {
+    let stalls = 0;
     for (let retry = 0; ; retry++) {
       if (request.signal.aborted) return { ok: false, error: abortedFailure().error };
       const result = await attempt(request);
       if (!("retryable" in result)) return { ok: true, response: result };
+      if (result.stalled === true) {
+        stalls += 1;
+        if (stalls > STALL_RETRIES || retry >= maxRetries) {
+          const message = stallMessage(idleMs, stalls);
+          return { ok: false, error: { subtype: "network_error", message } };
+        }
+      }
       if (!result.retryable || retry >= maxRetries) return { ok: false, error: result.error };
-      const delayMs = retryDelayMs(retry + 1, result.header, timing);
+      // A stall has waited its bound already: it is tried again at once.
+      const delayMs = result.stalled === true ? 0 : retryDelayMs(retry + 1, result.header, timing);
       if (delayMs === undefined) return { ok: false, error: result.error };
       request.onRetry?.({
         attempt: retry + 1,

@@ -49,7 +49,7 @@ export function modelNameFromEnv(
  * Model options from the environment as Claude Code users know it:
  * `ANTHROPIC_API_KEY` (wins) or `ANTHROPIC_AUTH_TOKEN`, `ANTHROPIC_BASE_URL`,
  * the model from `flags.model`, else `RUDDER_MODEL`, else `ANTHROPIC_MODEL`,
- * and `RUDDER_MAX_RETRIES`. Problems come back as a one-line error for the user.
+ * `RUDDER_MAX_RETRIES` and `RUDDER_STREAM_IDLE_TIMEOUT_MS`. Problems come back as a one-line error for the user.
  */
 export function modelConfigFromEnv(
   env: Record<string, string | undefined>,
@@ -68,7 +68,16 @@ export function modelConfigFromEnv(
       error: `RUDDER_MAX_RETRIES must be a whole number of retries (0 or more), got "${retriesText}"`,
     };
   }
+  const idleText = value(env, "RUDDER_STREAM_IDLE_TIMEOUT_MS");
+  const idleMs = idleText === undefined ? undefined : Number(idleText);
+  if (idleMs !== undefined && !(Number.isInteger(idleMs) && idleMs > 0)) {
+    return {
+      ok: false,
+      error: `RUDDER_STREAM_IDLE_TIMEOUT_MS must be a whole number of milliseconds above 0, got "${idleText}"`,
+    };
+  }
   const options: AnthropicModelOptions = { model: modelNameFromEnv(env, flags), maxRetries };
+  if (idleMs !== undefined) options.streamIdleTimeoutMs = idleMs;
   if (apiKey !== undefined) options.apiKey = apiKey;
   else if (authToken !== undefined) options.authToken = authToken;
   const baseURL = value(env, "ANTHROPIC_BASE_URL");

@@ -209,6 +209,49 @@ describe("createAnthropicModel", () => {
     expect(retries[0]?.message).toMatch(/no data from the API/);
   });
 
+  it("tries a stream that stalls after its first delta once more, then fails in plain words", async () => {
+    const { api, model } = await setup(
+      [
+        { hangUntilAborted: true, text: "stuck" },
+        { hangUntilAborted: true, text: "stuck again" },
+        { text: "never asked for" },
+      ],
+      { streamIdleTimeoutMs: 200, maxRetries: 4 },
+    );
+    const retries: ModelRetry[] = [];
+    const outcome = await model.complete(request({ onRetry: (retry) => retries.push(retry) }));
+    expect(outcome).toEqual({
+      ok: false,
+      error: {
+        subtype: "network_error",
+        message:
+          "API Error: the Messages API sent nothing for 0.2 s on each of 2 tries; rudder stopped " +
+          "waiting for the model (RUDDER_STREAM_IDLE_TIMEOUT_MS sets how long it waits)",
+      },
+    });
+    expect(api.mainRequests()).toHaveLength(2);
+    expect(retries).toEqual([
+      expect.objectContaining({
+        attempt: 1,
+        delayMs: 0,
+        message: expect.stringMatching(/no data/),
+      }),
+    ]);
+  });
+
+  it("bounds a request that is never answered at all the same way", async () => {
+    const { api, model } = await setup([{ neverAnswer: true }, { neverAnswer: true }], {
+      streamIdleTimeoutMs: 200,
+    });
+    const started = Date.now();
+    const outcome = await model.complete(request());
+    expect(outcome.ok).toBe(false);
+    if (outcome.ok) throw new Error("unreachable");
+    expect(outcome.error.message).toMatch(/sent nothing for 0.2 s on each of 2 tries; rudder/);
+    expect(api.mainRequests()).toHaveLength(2);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
   it("stops waiting for a retry when aborted", async () => {
     const { api, model } = await setup([{ error: { status: 529, retryAfterSeconds: 30 } }]);
     const controller = new AbortController();

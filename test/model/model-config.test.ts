@@ -67,6 +67,19 @@ describe("modelConfigFromEnv", () => {
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.error).toMatch(/RUDDER_MAX_RETRIES/);
   });
+
+  it("reads how long a silent stream is waited for, and refuses a bound that is not one", () => {
+    const env = { ANTHROPIC_API_KEY: "k", RUDDER_STREAM_IDLE_TIMEOUT_MS: "250" };
+    const read = modelConfigFromEnv(env, {});
+    expect(read.ok && read.options.streamIdleTimeoutMs).toBe(250);
+    for (const bad of ["0", "-5", "1.5", "soon"]) {
+      const result = modelConfigFromEnv({ ...env, RUDDER_STREAM_IDLE_TIMEOUT_MS: bad }, {});
+      expect(result).toEqual({
+        ok: false,
+        error: `RUDDER_STREAM_IDLE_TIMEOUT_MS must be a whole number of milliseconds above 0, got "${bad}"`,
+      });
+    }
+  });
 });
 
 describe("costUsd", () => {
