@@ -26,6 +26,7 @@ export const STREAM_JSON_FLAGS: FlagSpecs = {
   "permission-prompt-tool": { type: "string" },
   "permission-mode": { type: "string" },
   "include-partial-messages": { type: "boolean" },
+  "include-hook-events": { type: "boolean" },
   "dangerously-skip-permissions": { type: "boolean" },
   "await-initialize": { type: "boolean" },
 };
@@ -186,6 +187,7 @@ export async function runStreamJson(args: ParsedArgs, io: CommandIo): Promise<nu
     permissionMode,
     permissionPrompt: promptTool === "stdio",
     includePartialMessages: booleanFlag(args, "include-partial-messages"),
+    includeHookEvents: booleanFlag(args, "include-hook-events"),
     awaitInitialize: booleanFlag(args, "await-initialize"),
     env: io.env,
     write,

@@ -112,8 +112,9 @@ function gatewayEngine(
   options: { cwd: string; model: string | undefined; noSandbox: boolean; env: NodeJS.ProcessEnv },
 ): GatewayEngine {
   const { cwd, model, env } = options;
-  // Partial messages let the page stream text as it is written, not block by block.
-  const engineArgs = ["--include-partial-messages"];
+  // Partial messages let the page stream text as it is written, not block by block; hook
+  // events tell the channel of a hook that timed out or failed.
+  const engineArgs = ["--include-partial-messages", "--include-hook-events"];
   if (engineName === "claude") {
     return {
       claudeBin: env.RUDDER_CLAUDE_BIN ?? "claude",

@@ -19,6 +19,7 @@ export interface StreamJsonHostOptions {
   /** `--permission-prompt-tool stdio`: asks go to the host as `can_use_tool` requests. */
   permissionPrompt: boolean;
   includePartialMessages: boolean;
+  includeHookEvents: boolean;
   awaitInitialize: boolean;
   env: NodeJS.ProcessEnv;
   write: (line: OutputLine) => void;
@@ -55,6 +56,7 @@ export function createStreamJsonFrontEnd(
     permissionMode: host.permissionMode,
     permissionPrompt: host.permissionPrompt,
     includePartialMessages: host.includePartialMessages,
+    includeHookEvents: host.includeHookEvents,
     awaitInitialize: host.awaitInitialize,
     persist: resolved.persist,
     warn,

@@ -323,6 +323,26 @@ export function controlError(requestId: string, error: string, errorCode?: strin
   };
 }
 
+/**
+ * `--include-hook-events`: a hook that failed (timed out, crashed, could not start, printed
+ * bad output), in the shape of Claude Code's `hook_response`; `message` says which hook and how.
+ */
+export function hookResponseLine(sessionId: string, event: string, message: string): OutputLine {
+  return {
+    type: "system",
+    subtype: "hook_response",
+    hook_id: randomUUID(),
+    hook_name: event,
+    hook_event: event,
+    output: message,
+    stdout: "",
+    stderr: message,
+    outcome: "error",
+    uuid: randomUUID(),
+    session_id: sessionId,
+  };
+}
+
 /** Reported for an input line that could not be used; the line is skipped. */
 export function inputErrorLine(sessionId: string, error: string, line: string): OutputLine {
   return {

@@ -13,6 +13,7 @@ import { fixedControls, type HostControls } from "./host-controls.js";
 import { HostRequests } from "./host-requests.js";
 import { parseInputLine } from "./input-line.js";
 import {
+  hookResponseLine,
   initLine,
   inputErrorLine,
   lifecycleLine,
@@ -346,6 +347,9 @@ export class StreamJsonFrontEnd {
         return;
       case "hook_warning":
         this.#options.warn?.(`${event.event} hook: ${event.message}`);
+        if (this.#options.includeHookEvents) {
+          this.#write(hookResponseLine(sessionId, event.event, event.message));
+        }
         return;
       case "turn_end":
         this.#endTurn(event.outcome);

@@ -24,6 +24,11 @@ export interface StreamJsonFrontEndOptions {
   permissionPrompt?: boolean;
   /** `--include-partial-messages`: `stream_event` lines for text as it streams. */
   includePartialMessages?: boolean;
+  /**
+   * `--include-hook-events`: a `system` `hook_response` line (Claude Code's shape, outcome
+   * `error`) for each hook that failed: timed out, crashed, could not start, bad output.
+   */
+  includeHookEvents?: boolean;
   /** Called with the history just before each model call, so it is stored before it is sent. */
   persist?: (history: readonly Message[]) => void;
   /** Notes for people (stderr). */

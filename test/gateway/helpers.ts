@@ -90,13 +90,16 @@ export function startRudderGateway(
     apiUrl: string;
     workspace: string;
     env?: NodeJS.ProcessEnv;
+    /** Flags for every agent, e.g. `--include-hook-events` (as `rudder serve` passes). */
+    args?: string[];
   },
 ): Promise<TestGateway> {
-  const { apiUrl, workspace, env, ...rest } = options;
+  const { apiUrl, workspace, env, args, ...rest } = options;
   return startTestGateway({
     ...rest,
     engine: {
       claudeBin: RUDDER_BIN,
+      ...(args === undefined ? {} : { args }),
       cwd: workspace,
       env: {
         ANTHROPIC_BASE_URL: apiUrl,

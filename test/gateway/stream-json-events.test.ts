@@ -3,6 +3,42 @@ import { StreamJsonEventMapper } from "../../src/gateway/agents/stream-json-even
 import { EventBus } from "../../src/gateway/event-bus.js";
 
 describe("mapping stream-json lines to agent events", () => {
+  it("maps a hook that failed (hook_response, rudder's or Claude Code's) to hook_warning, not one that succeeded", () => {
+    const mapper = new StreamJsonEventMapper();
+    const base = { type: "system", subtype: "hook_response", hook_id: "h", uuid: "u" };
+    expect(
+      mapper.map({
+        ...base,
+        hook_name: "PreToolUse",
+        hook_event: "PreToolUse",
+        output: 'hook "sleep 9" timed out after 1s',
+        stdout: "",
+        stderr: 'hook "sleep 9" timed out after 1s',
+        outcome: "error",
+      }),
+    ).toEqual([
+      { type: "hook_warning", event: "PreToolUse", message: 'hook "sleep 9" timed out after 1s' },
+    ]);
+    expect(
+      mapper.map({
+        ...base,
+        hook_name: "Stop",
+        hook_event: "Stop",
+        output: "",
+        outcome: "cancelled",
+      }),
+    ).toEqual([{ type: "hook_warning", event: "Stop", message: "Stop hook: cancelled" }]);
+    expect(
+      mapper.map({
+        ...base,
+        hook_name: "Stop",
+        hook_event: "Stop",
+        output: "ok",
+        outcome: "success",
+      }),
+    ).toEqual([]);
+  });
+
   it("maps text, tool calls, tool results, task notifications and results", () => {
     const mapper = new StreamJsonEventMapper();
     const events = [

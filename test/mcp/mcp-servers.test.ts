@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -100,7 +100,9 @@ describe("connectMcpServers", () => {
     const hang = toolNamed(servers, "mcp__fake__hang");
     const timedOut = await hang.execute({}, context());
     expect(timedOut.isError).toBe(true);
-    expect(timedOut.content).toMatch(/MCP server "fake" failed the call to hang: .*timed out/i);
+    expect(timedOut.content).toBe(
+      'Error: MCP server "fake" did not answer the call to hang within 0.3 s, so rudder stopped waiting (MCP_TOOL_TIMEOUT, or the server\'s "timeout", sets the limit)',
+    );
 
     const controller = new AbortController();
     const pending = hang.execute({}, context(controller.signal));
@@ -114,17 +116,49 @@ describe("connectMcpServers", () => {
     expect(echo).toEqual({ content: "echo: still", isError: false });
   });
 
-  it("answers calls to a server that died with an error result the model can read", async () => {
+  it("answers a call its server died in with an error, and starts the server again on its next use", async () => {
     const servers = await connect([fakeServer("fake")], options());
+    const firstPid = servers.connections[0]?.pid;
     const crashed = await toolNamed(servers, "mcp__fake__crash").execute({}, context());
     expect(crashed).toEqual({
       content:
-        'Error: MCP server "fake" is not running (it exited with status 5); its last stderr line: fake-mcp-server: crash tool called',
+        'Error: MCP server "fake" is not running (it exited with status 5); its last stderr line: fake-mcp-server: crash tool called; it will be started again on its next use',
       isError: true,
     });
+    const echo = toolNamed(servers, "mcp__fake__echo");
+    const [after, together] = await Promise.all([
+      echo.execute({ text: "x" }, context()),
+      echo.execute({ text: "y" }, context()),
+    ]);
+    expect(after).toEqual({
+      content:
+        'Note: MCP server "fake" had stopped (it exited with status 5) and was started again for this call; whatever it held from before is gone.\necho: x',
+      isError: false,
+    });
+    expect(together?.content).toMatch(/had stopped .*\necho: y$/);
+    const secondPid = servers.connections[0]?.pid;
+    expect(secondPid).not.toBe(firstPid);
+    expect(await echo.execute({ text: "z" }, context())).toEqual({
+      content: "echo: z",
+      isError: false,
+    });
+    await servers.close();
+    await waitFor(
+      () => secondPid !== undefined && !isAlive(secondPid),
+      "the restarted server gone",
+    );
+  });
+
+  it("says so when a server that died cannot be started again", async () => {
+    const marker = join(scratch, "crash-on-start");
+    const servers = await connect([fakeServer("fake", ["--crash-if-exists", marker])], options());
+    await toolNamed(servers, "mcp__fake__crash").execute({}, context());
+    writeFileSync(marker, "");
     const after = await toolNamed(servers, "mcp__fake__echo").execute({ text: "x" }, context());
     expect(after.isError).toBe(true);
-    expect(after.content).toContain("is not running");
+    expect(after.content).toMatch(
+      /^Error: MCP server "fake" is not running \(it exited with status 5\).*; starting it again failed: exited with status 3 while starting$/,
+    );
   });
 
   it("leaves out servers that fail to start, with one warning each, and keeps the rest", async () => {

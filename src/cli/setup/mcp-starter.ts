@@ -11,9 +11,14 @@ import { mergeServers, parseMcpServers } from "../../mcp/server-config.js";
 import { installSignalCleanup } from "../../tools/process-groups.js";
 import type { AnyTool } from "../../tools/types.js";
 
-/** Claude Code's defaults: 10 s to start a server (`MCP_TIMEOUT`); rudder's for a call. */
+/**
+ * Claude Code's default of 10 s to start a server (`MCP_TIMEOUT`). For a call, rudder's own:
+ * Claude Code waits about 28 hours, which holds a channel on a hung tool until its turn times
+ * out; 2 minutes is what a bash command gets by default, and `MCP_TOOL_TIMEOUT` (or a
+ * server's `timeout`) gives a slow tool more.
+ */
 const MCP_STARTUP_TIMEOUT_MS = 10_000;
-const MCP_TOOL_TIMEOUT_MS = 600_000;
+export const MCP_TOOL_TIMEOUT_MS = 120_000;
 
 /** A positive number of milliseconds from the environment, or the default. */
 function millisecondsFrom(value: string | undefined, fallback: number): number {

@@ -56,6 +56,21 @@ export function outcomeFromResultLine(line: Json): TurnOutcome {
 }
 
 /**
+ * A hook that failed (timed out, crashed, bad output), from a `system` `hook_response` line of
+ * an agent run with `--include-hook-events` (rudder's and Claude Code's); undefined for any
+ * other line, a hook that succeeded among them.
+ */
+export function hookProblemOf(line: unknown): { event: string; message: string } | undefined {
+  if (!isObject(line) || line.type !== "system" || line.subtype !== "hook_response") return;
+  const outcome = text(line.outcome);
+  if (outcome === "success" || outcome === "") return undefined;
+  const event = text(line.hook_event) || text(line.hook_name) || "hook";
+  const said = (text(line.output) || text(line.stderr)).trim();
+  const message = said === "" ? `${text(line.hook_name) || event} hook: ${outcome}` : said;
+  return { event, message };
+}
+
+/**
  * Maps a child's stream-json output lines (Claude Code's dialect, which
  * `rudder run` also speaks) to the agent's event union, for the page.
  * Stateful per process: it remembers tool names for their results, and
@@ -150,6 +165,8 @@ export class StreamJsonEventMapper {
         },
       ];
     }
+    const hook = hookProblemOf(line);
+    if (hook !== undefined) return [{ type: "hook_warning", ...hook }];
     if (line.subtype === "api_retry") {
       return [
         {

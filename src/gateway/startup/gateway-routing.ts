@@ -3,6 +3,7 @@
  * (leases) that decides which worker drives each, and the scheduler. Nothing starts here; the
  * sources step starts them.
  */
+import { hookProblemOf } from "../agents/stream-json-events.js";
 import { ChannelOwnership } from "../cluster/channel-ownership.js";
 import { watchForwarded } from "../cluster/forwarded-outcome.js";
 import { sessionAfterTakeover } from "../cluster/session-takeover.js";
@@ -41,10 +42,15 @@ export function createGatewayRouting(
       : {}),
     onTurnEnd: (channelId) =>
       permissions.expire(channelId, "the turn ended before anyone answered"),
+    onAgentOutput: (channelId: string, line: unknown) => {
+      // A hook that failed is also an event on the channel (`hook_warning`); the log says it once.
+      const hook = hookProblemOf(line);
+      if (hook !== undefined)
+        log(`gateway: channel ${channelId}: ${hook.event} hook: ${hook.message}`);
+      mirror?.noteOutput(channelId, sessionIdOf(line));
+    },
     ...(mirror
       ? {
-          onAgentOutput: (channelId: string, line: unknown) =>
-            mirror.noteOutput(channelId, sessionIdOf(line)),
           beforeAnswer: (channelId: string, sessionId: string | null) =>
             mirror.flush(channelId, sessionId ?? undefined),
         }
