@@ -60,10 +60,16 @@ const hostileAnswer = [
   '<form action="javascript:alert(1)"><button>go</button></form> end of hostile.',
 ].join("\n\n");
 
+let overloads = 0;
+
 /** What the fake model answers, by the words of the last message. */
 function answer(request: RecordedRequest): ScriptStep {
   if (lastToolResults(request).length > 0) return { text: "The tool is done." };
   const said = lastUserText(request);
+  // The first try is refused as overloaded; a Retry gets an answer.
+  if (said.includes("be overloaded") && overloads++ === 0) {
+    return { error: { status: 529, type: "overloaded_error", message: "Overloaded" } };
+  }
   if (said.includes("render markdown")) return { text: markdownAnswer, chunks: 12 };
   if (said.includes("be hostile")) return { text: hostileAnswer, chunks: 5 };
   if (said.includes("think forever")) return { hangUntilAborted: true, text: "Thinking hard" };
@@ -136,7 +142,9 @@ describe("rendered answers", () => {
     const code = turn.locator(".code-block pre code");
     expect(await code.textContent()).toContain("const answer: number = 42;");
     expect(await code.locator(".hljs-keyword").count()).toBeGreaterThan(0);
-    const font = await code.evaluate("(node) => getComputedStyle(node).fontFamily");
+    const font = await page.evaluate(
+      "getComputedStyle(document.querySelector('.code-block pre code')).fontFamily",
+    );
     expect(font).toMatch(/mono|Consolas|Menlo/i);
     const link = turn.locator("a", { hasText: "the docs" });
     expect(await link.getAttribute("target")).toBe("_blank");
@@ -167,6 +175,54 @@ describe("rendered answers", () => {
     await page.reload();
     await page.locator('[data-testid="connection"][data-status="open"]').waitFor();
     await inert();
+    expect(pageErrors).toEqual([]);
+  });
+});
+
+describe("control and honest errors", () => {
+  it("Stop interrupts the running turn; the process lives on and the next message works", async () => {
+    const runner = page.locator('[data-testid="runner"][data-channel="chat"]');
+    await runner.waitFor();
+    const pidBefore = await runner.locator(".runner-meta").textContent();
+    await send("please think forever");
+    await page.locator('[data-turn-state="streaming"]', { hasText: "Thinking hard" }).waitFor();
+    // The side panel's button ends the process; it is not the turn's Stop.
+    expect(await runner.getByRole("button").textContent()).toBe("End process");
+    await page.getByRole("button", { name: "Stop", exact: true }).click();
+    const stopped = page.locator('[data-testid="message"][data-kind="error"]', {
+      hasText: "Stopped: you interrupted this turn",
+    });
+    await stopped.waitFor();
+    expect(await page.getByRole("button", { name: "Stop", exact: true }).isHidden()).toBe(true);
+    await page.screenshot({ path: join(results, "page-chat-stopped.png"), fullPage: true });
+
+    await send("are you still there");
+    await lastTurn().filter({ hasText: "echo:" }).filter({ hasText: "still there" }).waitFor();
+    await expect.poll(() => runner.locator(".runner-meta").textContent()).toMatch(/idle/);
+    const pid = (text: string | null) => /pid (\d+)/.exec(text ?? "")?.[1];
+    expect(pid(await runner.locator(".runner-meta").textContent())).toBe(pid(pidBefore));
+  });
+
+  it("says the model was overloaded in words, keeps the context meter, and Retry answers", async () => {
+    const meter = page.getByTestId("context-meter");
+    await expect.poll(() => meter.textContent()).toMatch(/^context \d/);
+    const before = await meter.textContent();
+    await send("please be overloaded");
+    const failed = userMessage(page, "please be overloaded").and(
+      page.locator('[data-state="failed"]'),
+    );
+    await failed.waitFor();
+    const error = page.locator('[data-testid="message"][data-kind="error"]').last();
+    expect(await error.textContent()).toContain("The model is overloaded right now");
+    const log = (await page.getByTestId("log").textContent()) ?? "";
+    expect(log).not.toContain("(success)");
+    expect(log).not.toContain("Claude CLI");
+    await page.getByTestId("composer-input").focus();
+    expect(await meter.textContent()).toBe(before);
+    await page.screenshot({ path: join(results, "page-chat-overloaded.png"), fullPage: true });
+
+    await failed.getByRole("button", { name: "Retry" }).click();
+    await lastTurn().filter({ hasText: "echo:" }).filter({ hasText: "be overloaded" }).waitFor();
     expect(pageErrors).toEqual([]);
   });
 });

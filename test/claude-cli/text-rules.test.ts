@@ -71,8 +71,18 @@ describe("the error text a failed turn stores", () => {
     expect(dropped).toBe("The agent's turn failed: stream ended");
     expect(dropped).not.toContain("(success)");
     expect(errorText({ kind: "result", subtype: "process_crashed", text: "rudder exited" })).toBe(
-      "The agent's turn failed (process_crashed): rudder exited",
+      "The agent process crashed: rudder exited",
     );
+    const overloaded = errorText({
+      kind: "result",
+      subtype: "success",
+      text: "API Error: 529 Overloaded",
+    });
+    expect(overloaded).toMatch(/^The model is overloaded right now/);
+    expect(errorText({ kind: "result", subtype: "refusal", text: "" })).toBe(
+      "The model refused to answer this request.",
+    );
+    expect(errorText({ kind: "stopped" })).toMatch(/^Stopped: you interrupted this turn/);
   });
 
   it("names the engine whose process ended", () => {

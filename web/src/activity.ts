@@ -8,10 +8,19 @@ import { h, preview } from "./dom.js";
 export interface ActivityLine {
   element: HTMLDetailsElement;
   /** Marks the line finished; a non-empty summary replaces the line, output is added below. */
-  finish(status: "ok" | "error", summary: string, output: string): void;
+  finish(status: ActivityOutcome, summary: string, output: string): void;
 }
 
 export type ActivityKind = "tool" | "task" | "notice";
+
+/** `warning`: neither done nor failed, e.g. a model call that failed and is tried again. */
+export type ActivityOutcome = "ok" | "error" | "warning";
+
+const outcomeMarks: Record<ActivityOutcome, { mark: string; label: string }> = {
+  ok: { mark: "\u2713", label: "done" },
+  error: { mark: "\u2717", label: "failed" },
+  warning: { mark: "\u21bb", label: "retrying" },
+};
 
 export function activityLine(
   kind: ActivityKind,
@@ -43,8 +52,8 @@ export function activityLine(
     element,
     finish(outcome, finalSummary, output) {
       element.dataset.status = outcome;
-      status.textContent = outcome === "ok" ? "\u2713" : "\u2717";
-      status.setAttribute("aria-label", outcome === "ok" ? "done" : "failed");
+      status.textContent = outcomeMarks[outcome].mark;
+      status.setAttribute("aria-label", outcomeMarks[outcome].label);
       if (finalSummary) summaryText.textContent = preview(finalSummary);
       if (output) bodyElement.textContent = `${bodyElement.textContent}\n\n${output}`;
     },
@@ -52,9 +61,14 @@ export function activityLine(
 }
 
 /** A finished, one-off line (a retry, a warning) with nothing to wait for. */
-export function noticeLine(label: string, summary: string, body: string, isError: boolean) {
+export function noticeLine(
+  label: string,
+  summary: string,
+  body: string,
+  outcome: ActivityOutcome | boolean,
+) {
   const line = activityLine("notice", label, summary, body);
-  line.finish(isError ? "error" : "ok", "", "");
+  line.finish(outcome === true ? "error" : outcome === false ? "ok" : outcome, "", "");
   return line;
 }
 

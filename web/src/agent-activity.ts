@@ -1,5 +1,6 @@
 import { type ActivityLine, activityLine, formatInput, noticeLine } from "./activity.js";
-import type { AgentEvent } from "./types.js";
+import { clock } from "./dom.js";
+import type { AgentEvent, TurnOutcome } from "./types.js";
 
 /**
  * Turns the agent's events other than text into compact lines: a tool call
@@ -54,19 +55,43 @@ export class AgentActivity {
       case "model_retry": {
         const seconds = Math.round(event.delayMs / 100) / 10;
         const summary = `attempt ${event.attempt} in ${seconds}s: ${event.message}`;
-        return noticeLine("retry", summary, event.message, false).element;
+        return noticeLine("retry", summary, event.message, "warning").element;
       }
       case "hook_warning":
         return noticeLine("hook", `${event.event}: ${event.message}`, event.message, true).element;
       case "turn_end": {
         const { outcome } = event;
         if (!outcome.isError) return null;
-        const reason = outcome.subtype === "success" ? outcome.terminalReason : outcome.subtype;
-        const summary = `${reason}: ${outcome.result}`;
+        if (outcome.terminalReason.startsWith("aborted")) {
+          return noticeLine("stopped", "the turn was interrupted", outcome.result, "warning")
+            .element;
+        }
+        const summary = failureWords(outcome);
         return noticeLine("turn failed", summary, outcome.result, true).element;
       }
       default:
         return null;
     }
   }
+}
+
+/** Why a turn failed, in a few words; the engine's own text follows (the full text on expand). */
+function failureWords(outcome: TurnOutcome): string {
+  const said = outcome.result.trim();
+  const status = outcome.apiErrorStatus;
+  const kind =
+    status === 529 || /overloaded/i.test(said)
+      ? "the model is overloaded"
+      : status === 429
+        ? `rate-limited${outcome.resetAt ? ` until ${clock(outcome.resetAt)}` : ""}`
+        : status === 401 || status === 403
+          ? "the model refused the credentials"
+          : /refus/i.test(said) || outcome.subtype === "refusal"
+            ? "the model refused"
+            : /crash|exited with/i.test(said)
+              ? "the agent process crashed"
+              : outcome.subtype === "success" || outcome.subtype === "error"
+                ? "the model call failed"
+                : outcome.subtype.replace(/_/g, " ");
+  return said === "" ? kind : `${kind}: ${said}`;
 }

@@ -1,6 +1,12 @@
 import { AgentActivity } from "./agent-activity.js";
 import { clock } from "./dom.js";
-import { isDivider, type MessageView, messageView, pendingMessage } from "./message-view.js";
+import {
+  isDivider,
+  type MessageActions,
+  type MessageView,
+  messageView,
+  pendingMessage,
+} from "./message-view.js";
 import { type DecidePermission, PermissionCards } from "./permission-card.js";
 import { TurnView } from "./turn-view.js";
 import type {
@@ -39,6 +45,7 @@ export class Conversation {
     decide: DecidePermission,
     onAsking: (pending: number) => void,
     private readonly onContext: (usage: ContextUsage | null) => void,
+    private readonly actions: MessageActions = {},
   ) {
     this.permissions = new PermissionCards(decide, onAsking);
   }
@@ -172,7 +179,7 @@ export class Conversation {
       known.update(message, disposition);
       return;
     }
-    const view = messageView(message, disposition);
+    const view = messageView(message, disposition, this.actions);
     this.messages.set(message.id, view);
     this.log.append(view.element);
   }

@@ -1,4 +1,5 @@
 import "./markdown.css";
+import "./chat.css";
 import { ApiClient } from "./api.js";
 import { ChannelList } from "./channel-list.js";
 import { ContextControls } from "./context-controls.js";
@@ -46,6 +47,7 @@ const input = byTestId<HTMLTextAreaElement>("composer-input");
 const composerError = byTestId("composer-error");
 const scheduleChannel = byTestId<HTMLInputElement>("schedule-channel");
 
+const stopButton = byTestId<HTMLButtonElement>("turn-stop");
 let busy = false;
 let asking = 0;
 
@@ -75,6 +77,8 @@ const conversation = new Conversation(
     busy = working;
     showTurnStatus();
     composer.dataset.busy = String(working);
+    stopButton.hidden = !working;
+    stopButton.disabled = false;
     if (!working) void refreshChannels();
   },
   async (request, decision, message) => {
@@ -90,6 +94,7 @@ const conversation = new Conversation(
     showTurnStatus();
   },
   (usage) => context.showUsage(usage),
+  { retry: (text) => void send(text) },
 );
 
 let channelId: string | null = null;
@@ -170,11 +175,12 @@ function showConnection(status: StreamStatus): void {
   connection.dataset.status = status;
 }
 
-async function send(): Promise<void> {
-  const text = input.value.trim();
+/** Sends the message box's text, or `again` (a failed message's Retry). */
+async function send(again?: string): Promise<void> {
+  const text = again ?? input.value.trim();
   if (!text || !channelId) return;
   const id = channelId;
-  input.value = "";
+  if (again === undefined) input.value = "";
   composerError.textContent = "";
   const key = conversation.showPending(text);
   const result = await api.post<{ id: string; disposition: Disposition }>(
@@ -191,6 +197,17 @@ async function send(): Promise<void> {
   if (!input.value) input.value = text;
   composerError.textContent = `Not sent: ${result.error}`;
 }
+
+/** The running turn's Stop: interrupts it; the agent process and the conversation stay. */
+stopButton.addEventListener("click", async () => {
+  if (!channelId) return;
+  stopButton.disabled = true;
+  const result = await api.post(`/api/channels/${encodeURIComponent(channelId)}/interrupt`, {});
+  if (!result.ok) {
+    stopButton.disabled = false;
+    composerError.textContent = `Not stopped: ${result.error}`;
+  }
+});
 
 composer.addEventListener("submit", (event) => {
   event.preventDefault();

@@ -68,7 +68,16 @@ export function isDivider(kind: StoredMessage["kind"]): boolean {
   return kind === "compaction" || kind === "reset";
 }
 
-export function messageView(message: StoredMessage, disposition?: Disposition): MessageView {
+/** What a person can do with a message: send a failed one again. */
+export interface MessageActions {
+  retry?: (text: string) => void;
+}
+
+export function messageView(
+  message: StoredMessage,
+  disposition?: Disposition,
+  actions: MessageActions = {},
+): MessageView {
   const label = h("span", { class: "badge", "data-testid": "message-label", hidden: true });
   const state = h("span", { class: "message-state", "data-testid": "message-state" });
   const time = h("time", { class: "message-time" });
@@ -77,6 +86,11 @@ export function messageView(message: StoredMessage, disposition?: Disposition): 
     "data-testid": "message-text",
   });
   const remark = h("p", { class: "message-note", "data-testid": "message-note", hidden: true });
+  const retry = h(
+    "button",
+    { type: "button", class: "small retry", "data-testid": "message-retry", hidden: true },
+    "Retry",
+  );
   if (isDivider(message.kind)) return dividerView(message);
   const element = h(
     "article",
@@ -89,9 +103,14 @@ export function messageView(message: StoredMessage, disposition?: Disposition): 
     h("header", {}, h("span", { class: "author" }, authors[message.kind]), time, label, state),
     text,
     remark,
+    retry,
   );
   const current: StoredMessage = { ...message };
   let currentDisposition = disposition;
+  retry.addEventListener("click", () => {
+    retry.disabled = true;
+    actions.retry?.(current.text);
+  });
 
   function render(): void {
     element.dataset.messageId = current.id;
@@ -118,6 +137,7 @@ export function messageView(message: StoredMessage, disposition?: Disposition): 
     // The state is shown unless the label already says it ("deferred", "failed").
     const stateText = current.kind === "user" ? (current.state ?? "") : "";
     state.textContent = stateText === routing?.text ? "" : stateText;
+    retry.hidden = !(actions.retry && current.kind === "user" && current.state === "failed");
   }
   render();
   return {

@@ -36,14 +36,15 @@ export class RunnersPanel {
         type: "button",
         class: "danger small",
         "data-testid": "runner-stop",
-        "aria-label": `Stop the agent process of channel ${runner.channelId}`,
+        "aria-label": `End the agent process of channel ${runner.channelId}`,
+        title: "Ends the process (a running turn fails); the next message starts a new one",
       },
-      "Stop",
+      "End process",
     );
     stop.addEventListener("click", async () => {
       stop.disabled = true;
       const result = await this.api.delete(`/api/runners/${encodeURIComponent(runner.channelId)}`);
-      if (!result.ok) this.errorLine.textContent = `Could not stop: ${result.error}`;
+      if (!result.ok) this.errorLine.textContent = `Could not end the process: ${result.error}`;
       await this.refresh();
     });
     const state = working ? "working" : `idle since ${clock(runner.idleSince) || "start"}`;

@@ -51,6 +51,11 @@ export interface AgentProcess {
   /** Options apply when the steer finds no turn in flight and runs its own. */
   steer(text: string, options?: AgentTurnOptions): Promise<AgentSteerOutcome>;
   popPendingSteers(): string[];
+  /**
+   * Stops the turn in flight (a `control_request` interrupt, which both engines answer); the
+   * process lives on and the turn resolves with its error result. Nothing when idle.
+   */
+  interrupt(): Promise<void>;
   alive(): boolean;
   stop(): Promise<void>;
 }

@@ -83,7 +83,9 @@ export class ContextUsageTracker {
     }
     const tokens = this.#tokens ?? (line.num_turns === 0 ? null : requestTokens(line.usage));
     this.#tokens = null;
-    if (tokens === null || (tokens === 0 && window === null)) return null;
+    // A failed turn reports no usage (zero tokens): the conversation did not shrink, so the
+    // last known value stands.
+    if (tokens === null || tokens === 0) return null;
     return { tokens, window };
   }
 }

@@ -24,6 +24,8 @@ export interface ActiveTurn {
   answered: Set<string>;
   /** Those settlements, in order; the turn's end waits for them. */
   answering: Promise<void>;
+  /** Interrupted on request (`Router.interrupt`): its failure is reported as stopped. */
+  stopped?: boolean;
   /** Stopped as its lease ran out (see `Router.abandon`): what it covered is left unanswered. */
   abandoned?: boolean;
 }

@@ -185,6 +185,19 @@ export class Router {
   }
 
   /**
+   * Interrupts the channel's running turn (the page's Stop): the agent process lives on, the
+   * turn ends with what it did so far, and the next message works as usual. False when no turn
+   * runs here.
+   */
+  async interrupt(channelId: string): Promise<boolean> {
+    const turn = this.#channels.find(channelId)?.turn;
+    if (!turn || turn.ended) return false;
+    turn.stopped = true;
+    await turn.process.interrupt();
+    return true;
+  }
+
+  /**
    * Compacts the channel's conversation once its agent is idle (messages that come
    * meanwhile wait); resolves when done, with the tokens before and after.
    */

@@ -118,8 +118,13 @@ export class TurnRunner {
     const open = (message: MessageRecord) => !turn.answered.has(message.id);
     const covered = [turn.starter, ...turn.steered].filter(open);
     if (covered.length === 0) return [];
-    return this.#options.outcomes.turn(covered, turn.steered.filter(open), result, failure, () =>
-      turn.process.popPendingSteers(),
+    return this.#options.outcomes.turn(
+      covered,
+      turn.steered.filter(open),
+      result,
+      failure,
+      () => turn.process.popPendingSteers(),
+      turn.stopped === true,
     );
   }
 

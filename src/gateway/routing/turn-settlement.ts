@@ -29,6 +29,7 @@ export class TurnSettlement {
     result: AgentTurnResult | undefined,
     failure: TurnFailure | undefined,
     pendingSteers: () => string[],
+    stopped = false,
   ): Promise<MessageRecord[]> {
     if (result && !result.isError) {
       await this.result(covered, result);
@@ -41,9 +42,11 @@ export class TurnSettlement {
     }
     const redispatch = matchPendingSteers(steered, pending);
     const failed = covered.filter((message) => !redispatch.includes(message));
-    const text = result
-      ? errorText({ kind: "result", subtype: result.subtype ?? "error", text: result.result })
-      : errorText(failure ?? { kind: "crash", message: "unknown failure" });
+    const text = stopped
+      ? errorText({ kind: "stopped" })
+      : result
+        ? errorText({ kind: "result", subtype: result.subtype ?? "error", text: result.result })
+        : errorText(failure ?? { kind: "crash", message: "unknown failure" });
     await this.#settlements.settle(failed, "failed", { kind: "error", text }, { result });
     return redispatch;
   }

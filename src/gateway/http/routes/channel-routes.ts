@@ -1,6 +1,6 @@
 /**
  * The API's channel routes (token needed): the channels, a channel's messages in and out,
- * its commands (compact, reset) and its event stream.
+ * its commands (compact, reset, interrupt) and its event stream.
  */
 import { Hono } from "hono";
 import * as v from "valibot";
@@ -89,6 +89,18 @@ export function channelRoutes(options: ChannelRoutesOptions): Hono {
     const channelId = channelParam(context.req.param("id"));
     const { instructions } = await readJson(context.req.raw, compactBody, true);
     return context.json(await command(channelId, () => router.compact(channelId, instructions)));
+  });
+
+  /** The page's Stop: interrupts the running turn; the agent process lives on. */
+  routes.post("/channels/:id/interrupt", async (context) => {
+    const channelId = channelParam(context.req.param("id"));
+    if ((await store.getChannel(channelId)) === null) {
+      throw new ApiError(`no channel ${channelId}`, 404);
+    }
+    if (!(await router.interrupt(channelId))) {
+      throw new ApiError(`no turn is running in channel ${channelId} on this gateway`, 409);
+    }
+    return context.json({ interrupted: true });
   });
 
   routes.post("/channels/:id/reset", async (context) => {
