@@ -76,19 +76,32 @@ function freshUuid(line: OutputLine): Partial<OutputLine> {
   return typeof line.uuid === "string" ? { uuid: randomUUID() } : {};
 }
 
-/** Splits `text` into pieces whose JSON-escaped UTF-8 is at most `budget` bytes each. */
+/**
+ * Splits `text` into pieces whose JSON-escaped UTF-8 is at most `budget` bytes each. A piece too
+ * long is shortened in proportion to how far over it is (not halved: text that escapes to
+ * several bytes a character would take many halvings, each escaping the piece again), and the
+ * next piece starts from a little under the length that would have fitted, so a long text is
+ * mostly escaped once here.
+ */
 function textPieces(text: string, budget: number): string[] {
   const pieces: string[] = [];
   let start = 0;
+  // No more characters than bytes: each character escapes to one byte at least.
+  let guess = budget;
   while (start < text.length) {
-    let length = Math.min(budget, text.length - start);
+    let length = Math.min(guess, text.length - start);
     let piece = sliceWhole(text, start, length);
-    while (escapedBytes(piece) > budget) {
-      length = Math.max(1, Math.floor(length / 2));
+    let bytes = escapedBytes(piece);
+    while (bytes > budget) {
+      length = Math.max(1, Math.min(length - 1, Math.floor((length * budget) / bytes)));
       piece = sliceWhole(text, start, length);
+      bytes = escapedBytes(piece);
     }
     pieces.push(piece);
     start += piece.length;
+    // A little under what would just fit, so that the next piece is mostly escaped once.
+    const fits = (piece.length * budget) / Math.max(1, bytes);
+    guess = Math.min(budget, Math.max(1, Math.floor(fits * 0.98)));
   }
   return pieces;
 }

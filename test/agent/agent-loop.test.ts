@@ -12,7 +12,9 @@ import {
 } from "../../src/model/scripted-model.js";
 import type { Message, ToolResultBlock } from "../../src/model/types.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { loopDependencies, makeWorkspace } from "./kernel-helpers.js";
+import { cleanUpAfterEachTest, loopDependencies, makeWorkspace } from "./kernel-helpers.js";
+
+cleanUpAfterEachTest();
 
 function toolResults(message: Message | undefined): ToolResultBlock[] {
   if (message === undefined || typeof message.content === "string") return [];

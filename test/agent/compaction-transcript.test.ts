@@ -13,7 +13,9 @@ import {
   type RecordedRequest,
   startFakeMessagesApi,
 } from "../helpers/fake-messages-api.js";
-import { makeWorkspace } from "./kernel-helpers.js";
+import { cleanUpAfterEachTest, makeWorkspace } from "./kernel-helpers.js";
+
+cleanUpAfterEachTest();
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {

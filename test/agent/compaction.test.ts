@@ -15,7 +15,9 @@ import {
   startFakeMessagesApi,
 } from "../helpers/fake-messages-api.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { makeWorkspace } from "./kernel-helpers.js";
+import { cleanUpAfterEachTest, makeWorkspace } from "./kernel-helpers.js";
+
+cleanUpAfterEachTest();
 
 const FACT = "the launch code is FACT-7731";
 const apis: FakeMessagesApi[] = [];

@@ -11,9 +11,16 @@ import { createDefaultTools } from "../../src/tools/default-tools.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];
 
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+/**
+ * Removes the workspaces and stops the background managers made by the file's tests, after each
+ * test. A file using `makeWorkspace` or `makeBackground` calls it once at its top (a module's own
+ * hooks would be registered once per worker, and files share workers).
+ */
+export function cleanUpAfterEachTest(): void {
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+}
 
 /** A real temporary workspace, removed after the test. */
 export function makeWorkspace(): string {

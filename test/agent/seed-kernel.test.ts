@@ -12,7 +12,14 @@ import { createScriptedModel, textReply, toolUseReply } from "../../src/model/sc
 import type { Message } from "../../src/model/types.js";
 import { createDefaultTools } from "../../src/tools/default-tools.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { loopDependencies, makeBackground, makeWorkspace } from "./kernel-helpers.js";
+import {
+  cleanUpAfterEachTest,
+  loopDependencies,
+  makeBackground,
+  makeWorkspace,
+} from "./kernel-helpers.js";
+
+cleanUpAfterEachTest();
 
 describe("seed: background tasks kernel", () => {
   it("keeps the kernel's five tools and adds one bash option", async () => {

@@ -6,7 +6,9 @@ import { createScriptedModel, textReply, toolUseReply } from "../../src/model/sc
 import { emptyRules } from "../../src/permissions/types.js";
 import { createDefaultTools } from "../../src/tools/default-tools.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { makeWorkspace } from "./kernel-helpers.js";
+import { cleanUpAfterEachTest, makeWorkspace } from "./kernel-helpers.js";
+
+cleanUpAfterEachTest();
 
 function makeSession(model: ReturnType<typeof createScriptedModel>, workspace = makeWorkspace()) {
   const session = new Session({

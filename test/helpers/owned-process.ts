@@ -1,8 +1,8 @@
 /**
  * Programs a test starts, owned the way rudder owns its own: each in its own process group, with
  * explicit stdio, an 'error' listener, stdout and stderr always drained into strings, and every
- * group still there killed when the test file's process exits (a test that failed before its
- * cleanup included).
+ * group still there killed when the test file ends (a test that failed before its cleanup
+ * included).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 
@@ -38,9 +38,16 @@ export interface Finished extends Exit {
 }
 
 const groups = new Set<number>();
-process.once("exit", () => {
+process.once("exit", killOwnedGroups);
+
+/**
+ * SIGKILLs every group started here and still there: at the test process's exit, and at the end
+ * of each test file (test/helpers/file-end-cleanup.ts), as files share their worker process.
+ */
+export function killOwnedGroups(): void {
   for (const group of groups) killGroup(group, "SIGKILL");
-});
+  groups.clear();
+}
 
 /** Sends `signal` to process group `group`; a group already gone is no error. */
 export function killGroup(group: number, signal: NodeJS.Signals = "SIGKILL"): void {
