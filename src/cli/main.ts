@@ -4,13 +4,14 @@ const USAGE = `rudder: an agent harness and channel gateway
 
 usage:
   rudder serve [--port N] [--host H] [--data DIR] [--max-live N] [--max-agents N] [--engine rudder|claude]
-               [--telegram-token-file FILE --telegram-allow ID,ID]
+               [--telegram-token-file FILE [--telegram-allow ID,ID]]
   rudder run [--model M] [--settings FILE] [--cwd DIR] [--output-format text|json|stream-json]
              [--resume ID | --continue] [--mcp-config FILE] "<prompt>"
   rudder chat [--model M] [--settings FILE] [--cwd DIR] [--wake] [--resume ID | --continue]
   rudder link                 (a fresh link to the running gateway's page)
   rudder send <channel> "<text>"
   rudder permissions list <channel> | allow <channel> <id> | deny <channel> <id> ["message"]
+  rudder pairing list | approve <source> <CODE>
   rudder schedule add "<cron>" --channel C "<prompt>" | list | rm <id>
   rudder sessions [list [--all]] | show <id> | rm <id>... | prune --older-than 30d
   rudder acp [--model M] [--settings FILE] [--mcp-config FILE]   (Agent Client Protocol, stdio)
@@ -60,6 +61,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (command === "send") return (await import("./send.js")).sendCommandLine(rest, io());
   if (command === "permissions") {
     return (await import("./permissions.js")).permissionsCommandLine(rest, io());
+  }
+  if (command === "pairing") {
+    return (await import("./pairing.js")).pairingCommandLine(rest, io());
   }
   if (command === "schedule") {
     return (await import("./schedule.js")).scheduleCommandLine(rest, io());

@@ -49,7 +49,7 @@ export const SERVE_USAGE = `usage: rudder serve [--port 4317] [--host 127.0.0.1]
                     [--header-timeout 10] [--body-timeout 30] [--data ~/.rudder] [--store postgres://...]
                     [--lease-seconds 15] [--shutdown-wait 20] [--max-live 8] [--max-agents 16] [--idle-minutes 20] [--engine rudder|claude] [--model M] [--cwd DIR]
                     [--permission-timeout 300] [--no-permission-prompts] [--no-sandbox]
-                    [--telegram-token-file FILE --telegram-allow ID,ID]
+                    [--telegram-token-file FILE [--telegram-allow ID,ID]]
   Starts the gateway: the web page, the HTTP API, the scheduler. Each channel gets its own
   long-lived agent process: rudder itself (default) or the Claude Code CLI (--engine claude).
   --max-live channels keep their process; past them a message is answered by a one-shot process.
@@ -59,8 +59,10 @@ export const SERVE_USAGE = `usage: rudder serve [--port 4317] [--host 127.0.0.1]
   --permission-timeout seconds for a person; --no-permission-prompts denies such calls at once.
   --no-sandbox runs rudder agents' bash commands outside the sandbox (bubblewrap).
   With a Telegram bot token (--telegram-token-file, or RUDDER_TELEGRAM_TOKEN), each Telegram chat
-  with the bot is the channel telegram:<chat id>; only the user or chat ids of --telegram-allow
-  (or RUDDER_TELEGRAM_ALLOW) reach an agent.
+  with the bot is the channel telegram:<chat id> (a forum topic telegram:<chat id>:<topic id>);
+  the user or chat ids of --telegram-allow (or RUDDER_TELEGRAM_ALLOW) reach an agent, and so do
+  people let in by pairing code (rudder pairing approve telegram CODE); without an allow-list
+  the bot starts in pairing mode.
   Requests must name the gateway in Host: a loopback name or --host on its port, or one of
   --allowed-hosts (a proxy's name; NAME matches any port); others are refused. A client has
   --header-timeout seconds for a request's headers and --body-timeout more for its body; at most

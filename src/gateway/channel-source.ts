@@ -1,5 +1,6 @@
 import type { PermissionRequests } from "./agents/permission-requests.js";
 import type { Disposition, GatewayEvent } from "./events.js";
+import type { SourceStore } from "./source-store.js";
 
 /** Extra facts an inbound source attaches to a message (sender, thread, platform ids). */
 export type DeliveryMeta = Record<string, unknown>;
@@ -23,6 +24,18 @@ export interface SourceContext {
   permissions: Pick<PermissionRequests, "list" | "decide">;
   /** Aborted when the gateway shuts down (before `stop()` is called). */
   signal: AbortSignal;
+  /**
+   * The reply ledger, pairings and grants in the gateway's store. Absent in an embedder's own
+   * context: a chat source then keeps them in memory (lost at a restart).
+   */
+  store?: SourceStore;
+  /** This gateway worker's name, as it claims ledger entries (default: the process's). */
+  worker?: string;
+  /**
+   * Interrupts the channel's running turn (its process lives on); resolves to false when no
+   * turn runs. Absent where the gateway cannot yet: a chat's `/stop` then says so.
+   */
+  interrupt?(channelId: string): Promise<boolean>;
 }
 
 /**

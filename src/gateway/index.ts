@@ -56,6 +56,18 @@ export {
   MAX_CONSECUTIVE_FAILURES,
   Scheduler,
 } from "./scheduler/scheduler.js";
+export type {
+  ChannelGrant,
+  ChannelGrants,
+  NewOutbound,
+  OutboundEntry,
+  OutboundKind,
+  OutboundLedger,
+  OutboundState,
+  PairingBook,
+  PairingRequest,
+  SourceStore,
+} from "./source-store.js";
 export { startGateway } from "./start-gateway.js";
 export { SqliteGatewayStore } from "./store/sqlite/sqlite-store.js";
 export type {

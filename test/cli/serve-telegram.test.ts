@@ -17,7 +17,7 @@ import {
 } from "../helpers/fake-messages-api.js";
 import { type FakeTelegramApi, startFakeTelegramApi } from "../helpers/fake-telegram-api.js";
 import { isAlive } from "../helpers/process-state.js";
-import { type RudderRun, startRudder } from "../helpers/rudder-cli.js";
+import { type RudderRun, runRudder, startRudder } from "../helpers/rudder-cli.js";
 import { waitFor } from "../helpers/wait-for.js";
 
 let root: string;
@@ -160,7 +160,14 @@ describe("rudder serve with Telegram", () => {
     writeFileSync(doomed, "bye");
     messagesApi.push({ toolUse: { name: "Bash", input: { command: "rm gone.txt" } } });
     telegram.pushMessage({ userId: 111, text: "delete gone.txt" });
-    const announced = await sentTo("111", "rm gone.txt");
+    const announced = await waitFor(
+      () =>
+        telegram.sent.find(
+          (message) => message.text.includes("rm gone.txt") && message.text.includes("/allow"),
+        ),
+      "the permission request's card",
+      30_000,
+    );
     const id = /\/allow (\S+)/.exec(announced.text)?.[1];
     expect(id).toBeDefined();
     telegram.pushMessage({ userId: 111, text: `/allow ${id}` });
@@ -185,12 +192,34 @@ describe("rudder serve with Telegram", () => {
 });
 
 describe("rudder serve's Telegram configuration", () => {
-  it("refuses to start Telegram without an allow-list, in one line", async () => {
+  it("starts in pairing mode without an allow-list: from a code to the first answer", async () => {
     const run = serve("no-allow", ["--telegram-token-file", join(root, "bot-token")]);
-    const { code } = await run.exited;
-    expect(code).toBe(2);
-    expect(run.stderr().trim().split("\n")).toHaveLength(1);
-    expect(run.stderr()).toContain("--telegram-allow");
+    await waitFor(
+      () => /one-time link/.test(run.stdout()) && /pairing mode/.test(run.stderr()),
+      "the gateway polling in pairing mode",
+      30_000,
+    );
+    telegram.pushMessage({ userId: 333, text: "hello, may I?" });
+    const offer = await sentTo("333", "pairing code");
+    const code = /pairing code: ([A-Z0-9]{8})/.exec(offer.text)?.[1] ?? "";
+    expect(code).toMatch(/^[A-Z0-9]{8}$/);
+    const url = gatewayUrl(run);
+    const cliEnv = { env: env(), cwd: root };
+    const listed = await runRudder(
+      ["pairing", "list", "--url", url, "--data", join(root, "no-allow")],
+      cliEnv,
+    );
+    expect(listed.stdout).toContain(code);
+    const approved = await runRudder(
+      ["pairing", "approve", "telegram", code, "--url", url, "--data", join(root, "no-allow")],
+      cliEnv,
+    );
+    expect(approved.code).toBe(0);
+    expect(approved.stdout).toContain("user 333");
+    telegram.pushMessage({ userId: 333, text: "now let me in" });
+    const answer = await sentTo("333", "now let me in");
+    expect(answer.text).toMatch(/^echo: /);
+    await stop(run);
   });
 
   it("keeps the gateway running when the Bot API rejects the token", async () => {

@@ -123,6 +123,9 @@ describe("who sent a message, and what the channel's agent is told", () => {
       "a Telegram user (id 111)",
     );
     expect(senderSource(undefined, "chat")).toBe("chat");
+    expect(
+      senderOf(senderSource({ source: "telegram", userId: "111", userName: "Ada\n(@ada)" }, "t")),
+    ).toBe("Ada (@ada), a Telegram user (id 111)");
   });
 
   it("names a Telegram chat and keeps an addition the engine's arguments already carry", () => {

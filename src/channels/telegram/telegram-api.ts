@@ -11,6 +11,21 @@ export interface TelegramUser {
 export interface TelegramChat {
   id: number;
   type: string;
+  is_forum?: boolean;
+}
+
+export interface TelegramEntity {
+  type: string;
+  offset: number;
+  length: number;
+}
+
+/** A file the Bot API describes (photo size, document, voice note, audio). */
+export interface TelegramFile {
+  file_id: string;
+  file_size?: number;
+  file_name?: string;
+  mime_type?: string;
 }
 
 export interface TelegramMessage {
@@ -19,11 +34,40 @@ export interface TelegramMessage {
   chat: TelegramChat;
   date: number;
   text?: string;
+  caption?: string;
+  entities?: TelegramEntity[];
+  caption_entities?: TelegramEntity[];
+  /** The forum topic (or reply thread) a message belongs to. */
+  message_thread_id?: number;
+  is_topic_message?: boolean;
+  reply_to_message?: TelegramMessage;
+  photo?: TelegramFile[];
+  document?: TelegramFile;
+  voice?: TelegramFile;
+  audio?: TelegramFile;
+  video?: TelegramFile;
+}
+
+export interface TelegramCallbackQuery {
+  id: string;
+  from: TelegramUser;
+  message?: TelegramMessage;
+  data?: string;
 }
 
 export interface TelegramUpdate {
   update_id: number;
   message?: TelegramMessage;
+  callback_query?: TelegramCallbackQuery;
+}
+
+/** What `sendMessage` and `editMessageText` take besides the text. */
+export interface TelegramSendOptions {
+  parseMode?: "HTML";
+  /** Inline keyboard rows; `[]` removes the buttons (on an edit). */
+  buttons?: Array<Array<{ text: string; callback_data: string }>>;
+  threadId?: number;
+  replyTo?: number;
 }
 
 export const DEFAULT_TELEGRAM_API_URL = "https://api.telegram.org";
@@ -105,9 +149,87 @@ export class TelegramApi {
     return this.call<TelegramUpdate[]>("getUpdates", parameters, signal);
   }
 
-  /** Plain text (no `parse_mode`), so nothing in `text` can break formatting. */
-  sendMessage(chatId: string, text: string, signal?: AbortSignal): Promise<TelegramMessage> {
-    return this.call<TelegramMessage>("sendMessage", { chat_id: chatId, text }, signal);
+  /** Plain text unless `options.parseMode` says HTML (escaped by the caller). */
+  sendMessage(
+    chatId: string,
+    text: string,
+    signal?: AbortSignal,
+    options: TelegramSendOptions = {},
+  ): Promise<TelegramMessage> {
+    return this.call<TelegramMessage>(
+      "sendMessage",
+      {
+        chat_id: chatId,
+        text,
+        ...sendParameters(options),
+        ...(options.threadId === undefined ? {} : { message_thread_id: options.threadId }),
+        ...(options.replyTo === undefined
+          ? {}
+          : {
+              reply_parameters: { message_id: options.replyTo, allow_sending_without_reply: true },
+            }),
+      },
+      signal,
+    );
+  }
+
+  editMessageText(
+    chatId: string,
+    messageId: number,
+    text: string,
+    signal?: AbortSignal,
+    options: TelegramSendOptions = {},
+  ): Promise<unknown> {
+    return this.call(
+      "editMessageText",
+      { chat_id: chatId, message_id: messageId, text, ...sendParameters(options) },
+      signal,
+    );
+  }
+
+  answerCallbackQuery(queryId: string, text?: string, signal?: AbortSignal): Promise<unknown> {
+    return this.call(
+      "answerCallbackQuery",
+      { callback_query_id: queryId, ...(text === undefined ? {} : { text, show_alert: true }) },
+      signal,
+    );
+  }
+
+  setMyCommands(
+    commands: Array<{ command: string; description: string }>,
+    signal?: AbortSignal,
+  ): Promise<unknown> {
+    return this.call("setMyCommands", { commands }, signal);
+  }
+
+  /** A file's bytes from `<base>/file/bot<token>/<path>` (after `getFile`), at most 50 MB. */
+  async download(path: string, signal?: AbortSignal): Promise<Buffer> {
+    const base = this.#baseUrl.href.endsWith("/") ? this.#baseUrl.href : `${this.#baseUrl.href}/`;
+    const url = new URL(`./file/bot${this.#token}/${path}`, base);
+    const get =
+      url.protocol === "https:"
+        ? (await import("node:https")).get
+        : (await import("node:http")).get;
+    return new Promise((resolve, reject) => {
+      const request = get(url, { signal }, (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on("data", (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > 50 * 1024 * 1024) request.destroy(new Error("file too large"));
+          else chunks.push(chunk);
+        });
+        response.on("error", reject);
+        response.on("end", () => {
+          if ((response.statusCode ?? 0) >= 300) {
+            reject(new TelegramApiError("getFile", response.statusCode ?? 0, "download failed"));
+          } else resolve(Buffer.concat(chunks));
+        });
+      });
+      request.on("error", (error) =>
+        reject(new TelegramApiError("getFile", 0, this.redact(describe(error)), { cause: error })),
+      );
+    });
   }
 
   async call<T>(
@@ -125,7 +247,7 @@ export class TelegramApi {
     signal?.throwIfAborted();
     const { status, text } = await exchange(send, url, body, signal).catch((error: unknown) => {
       if (signal?.aborted) throw signal.reason;
-      throw new TelegramApiError(method, 0, this.#redact(describe(error)), { cause: error });
+      throw new TelegramApiError(method, 0, this.redact(describe(error)), { cause: error });
     });
     let answer: ApiAnswer;
     try {
@@ -138,13 +260,13 @@ export class TelegramApi {
     throw new TelegramApiError(
       method,
       answer.error_code ?? status,
-      this.#redact(answer.description ?? "failed"),
+      this.redact(answer.description ?? "failed"),
       typeof retryAfter === "number" ? { retryAfterSeconds: retryAfter } : {},
     );
   }
 
   /** Removes the token, and its secret half after the colon, from text meant for logs. */
-  #redact(text: string): string {
+  redact(text: string): string {
     let redacted = text;
     const secret = this.#token.slice(this.#token.indexOf(":") + 1);
     for (const part of [this.#token, secret]) {
@@ -152,6 +274,15 @@ export class TelegramApi {
     }
     return redacted;
   }
+}
+
+function sendParameters(options: TelegramSendOptions): Record<string, unknown> {
+  return {
+    ...(options.parseMode === undefined ? {} : { parse_mode: options.parseMode }),
+    ...(options.buttons === undefined
+      ? {}
+      : { reply_markup: { inline_keyboard: options.buttons } }),
+  };
 }
 
 type Send = (url: URL, options: RequestOptions) => ReturnType<typeof httpRequest>;

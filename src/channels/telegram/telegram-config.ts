@@ -19,9 +19,9 @@ export interface TelegramSettings {
  * The Telegram source's configuration from flags, else the environment
  * (`RUDDER_TELEGRAM_TOKEN`, `RUDDER_TELEGRAM_ALLOW`, `RUDDER_TELEGRAM_API_URL`):
  * null when no token is given (no Telegram), an Error with a one-line
- * message when the configuration is incomplete or malformed. An allow-list
- * is required: without one, anybody who finds the bot could drive an agent.
- * Error messages never contain the token.
+ * message when the configuration is incomplete or malformed. Without an
+ * allow-list the source starts in pairing mode: a stranger gets a code the owner
+ * approves. Error messages never contain the token.
  */
 export function telegramConfig(settings: TelegramSettings): TelegramConfig | null | Error {
   const { env } = settings;
@@ -52,11 +52,6 @@ export function telegramConfig(settings: TelegramSettings): TelegramConfig | nul
     .split(",")
     .map((id) => id.trim())
     .filter((id) => id !== "");
-  if (allow.length === 0) {
-    return new Error(
-      "Telegram needs an allow-list of the user or chat ids it may answer: --telegram-allow <id,id> (or RUDDER_TELEGRAM_ALLOW)",
-    );
-  }
   const bad = allow.find((id) => !/^-?\d{1,20}$/.test(id));
   if (bad !== undefined) {
     return new Error(`--telegram-allow takes numeric Telegram ids (got "${bad}")`);

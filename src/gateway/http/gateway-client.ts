@@ -1,4 +1,5 @@
 import type { Disposition, PermissionRequestInfo, PermissionVerdict } from "../events.js";
+import type { PairingRequest } from "../source-store.js";
 import type { ScheduleRecord } from "../store/store.js";
 
 export interface GatewayClientOptions {
@@ -39,6 +40,10 @@ export interface GatewayClient {
     decision: PermissionVerdict,
     message?: string,
   ): Promise<void>;
+  /** Pairing codes waiting and people let in, of every chat source. */
+  listPairings(): Promise<PairingRequest[]>;
+  /** Lets in whoever was given `code`; throws `GatewayRequestError` 404 when none waits. */
+  approvePairing(source: string, code: string): Promise<PairingRequest>;
 }
 
 /** The small API client `rudder send` and `rudder schedule` use. Throws `GatewayRequestError`. */
@@ -92,6 +97,15 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
         { decision, ...(message === undefined ? {} : { message }) },
       );
     },
+    listPairings: async () =>
+      (await call<{ pairings: PairingRequest[] }>("GET", "/api/pairings")).pairings,
+    approvePairing: async (source, code) =>
+      (
+        await call<{ pairing: PairingRequest }>(
+          "POST",
+          `/api/pairings/${encodeURIComponent(source)}/${encodeURIComponent(code)}`,
+        )
+      ).pairing,
     resumeSchedule: async (scheduleId) =>
       (
         await call<{ schedule: ScheduleRecord }>(

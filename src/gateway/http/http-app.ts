@@ -18,6 +18,7 @@ import { requestGuard } from "./request-guard.js";
 import { type ChannelRoutesOptions, channelRoutes } from "./routes/channel-routes.js";
 import { gatewayRoutes } from "./routes/gateway-routes.js";
 import { type OpenRoutesOptions, openRoutes } from "./routes/open-routes.js";
+import { pairingRoutes } from "./routes/pairing-routes.js";
 import { permissionRoutes } from "./routes/permission-routes.js";
 import { runnerRoutes } from "./routes/runner-routes.js";
 import { scheduleRoutes } from "./routes/schedule-routes.js";
@@ -57,6 +58,8 @@ export interface HttpAppOptions extends OpenRoutesOptions, ChannelRoutesOptions 
  *   GET    /api/channels/:id/events          -> SSE of GatewayEvent (see sse-route.ts)
  *   GET    /api/channels/:id/permissions     -> {requests: [PermissionRequestInfo]} (pending)
  *   POST   /api/channels/:id/permissions/:requestId {decision: "allow"|"deny", message?}
+ *   GET    /api/pairings[?source=telegram]    -> {pairings: [PairingRequest]} (waiting, let in)
+ *   POST   /api/pairings/:source/:code        -> {pairing} (let in), 404 when none waits
  *                                             -> {request: PermissionRequestInfo + {decision}}
  *                                                | 404 unknown, expired or its worker gone
  *                                                | 409 already decided
@@ -122,6 +125,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   app.route("/api", gatewayRoutes(options.linkCodes, options.info));
   app.route("/api", channelRoutes(options));
   app.route("/api", permissionRoutes(options.permissions));
+  app.route("/api", pairingRoutes(options.store));
   app.route("/api", runnerRoutes(options.pool, options.permissions));
   app.route("/api", scheduleRoutes(options.scheduler));
   return app;

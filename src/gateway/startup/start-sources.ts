@@ -42,6 +42,8 @@ export async function startSources({
     channelIds: async () => (await store.listChannels()).map((channel) => channel.id),
     permissions,
     signal: closing,
+    store: store.sourceStore(),
+    worker,
   };
   for (const source of sources) {
     await source.start(

@@ -1,5 +1,6 @@
 import type { ContextUsage } from "../agents/context-usage.js";
 import type { MessageState, StoredMessage } from "../events.js";
+import type { SourceStore } from "../source-store.js";
 import type { StoreHealth } from "./store-health.js";
 import type { TranscriptChunks } from "./transcript-chunks.js";
 
@@ -174,6 +175,9 @@ export interface GatewayStore extends TranscriptChunks {
    * restarts (and, with a store several workers share, through whichever worker).
    */
   spendLinkCode(nonce: string, expiresAt: Date): Promise<boolean>;
+
+  /** The chat sources' tables: the reply ledger, pairings, grants (see `SourceStore`). */
+  sourceStore(): SourceStore;
 
   close(): Promise<void>;
 }

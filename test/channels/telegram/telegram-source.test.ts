@@ -136,7 +136,10 @@ describe("the Telegram source", () => {
       () => updateCalls().find((call) => call.body.offset === update.update_id + 1),
       "a poll confirming the update",
     );
-    expect(confirming.body).toMatchObject({ timeout: 5, allowed_updates: ["message"] });
+    expect(confirming.body).toMatchObject({
+      timeout: 5,
+      allowed_updates: ["message", "callback_query"],
+    });
     api.pushMessage({ userId: 111, text: "second" });
     await waitFor(() => harness.delivered.length === 2, "the second delivery");
     expect(harness.delivered.map((item) => item.text)).toEqual(["hello agent", "second"]);
@@ -183,18 +186,17 @@ describe("the Telegram source", () => {
     await waitForSent("111", "done thinking");
   });
 
-  it("sends the channel's replies and errors back as plain text", async () => {
+  it("sends replies as Telegram HTML, escaped, and errors as plain text", async () => {
     const harness = await startSource();
     api.pushMessage({ userId: 111, text: "hi" });
     await waitFor(() => harness.delivered.length === 1, "the delivery");
     harness.reply("telegram:111", "*not bold* <b>nor this</b>");
     harness.reply("telegram:111", "The agent process crashed.", "error");
     await waitForSent("111", "The agent process crashed.");
-    expect(sentTo("111").map((message) => message.text)).toEqual([
-      "*not bold* <b>nor this</b>",
-      "The agent process crashed.",
+    expect(sentTo("111").map((message) => [message.text, message.parseMode])).toEqual([
+      ["<i>not bold</i> &lt;b&gt;nor this&lt;/b&gt;", "HTML"],
+      ["The agent process crashed.", undefined],
     ]);
-    expect(sentTo("111").every((message) => message.parseMode === undefined)).toBe(true);
   });
 
   it("splits a reply over 4096 characters on line boundaries, in order", async () => {
@@ -238,7 +240,7 @@ describe("the Telegram source", () => {
   });
 
   it("lets a whole chat in by its id, and refuses a stranger in an allowed user's group", async () => {
-    const harness = await startSource({ allow: ["111", "-100200"] });
+    const harness = await startSource({ allow: ["111", "-100200"], groups: "all" });
     api.pushMessage({ userId: 777, chatId: -100200, text: "in the allowed group" });
     api.pushMessage({ userId: 888, chatId: -300, text: "a group of strangers" });
     api.pushMessage({ userId: 111, chatId: -300, text: "owner in that group" });

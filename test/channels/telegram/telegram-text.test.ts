@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { TelegramApiError } from "../../../src/channels/telegram/telegram-api.js";
 import { telegramConfig } from "../../../src/channels/telegram/telegram-config.js";
-import { retryDelayMs } from "../../../src/channels/telegram/telegram-outbox.js";
+import { retryDelayMs } from "../../../src/channels/telegram/telegram-platform.js";
 import { parseCommand, splitMessage } from "../../../src/channels/telegram/telegram-text.js";
 
 describe("splitMessage", () => {
@@ -89,10 +89,16 @@ describe("telegramConfig", () => {
     ).toEqual({ token: "1:x", allow: ["5"] });
   });
 
-  it("requires an allow-list of numeric ids, in one line without the token", () => {
+  it("starts in pairing mode without an allow-list", () => {
+    expect(telegramConfig({ tokenFile, env: {} })).toEqual({
+      token: "123456:ABC-def_ghi",
+      allow: [],
+    });
+    expect(telegramConfig({ tokenFile, allow: " , ", env: {} })).toMatchObject({ allow: [] });
+  });
+
+  it("refuses ids that are not numeric and an incomplete setup, in one line without the token", () => {
     for (const result of [
-      telegramConfig({ tokenFile, env: {} }),
-      telegramConfig({ tokenFile, allow: " , ", env: {} }),
       telegramConfig({ tokenFile, allow: "@someone", env: {} }),
       telegramConfig({ allow: "111", env: {} }),
       telegramConfig({ tokenFile: join(folder, "missing"), allow: "111", env: {} }),

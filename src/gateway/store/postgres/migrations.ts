@@ -204,6 +204,54 @@ export const migrations: readonly string[] = [
   `
   ALTER TABLE messages ADD COLUMN answers text;
   `,
+  // Chat sources: the reply ledger (outbound written before it is sent), pairing codes, grants.
+  `
+  CREATE TABLE outbound (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id text NOT NULL UNIQUE,
+    source text NOT NULL,
+    channel_id text NOT NULL,
+    kind text NOT NULL,
+    action text NOT NULL,
+    target text,
+    origin text,
+    body text NOT NULL,
+    state text NOT NULL,
+    platform_id text,
+    may_repeat boolean NOT NULL DEFAULT false,
+    attempts integer NOT NULL DEFAULT 0,
+    claimed_by text,
+    claimed_until timestamptz,
+    next_at timestamptz NOT NULL,
+    last_error text,
+    created_at timestamptz NOT NULL,
+    updated_at timestamptz NOT NULL
+  );
+  CREATE UNIQUE INDEX outbound_by_origin ON outbound(origin) WHERE origin IS NOT NULL AND action = 'send';
+  CREATE INDEX outbound_unsent ON outbound(source, seq) WHERE state IN ('pending', 'sending');
+  CREATE INDEX outbound_by_target ON outbound(target) WHERE target IS NOT NULL;
+  CREATE INDEX outbound_by_channel ON outbound(channel_id, created_at);
+  CREATE TABLE pairings (
+    source text NOT NULL,
+    code text NOT NULL,
+    user_id text NOT NULL,
+    chat_id text NOT NULL,
+    name text NOT NULL,
+    created_at timestamptz NOT NULL,
+    expires_at timestamptz NOT NULL,
+    approved_at timestamptz,
+    approved_by text,
+    PRIMARY KEY (source, code)
+  );
+  CREATE TABLE channel_grants (
+    channel_id text NOT NULL,
+    tool_name text NOT NULL,
+    command text NOT NULL DEFAULT '',
+    granted_by text NOT NULL,
+    created_at timestamptz NOT NULL,
+    PRIMARY KEY (channel_id, tool_name, command)
+  );
+  `,
 ];
 
 /** The schema version a fully migrated database reports. */

@@ -29,6 +29,7 @@ import { PermissionLedger } from "./permission-ledger.js";
 import { type ChannelRow, type MessageRow, toChannel, toMessage } from "./postgres-rows.js";
 import { PostgresSchedules } from "./postgres-schedules.js";
 import { settleStatement } from "./postgres-settle.js";
+import { postgresSourceStore } from "./postgres-source-store.js";
 import { PostgresTranscripts } from "./postgres-transcripts.js";
 import { preparedQuery } from "./prepared-query.js";
 import { announceSchedule, listenForSchedules } from "./schedule-changes.js";
@@ -194,6 +195,10 @@ export class PostgresGatewayStore implements SharedStore {
 
   spendLinkCode(nonce: string, expiresAt: Date): Promise<boolean> {
     return spendLinkCode(this.#pool, nonce, expiresAt);
+  }
+
+  sourceStore() {
+    return postgresSourceStore(this.#pool, this.insertSystemMessage.bind(this));
   }
 
   announceSchedule(scheduleId: string): Promise<void> {

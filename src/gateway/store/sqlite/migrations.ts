@@ -109,6 +109,54 @@ export const migrations: readonly string[] = [
   `
   CREATE TABLE store_probe (id INTEGER PRIMARY KEY, at TEXT NOT NULL);
   `,
+  // Chat sources: the reply ledger (outbound written before it is sent), pairing codes, grants.
+  `
+  CREATE TABLE outbound (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    source TEXT NOT NULL,
+    channel_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    action TEXT NOT NULL,
+    target TEXT,
+    origin TEXT,
+    body TEXT NOT NULL,
+    state TEXT NOT NULL,
+    platform_id TEXT,
+    may_repeat INTEGER NOT NULL DEFAULT 0,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    claimed_by TEXT,
+    claimed_until TEXT,
+    next_at TEXT NOT NULL,
+    last_error TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE INDEX outbound_by_origin ON outbound(origin) WHERE origin IS NOT NULL;
+  CREATE INDEX outbound_unsent ON outbound(source, seq) WHERE state IN ('pending', 'sending');
+  CREATE INDEX outbound_by_target ON outbound(target) WHERE target IS NOT NULL;
+  CREATE INDEX outbound_by_channel ON outbound(channel_id, created_at);
+  CREATE TABLE pairings (
+    source TEXT NOT NULL,
+    code TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    chat_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    approved_at TEXT,
+    approved_by TEXT,
+    PRIMARY KEY (source, code)
+  );
+  CREATE TABLE channel_grants (
+    channel_id TEXT NOT NULL,
+    tool_name TEXT NOT NULL,
+    command TEXT NOT NULL DEFAULT '',
+    granted_by TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (channel_id, tool_name, command)
+  );
+  `,
 ];
 
 /** The schema version a fully migrated database reports. */

@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import type { ContextUsage } from "../../agents/context-usage.js";
 import type { MessageState } from "../../events.js";
+import type { SourceStore } from "../../source-store.js";
 import { newMessage } from "../new-message.js";
 import type {
   ChannelRecord,
@@ -25,6 +26,7 @@ import { spendLinkCode } from "./sqlite-link-codes.js";
 import { type ChannelRow, type MessageRow, toChannel, toMessage } from "./sqlite-rows.js";
 import { type ScheduleChange, SqliteSchedules } from "./sqlite-schedules.js";
 import { settleRows } from "./sqlite-settle.js";
+import { sqliteSourceStore } from "./sqlite-source-store.js";
 import { SqliteTranscripts } from "./sqlite-transcripts.js";
 
 /**
@@ -45,6 +47,7 @@ export class SqliteGatewayStore implements GatewayStore {
   readonly #schedules: SqliteSchedules;
   /** Whether the file can be written now; down from a fault until a probe write goes through. */
   readonly health: StoreHealth;
+  #sources: SourceStore | undefined;
 
   /** Throws a `StoreUnavailableError` (one line) when `path` cannot be opened and written. */
   constructor(path: string, options: { logger?: (line: string) => void } = {}) {
@@ -342,6 +345,17 @@ export class SqliteGatewayStore implements GatewayStore {
 
   spendLinkCode(nonce: string, expiresAt: Date): Promise<boolean> {
     return this.#commits.write(() => spendLinkCode(this.#database, nonce, expiresAt));
+  }
+
+  sourceStore(): SourceStore {
+    this.#sources ??= sqliteSourceStore(this.#database, this.#commits, (channelId, text) => {
+      const line = newMessage({
+        ...{ channelId, role: "system", kind: "error", text, state: null, replyTo: null },
+        source: "gateway",
+      });
+      return this.#insertMessage(line).id;
+    });
+    return this.#sources;
   }
 
   async close(): Promise<void> {

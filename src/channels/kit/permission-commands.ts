@@ -1,41 +1,20 @@
 import type { SourceContext } from "../../gateway/channel-source.js";
-import { type ChatCommand, HELP_TEXT, shortId, unknownCommandText } from "./telegram-text.js";
-
-/**
- * What to answer a command in a chat: help for `/start` and `/help`, a
- * permission decision for `/allow` and `/deny`, a pointer to `/help` for
- * anything else. Null when nothing is to be said: a command addressed to
- * another bot in a group, or a request settled (its resolution is announced).
- */
-export async function answerCommand(
-  command: ChatCommand,
-  botName: string | undefined,
-  permissions: SourceContext["permissions"],
-  channelId: string,
-): Promise<string | null> {
-  if (command.bot !== undefined && botName && command.bot.toLowerCase() !== botName.toLowerCase()) {
-    return null;
-  }
-  if (command.name === "allow" || command.name === "deny") {
-    return answerPermissionCommand(permissions, channelId, command.name, command.args);
-  }
-  if (command.name === "start" || command.name === "help") return HELP_TEXT;
-  return unknownCommandText(command.name);
-}
+import { shortId } from "./approval-cards.js";
 
 /**
  * Carries out `/allow <id>` or `/deny <id> [note]` in a chat. The id is a
- * request's id or its start (the eight characters the announcement shows);
+ * request's id or its start (the eight characters the card shows);
  * with one request waiting, it may be left out (`/deny not now` denies it
  * with the note "not now"). Returns what to answer in the
- * chat, or null when the request was settled: its `permission_resolved`
- * event then says so, as it does for a decision made on the page.
+ * chat, or null when the request was settled: its card is then edited to say so, as it is
+ * for a decision made on the page. `deciding` hears the request's id just before the decision.
  */
 export async function answerPermissionCommand(
   permissions: SourceContext["permissions"],
   channelId: string,
   verb: "allow" | "deny",
   args: string,
+  deciding?: (requestId: string) => void,
 ): Promise<string | null> {
   const words = args.split(/\s+/).filter((word) => word !== "");
   const pending = await permissions.list(channelId);
@@ -58,6 +37,7 @@ export async function answerPermissionCommand(
     if (matches.length > 1) return `More than one request starts with ${given}; give more of it.`;
     requestId = matches[0]?.id ?? given;
   }
+  deciding?.(requestId);
   const outcome = await permissions.decide(
     channelId,
     requestId,

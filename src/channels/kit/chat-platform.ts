@@ -1,0 +1,137 @@
+/**
+ * The contract between the chat kit and one platform (Telegram, Slack, Discord): what a source
+ * implements. The platform receives updates and turns them into `IncomingChat` and
+ * `ButtonPress`; it sends, edits and answers buttons; it says what its limits are and how to
+ * read its failures. Everything else (who may talk, pairing, commands, the reply ledger,
+ * progress, approvals, acknowledgements) is the kit's, in `ChatSource`.
+ */
+
+/** A file someone sent with a message, fetched only when a handler wants its bytes. */
+export interface Attachment {
+  kind: "photo" | "document" | "voice" | "audio" | "video" | "other";
+  /** As the sender named it (documents), else undefined. */
+  name?: string | undefined;
+  mimeType?: string | undefined;
+  /** In bytes, when the platform says before the download. */
+  size?: number | undefined;
+  /** Downloads it; rejects with the platform's error. */
+  fetch(signal: AbortSignal): Promise<Buffer>;
+}
+
+/** One message someone wrote to the bot, as the platform reports it. */
+export interface IncomingChat {
+  /** `<source>:<chat>[:<thread>]`: the gateway channel the chat (or forum topic) is. */
+  channelId: string;
+  /** The platform's chat id, for the allow-list (a whole chat may be allowed). */
+  chatId: string;
+  /** The sender's platform id, when there is a sender. */
+  userId: string | undefined;
+  /** How to name the sender to people ("Ada (@ada)"). */
+  userName: string;
+  /** The text, or a media message's caption; "" when there is none. */
+  text: string;
+  /** The platform's id of this message (acknowledgements reply to it). */
+  messageId: string;
+  /** A chat of several people, where the bot answers only when addressed (see `groups`). */
+  group: boolean;
+  /** Mentioned by name, replying to one of the bot's messages, or a command for this bot. */
+  addressed: boolean;
+  /** The platform id of the message this one replies to, if any (a denial's reason). */
+  replyTo: string | undefined;
+  /** Files sent with it: the hook for media handling (`ChatSourceOptions.attachments`). */
+  attachments: Attachment[];
+  /** Extra meta the platform adds to the delivery (`chatId`, `messageId`, ...). */
+  meta: Record<string, unknown>;
+}
+
+/** Someone pressed one of the bot's buttons. */
+export interface ButtonPress {
+  channelId: string;
+  chatId: string;
+  userId: string;
+  userName: string;
+  /** The button's `data`, as the kit set it. */
+  data: string;
+  /** Answer with `answerButton` (the platform's spinner waits for it). */
+  pressId: string;
+  /** The platform id of the message the button is on. */
+  messageId: string;
+}
+
+export interface Button {
+  label: string;
+  /** At most 64 bytes (Telegram's `callback_data`). */
+  data: string;
+}
+
+/** A message as the kit asks a platform to send it. */
+export interface OutgoingChat {
+  /** Markdown (the agent's) or plain text (the kit's own words, people's names). */
+  text: string;
+  format: "markdown" | "plain";
+  /** Rows of buttons under the message; an empty list removes them (on an edit). */
+  buttons?: Button[][];
+  /** Sent as a reply to this platform message id, when the platform can. */
+  replyTo?: string;
+}
+
+export interface PlatformLimits {
+  /** Characters one message may hold after rendering (Telegram: 4096). */
+  messageLength: number;
+  /** Least time between two edits of messages in one chat (Telegram: ~1 s, groups 3 s). */
+  editIntervalMs(group: boolean): number;
+}
+
+/**
+ * What a failed platform call means for the ledger: try again (after `retryAfterMs` when the
+ * platform said so: a 429's `retry_after`), give up on this message (refused for good), the
+ * markup was refused (send it again as plain text), or the token is wrong (stop the source).
+ */
+export type PlatformFailure =
+  | { kind: "transient"; retryAfterMs?: number }
+  | { kind: "refused" }
+  | { kind: "markup" }
+  | { kind: "unchanged" }
+  | { kind: "bad_token" };
+
+/** What the kit gives a platform's receiving loop. */
+export interface PlatformHandlers {
+  /** Resolves once the message is stored and routed (or answered): then confirm it. */
+  message(message: IncomingChat): Promise<void>;
+  button(press: ButtonPress): Promise<void>;
+  /** The platform rejected the token: the source stops, the gateway runs on. */
+  badToken(status: number): void;
+  log(line: string): void;
+}
+
+export interface ChatPlatform {
+  /** The source's name and channel prefix: `telegram`. */
+  readonly name: string;
+  readonly limits: PlatformLimits;
+  /** The bot's name on the platform (for `/cmd@bot` and mentions), once known. */
+  readonly botName: string | undefined;
+  /**
+   * Receives updates until `signal` aborts or the token is rejected, calling `handlers` in
+   * order, one at a time; backs off on failures. Resolves when it stops.
+   */
+  receive(handlers: PlatformHandlers, signal: AbortSignal): Promise<void>;
+  /** Sends a message to a channel; resolves to the platform's id of it. */
+  send(channelId: string, message: OutgoingChat, signal: AbortSignal): Promise<string>;
+  /** Replaces a sent message's text (and buttons). */
+  edit(
+    channelId: string,
+    messageId: string,
+    message: OutgoingChat,
+    signal: AbortSignal,
+  ): Promise<void>;
+  /** Answers a button press (the refusal shown to someone not allowed, say). */
+  answerButton(pressId: string, text: string | undefined): Promise<void>;
+  /** Shows "typing..." once (the kit repeats it). Best effort. */
+  typing(channelId: string): Promise<void>;
+  /** Publishes the bot's command menu. Best effort. */
+  setCommands?(commands: Array<{ command: string; description: string }>): Promise<void>;
+  /** What a failed `send`, `edit` or `answerButton` means. */
+  failure(error: unknown): PlatformFailure;
+  /** Removes secrets (the token) from text meant for logs. */
+  redact(text: string): string;
+}

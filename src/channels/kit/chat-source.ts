@@ -1,0 +1,321 @@
+import { hostname } from "node:os";
+import { parseChannelCommand } from "../../gateway/channel-command.js";
+import type {
+  ChannelSource,
+  DeliveryMeta,
+  SourceContext,
+  SourceDelivery,
+} from "../../gateway/channel-source.js";
+import type { GatewayEvent } from "../../gateway/events.js";
+import { GatewayClosedError } from "../../gateway/gateway-closed-error.js";
+import type { SourceStore } from "../../gateway/source-store.js";
+import { ApprovalCards } from "./approval-cards.js";
+import { type Backoff, DEFAULT_BACKOFF } from "./backoff.js";
+import { ChatAccess } from "./chat-access.js";
+import { answerChatCommand, parseCommand } from "./chat-commands.js";
+import type { ButtonPress, ChatPlatform, IncomingChat } from "./chat-platform.js";
+import { acknowledgementText, MENU_COMMANDS } from "./kit-texts.js";
+import { memorySourceStore } from "./memory-source-store.js";
+import { ReplyOutbox } from "./reply-outbox.js";
+import { TurnProgress } from "./turn-progress.js";
+import { TypingIndicator } from "./typing-indicator.js";
+
+type Deliver = (channelId: string, text: string, meta?: DeliveryMeta) => Promise<SourceDelivery>;
+
+/**
+ * The hook for media: a message's attachments, before it is delivered. Returns the text the
+ * agent gets (the caption with where the files were saved, say), or an answer for the chat
+ * instead of a delivery. Without one, a message of files alone is answered that only text
+ * reaches the agent, and a caption goes on without its files.
+ */
+export type AttachmentHandler = (
+  message: IncomingChat,
+  signal: AbortSignal,
+) => Promise<{ text: string } | { answer: string }>;
+
+export interface ChatSourceOptions {
+  platform: ChatPlatform;
+  /** Platform user or chat ids let in; empty: pairing mode. */
+  allow: readonly string[];
+  /** In group chats: only messages that address the bot (default), or every message. */
+  groups?: "mention" | "all" | undefined;
+  backoff?: Backoff | undefined;
+  /** One send without an answer this long is tried again; default 30 s. */
+  sendTimeoutMs?: number | undefined;
+  /** Unsent messages older than this are given up with a line; default 3 hours. */
+  freshnessMs?: number | undefined;
+  /** The ledger's clock (tests move it on). */
+  now?: (() => number) | undefined;
+  /** What to say after "rejected the bot token" (which flag or variable to check). */
+  badTokenHint?: string | undefined;
+  attachments?: AttachmentHandler | undefined;
+  logger?: ((line: string) => void) | undefined;
+}
+
+interface Session {
+  deliver: Deliver;
+  context: SourceContext;
+  store: SourceStore;
+  outbox: ReplyOutbox;
+  typing: TypingIndicator;
+  progress: TurnProgress;
+  approvals: ApprovalCards;
+  access: ChatAccess;
+  signal: AbortSignal;
+}
+
+/**
+ * A chat platform as a gateway channel source: what every chat source shares. A message from
+ * someone allowed is delivered (stored first) to its channel, acknowledged when it arrives while
+ * the agent works, and answered through the reply ledger; commands are routed (the gateway's
+ * `/compact`, `/clear` and the like delivered, `/allow`, `/deny`, `/stop`, `/pair`, `/help`
+ * answered here); the agent's steps show in one status message per turn; permission requests
+ * are cards with buttons. Strangers get a pairing code. A rejected token stops the source with
+ * one log line; the gateway runs on.
+ */
+export class ChatSource implements ChannelSource {
+  readonly name: string;
+  readonly #options: ChatSourceOptions;
+  readonly #stopping = new AbortController();
+  readonly #watched = new Map<string, () => void>();
+  readonly #log: (line: string) => void;
+  #loop: Promise<void> = Promise.resolve();
+  #session: Session | undefined;
+
+  constructor(options: ChatSourceOptions) {
+    this.#options = options;
+    this.name = options.platform.name;
+    this.#log = options.logger ?? (() => {});
+  }
+
+  /** Sends taken again after a gateway died while sending them (counted for the chaos bench). */
+  get recovered(): number {
+    return this.#session?.outbox.recovered ?? 0;
+  }
+
+  async start(deliver: Deliver, context?: SourceContext): Promise<void> {
+    if (!context) throw new Error(`the ${this.name} source needs the gateway's source context`);
+    const { platform } = this.#options;
+    const signal = AbortSignal.any([this.#stopping.signal, context.signal]);
+    const store = context.store ?? memorySourceStore();
+    const outbox = new ReplyOutbox({
+      platform,
+      ledger: store.outbound,
+      worker: context.worker ?? `${hostname()}-${process.pid}`,
+      signal,
+      backoff: this.#options.backoff ?? DEFAULT_BACKOFF,
+      sendTimeoutMs: this.#options.sendTimeoutMs,
+      freshnessMs: this.#options.freshnessMs,
+      now: this.#options.now,
+      log: this.#log,
+      onBadToken: (status) => this.#rejectToken(status),
+    });
+    const access = new ChatAccess(this.name, this.#options.allow, store.pairings);
+    await access.load();
+    const session: Session = {
+      deliver,
+      context,
+      store,
+      outbox,
+      typing: new TypingIndicator(platform, signal),
+      progress: new TurnProgress(outbox, () => platform.limits.editIntervalMs(false)),
+      approvals: new ApprovalCards(outbox, context.permissions, store.grants),
+      access,
+      signal,
+    };
+    this.#session = session;
+    if (access.pairingMode) {
+      this.#log(
+        `${this.name}: no allow-list: pairing mode (a stranger gets a code; approve it with rudder pairing approve ${this.name} CODE)`,
+      );
+    }
+    const known = (await context.channelIds()).filter((id) => id.startsWith(`${this.name}:`));
+    for (const channelId of known) this.#watch(session, channelId);
+    await outbox.resume();
+    for (const channelId of known) await this.#catchUp(session, channelId);
+    const commands = platform.setCommands?.(MENU_COMMANDS).catch(() => undefined);
+    const receiving = platform
+      .receive(
+        {
+          message: (message) => this.#message(session, message),
+          button: (press) => this.#button(session, press),
+          badToken: (status) => this.#rejectToken(status),
+          log: this.#log,
+        },
+        signal,
+      )
+      .catch((error: unknown) => this.#log(`${this.name}: receiving ended: ${describe(error)}`));
+    this.#loop = Promise.all([commands, receiving])
+      .then(() => outbox.idle())
+      .finally(() => {
+        for (const unsubscribe of this.#watched.values()) unsubscribe();
+        this.#watched.clear();
+      });
+  }
+
+  async stop(): Promise<void> {
+    this.#stopping.abort();
+    await this.#loop;
+  }
+
+  /** Resolves when receiving has ended: stopped, or the token was rejected. */
+  finished(): Promise<void> {
+    return this.#loop;
+  }
+
+  #rejectToken(status: number): void {
+    if (this.#stopping.signal.aborted) return;
+    const title = this.name.charAt(0).toUpperCase() + this.name.slice(1);
+    this.#log(
+      `${this.name}: the ${title} API rejected the bot token (${status}); the ${title} source stopped and the rest of the gateway runs on.${this.#options.badTokenHint ? ` ${this.#options.badTokenHint}` : ""}`,
+    );
+    this.#stopping.abort();
+  }
+
+  /** Answers the channel's stored replies no ledger entry carries (killed before recording). */
+  async #catchUp(session: Session, channelId: string): Promise<void> {
+    const missed = await session.store.outbound.unrecorded(channelId, 20).catch(() => []);
+    for (const message of missed) {
+      const format = message.kind === "reply" || message.kind === "fallback" ? "markdown" : "plain";
+      const kind = format === "markdown" ? "answer" : "notice";
+      await session.outbox.send(channelId, kind, { text: message.text, format }, message.id);
+    }
+  }
+
+  async #message(session: Session, message: IncomingChat): Promise<void> {
+    try {
+      await this.#take(session, message);
+    } catch (error) {
+      if (error instanceof GatewayClosedError) throw error;
+      this.#log(`${this.name}: message ${message.messageId} failed: ${describe(error)}`);
+      await session.outbox.send(message.channelId, "notice", {
+        text: `Could not take the message: ${describe(error)}`,
+        format: "plain",
+      });
+    }
+  }
+
+  async #take(session: Session, message: IncomingChat): Promise<void> {
+    const { outbox, access } = session;
+    const { channelId } = message;
+    if (message.group && this.#options.groups !== "all" && !message.addressed) return;
+    if (!(await access.allowed(message.chatId, message.userId))) {
+      const answer = await access.stranger(message);
+      if (answer === null) return;
+      const who = message.userId === undefined ? "a message" : `user ${message.userId}`;
+      this.#log(`${this.name}: refused ${who} in chat ${message.chatId} (not on the allow-list)`);
+      await outbox.send(channelId, "notice", { text: answer, format: "plain" });
+      return;
+    }
+    if (message.group) outbox.group(channelId);
+    const card = message.replyTo && session.approvals.cardAt(channelId, message.replyTo);
+    if (card && message.text.trim() !== "") {
+      session.approvals.deciding(card, message.userName);
+      await session.context.permissions.decide(channelId, card, "deny", message.text.trim());
+      return;
+    }
+    const command = parseCommand(message.text);
+    const botName = this.#options.platform.botName;
+    if (command?.bot && botName && command.bot.toLowerCase() !== botName.toLowerCase()) return;
+    if (command && parseChannelCommand(message.text) === null) {
+      const answer = await answerChatCommand(command, message, {
+        botName: this.#options.platform.botName,
+        context: session.context,
+        access,
+        approvals: session.approvals,
+      });
+      if (answer !== null)
+        await outbox.send(channelId, "notice", { text: answer, format: "plain" });
+      return;
+    }
+    let text = message.text;
+    if (message.attachments.length > 0 && this.#options.attachments) {
+      const handled = await this.#options.attachments(message, session.signal);
+      if ("answer" in handled) {
+        await outbox.send(channelId, "notice", { text: handled.answer, format: "plain" });
+        return;
+      }
+      text = handled.text;
+    }
+    if (text.trim() === "") {
+      await outbox.send(channelId, "notice", {
+        text: "Only text messages reach the agent.",
+        format: "plain",
+      });
+      return;
+    }
+    this.#watch(session, channelId);
+    const meta = { ...message.meta, userName: message.userName };
+    const delivery = await session.deliver(channelId, text, meta);
+    const acknowledgement = acknowledgementText(delivery.disposition);
+    if (acknowledgement !== null) {
+      await outbox.send(channelId, "ack", {
+        text: acknowledgement,
+        format: "plain",
+        replyTo: message.messageId,
+      });
+    }
+    if (delivery.disposition !== "deferred") session.typing.start(channelId);
+  }
+
+  async #button(session: Session, press: ButtonPress): Promise<void> {
+    const { platform } = this.#options;
+    let answer: string | undefined;
+    if (!(await session.access.allowed(press.chatId, press.userId))) {
+      answer = "Only people allowed in this chat can decide.";
+    } else {
+      answer = await session.approvals.press(press).catch((error: unknown) => describe(error));
+    }
+    await platform.answerButton(press.pressId, answer).catch(() => undefined);
+  }
+
+  #watch(session: Session, channelId: string): void {
+    if (this.#watched.has(channelId) || session.signal.aborted) return;
+    const unsubscribe = session.context.subscribe(channelId, (event) =>
+      this.#event(session, event),
+    );
+    this.#watched.set(channelId, unsubscribe);
+  }
+
+  #event(session: Session, event: GatewayEvent): void {
+    const { channelId } = event;
+    switch (event.type) {
+      case "reply":
+      case "fallback":
+      case "error":
+      case "notice": {
+        session.progress.finish(channelId);
+        session.typing.stop(channelId);
+        const markdown = event.type === "reply" || event.type === "fallback";
+        void session.outbox.send(
+          channelId,
+          markdown ? "answer" : "notice",
+          { text: event.message.text, format: markdown ? "markdown" : "plain" },
+          event.message.id,
+        );
+        return;
+      }
+      case "permission_request":
+        session.typing.stop(channelId);
+        void session.approvals.announce(event.request).catch((error: unknown) => {
+          this.#log(`${this.name}: permission request not shown: ${describe(error)}`);
+        });
+        return;
+      case "permission_resolved":
+        if (event.decision === "allow") session.typing.start(channelId);
+        void session.approvals.resolved(
+          event.requestId,
+          event.decision,
+          event.resolvedBy,
+          event.message,
+        );
+        return;
+      default:
+        session.progress.observe(event);
+    }
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

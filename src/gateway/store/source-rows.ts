@@ -1,0 +1,114 @@
+/**
+ * The rows of the chat sources' tables (`outbound`, `pairings`, `channel_grants`) as both
+ * adapters read them, and the records they become: times as ISO strings whatever the driver
+ * gives (SQLite text, node-postgres `Date`), flags as booleans.
+ */
+import { randomInt } from "node:crypto";
+import type {
+  ChannelGrant,
+  OutboundEntry,
+  OutboundKind,
+  OutboundState,
+  PairingRequest,
+} from "../source-store.js";
+
+type Time = string | Date;
+
+export interface OutboundRow {
+  id: string;
+  source: string;
+  channel_id: string;
+  kind: string;
+  action: string;
+  target: string | null;
+  origin: string | null;
+  body: string;
+  state: string;
+  platform_id: string | null;
+  may_repeat: number | boolean;
+  attempts: number;
+  next_at: Time;
+  created_at: Time;
+  updated_at: Time;
+}
+
+export interface PairingRow {
+  source: string;
+  code: string;
+  user_id: string;
+  chat_id: string;
+  name: string;
+  created_at: Time;
+  expires_at: Time;
+  approved_at: Time | null;
+  approved_by: string | null;
+}
+
+export interface GrantRow {
+  channel_id: string;
+  tool_name: string;
+  command: string;
+  granted_by: string;
+  created_at: Time;
+}
+
+export function iso(value: Time): string {
+  return typeof value === "string" ? value : value.toISOString();
+}
+
+export function toOutbound(row: OutboundRow): OutboundEntry {
+  return {
+    id: row.id,
+    source: row.source,
+    channelId: row.channel_id,
+    kind: row.kind as OutboundKind,
+    action: row.action === "edit" ? "edit" : "send",
+    target: row.target,
+    origin: row.origin,
+    body: row.body,
+    state: row.state as OutboundState,
+    platformId: row.platform_id,
+    mayRepeat: row.may_repeat === true || row.may_repeat === 1,
+    attempts: row.attempts,
+    nextAt: iso(row.next_at),
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
+}
+
+export function toPairing(row: PairingRow): PairingRequest {
+  return {
+    source: row.source,
+    code: row.code,
+    userId: row.user_id,
+    chatId: row.chat_id,
+    name: row.name,
+    createdAt: iso(row.created_at),
+    expiresAt: iso(row.expires_at),
+    approvedAt: row.approved_at === null ? null : iso(row.approved_at),
+    approvedBy: row.approved_by,
+  };
+}
+
+export function toGrant(row: GrantRow): ChannelGrant {
+  return {
+    channelId: row.channel_id,
+    toolName: row.tool_name,
+    command: row.command === "" ? null : row.command,
+    grantedBy: row.granted_by,
+    createdAt: iso(row.created_at),
+  };
+}
+
+/** Letters and digits nobody misreads (no 0/O, 1/I/L): eight of them are about 40 bits. */
+const CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
+
+/** A pairing code as people read it aloud: eight characters of `CODE_ALPHABET`. */
+export function pairingCode(): string {
+  let code = "";
+  for (let index = 0; index < 8; index++) code += CODE_ALPHABET[randomInt(CODE_ALPHABET.length)];
+  return code;
+}
+
+/** The message kinds a chat is sent (replies and dividers), as the ledger's `unrecorded` reads. */
+export const CHAT_MESSAGE_KINDS = ["reply", "fallback", "error", "compaction", "reset"];
