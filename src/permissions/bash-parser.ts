@@ -3,8 +3,10 @@
  * (WebAssembly, no native build). Loading it costs tens of milliseconds, so it is loaded only
  * when a bash command is first judged (`loadBashParser`, awaited once by the caller) and kept;
  * after that, parsing is synchronous and takes microseconds, and the gate stays a pure function.
+ * It is compiled by V8's baseline compiler alone (`--liftoff-only`, set as it loads).
  */
 import { createRequire } from "node:module";
+import { setFlagsFromString } from "node:v8";
 import type { Node, Parser } from "web-tree-sitter";
 
 export type SyntaxNode = Node;
@@ -47,6 +49,10 @@ export function bashParser(): BashParser {
 }
 
 async function load(): Promise<BashParser> {
+  // V8's baseline WebAssembly compiler only: optimizing the 1.3 MB grammar in the background
+  // held the main thread in a lock for seconds on a busy machine (a one-shot's first bash call
+  // took 4 s instead of 0.3 s under load, bench/startup.ts), while a parse stays microseconds.
+  setFlagsFromString("--liftoff-only");
   const { Parser: ParserClass, Language } = await import("web-tree-sitter");
   await ParserClass.init();
   const require = createRequire(import.meta.url);
