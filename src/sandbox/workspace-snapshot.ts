@@ -6,6 +6,11 @@
  * (auto-run-files.ts). A snapshot records each such path's kind, identity and (up to a size)
  * content, so a later snapshot tells what changed and an earlier one can put it back.
  * The walk skips `node_modules` and stops after `maxFolders` folders (`complete` says so).
+ * It lists a folder again only when the folder changed since the previous snapshot (its inode or
+ * change time differ, which no command can set back) or changed too near that walk to be sure
+ * (a timestamp is as coarse as the kernel's clock tick or the filesystem's, as git's index
+ * knows racily clean files): a folder's entries change only with its change time, so a walk
+ * after a command costs a `stat` per unchanged folder rather than a listing.
  * A workspace that is a linked worktree (its `.git` a file naming `<common>/worktrees/<name>`)
  * has that git directory judged the same way, and the common directory's work folders
  * (objects, refs, logs) listed to be writable, so that git works in it as in any checkout.
@@ -17,6 +22,7 @@ import {
   readdirSync,
   readFileSync,
   readlinkSync,
+  statSync,
 } from "node:fs";
 import { basename, dirname, isAbsolute, resolve } from "node:path";
 import { AUTO_RUN_FILES, AUTO_RUN_FOLDERS } from "./auto-run-files.js";
@@ -46,7 +52,22 @@ export interface WorkspaceSnapshot {
   sharedWork: Set<string>;
   /** False when the walk stopped at its bound. */
   complete: boolean;
+  /** What the walk kept of each plain folder's listing, for the next walk (`FolderListing`). */
+  folders: Map<string, FolderListing>;
 }
+
+/** The entries of a plain folder (not a git directory) that the walk acts on, and when it was listed. */
+export interface FolderListing {
+  ino: number;
+  ctimeMs: number;
+  /** Changed so near its listing that a later change could carry the same time: list again. */
+  racy: boolean;
+  /** `.git`, auto-run names and subfolders, in listing order. */
+  entries: { name: string; folder: boolean }[];
+}
+
+/** A folder changed less than this long before a walk may change again with the same time. */
+const RACY_MS = 2000;
 
 /** Files up to this size are kept to be put back. */
 const MAX_KEPT_BYTES = 256 * 1024;
@@ -122,7 +143,9 @@ export function takeSnapshot(
     hookFolders: new Set(),
     sharedWork: new Set(),
     complete: true,
+    folders: new Map(),
   };
+  const racyFrom = Date.now() - RACY_MS;
   let folders = 0;
   const budget = (): boolean => {
     folders += 1;
@@ -177,17 +200,53 @@ export function takeSnapshot(
       if (existsSync(path)) snapshot.sharedWork.add(path);
     }
   };
-  const visit = (folder: string): void => {
-    if (!budget()) return;
+  /** The folder's entries that matter, from the previous walk when it cannot have changed. */
+  const plainListing = (folder: string): FolderListing["entries"] | undefined => {
+    let stats: { ino: number; ctimeMs: number } | undefined;
+    try {
+      stats = statSync(folder);
+    } catch {
+      stats = undefined;
+    }
+    const cached = previous?.folders.get(folder);
+    if (
+      stats !== undefined &&
+      cached !== undefined &&
+      !cached.racy &&
+      cached.ino === stats.ino &&
+      cached.ctimeMs === stats.ctimeMs
+    ) {
+      snapshot.folders.set(folder, cached);
+      return cached.entries;
+    }
     const entries = listing(folder);
     if (looksLikeGitDirectory(new Set(entries.map((entry) => entry.name)))) {
       gitDirectory(folder, entries);
-      return;
+      return undefined;
     }
+    const kept = entries
+      .filter(
+        (entry) =>
+          entry.name === ".git" ||
+          AUTO_RUN_FOLDERS.has(entry.name) ||
+          AUTO_RUN_FILES.has(entry.name) ||
+          (entry.isDirectory() && entry.name !== "node_modules"),
+      )
+      .map((entry) => ({ name: entry.name, folder: entry.isDirectory() }));
+    if (stats !== undefined) {
+      const racy = stats.ctimeMs >= racyFrom;
+      snapshot.folders.set(folder, { ino: stats.ino, ctimeMs: stats.ctimeMs, racy, entries: kept });
+    }
+    return kept;
+  };
+  const visit = (folder: string): void => {
+    if (!budget()) return;
+    const entries = plainListing(folder);
+    if (entries === undefined) return;
     for (const entry of entries) {
       const path = childPath(folder, entry.name);
       if (entry.name === ".git") {
-        if (entry.isDirectory()) {
+        if (entry.folder) {
           const inner = listing(path);
           if (looksLikeGitDirectory(new Set(inner.map((item) => item.name)))) {
             gitDirectory(path, inner);
@@ -198,7 +257,7 @@ export function takeSnapshot(
         }
       } else if (AUTO_RUN_FOLDERS.has(entry.name) || AUTO_RUN_FILES.has(entry.name)) {
         record(path);
-      } else if (entry.isDirectory() && entry.name !== "node_modules") {
+      } else if (entry.folder) {
         visit(path);
       }
     }

@@ -91,4 +91,32 @@ describe("the workspace guard", () => {
     expect(mounts.readOnly).toContain(join(workspace, ".git", "hooks"));
     expect(mounts.readOnly).not.toContain(join(workspace, ".git", "objects"));
   });
+  it("lists again only folders that changed (or changed too near the last walk), and finds plants in them", () => {
+    const { workspace } = setUp();
+    mkdirSync(join(workspace, "a", "b", "c"), { recursive: true });
+    const first = takeSnapshot(workspace);
+    const folder = join(workspace, "a", "b");
+    // Just made: too near the walk to trust its time, so listed again next time.
+    expect(first.folders.get(folder)?.racy).toBe(true);
+    // As if the folders had been made long before the walk: their listings are trusted.
+    for (const listing of first.folders.values()) listing.racy = false;
+    const second = takeSnapshot(workspace, undefined, first);
+    expect(second.folders.get(folder)).toBe(first.folders.get(folder));
+    // A plant deep down changes its folder's change time: listed again and found.
+    writeFileSync(join(folder, ".envrc"), "echo planted\n");
+    mkdirSync(join(workspace, "a", "b", "c", ".vscode"));
+    const third = takeSnapshot(workspace, undefined, second);
+    expect(third.folders.get(folder)).not.toBe(second.folders.get(folder));
+    expect([...third.entries.keys()]).toEqual(
+      expect.arrayContaining([join(folder, ".envrc"), join(folder, "c", ".vscode")]),
+    );
+    // Within the racy window a folder is listed again even with the same change time.
+    writeFileSync(join(workspace, ".envrc"), "echo planted\n");
+    const racy = takeSnapshot(workspace);
+    rmSync(join(workspace, ".envrc"));
+    writeFileSync(join(workspace, ".npmrc"), "x\n");
+    expect(takeSnapshot(workspace, undefined, racy).entries.has(join(workspace, ".npmrc"))).toBe(
+      true,
+    );
+  });
 });
