@@ -72,6 +72,16 @@ function answer(request: RecordedRequest): ScriptStep {
   }
   if (said.includes("render markdown")) return { text: markdownAnswer, chunks: 12 };
   if (said.includes("be hostile")) return { text: hostileAnswer, chunks: 5 };
+  if (said.includes("use your tools")) {
+    return {
+      text: "Using three tools.",
+      toolUse: [
+        { name: "Edit", input: { file_path: "notes.txt", old_string: "beta", new_string: "BETA" } },
+        { name: "Bash", input: { command: "seq 1 100" } },
+        { name: "Glob", input: { pattern: "*.txt" } },
+      ],
+    };
+  }
   if (said.includes("think forever")) return { hangUntilAborted: true, text: "Thinking hard" };
   return { text: `echo: ${said.slice(-40)}` };
 }
@@ -223,6 +233,41 @@ describe("control and honest errors", () => {
 
     await failed.getByRole("button", { name: "Retry" }).click();
     await lastTurn().filter({ hasText: "echo:" }).filter({ hasText: "be overloaded" }).waitFor();
+    expect(pageErrors).toEqual([]);
+  });
+});
+
+describe("tools you can read", () => {
+  it("shows Edit as a coloured diff, Bash with its command and long output behind Show all, Glob's count", async () => {
+    await send("please use your tools");
+    const turn = lastTurn().filter({ hasText: "The tool is done." });
+    await turn.waitFor();
+    const edit = turn.locator('[data-testid="activity"][data-tool="edit"]');
+    expect(await edit.locator("summary").textContent()).toContain("notes.txt (+1 \u22121)");
+    expect(await edit.locator('[data-diff="remove"]').textContent()).toBe("-beta\n");
+    expect(await edit.locator('[data-diff="add"]').textContent()).toBe("+BETA\n");
+    expect(await edit.getByTestId("tool-diff").isVisible()).toBe(true);
+    const color = await page.evaluate(
+      "getComputedStyle(document.querySelector('[data-diff=add]')).backgroundColor",
+    );
+    expect(color).not.toBe("rgba(0, 0, 0, 0)");
+
+    const bash = turn.locator('[data-testid="activity"][data-tool="bash"]');
+    expect(await bash.locator("summary").textContent()).toContain("seq 1 100");
+    await bash.locator("summary").click();
+    expect(await bash.getByTestId("tool-input").textContent()).toBe("$ seq 1 100");
+    const output = bash.getByTestId("tool-output");
+    expect((await output.textContent())?.split("\n")).toHaveLength(30);
+    await page.screenshot({ path: join(results, "page-chat-tools.png"), fullPage: true });
+    await bash.getByTestId("tool-show-all").click();
+    expect((await output.textContent())?.trim().split("\n")).toHaveLength(100);
+    const font = await page.evaluate(
+      "getComputedStyle(document.querySelector('[data-testid=tool-output]')).fontFamily",
+    );
+    expect(font).toMatch(/mono|Consolas|Menlo/i);
+
+    const glob = turn.locator('[data-testid="activity"][data-tool="glob"]');
+    expect(await glob.locator("summary").textContent()).toContain("*.txt \u2014 1 file");
     expect(pageErrors).toEqual([]);
   });
 });

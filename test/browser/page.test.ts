@@ -302,7 +302,7 @@ describe("the web page, with rudder agents on the fake Messages API", () => {
       .waitFor();
 
     await tool.locator("summary").click();
-    expect(await tool.locator(".activity-body").textContent()).toContain("released");
+    expect(await tool.getByTestId("tool-output").textContent()).toContain("released");
     await page.screenshot({ path: join(results, "page-rudder.png"), fullPage: true });
     expect(pageErrors).toEqual([]);
   });

@@ -1,5 +1,6 @@
-import { type ActivityLine, activityLine, formatInput, noticeLine } from "./activity.js";
+import { type ActivityLine, activityLine, noticeLine } from "./activity.js";
 import { clock } from "./dom.js";
+import { toolLine } from "./tool-view.js";
 import type { AgentEvent, TurnOutcome } from "./types.js";
 
 /**
@@ -9,27 +10,33 @@ import type { AgentEvent, TurnOutcome } from "./types.js";
  */
 export class AgentActivity {
   private readonly lines = new Map<string, ActivityLine>();
+  private readonly tools = new Map<string, ReturnType<typeof toolLine>>();
 
   clear(): void {
     this.lines.clear();
+    this.tools.clear();
   }
 
   /** Updates lines the event completes; returns a new line to show, if the event makes one. */
   lineFor(event: AgentEvent): HTMLElement | null {
     switch (event.type) {
       case "tool_start": {
-        const input = JSON.stringify(event.input, null, 2);
-        const line = activityLine("tool", event.name, formatInput(event.input), input);
-        this.lines.set(`tool:${event.toolUseId}`, line);
+        const line = toolLine(event.name, event.input);
+        this.tools.set(event.toolUseId, line);
         return line.element;
       }
       case "tool_end":
-        this.lines
-          .get(`tool:${event.toolUseId}`)
-          ?.finish(event.isError ? "error" : "ok", "", event.content);
+        this.tools.get(event.toolUseId)?.finish(event);
+        this.tools.delete(event.toolUseId);
         return null;
       case "permission_denied":
-        this.lines.get(`tool:${event.toolUseId}`)?.finish("error", "", event.reason);
+        this.tools.get(event.toolUseId)?.finish({
+          type: "tool_end",
+          toolUseId: event.toolUseId,
+          name: event.name,
+          content: event.reason,
+          isError: true,
+        });
         return noticeLine("denied", `${event.name}: ${event.reason}`, event.reason, true).element;
       case "task_start": {
         const line = activityLine("task", "task", event.command, event.command);

@@ -1,6 +1,11 @@
 import type { AgentEvent, TaskStatus, TurnOutcome } from "../../agent/events.js";
 
 type Usage = TurnOutcome["usage"];
+type ToolEnd = Extract<AgentEvent, { type: "tool_end" }>;
+type ImageBlock = Extract<
+  Exclude<NonNullable<ToolEnd["blocks"]>, string>[number],
+  { type: "image" }
+>;
 type Json = Record<string, unknown>;
 
 function isObject(value: unknown): value is Json {
@@ -32,6 +37,45 @@ function toolResultText(content: unknown): string {
   return content
     .map((block) => (isObject(block) && block.type === "text" ? text(block.text) : ""))
     .join("");
+}
+
+/**
+ * What the page shows of a tool's own report (`tool_use_result`): the file, the structured
+ * patch, the count of files found. The rest (a whole original file, every file name) stays out
+ * of the event stream.
+ */
+function compactResponse(response: unknown): Json | undefined {
+  if (!isObject(response)) return undefined;
+  const kept: Json = {};
+  for (const key of ["filePath", "type", "numFiles", "truncated", "structuredPatch"]) {
+    if (response[key] !== undefined) kept[key] = response[key];
+  }
+  if (isObject(response.file) && typeof response.file.filePath === "string") {
+    kept.filePath = response.file.filePath;
+  }
+  return Object.keys(kept).length === 0 ? undefined : kept;
+}
+
+/** Most bytes of images one tool result carries to the page (base64 characters). */
+const MAX_IMAGE_CHARACTERS = 2_000_000;
+
+/** The image blocks of a tool result (a screenshot read, an image made), within the cap. */
+function imageBlocks(content: unknown): ImageBlock[] {
+  if (!Array.isArray(content)) return [];
+  const images: ImageBlock[] = [];
+  let total = 0;
+  for (const block of content) {
+    if (!isObject(block) || block.type !== "image" || !isObject(block.source)) continue;
+    const { source } = block;
+    if (source.type !== "base64" || typeof source.data !== "string") continue;
+    total += source.data.length;
+    if (total > MAX_IMAGE_CHARACTERS) break;
+    images.push({
+      type: "image",
+      source: { type: "base64", media_type: text(source.media_type), data: source.data },
+    });
+  }
+  return images;
 }
 
 function taskStatus(value: unknown): TaskStatus {
@@ -89,7 +133,7 @@ export class StreamJsonEventMapper {
       case "assistant":
         return this.#assistant(line.message);
       case "user":
-        return this.#user(line.message);
+        return this.#user(line);
       case "system":
         return this.#system(line);
       case "result":
@@ -134,18 +178,25 @@ export class StreamJsonEventMapper {
     return events;
   }
 
-  #user(message: unknown): AgentEvent[] {
+  #user(line: Json): AgentEvent[] {
+    const message = line.message;
     if (!isObject(message) || !Array.isArray(message.content)) return [];
     const events: AgentEvent[] = [];
-    for (const block of message.content) {
-      if (!isObject(block) || block.type !== "tool_result") continue;
+    const results = message.content.filter(
+      (block): block is Json => isObject(block) && block.type === "tool_result",
+    );
+    for (const block of results) {
       const toolUseId = text(block.tool_use_id);
+      const response = results.length === 1 ? compactResponse(line.tool_use_result) : undefined;
+      const images = imageBlocks(block.content);
       events.push({
         type: "tool_end",
         toolUseId,
         name: this.#toolNames.get(toolUseId) ?? "",
         content: toolResultText(block.content),
         isError: block.is_error === true,
+        ...(response === undefined ? {} : { response }),
+        ...(images.length === 0 ? {} : { blocks: images }),
       });
       this.#toolNames.delete(toolUseId);
     }
