@@ -1,22 +1,19 @@
 import { mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { sessionsDirectory } from "../agent/transcript-store.js";
 import { telegramConfig } from "../channels/telegram/telegram-config.js";
 import { TelegramChannelSource } from "../channels/telegram/telegram-source.js";
-import { claudeSessionFile } from "../claude-cli/session-file.js";
 import {
-  type GatewayEngine,
+  type ResolvedBinding,
   StoreUnavailableError,
   startGateway,
   storeLocation,
   TrustedProxies,
 } from "../gateway/index.js";
-import { hasModelCredentials } from "../model/model-config.js";
 import { commandArgs, type FlagSpecs, stringFlag } from "./args.js";
 import type { CommandIo } from "./command-io.js";
-import { agentInfoLine, serveAgentInfo } from "./serve-agent-info.js";
+import { agentInfoLine } from "./serve-agent-info.js";
+import { bindingLines, serveConfig } from "./serve-config.js";
 
 export const SERVE_FLAGS: FlagSpecs = {
   port: { type: "string" },
@@ -28,6 +25,7 @@ export const SERVE_FLAGS: FlagSpecs = {
   "header-timeout": { type: "string" },
   "body-timeout": { type: "string" },
   data: { type: "string" },
+  config: { type: "string" },
   store: { type: "string" },
   "lease-seconds": { type: "string" },
   "shutdown-wait": { type: "string" },
@@ -49,7 +47,7 @@ export const SERVE_USAGE = `usage: rudder serve [--port 4317] [--host 127.0.0.1]
                     [--header-timeout 10] [--body-timeout 30] [--data ~/.rudder] [--store postgres://...]
                     [--lease-seconds 15] [--shutdown-wait 20] [--max-live 8] [--max-agents 16] [--idle-minutes 20] [--engine rudder|claude] [--model M] [--cwd DIR]
                     [--permission-timeout 300] [--no-permission-prompts] [--no-sandbox]
-                    [--telegram-token-file FILE [--telegram-allow ID,ID]]
+                    [--telegram-token-file FILE [--telegram-allow ID,ID]] [--config FILE]
   Starts the gateway: the web page, the HTTP API, the scheduler. Each channel gets its own
   long-lived agent process: rudder itself (default) or the Claude Code CLI (--engine claude).
   --max-live channels keep their process; past them a message is answered by a one-shot process.
@@ -58,6 +56,10 @@ export const SERVE_USAGE = `usage: rudder serve [--port 4317] [--host 127.0.0.1]
   When an agent asks for permission (an rm, an "ask" rule), the page shows the request and waits
   --permission-timeout seconds for a person; --no-permission-prompts denies such calls at once.
   --no-sandbox runs rudder agents' bash commands outside the sandbox (bubblewrap).
+  --config FILE (default: config.json in --data when present) binds channel patterns to a
+  folder, engine, model, settings and budget each (docs/workspaces.md); it is reloaded when
+  it changes or on SIGHUP. --cwd, --engine and --model only fill what its "defaults" leave out:
+  the file wins over them.
   With a Telegram bot token (--telegram-token-file, or RUDDER_TELEGRAM_TOKEN), each Telegram chat
   with the bot is the channel telegram:<chat id> (a forum topic telegram:<chat id>:<topic id>);
   the user or chat ids of --telegram-allow (or RUDDER_TELEGRAM_ALLOW) reach an agent, and so do
@@ -78,11 +80,6 @@ export const SERVE_USAGE = `usage: rudder serve [--port 4317] [--host 127.0.0.1]
 
 export const DEMO_HINT =
   "No model credentials, so agents run the offline demo model. To connect a real model, set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN, plus ANTHROPIC_BASE_URL for a compatible server) and restart, or use --engine claude with a logged-in Claude Code.";
-
-/** The `rudder` executable of this package, which the gateway runs as its agents. */
-export function rudderExecutable(): string {
-  return fileURLToPath(new URL("../cli.js", import.meta.url));
-}
 
 function wholeNumber(
   raw: string | undefined,
@@ -106,35 +103,6 @@ export function dataDirectory(raw: string | undefined, env: NodeJS.ProcessEnv): 
   const directory = resolve(raw ?? env.RUDDER_HOME ?? join(env.HOME ?? homedir(), ".rudder"));
   mkdirSync(directory, { recursive: true, mode: 0o700 });
   return directory;
-}
-
-/** How the gateway runs its agents: rudder itself or the Claude Code CLI, in `cwd`. */
-function gatewayEngine(
-  engineName: "rudder" | "claude",
-  options: { cwd: string; model: string | undefined; noSandbox: boolean; env: NodeJS.ProcessEnv },
-): GatewayEngine {
-  const { cwd, model, env } = options;
-  // Partial messages let the page stream text as it is written, not block by block; hook
-  // events tell the channel of a hook that timed out or failed.
-  const engineArgs = ["--include-partial-messages", "--include-hook-events"];
-  if (engineName === "claude") {
-    return {
-      claudeBin: env.RUDDER_CLAUDE_BIN ?? "claude",
-      args: engineArgs,
-      cwd,
-      sessionFile: (sessionId) => claudeSessionFile(env, cwd, sessionId),
-      ...(model ? { model } : {}),
-    };
-  }
-  // Where the rudder engine writes a session's transcript (mirrored in a shared store).
-  const sessions = sessionsDirectory(env);
-  return {
-    claudeBin: rudderExecutable(),
-    args: [...engineArgs, ...(options.noSandbox ? ["--no-sandbox"] : [])],
-    cwd,
-    sessionFile: (sessionId) => join(sessions, `${sessionId}.jsonl`),
-    ...(model ? { model } : {}),
-  };
 }
 
 /** `rudder serve`: runs until SIGINT or SIGTERM. Resolves to the exit code. */
@@ -187,26 +155,24 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
   });
   if (telegram instanceof Error) return fail(telegram.message);
 
-  const model = stringFlag(args, "model");
-  const demo = engineName === "rudder" && model === undefined && !hasModelCredentials(io.env);
-  const cwd = resolve(stringFlag(args, "cwd") ?? process.cwd());
-  const engine = gatewayEngine(engineName, {
-    cwd,
-    model: demo ? "demo" : model,
-    noSandbox: args.flags["no-sandbox"] === true,
-    env: io.env,
-  });
-
-  const info = await serveAgentInfo({
-    engine: engineName,
-    cwd,
-    model: demo ? "demo" : model,
-    noSandbox: args.flags["no-sandbox"] === true,
-    env: io.env,
-  });
-
   const logger = (line: string) => io.stderr.write(`${line}\n`);
   const dataDir = dataDirectory(stringFlag(args, "data"), io.env);
+  const config = await serveConfig({
+    configFlag: stringFlag(args, "config"),
+    dataDir,
+    fallback: {
+      cwd: resolve(stringFlag(args, "cwd") ?? process.cwd()),
+      engine: engineName,
+      model: stringFlag(args, "model"),
+    },
+    noSandbox: args.flags["no-sandbox"] === true,
+    env: io.env,
+  });
+  if (config instanceof Error) return fail(config.message);
+  const defaults = config.bindings.named("defaults") as ResolvedBinding;
+  const demo = config.demoFor(defaults);
+  const engine = config.engineFor(defaults, defaults.model);
+  const info = await config.infoFor(defaults, defaults.model);
   const shutdown = new AbortController();
   let gateway: Awaited<ReturnType<typeof startGateway>>;
   try {
@@ -231,7 +197,10 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
       ...(maxAgents === undefined ? {} : { maxAgents: maxAgents as number }),
       ...(idleMinutes === undefined ? {} : { idleMinutes: idleMinutes as number }),
       engine,
-      engineName,
+      engineName: defaults.engine,
+      bindings: config.bindings,
+      engineFor: config.engineFor,
+      infoFor: config.infoFor,
       permissionPrompts: args.flags["no-permission-prompts"] !== true,
       ...(permissionTimeout === undefined
         ? {}
@@ -259,7 +228,7 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
 
   // One write, so that a reader who sees the link sees the rest too.
   io.stdout.write(
-    `${agentInfoLine(info)}\n` +
+    `${agentInfoLine(info)}\n${await bindingLines(config)}` +
       `open the page (one-time link): ${gateway.pageLink}\n` +
       '  (it works once, within 10 minutes; "rudder link" prints a fresh one)\n' +
       (demo ? `demo mode: ${DEMO_HINT}\n` : ""),

@@ -7,6 +7,7 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import type { PermissionRequests } from "../agents/permission-requests.js";
+import type { BindingInfo } from "../bindings/binding-info.js";
 import type { AgentInfo } from "../gateway-options.js";
 import { GatewayClosedError } from "../routing/router.js";
 import type { Scheduler } from "../scheduler/scheduler.js";
@@ -15,6 +16,7 @@ import type { AllowedHosts } from "./allowed-hosts.js";
 import { bearerToken } from "./bearer-token.js";
 import { oversizedBody } from "./oversized-body.js";
 import { requestGuard } from "./request-guard.js";
+import { bindingRoutes } from "./routes/binding-routes.js";
 import { type ChannelRoutesOptions, channelRoutes } from "./routes/channel-routes.js";
 import { gatewayRoutes } from "./routes/gateway-routes.js";
 import { type OpenRoutesOptions, openRoutes } from "./routes/open-routes.js";
@@ -36,6 +38,8 @@ export interface HttpAppOptions extends OpenRoutesOptions, ChannelRoutesOptions 
   webRoot: string;
   /** What `GET /api/info` answers. */
   info: AgentInfo;
+  /** What each binding's and channel's agents are. */
+  bindingInfo: BindingInfo;
 }
 
 /**
@@ -53,7 +57,10 @@ export interface HttpAppOptions extends OpenRoutesOptions, ChannelRoutesOptions 
  *                                                contextWindow, sessionId, message} once done
  *                                             | 404 unknown | 409 nothing to compact | 502 failed
  *   POST   /api/channels/:id/reset           -> {command, previousSessionId, message} once done
- *   GET    /api/channels                     -> {channels: [ChannelRecord + {inflight, live}]}
+ *   GET    /api/channels                     -> {channels: [ChannelRecord + {inflight, live, binding}]}
+ *   GET    /api/channels/:id/info            -> {binding, cwd, engine, model, sandbox} (its agents)
+ *   GET    /api/bindings                     -> {bindings: [ResolvedBinding + {agentModel, sandbox}],
+ *                                                budget, file}
  *   GET    /api/channels/:id/messages[?limit] -> {messages: [MessageRecord]} (unknown: [])
  *   GET    /api/channels/:id/events          -> SSE of GatewayEvent (see sse-route.ts)
  *   GET    /api/channels/:id/permissions     -> {requests: [PermissionRequestInfo]} (pending)
@@ -123,6 +130,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   app.route("/api", openRoutes(options));
   app.use("/api/*", bearerToken(options.token));
   app.route("/api", gatewayRoutes(options.linkCodes, options.info));
+  app.route("/api", bindingRoutes(options.bindingInfo));
   app.route("/api", channelRoutes(options));
   app.route("/api", permissionRoutes(options.permissions));
   app.route("/api", pairingRoutes(options.store));

@@ -8,6 +8,7 @@ import { hostname } from "node:os";
 import { channelAgents, engineInBinding } from "../agents/channel-agents.js";
 import { PermissionRequests } from "../agents/permission-requests.js";
 import { RegistryProcessPool } from "../agents/process-pool.js";
+import { BindingInfo } from "../bindings/binding-info.js";
 import { GatewayBindings } from "../bindings/bindings.js";
 import { ChannelModels } from "../bindings/channel-models.js";
 import type { EventBus } from "../event-bus.js";
@@ -23,6 +24,8 @@ export interface AgentRuntime {
   bindings: GatewayBindings;
   /** The channels' `/model` choices. */
   models: ChannelModels;
+  /** What each binding's (and channel's) agents are, for `/status`, the API and the page. */
+  info: BindingInfo;
   permissions: PermissionRequests;
   pool: RegistryProcessPool;
   mirror: TranscriptMirror | undefined;
@@ -95,5 +98,6 @@ export function createAgentRuntime(
         ...(kept.keepUnusedMs !== undefined ? { keepUnusedMs: kept.keepUnusedMs } : {}),
       })
     : undefined;
-  return { worker, bindings, models, permissions, pool, mirror, pruning };
+  const info = new BindingInfo(bindings, models, options.infoFor);
+  return { worker, bindings, models, info, permissions, pool, mirror, pruning };
 }

@@ -73,6 +73,8 @@ export function createHttpFront(
     store,
     bus: flow.bus,
     pool: runtime.pool,
+    bindingInfo: runtime.info,
+    bindingOf: (channelId) => runtime.bindings.bindingFor(channelId).name,
     scheduler: routing.scheduler,
     permissions: runtime.permissions,
     webRoot: options.webRoot ?? join(packageRoot(), "web", "dist"),

@@ -28,6 +28,8 @@ export interface ChannelRoutesOptions {
   streamLimits: StreamLimits;
   /** An event stream's client reading this far behind is cut off (see `MAX_UNREAD_BYTES`). */
   maxUnreadEventBytes?: number;
+  /** The name of the binding a channel uses. */
+  bindingOf?: (channelId: string) => string;
   /** Whose `X-Forwarded-For` names the client (default: nobody's; the socket's peer is). */
   trustedProxies?: TrustedProxies;
 }
@@ -60,6 +62,7 @@ export function channelRoutes(options: ChannelRoutesOptions): Hono {
         ...channel,
         inflight: router.inflight(channel.id),
         live: live.has(channel.id),
+        binding: options.bindingOf?.(channel.id) ?? "defaults",
       })),
     });
   });
