@@ -23,6 +23,7 @@ const unitTests = [
   "test/channels/telegram/telegram-text.test.ts",
   "test/chat/chat-format.test.ts",
   "test/chat/chat-renderer.test.ts",
+  "test/claude-cli/held-prompts.test.ts",
   "test/claude-cli/ndjson.test.ts",
   "test/claude-cli/said-text.test.ts",
   "test/claude-cli/text-rules.test.ts",

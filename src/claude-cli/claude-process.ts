@@ -11,6 +11,7 @@ import {
 import { buildChildEnvironment, buildClaudeCommand, resolveClaudeBin } from "./command.js";
 import { ControlChannel } from "./control-channel.js";
 import { ClaudeTimeoutError } from "./errors.js";
+import { type HeldPrompts, heldPromptsOf } from "./held-prompts.js";
 import { DEFAULT_MAX_LINE_LENGTH, type NdjsonError } from "./ndjson.js";
 import { isRateLimitLine } from "./rate-limit.js";
 import { assistantTexts, isMissingSession, userLine } from "./stream-lines.js";
@@ -51,6 +52,8 @@ export class ClaudeProcess {
   /** The line being skipped passed the cap while no turn was in flight. */
   #droppedWhileIdle = false;
   #costTotal = 0;
+  /** Of a child resumed on a Claude Code session: the prompts it holds, until a turn ends. */
+  #held: HeldPrompts | undefined;
   readonly #control = new ControlChannel(() => this.options.onPermissionRequest);
 
   constructor(channelId: string, options: ClaudeProcessOptions = {}) {
@@ -101,6 +104,7 @@ export class ClaudeProcess {
       onSettled: (settled) => {
         if (this.#turn !== settled) return;
         this.#turn = undefined;
+        this.#held?.forget();
         this.inflight = false;
         this.lastActive = performance.now();
       },
@@ -126,7 +130,7 @@ export class ClaudeProcess {
       turn.state.addMessage(uuid, text, true, options);
       this.lastActive = performance.now();
       try {
-        await turn.child.write(userLine(text, uuid));
+        await turn.child.write(this.#held?.lineFor(text, uuid, false) ?? userLine(text, uuid));
         return { status: "steered", turn: undefined };
       } catch {
         // EPIPE: the child can no longer read its input, so it is as good as dead. Ending
@@ -168,11 +172,13 @@ export class ClaudeProcess {
   }
 
   #spawn(): ClaudeChild {
+    const env = buildChildEnvironment(this.options);
+    this.#held = heldPromptsOf(this.#sessionId, env, this.options.cwd);
     const child: ClaudeChild = new ClaudeChild(
       this.buildCommand(),
       {
         cwd: this.options.cwd,
-        env: buildChildEnvironment(this.options),
+        env,
         niceness: this.options.niceness,
       },
       {
@@ -197,7 +203,8 @@ export class ClaudeProcess {
   #sendMessage(turn: ActiveTurn, uuid: string, text: string, command: boolean): void {
     turn.state.addMessage(uuid, text, false, turn.options);
     // A failed write is not reported here: the child's exit settles the turn.
-    turn.child.write(userLine(text, uuid, command)).catch(() => {});
+    const line = this.#held?.lineFor(text, uuid, command) ?? userLine(text, uuid, command);
+    turn.child.write(line).catch(() => {});
   }
 
   #onTimeout(turn: ActiveTurn, timeoutMs: number): void {

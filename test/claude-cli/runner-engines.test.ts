@@ -516,6 +516,37 @@ describe.each(engines)("ClaudeProcess drives $name", (engine) => {
     expect(proc.popPendingSteers()).toEqual([]);
   });
 
+  // As the gateway after a SIGKILL: the unanswered message again, to a process resumed on the
+  // session that took it in (Claude Code: the session's transcript holds it; rudder: its own).
+  onApi(
+    "a message delivered again to a session resumed after a SIGKILL is in the prompt once",
+    async () => {
+      const testCase = await setup(engine, [
+        { hangUntilAborted: true, text: "working" },
+        { text: "answered once" },
+        { text: "answered anew" },
+      ]);
+      const api = apiOf(testCase);
+      const first = testCase.make(engine.unattended);
+      const killed = first.runTurn("the redelivered question", TURN);
+      await api.waitForMainRequests(1, API_WAIT_MS);
+      process.kill(-(first.pid as number), "SIGKILL");
+      expect((await killed).isError).toBe(true);
+
+      const second = testCase.make({
+        ...engine.unattended,
+        sessionId: first.sessionId ?? undefined,
+      });
+      const result = await second.runTurn("the redelivered question", TURN);
+      expect(result).toMatchObject({ isError: false, result: "answered once" });
+      const asked = (index: number) => JSON.stringify(mainRequest(api, index).body.messages);
+      expect(asked(1).split("the redelivered question")).toHaveLength(2);
+      // Sent anew once that turn is over, it is a new message, as ever.
+      await second.runTurn("the redelivered question", TURN);
+      expect(asked(2).split("the redelivered question")).toHaveLength(3);
+    },
+  );
+
   // The fake CLI's `resume_missing` scenario answers the first turn and refuses every --resume.
   it("starts a new session once when the resumed one is gone", async () => {
     const testCase = await setup(engine, [{ text: "first answer" }], {
