@@ -234,11 +234,14 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
       (demo ? `demo mode: ${DEMO_HINT}\n` : ""),
   );
 
+  const reload = () => void gateway.reloadConfig();
+  process.on("SIGHUP", reload);
   await new Promise<void>((resolveStop) => {
     const stop = () => resolveStop();
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
   });
+  process.off("SIGHUP", reload);
   io.stderr.write("rudder serve: stopping\n");
   shutdown.abort();
   await gateway.close();

@@ -4,6 +4,7 @@
  */
 import type { ClaudeProcessOptions } from "../claude-cli/claude-process.js";
 import type { GatewayBindings } from "./bindings/bindings.js";
+import type { ReloadOutcome } from "./bindings/config-reload.js";
 import type { ResolvedBinding } from "./bindings/resolved-binding.js";
 import type { ChannelSource } from "./channel-source.js";
 import type { StoreLocation } from "./store/store-location.js";
@@ -166,6 +167,11 @@ export interface RunningGateway {
   newPageLink(): string;
   /** How many event streams are open now. */
   eventStreams(): number;
+  /**
+   * Reads the configuration file again (`rudder serve` on SIGHUP; a change of the file does it
+   * by itself): put in place, unchanged, or refused with its line (the old one stays).
+   */
+  reloadConfig(): Promise<ReloadOutcome>;
   close(): Promise<void>;
 }
 

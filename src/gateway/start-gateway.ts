@@ -9,6 +9,7 @@ import type { GatewayOptions, RunningGateway } from "./gateway-options.js";
 import { TrustedProxies } from "./http/trusted-proxies.js";
 import type { Router } from "./routing/router.js";
 import { createAgentRuntime } from "./startup/agent-runtime.js";
+import { watchConfig } from "./startup/config-watch.js";
 import { startEventFlow } from "./startup/event-flow.js";
 import { createGatewayRouting } from "./startup/gateway-routing.js";
 import { gatewayShutdown, type LateFeeds } from "./startup/gateway-shutdown.js";
@@ -76,7 +77,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   front.hosts.setPort(port);
 
   const feeds: LateFeeds = {};
-  const close = gatewayShutdown({
+  const config = watchConfig(runtime, log);
+  const shutdown = gatewayShutdown({
     storage,
     flow,
     runtime,
@@ -88,6 +90,10 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     shutdownWaitMs: options.shutdownWaitMs ?? 20_000,
     log,
   });
+  const close = async () => {
+    config.stop();
+    await shutdown();
+  };
   try {
     await startSources({
       storage,
@@ -115,6 +121,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     pageLink: newPageLink(),
     newPageLink,
     eventStreams: () => front.streamLimits.open,
+    reloadConfig: () => config.reload(),
     close,
   };
 }
