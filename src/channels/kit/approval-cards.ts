@@ -18,6 +18,7 @@ interface Card {
   request: PermissionRequestInfo;
   entryId: string;
   platformId: string | null;
+  delivered: Promise<string | null>;
 }
 
 /** Who decided through the chat, remembered until the request's `permission_resolved`. */
@@ -99,7 +100,12 @@ export class ApprovalCards {
     };
     const recorded = await this.#outbox.send(request.channelId, "approval", message);
     if (recorded === null) return;
-    const card: Card = { request, entryId: recorded.id, platformId: null };
+    const card: Card = {
+      request,
+      entryId: recorded.id,
+      platformId: null,
+      delivered: recorded.delivered,
+    };
     this.#cards.set(request.id, card);
     void recorded.delivered.then((platformId) => {
       card.platformId = platformId;
@@ -174,10 +180,18 @@ export class ApprovalCards {
     return "This request is no longer waiting.";
   }
 
-  /** The request whose card `platformId` is (a reply to it gives a denial's reason). */
-  cardAt(channelId: string, platformId: string): string | undefined {
+  /**
+   * The request whose card `platformId` is (a reply to it gives a denial's reason). A card the
+   * platform took but whose answer has not come back yet is waited for, a little.
+   */
+  async cardAt(channelId: string, platformId: string): Promise<string | undefined> {
     for (const [requestId, card] of this.#cards) {
-      if (card.request.channelId === channelId && card.platformId === platformId) return requestId;
+      if (card.request.channelId !== channelId) continue;
+      if (card.platformId === null) {
+        const timer = new Promise<null>((resolve) => setTimeout(resolve, 2000, null).unref());
+        card.platformId = await Promise.race([card.delivered, timer]);
+      }
+      if (card.platformId === platformId) return requestId;
     }
     return undefined;
   }

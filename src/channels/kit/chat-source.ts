@@ -208,7 +208,7 @@ export class ChatSource implements ChannelSource {
       return;
     }
     if (message.group) outbox.group(channelId);
-    const card = message.replyTo && session.approvals.cardAt(channelId, message.replyTo);
+    const card = message.replyTo && (await session.approvals.cardAt(channelId, message.replyTo));
     if (card && message.text.trim() !== "") {
       session.approvals.deciding(card, message.userName);
       await session.context.permissions.decide(channelId, card, "deny", message.text.trim());

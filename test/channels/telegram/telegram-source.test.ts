@@ -329,6 +329,24 @@ describe("the Telegram source", () => {
     expect(harness.delivered).toHaveLength(1);
   });
 
+  it("takes a reply to a permission card as a denial with its reason", async () => {
+    const harness = await startSource();
+    api.pushMessage({ userId: 111, text: "clean up" });
+    await waitFor(() => harness.delivered.length === 1, "the delivery");
+    const decision = harness.permissions.ask("telegram:111", {
+      requestId: "r",
+      toolName: "bash",
+      input: { command: "rm -r build" },
+      toolUseId: undefined,
+      raw: {},
+    });
+    const card = await waitForSent("111", "rm -r build");
+    api.pushMessage({ userId: 111, text: "keep the build", replyTo: card.messageId });
+    expect(await decision).toEqual({ behavior: "deny", message: "keep the build" });
+    await waitFor(() => /denied by user 111: keep the build/.test(card.text), "the card edited");
+    expect(harness.delivered).toHaveLength(1);
+  });
+
   it("honours a 429's retry_after and backs off after 500s, losing no update", async () => {
     const harness = await startSource();
     await waitFor(() => api.waitingPolls() === 1, "the first long poll");
