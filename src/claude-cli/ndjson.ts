@@ -9,7 +9,10 @@ import { StringDecoder } from "node:string_decoder";
  * skipped; a line that is not JSON, or that grows past `maxLineLength`
  * characters (the partial line counts), is reported through `onError` and
  * framing resumes after the next LF; `end()` flushes a last unterminated line.
- * Never throws.
+ * A value nested deeper than `MAX_NESTING` arrays and objects is reported as
+ * invalid too: JSON.parse reads any depth, but JSON.stringify and every other
+ * recursive walk of it overflow the stack (a 200,000-deep line from an agent
+ * once threw out of the gateway's event bus). Never throws.
  */
 export interface NdjsonHandlers {
   onValue(value: unknown, line: string): void;
@@ -28,6 +31,9 @@ export interface NdjsonError {
   /** For `line_dropped`: the line's length in characters. */
   length?: number;
 }
+
+/** Deeper than any line an agent has reason to print; far from where recursion overflows. */
+export const MAX_NESTING = 256;
 
 /** 16 MiB: large enough for a big tool result, small enough to bound memory. */
 export const DEFAULT_MAX_LINE_LENGTH = 16 * 1024 * 1024;
@@ -107,6 +113,14 @@ export class NdjsonDecoder {
       });
       return;
     }
+    if (nestedDeeperThan(value, MAX_NESTING)) {
+      this.#handlers.onError({
+        kind: "invalid_json",
+        message: `JSON nested deeper than ${MAX_NESTING} levels`,
+        excerpt: line.slice(0, 200),
+      });
+      return;
+    }
     this.#handlers.onValue(value, line);
   }
 
@@ -128,6 +142,20 @@ export class NdjsonDecoder {
       length,
     });
   }
+}
+
+/** Whether `value` holds arrays or objects more than `limit` deep; a walk with its own stack, not recursion. */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  if (value === null || typeof value !== "object") return false;
+  const pending: [unknown, number][] = [[value, 1]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [item, depth] = next;
+    if (depth > limit) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item as object)) {
+      if (child !== null && typeof child === "object") pending.push([child, depth + 1]);
+    }
+  }
+  return false;
 }
 
 /** One JSON value as an NDJSON line. `JSON.stringify` escapes every LF inside strings. */

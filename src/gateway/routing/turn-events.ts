@@ -2,12 +2,18 @@ import type { AgentTurnOptions, AgentTurnResult } from "../agents/agent-process.
 import { outcomeFromResultLine, StreamJsonEventMapper } from "../agents/stream-json-events.js";
 import type { GatewayEvent } from "../events.js";
 
+/** Unreadable lines of one turn logged at most. */
+const MAX_LOGGED_UNREADABLE = 5;
+
 /**
  * Publishes one turn's progress on a channel: the child's stream-json lines
  * mapped to agent events when the process hands them over (`onEvent`), else
  * its text blocks (`onText`) and a `turn_end` made from the result. Also
  * reports the session id as soon as the child announces it, so a gateway
- * killed mid-turn can still resume the conversation.
+ * killed mid-turn can still resume the conversation. A line the child printed
+ * that could not be read (not JSON, nested too deep, over the length cap) is
+ * logged as one line naming the channel, the first few of a turn, so that a
+ * flood of them is no flood of the log.
  */
 export class TurnEvents {
   readonly #channelId: string;
@@ -15,7 +21,9 @@ export class TurnEvents {
   readonly #onSession: (sessionId: string) => void;
   readonly #observe: ((line: unknown) => void) | undefined;
   readonly #mapper = new StreamJsonEventMapper();
+  readonly #log: ((line: string) => void) | undefined;
   #sawLines = false;
+  #unreadable = 0;
 
   constructor(
     channelId: string,
@@ -23,7 +31,9 @@ export class TurnEvents {
     onSession: (sessionId: string) => void,
     /** Sees every raw line first (context usage, compaction boundaries). */
     observe?: (line: unknown) => void,
+    log?: (line: string) => void,
   ) {
+    this.#log = log;
     this.#channelId = channelId;
     this.#publish = publish;
     this.#onSession = onSession;
@@ -37,6 +47,7 @@ export class TurnEvents {
         this.#sawLines = true;
         this.#observe?.(line);
         const record = line as Record<string, unknown>;
+        if (record.type === "output_error") this.#unreadableLine(record);
         if (record.type === "system" && record.subtype === "init") {
           if (typeof record.session_id === "string") this.#onSession(record.session_id);
         }
@@ -49,6 +60,22 @@ export class TurnEvents {
           this.#publish({ type: "text_delta", text, channelId: this.#channelId });
       },
     };
+  }
+
+  #unreadableLine(record: Record<string, unknown>): void {
+    this.#unreadable += 1;
+    if (this.#unreadable > MAX_LOGGED_UNREADABLE) return;
+    const excerpt = JSON.stringify(String(record.excerpt ?? "").slice(0, 80));
+    // The parser's message quotes the line too: its control characters are not the log's.
+    const reason = withoutControlCharacters(String(record.message));
+    const more =
+      this.#unreadable === MAX_LOGGED_UNREADABLE
+        ? "; further ones of this turn are not logged"
+        : "";
+    this.#log?.(
+      `gateway: the agent of channel ${this.#channelId} printed a line that could not be read ` +
+        `(${reason}), skipped: ${excerpt}${more}`,
+    );
   }
 
   /** The `turn_end` of a process that gave no raw lines (with lines, `result` lines made it). */
@@ -68,4 +95,14 @@ export class TurnEvents {
       channelId: this.#channelId,
     });
   }
+}
+
+/** `text` with each control character (C0, DEL, C1) as `?`. */
+function withoutControlCharacters(text: string): string {
+  let clean = "";
+  for (const character of text) {
+    const code = character.codePointAt(0) ?? 0;
+    clean += code < 0x20 || (code >= 0x7f && code <= 0x9f) ? "?" : character;
+  }
+  return clean;
 }

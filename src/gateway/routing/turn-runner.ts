@@ -175,6 +175,7 @@ export class TurnRunner {
       (event) => this.#options.router.bus.publish(event),
       (sessionId) => this.#options.track(this.#options.rememberSession(channel, sessionId)),
       (line) => this.#options.observe(channel, line),
+      this.#options.router.logger,
     );
   }
 
