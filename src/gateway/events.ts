@@ -42,6 +42,17 @@ export interface StoredMessage {
    */
   kind: "user" | "reply" | "fallback" | "error" | "compaction" | "reset";
   createdAt: string;
+  /** For a reply or error in `GET /api/channels/:id/messages`: what the page showed of its turn. */
+  display?: TurnDisplay;
+}
+
+/**
+ * What the page shows of a turn, as the events it was drawn from: texts (each run of deltas
+ * joined), tool calls and results, retries, task lines and the turn's end (duration, cost,
+ * how it failed). The page draws a stored one exactly as it drew the live one.
+ */
+export interface TurnDisplay {
+  events: AgentEvent[];
 }
 
 /** A tool call waiting for a person's decision (`GET /api/channels/:id/permissions`). */

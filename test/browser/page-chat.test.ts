@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningGateway, startGateway } from "../../src/gateway/index.js";
+import { type GatewayOptions, type RunningGateway, startGateway } from "../../src/gateway/index.js";
 import {
   type FakeMessagesApi,
   lastToolResults,
@@ -89,6 +89,7 @@ function answer(request: RecordedRequest): ScriptStep {
 let harness: BrowserHarness;
 let api: FakeMessagesApi;
 let gateway: RunningGateway;
+let gatewayOptions: GatewayOptions;
 let page: Page;
 let pageErrors: string[];
 
@@ -98,7 +99,7 @@ beforeAll(async () => {
   mkdirSync(workspace);
   writeFileSync(join(workspace, "notes.txt"), "alpha\nbeta\ngamma\n");
   api = await startFakeMessagesApi({ fallback: answer });
-  gateway = await startGateway({
+  gatewayOptions = {
     dataDir: join(harness.scratch, "data"),
     port: 0,
     webRoot: harness.webRoot,
@@ -115,7 +116,8 @@ beforeAll(async () => {
     },
     engineName: "rudder",
     heartbeatMs: 1000,
-  });
+  };
+  gateway = await startGateway(gatewayOptions);
   ({ page, pageErrors } = await harness.openTab());
   await page.goto(gateway.newPageLink());
   await page.getByTestId("new-channel-input").fill("chat");
@@ -268,6 +270,32 @@ describe("tools you can read", () => {
 
     const glob = turn.locator('[data-testid="activity"][data-tool="glob"]');
     expect(await glob.locator("summary").textContent()).toContain("*.txt \u2014 1 file");
+    expect(pageErrors).toEqual([]);
+  });
+});
+
+/** Each turn of the log as the page shows it: texts, tool rows, its duration and cost. */
+const turnsShown = `[...document.querySelectorAll('[data-testid="log"] > *')].map((node) =>
+  node.dataset.testid === "turn"
+    ? {
+        state: node.dataset.turnState,
+        texts: [...node.querySelectorAll(".markdown")].map((text) => text.textContent.trim()),
+        tools: [...node.querySelectorAll("summary")].map((row) => row.textContent.trim()),
+        status: node.querySelector(".turn-status-text").textContent,
+      }
+    : { [node.dataset.kind ?? "other"]: node.querySelector('[data-testid="message-text"]')?.textContent },
+)`;
+
+describe("history that lasts", () => {
+  it("shows every turn the same after a gateway restart: texts, tools, duration and cost", async () => {
+    const live = await page.evaluate(turnsShown);
+    expect(JSON.stringify(live)).toContain("notes.txt (+1");
+    await gateway.close();
+    gateway = await startGateway(gatewayOptions);
+    await page.goto(gateway.newPageLink());
+    await page.locator('[data-testid="connection"][data-status="open"]').waitFor();
+    await expect.poll(() => page.evaluate(turnsShown)).toEqual(live);
+    await page.screenshot({ path: join(results, "page-chat-restored.png"), fullPage: true });
     expect(pageErrors).toEqual([]);
   });
 });

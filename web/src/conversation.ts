@@ -37,6 +37,8 @@ export class Conversation {
   private readonly pending = new Map<string, string>();
   private pendingCount = 0;
   private turn: TurnView | null = null;
+  /** Turns drawn from the store, by the reply or error that ended them. */
+  private readonly storedTurns = new Map<string, TurnView>();
   private readonly permissions: PermissionCards;
 
   constructor(
@@ -55,6 +57,7 @@ export class Conversation {
     this.messages.clear();
     this.activity.clear();
     this.replies.clear();
+    this.storedTurns.clear();
     this.pending.clear();
     this.permissions.clear();
     this.turn = null;
@@ -63,8 +66,44 @@ export class Conversation {
 
   showHistory(messages: StoredMessage[]): void {
     this.keepScrolled(() => {
-      for (const message of messages) this.upsert(message);
+      for (const message of messages) {
+        if (message.display && !this.messages.has(message.id)) this.showStoredTurn(message);
+        if (message.kind !== "reply" || !this.storedTurns.has(message.id)) this.upsert(message);
+      }
     });
+  }
+
+  /**
+   * A turn as the store kept it (its texts, tool calls, duration and cost), drawn from the
+   * same events as a live one. A replay of the live turn (a fresh stream's recent events)
+   * replaces it.
+   */
+  private showStoredTurn(message: StoredMessage): void {
+    const events = message.display?.events ?? [];
+    const turn = new TurnView(this.log);
+    for (const event of events) {
+      if (event.type === "text_delta") turn.appendText(event.text);
+      else {
+        const line = this.activity.lineFor(event);
+        if (line) turn.appendActivity(line);
+      }
+    }
+    const end = events.findLast((event) => event.type === "turn_end");
+    if (message.kind === "reply") {
+      turn.claimReply(message);
+      this.replies.add(message.id);
+    }
+    turn.end(message.kind === "error" ? "failed" : "done", end ? turnSummary(end.outcome) : "");
+    this.storedTurns.set(message.id, turn);
+  }
+
+  /** The live copy of a stored turn arrived (a replay): the stored one gives way. */
+  private dropStoredTurn(messageId: string): void {
+    const stored = this.storedTurns.get(messageId);
+    if (!stored) return;
+    stored.remove();
+    this.storedTurns.delete(messageId);
+    this.replies.delete(messageId);
   }
 
   /** Shows a message as soon as it is sent; returns the key to settle it with. */
@@ -130,6 +169,7 @@ export class Conversation {
         return;
       case "fallback":
       case "error":
+        if (this.turn) this.dropStoredTurn(event.message.id);
         this.endTurn("failed");
         this.place(event.message);
         if (event.type === "fallback") {
@@ -213,6 +253,7 @@ export class Conversation {
 
   /** The reply belongs to the turn that streamed it, in place of a stored copy. */
   private showReply(message: StoredMessage): void {
+    if (this.turn) this.dropStoredTurn(message.id);
     const turn = this.turn;
     if (this.replies.has(message.id)) return;
     if (!turn || (turn.replyId !== null && turn.replyText !== message.text)) {

@@ -4,7 +4,7 @@ import { ApiClient } from "./api.js";
 import { ChannelList } from "./channel-list.js";
 import { ContextControls } from "./context-controls.js";
 import { Conversation } from "./conversation.js";
-import { byTestId } from "./dom.js";
+import { byTestId, h } from "./dom.js";
 import { EventStream, type StreamStatus } from "./event-stream.js";
 import { RunnersPanel } from "./runners-panel.js";
 import { SchedulesPanel } from "./schedules-panel.js";
@@ -147,12 +147,16 @@ async function openChannel(id: string, again = false): Promise<void> {
       }, 5000);
     },
   });
+  const limit = historyLimits.get(id) ?? HISTORY_PAGE;
   const history = await api.get<{ messages: StoredMessage[] }>(
-    `/api/channels/${encodeURIComponent(id)}/messages`,
+    `/api/channels/${encodeURIComponent(id)}/messages?limit=${limit}`,
   );
   if (current.signal.aborted) return;
-  if (history.ok) conversation.showHistory(history.value.messages);
-  else if (history.status !== 404) composerError.textContent = `Could not load: ${history.error}`;
+  if (history.ok) {
+    // The newest page first; a full page may have older messages before it.
+    if (history.value.messages.length >= limit) log.append(earlierButton(id, limit));
+    conversation.showHistory(history.value.messages);
+  } else if (history.status !== 404) composerError.textContent = `Could not load: ${history.error}`;
   const asking = await api.get<{ requests: PermissionRequestInfo[] }>(
     `/api/channels/${encodeURIComponent(id)}/permissions`,
   );
@@ -162,6 +166,24 @@ async function openChannel(id: string, again = false): Promise<void> {
   // The stream replays recent requests in place; this finds ones older than its buffer.
   // A card for a request settled meanwhile learns so when its button gets a 404 or 409.
   if (asking.ok) conversation.showPermissions(asking.value.requests);
+}
+
+/** Messages a channel opens with: the newest, so that a long channel opens fast. */
+const HISTORY_PAGE = 100;
+/** How many messages each channel shows now (more after "Show earlier messages"). */
+const historyLimits = new Map<string, number>();
+
+function earlierButton(id: string, limit: number): HTMLElement {
+  const button = h(
+    "button",
+    { type: "button", class: "small earlier", "data-testid": "history-earlier" },
+    "Show earlier messages",
+  );
+  button.addEventListener("click", () => {
+    historyLimits.set(id, limit + HISTORY_PAGE);
+    void openChannel(id, true);
+  });
+  return button;
 }
 
 function showConnection(status: StreamStatus): void {

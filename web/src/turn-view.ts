@@ -97,6 +97,11 @@ export class TurnView {
     last.article.dataset.kind = "reply";
   }
 
+  /** Takes the turn out of the log (a replay of it is shown instead). */
+  remove(): void {
+    for (const stretch of this.stretches) stretch.article.remove();
+  }
+
   /** Where the turn writes next: its last stretch while that still ends the log. */
   private stretch(): Stretch {
     const last = this.stretches.at(-1);

@@ -72,6 +72,7 @@ export class ChannelDispatch {
       track,
       rememberSession: (channel, sessionId) => channels.rememberSession(channel, sessionId),
       observe: (channel, line) => this.observe(channel, line),
+      record: (event) => settlements.displays.record(event),
       release: (channel) => this.release(channel),
     });
     const { store, pool, bus, turnTimeoutMs } = router;

@@ -3,6 +3,7 @@ import type { ContextUsage } from "../agents/context-usage.js";
 import type { EventBus } from "../event-bus.js";
 import type { StoredMessage } from "../events.js";
 import type { GatewayStore, MessageRecord, Settlement, TurnRecord } from "../store/store.js";
+import { TurnDisplayRecorder } from "./turn-display-recorder.js";
 
 /** How a message ended, for callers that wait on it (the scheduler). */
 export interface SettledMessage {
@@ -42,6 +43,8 @@ export const CONTEXT_WRITE_DELAY_MS = 1000;
 export class Settlements {
   readonly #store: GatewayStore;
   readonly #bus: EventBus;
+  /** Each channel's turn so far, stored with the reply or error that ends it. */
+  readonly displays = new TurnDisplayRecorder();
   readonly #waiters = new Map<string, Array<(settled: SettledMessage) => void>>();
   /** Context usage of channels not stored yet (see `noteContext`). */
   readonly #context = new Map<string, ContextUsage | null>();
@@ -108,6 +111,7 @@ export class Settlements {
       ...(withContext ? { context: context ?? null } : {}),
     });
     if (!record) return null;
+    await this.#keepDisplay(channelId, record.id, reply.kind);
     const message = storedMessage(record);
     for (const { id } of messages) {
       this.#bus.publish({ type: "message_state", messageId: id, state, channelId });
@@ -124,5 +128,19 @@ export class Settlements {
       this.#bus.publish({ type: "reply", message, channelId });
     }
     return message;
+  }
+
+  /**
+   * Stores what the page showed of the turn with the reply or error that ended it. A fallback
+   * (the turn runs again later) keeps nothing. The reply is stored already: a display that
+   * cannot be written leaves the history plainer, not wrong.
+   */
+  async #keepDisplay(channelId: string, messageId: string, kind: string): Promise<void> {
+    const display = this.displays.take(channelId);
+    if (display === null || (kind !== "reply" && kind !== "error")) return;
+    await this.#store
+      .turnDisplays()
+      .save(messageId, channelId, JSON.stringify(display))
+      .catch(() => {});
   }
 }

@@ -1,4 +1,5 @@
 import type { AgentTurnOptions, AgentTurnResult, TurnFailure } from "../agents/agent-process.js";
+import type { GatewayEvent } from "../events.js";
 import type { MessageRecord } from "../store/store.js";
 import type { ActiveTurn, ChannelState } from "./channel-state.js";
 import type { RouterOptions } from "./router-options.js";
@@ -20,6 +21,8 @@ export interface TurnRunnerOptions {
   rememberSession: (channel: ChannelState, sessionId: string | null | undefined) => Promise<void>;
   /** Every line the channel's agent writes during a turn (context usage, commands). */
   observe: (channel: ChannelState, line: unknown) => void;
+  /** Sees each event of a turn as it is published (what the history keeps of it). */
+  record: (event: GatewayEvent) => void;
   /** The channel's turn is over (settled or not): what waited for it goes next. */
   release: (channel: ChannelState) => void;
 }
@@ -172,7 +175,10 @@ export class TurnRunner {
   #turnEvents(channel: ChannelState): TurnEvents {
     return new TurnEvents(
       channel.id,
-      (event) => this.#options.router.bus.publish(event),
+      (event) => {
+        this.#options.record(event);
+        this.#options.router.bus.publish(event);
+      },
       (sessionId) => this.#options.track(this.#options.rememberSession(channel, sessionId)),
       (line) => this.#options.observe(channel, line),
       this.#options.router.logger,

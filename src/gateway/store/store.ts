@@ -3,6 +3,7 @@ import type { MessageState, StoredMessage } from "../events.js";
 import type { SourceStore } from "../source-store.js";
 import type { StoreHealth } from "./store-health.js";
 import type { TranscriptChunks } from "./transcript-chunks.js";
+import type { TurnDisplays } from "./turn-displays.js";
 
 /** A channel as the store keeps it. */
 export interface ChannelRecord {
@@ -176,6 +177,8 @@ export interface GatewayStore extends TranscriptChunks {
    */
   spendLinkCode(nonce: string, expiresAt: Date): Promise<boolean>;
 
+  /** What the page showed of each turn (see `TurnDisplays`). */
+  turnDisplays(): TurnDisplays;
   /** The chat sources' tables: the reply ledger, pairings, grants (see `SourceStore`). */
   sourceStore(): SourceStore;
 

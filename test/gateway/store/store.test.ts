@@ -88,6 +88,19 @@ describe("the PostgreSQL gateway store", () => {
 });
 
 describe.each(adapters)("the $name gateway store", (adapter) => {
+  it("keeps what the page showed of a turn by the message that ended it, once", async () => {
+    const store = await adapter.open();
+    const message = await store.insertAgentMessage("chan", "done", "reply");
+    const displays = store.turnDisplays();
+    await displays.save(message.id, "chan", '{"events":[1]}');
+    await displays.save(message.id, "chan", '{"events":[2]}');
+    expect(await displays.list([message.id, "unknown"])).toEqual(
+      new Map([[message.id, '{"events":[1]}']]),
+    );
+    expect(await displays.list([])).toEqual(new Map());
+    await store.close();
+  });
+
   it("keeps channels, message states and delivery counts (once per gateway run), in order", async () => {
     const store = await adapter.open();
     const first = await store.insertUserMessage("chan", "one", "http");

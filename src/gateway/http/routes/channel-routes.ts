@@ -118,7 +118,17 @@ export function channelRoutes(options: ChannelRoutesOptions): Hono {
     if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1)) {
       throw new ApiError("limit must be a positive integer");
     }
-    return context.json({ messages: await store.listMessages(channelId, limit) });
+    const messages = await store.listMessages(channelId, limit);
+    const ended = messages.filter(
+      (message) => message.kind === "reply" || message.kind === "error",
+    );
+    const displays = await store.turnDisplays().list(ended.map((message) => message.id));
+    return context.json({
+      messages: messages.map((message) => {
+        const display = displays.get(message.id);
+        return display === undefined ? message : { ...message, display: JSON.parse(display) };
+      }),
+    });
   });
 
   routes.get("/channels/:id/events", (context) =>

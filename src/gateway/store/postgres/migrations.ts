@@ -252,6 +252,15 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (channel_id, tool_name, command)
   );
   `,
+  // What the page showed of each turn, by the reply or error that ended it (see TurnDisplays).
+  `
+  CREATE TABLE turn_displays (
+    message_id text PRIMARY KEY,
+    channel_id text NOT NULL,
+    display text NOT NULL,
+    created_at timestamptz NOT NULL
+  );
+  `,
 ];
 
 /** The schema version a fully migrated database reports. */

@@ -31,6 +31,7 @@ import { PostgresSchedules } from "./postgres-schedules.js";
 import { settleStatement } from "./postgres-settle.js";
 import { postgresSourceStore } from "./postgres-source-store.js";
 import { PostgresTranscripts } from "./postgres-transcripts.js";
+import { postgresTurnDisplays } from "./postgres-turn-displays.js";
 import { preparedQuery } from "./prepared-query.js";
 import { announceSchedule, listenForSchedules } from "./schedule-changes.js";
 import { spendLinkCode } from "./spent-link-codes.js";
@@ -84,8 +85,7 @@ export class PostgresGatewayStore implements SharedStore {
     this.#notices = new NotifyListener(url, logger, this.health);
     this.#logger = logger;
     watchPool(pool, this.health);
-    // An idle connection the server drops must not crash the process; the health finds out
-    // whether the database is gone.
+    // A dropped idle connection must not crash the process; the health finds out what it was.
     pool.on("error", () => void this.health.check());
   }
 
@@ -137,8 +137,7 @@ export class PostgresGatewayStore implements SharedStore {
     nextRunAt: string | null,
     now: Date,
   ): Promise<boolean> {
-    // Records carry milliseconds (ISO strings); half a second of slack, as the cron fires on the
-    // worker's clock at about `dueAt`.
+    // Records carry milliseconds; half a second of slack: the cron fires on the worker's clock.
     const result = await this.#pool.query(
       `UPDATE schedules SET last_run_at = $4, next_run_at = $3
        WHERE id = $1 AND date_trunc('milliseconds', next_run_at) = $2
@@ -197,6 +196,7 @@ export class PostgresGatewayStore implements SharedStore {
     return spendLinkCode(this.#pool, nonce, expiresAt);
   }
 
+  turnDisplays = () => postgresTurnDisplays(this.#pool);
   sourceStore() {
     return postgresSourceStore(this.#pool, this.insertSystemMessage.bind(this));
   }

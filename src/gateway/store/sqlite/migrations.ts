@@ -157,6 +157,15 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (channel_id, tool_name, command)
   );
   `,
+  // What the page showed of each turn, by the reply or error that ended it (see TurnDisplays).
+  `
+  CREATE TABLE turn_displays (
+    message_id TEXT PRIMARY KEY,
+    channel_id TEXT NOT NULL,
+    display TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  `,
 ];
 
 /** The schema version a fully migrated database reports. */

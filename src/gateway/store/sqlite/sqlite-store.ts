@@ -19,6 +19,7 @@ import {
   type TranscriptChunk,
   type TranscriptMerge,
 } from "../transcript-chunks.js";
+import type { TurnDisplays } from "../turn-displays.js";
 import { GroupCommit } from "./group-commit.js";
 import { openDatabase, PROBE_SQL } from "./open-database.js";
 import { healthGuard } from "./sqlite-faults.js";
@@ -28,6 +29,7 @@ import { type ScheduleChange, SqliteSchedules } from "./sqlite-schedules.js";
 import { settleRows } from "./sqlite-settle.js";
 import { sqliteSourceStore } from "./sqlite-source-store.js";
 import { SqliteTranscripts } from "./sqlite-transcripts.js";
+import { sqliteTurnDisplays } from "./sqlite-turn-displays.js";
 
 /**
  * The SQLite `GatewayStore`: one file, WAL mode, versioned migrations.
@@ -345,6 +347,10 @@ export class SqliteGatewayStore implements GatewayStore {
 
   spendLinkCode(nonce: string, expiresAt: Date): Promise<boolean> {
     return this.#commits.write(() => spendLinkCode(this.#database, nonce, expiresAt));
+  }
+
+  turnDisplays(): TurnDisplays {
+    return sqliteTurnDisplays(this.#database, this.#commits);
   }
 
   sourceStore(): SourceStore {
