@@ -16,6 +16,8 @@ import { PermissionRequests } from "../../../src/gateway/agents/permission-reque
 import { EventBus } from "../../../src/gateway/event-bus.js";
 import type { GatewayEvent } from "../../../src/gateway/events.js";
 import { GatewayClosedError } from "../../../src/gateway/routing/router.js";
+import type { SourceStore } from "../../../src/gateway/source-store.js";
+import { SqliteGatewayStore } from "../../../src/gateway/store/sqlite/sqlite-store.js";
 import { type FakeTelegramApi, startFakeTelegramApi } from "../../helpers/fake-telegram-api.js";
 import { waitFor } from "../../helpers/wait-for.js";
 
@@ -41,9 +43,10 @@ async function startSource(
   options: Partial<TelegramSourceOptions> & {
     knownChannels?: string[];
     deliverError?: () => Error | undefined;
+    store?: SourceStore;
   } = {},
 ) {
-  const { knownChannels = [], deliverError, ...rest } = options;
+  const { knownChannels = [], deliverError, store, ...rest } = options;
   const bus = new EventBus();
   const permissions = new PermissionRequests({ bus });
   const closing = new AbortController();
@@ -75,6 +78,7 @@ async function startSource(
       channelIds: async () => knownChannels,
       permissions,
       signal: closing.signal,
+      ...(store ? { store } : {}),
     },
   );
   const harness = {
@@ -398,6 +402,45 @@ describe("the Telegram source", () => {
       "and the next one",
     ]);
     expect(harness.logs.filter((line) => line.includes("dropped"))).toEqual([]);
+  });
+
+  it("gives up a reply that fails for hours, with a line in the channel's history", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "rudder-telegram-ledger-"));
+    const store = new SqliteGatewayStore(join(folder, "gateway.db"));
+    let hoursLater = 0;
+    try {
+      const harness = await startSource({
+        store: store.sourceStore(),
+        knownChannels: ["telegram:111"],
+        now: () => Date.now() + hoursLater * 3_600_000,
+      });
+      api.failNext("sendMessage", { status: 502, text: /lost in the storm/ }, 10_000);
+      harness.reply("telegram:111", "lost in the storm");
+      await waitFor(
+        () => api.calls.filter((call) => call.method === "sendMessage").length >= 3,
+        "a few failed tries",
+      );
+      hoursLater = 4;
+      const line = await waitFor(
+        async () =>
+          (await store.listMessages("telegram:111")).find((message) =>
+            /could not be delivered to telegram for 4 hours and was given up/.test(message.text),
+          ),
+        "the line in the channel's history",
+      );
+      expect(line.kind).toBe("error");
+      hoursLater = 0;
+      const tries = api.calls.filter((call) => call.method === "sendMessage").length;
+      expect(await store.sourceStore().outbound.unsent("telegram")).toEqual([]);
+      harness.reply("telegram:111", "the next one goes out");
+      await waitForSent("111", "the next one goes out");
+      expect(api.sent.some((message) => message.text.includes("lost in the storm"))).toBe(false);
+      expect(api.calls.filter((call) => call.method === "sendMessage")).toHaveLength(tries + 1);
+    } finally {
+      for (const harness of harnesses.splice(0)) await harness.stop();
+      await store.close();
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it("stops on a rejected token with one log line that does not show the token", async () => {

@@ -1,0 +1,141 @@
+/**
+ * The chat sources' tables on both store adapters: the reply ledger (recorded, claimed, sent,
+ * retried, given up with a line; a claim left by a dead gateway taken again as "may repeat";
+ * an edit waiting merged with the next; stored replies no entry carries found), pairing codes
+ * (one per person, a few waiting at most, approved once) and grants.
+ */
+import { describe, expect, it } from "vitest";
+import { SqliteGatewayStore } from "../../../src/gateway/store/sqlite/sqlite-store.js";
+import { storeAdapters } from "./store-adapters.js";
+
+const { adapters, databasePath } = storeAdapters();
+
+const answer = (origin?: string) => ({
+  source: "telegram",
+  channelId: "telegram:1",
+  kind: "answer" as const,
+  action: "send" as const,
+  body: '{"text":"hi","format":"plain"}',
+  ...(origin === undefined ? {} : { origin }),
+});
+
+describe.each(adapters)("the $name store's chat source tables", (adapter) => {
+  it("records, claims once, marks sent, and knows a reply it carries", async () => {
+    const store = await adapter.open();
+    try {
+      const { outbound } = store.sourceStore();
+      const reply = await store.insertAgentMessage("telegram:1", "hi", "reply");
+      const entry = await outbound.record(answer(reply.id));
+      expect(entry).toMatchObject({ state: "pending", attempts: 0, mayRepeat: false });
+      expect(await outbound.record(answer(reply.id))).toBeNull();
+      const claimed = await outbound.claim(entry?.id ?? "", "worker-a", 60_000);
+      expect(claimed).toMatchObject({ state: "sending", attempts: 1, mayRepeat: false });
+      expect(await outbound.claim(entry?.id ?? "", "worker-b", 60_000)).toBeNull();
+      await outbound.sent(entry?.id ?? "", "42");
+      expect(await outbound.get(entry?.id ?? "")).toMatchObject({
+        state: "sent",
+        platformId: "42",
+      });
+      expect(await outbound.unsent("telegram")).toEqual([]);
+      const missed = await store.insertAgentMessage(
+        "telegram:1",
+        "killed before recorded",
+        "reply",
+      );
+      expect((await outbound.unrecorded("telegram:1", 10)).map((message) => message.id)).toEqual([
+        missed.id,
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("merges a waiting edit, and gives up with a line the ledger will not send", async () => {
+    const store = await adapter.open();
+    try {
+      const { outbound } = store.sourceStore();
+      const status = await outbound.record(answer());
+      const edit = { ...answer(), kind: "progress" as const, action: "edit" as const };
+      const first = await outbound.record({ ...edit, target: status?.id, body: "one" });
+      const second = await outbound.record({ ...edit, target: status?.id, body: "two" });
+      expect(second?.id).toBe(first?.id);
+      expect((await outbound.get(first?.id ?? ""))?.body).toBe("two");
+      await outbound.retry(status?.id ?? "", new Date(Date.now() + 1000), "502");
+      await outbound.giveUp(status?.id ?? "", "An answer could not be delivered.");
+      const messages = await store.listMessages("telegram:1");
+      expect(messages.map((message) => [message.kind, message.text])).toEqual([
+        ["error", "An answer could not be delivered."],
+      ]);
+      expect(await outbound.unrecorded("telegram:1", 10)).toEqual([]);
+      expect((await outbound.unsent("telegram")).map((entry) => entry.id)).toEqual([first?.id]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("gives one code per person, a few at most, approved once; keeps grants", async () => {
+    const store = await adapter.open();
+    try {
+      const { pairings, grants } = store.sourceStore();
+      const person = (userId: string) => ({
+        source: "telegram",
+        userId,
+        chatId: userId,
+        name: userId,
+      });
+      const first = await pairings.request(person("7"), 60_000, 2);
+      expect(first?.code).toMatch(/^[A-Z2-9]{8}$/);
+      expect((await pairings.request(person("7"), 60_000, 2))?.code).toBe(first?.code);
+      expect(await pairings.request(person("8"), 60_000, 2)).not.toBeNull();
+      expect(await pairings.request(person("9"), 60_000, 2)).toBeNull();
+      const approved = await pairings.approve(
+        "telegram",
+        (first?.code ?? "").toLowerCase(),
+        "owner",
+      );
+      expect(approved).toMatchObject({ userId: "7", approvedBy: "owner" });
+      expect(await pairings.approve("telegram", first?.code ?? "", "owner")).toBeNull();
+      expect(await pairings.approved("telegram")).toEqual(["7"]);
+      expect((await pairings.list("telegram")).map((request) => request.userId).sort()).toEqual([
+        "7",
+        "8",
+      ]);
+      await grants.add({
+        channelId: "telegram:1",
+        toolName: "Bash",
+        command: "make",
+        grantedBy: "Ada",
+      });
+      await grants.add({
+        channelId: "telegram:1",
+        toolName: "Bash",
+        command: "make",
+        grantedBy: "Ada",
+      });
+      expect(await grants.list("telegram:1")).toMatchObject([
+        { toolName: "Bash", command: "make" },
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe("the SQLite store's ledger after a gateway died while sending", () => {
+  it("lets a claim of the dead gateway go at open: the send is taken again, may repeat", async () => {
+    const path = databasePath();
+    const before = new SqliteGatewayStore(path);
+    const entry = await before.sourceStore().outbound.record(answer());
+    await before.sourceStore().outbound.claim(entry?.id ?? "", "dead", 60_000);
+    await before.close();
+    const after = new SqliteGatewayStore(path);
+    try {
+      const { outbound } = after.sourceStore();
+      expect((await outbound.unsent("telegram")).map((each) => each.state)).toEqual(["sending"]);
+      const again = await outbound.claim(entry?.id ?? "", "alive", 60_000);
+      expect(again).toMatchObject({ attempts: 2, mayRepeat: true });
+    } finally {
+      await after.close();
+    }
+  });
+});
