@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { sessionsDirectory } from "../agent/transcript-store.js";
 import { claudeSessionFile } from "../claude-cli/session-file.js";
 import type { GatewayEngine } from "../gateway/index.js";
+import { dataFolderWrapper } from "./data-folder-wrapper.js";
 
 /** The `rudder` executable of this package, which the gateway runs as its agents. */
 export function rudderExecutable(): string {
@@ -19,6 +20,8 @@ export interface EngineChoice {
   model: string | undefined;
   noSandbox: boolean;
   env: NodeJS.ProcessEnv;
+  /** The gateway's data folder, hidden from Claude Code agents (data-folder-wrapper.ts). */
+  dataDir?: string;
 }
 
 /** The engine `engineName` in `cwd` with `model` (undefined: the engine's own). */
@@ -31,8 +34,13 @@ export function gatewayEngine(
   // events tell the channel of a hook that timed out or failed.
   const engineArgs = ["--include-partial-messages", "--include-hook-events"];
   if (engineName === "claude") {
+    const claude = env.RUDDER_CLAUDE_BIN ?? "claude";
+    const wrapper =
+      options.dataDir === undefined ? undefined : dataFolderWrapper(options.dataDir, env);
     return {
-      claudeBin: env.RUDDER_CLAUDE_BIN ?? "claude",
+      ...(wrapper?.kind === "wrapped"
+        ? { claudeBin: wrapper.bin, binArgs: [...wrapper.args, claude] }
+        : { claudeBin: claude }),
       args: engineArgs,
       cwd,
       sessionFile: (sessionId) => claudeSessionFile(env, cwd, sessionId),

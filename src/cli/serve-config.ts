@@ -63,6 +63,7 @@ export async function serveConfig(options: ServeConfigOptions): Promise<ServeCon
         model: modelOf(binding, model),
         noSandbox,
         env,
+        dataDir: options.dataDir,
       }),
     infoFor: (binding, model) =>
       serveAgentInfo({

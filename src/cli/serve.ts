@@ -12,6 +12,7 @@ import {
 } from "../gateway/index.js";
 import { commandArgs, type FlagSpecs, stringFlag } from "./args.js";
 import type { CommandIo } from "./command-io.js";
+import { dataFolderWrapper } from "./data-folder-wrapper.js";
 import { agentInfoLine } from "./serve-agent-info.js";
 import { bindingLines, serveConfig } from "./serve-config.js";
 
@@ -173,6 +174,14 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
   const demo = config.demoFor(defaults);
   const engine = config.engineFor(defaults, defaults.model);
   const info = await config.infoFor(defaults, defaults.model);
+  if (config.bindings.list().some((binding) => binding.engine === "claude")) {
+    const wrapper = dataFolderWrapper(dataDir, io.env);
+    if (wrapper.kind === "unavailable") {
+      io.stderr.write(
+        `rudder serve: Claude Code agents can read the data folder ${dataDir} (its token, every channel): ${wrapper.reason}\n`,
+      );
+    }
+  }
   const shutdown = new AbortController();
   let gateway: Awaited<ReturnType<typeof startGateway>>;
   try {
