@@ -63,7 +63,10 @@ async function runGateway(options: GatewayChildOptions): Promise<void> {
   await gateway.close();
 }
 
-/** A gateway child: its own process group, stderr kept (last 4 KB) for when it fails to start. */
+/**
+ * A gateway child: its own process group, stderr (its log) kept, the last 64 KB, for when it
+ * fails to start and for scenarios that look for a log line.
+ */
 export class GatewayProcess {
   readonly child: ChildProcess;
   readonly exited: Promise<void>;
@@ -87,7 +90,7 @@ export class GatewayProcess {
       { stdio: ["pipe", "pipe", "pipe"], detached: true, env },
     );
     this.child.stderr?.on("data", (chunk: Buffer) => {
-      this.#stderr = (this.#stderr + chunk.toString()).slice(-4000);
+      this.#stderr = (this.#stderr + chunk.toString()).slice(-64_000);
     });
     this.exited = new Promise((resolve) => this.child.once("exit", () => resolve()));
     this.#lines = createInterface({ input: this.child.stdout! })[Symbol.asyncIterator]();
@@ -110,6 +113,11 @@ export class GatewayProcess {
 
   get pid(): number {
     return this.child.pid ?? 0;
+  }
+
+  /** The last 64 KB of the gateway's stderr: its log. */
+  get stderrTail(): string {
+    return this.#stderr;
   }
 
   /** The child's next JSON line; what else it prints (V8's tracing flags) is passed over. */

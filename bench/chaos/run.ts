@@ -4,7 +4,9 @@
  * mid-burst, three workers whose PostgreSQL is stopped and started again mid-load, an agent
  * SIGKILLed mid-tool, a tool output flood,
  * SQLite's gateway.db locked by another process and its disk full,
- * a 20 MB reply from a rudder agent and a 20 MB line from a Claude CLI, an HTTP fuzz of every
+ * a 20 MB reply from a rudder agent and a 20 MB line from a Claude CLI, ten channels each
+ * given a 20 MB reply (memory back once idle), stalls and hangs (a model stream gone quiet or
+ * never answered, a hung MCP tool, a hung hook, an MCP server dead), an HTTP fuzz of every
  * route, slow clients, SSE floods) and prints one table of figures, each with its goal; exits 1
  * when a goal is missed. CHAOS_SIZE=small runs smaller sizes; CHAOS_ONLY=<part of a name>
  * runs only the scenarios whose name holds it. `--write` (`npm run chaos -- --write`) also saves
@@ -20,6 +22,7 @@ import { bigReplies } from "./big-replies.js";
 import { clusterBurst } from "./cluster-burst.js";
 import { databaseOutage } from "./database-outage.js";
 import { type Figure, figure, table } from "./figures.js";
+import { hangs } from "./hangs.js";
 import { httpFuzz, slowClients, sseCaps, sseFlood } from "./http-abuse.js";
 import { overCapLine } from "./over-cap.js";
 import { restarts } from "./restarts.js";
@@ -41,6 +44,7 @@ const size = small
       floodMb: 20,
       replyMb: 20,
       bigReplies: 4,
+      hangChannels: 2,
       streams: 300,
       rounds: 2,
       slow: 5,
@@ -57,6 +61,7 @@ const size = small
       floodMb: 200,
       replyMb: 20,
       bigReplies: 10,
+      hangChannels: 4,
       streams: 3000,
       rounds: 3,
       slow: 50,
@@ -136,6 +141,7 @@ try {
     ...(await scenario("big replies", () => bigReplies(root, size.bigReplies, size.replyMb))),
   );
   figures.push(...(await scenario("over-cap line", () => overCapLine(root))));
+  figures.push(...(await scenario("stalls and hangs", () => hangs(root, size.hangChannels))));
   figures.push(
     ...(await scenario("HTTP", async () => {
       const gateway = await GatewayProcess.start({
