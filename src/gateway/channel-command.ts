@@ -1,20 +1,32 @@
-/** What a channel can be told to do to its conversation, typed or through the API. */
-export type ChannelCommand = { name: "compact"; instructions: string } | { name: "reset" };
+/**
+ * What a channel can be told to do, typed or through the API: to its conversation (`compact`,
+ * `reset`), or about it (`status`: what its agent is; `model`: switch the model, or with no
+ * name say which it is and which it may be).
+ */
+export type ChannelCommand =
+  | { name: "compact"; instructions: string }
+  | { name: "reset" }
+  | { name: "status" }
+  | { name: "model"; model: string };
 
 /**
- * `/compact [focus]` or `/clear` (also `/reset`, and `/compact@bot` as Telegram groups
- * write commands) typed as a whole message; null for anything else, so `/compacting is
- * slow` or a path such as `/clear/x` stays a message for the agent.
+ * `/compact [focus]`, `/clear` (also `/reset`), `/status` or `/model [name]` (and
+ * `/compact@bot` as Telegram groups write commands) typed as a whole message; null for
+ * anything else, so `/compacting is slow` or a path such as `/clear/x` stays a message for
+ * the agent.
  */
 export function parseChannelCommand(text: string): ChannelCommand | null {
-  const match = /^\/(compact|clear|reset)(?:@[A-Za-z0-9_]{1,64})?(?:\s+([\s\S]*))?$/i.exec(
-    text.trim(),
-  );
+  const match =
+    /^\/(compact|clear|reset|status|model)(?:@[A-Za-z0-9_]{1,64})?(?:\s+([\s\S]*))?$/i.exec(
+      text.trim(),
+    );
   if (!match) return null;
   const name = (match[1] as string).toLowerCase();
   const rest = match[2]?.trim() ?? "";
   if (name === "compact") return { name: "compact", instructions: rest };
-  return rest === "" ? { name: "reset" } : null;
+  if (name === "model") return /\s/.test(rest) ? null : { name: "model", model: rest };
+  if (rest !== "") return null;
+  return name === "status" ? { name: "status" } : { name: "reset" };
 }
 
 /** "182k", "950", "1.2M": a token count the way people read it. */

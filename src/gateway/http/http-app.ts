@@ -56,6 +56,9 @@ export interface HttpAppOptions extends OpenRoutesOptions, ChannelRoutesOptions 
  *   POST   /api/channels/:id/compact {instructions?} -> {command, preTokens, postTokens,
  *                                                contextWindow, sessionId, message} once done
  *                                             | 404 unknown | 409 nothing to compact | 502 failed
+ *   GET    /api/channels/:id/status          -> {command, status: {channelId, binding, cwd, engine,
+ *                                                model, sandbox, context, models, spend}}
+ *   POST   /api/channels/:id/model {model}   -> {command, model} | 400 not allowed by its binding
  *   POST   /api/channels/:id/reset           -> {command, previousSessionId, message} once done
  *   GET    /api/channels                     -> {channels: [ChannelRecord + {inflight, live, binding}]}
  *   GET    /api/channels/:id/info            -> {binding, cwd, engine, model, sandbox} (its agents)

@@ -5,6 +5,13 @@ import {
   type ContextUsageTracker,
   compactBoundaryOf,
 } from "../agents/context-usage.js";
+import {
+  type ChannelFacts,
+  type ChannelStatus,
+  channelStatus,
+  statusText,
+  switchModel,
+} from "../bindings/channel-status.js";
 import { type ChannelCommand, tokenCount } from "../channel-command.js";
 import type { EventBus } from "../event-bus.js";
 import type { StoredMessage } from "../events.js";
@@ -28,10 +35,26 @@ export interface Reset {
   previousSessionId: string | null;
 }
 
-/** A command's outcome: done (with the divider stored for it), or why not. */
+/** What `/status` found. */
+export interface Status {
+  command: "status";
+  status: ChannelStatus;
+}
+
+/** What `/model` did: the channel's model from its next turn. */
+export interface ModelSwitch {
+  command: "model";
+  model: string;
+}
+
+/**
+ * A command's outcome: done (with the divider stored for it; `/status` and `/model` store
+ * their answer only when typed as a message), or why not.
+ */
 export type CommandOutcome =
   | ((Compacted | Reset) & { ok: true; message: StoredMessage })
-  | { ok: false; command: ChannelCommand["name"]; status: 409 | 502; error: string };
+  | ((Status | ModelSwitch) & { ok: true; message: StoredMessage | null })
+  | { ok: false; command: ChannelCommand["name"]; status: 400 | 409 | 502; error: string };
 
 type Done = Compacted | Reset;
 type Failed = Extract<CommandOutcome, { ok: false }>;
@@ -49,6 +72,8 @@ export interface ChannelCommandsOptions {
   bus: EventBus;
   settlements: Settlements;
   turnTimeoutMs?: number | undefined;
+  /** What `/status` and `/model` read and change; without it they are refused. */
+  facts?: ChannelFacts | undefined;
   onSession: (channelId: string, sessionId: string) => void;
 }
 
@@ -73,6 +98,9 @@ export class ChannelCommands {
     command: ChannelCommand,
     typed: MessageRecord | undefined,
   ): Promise<CommandOutcome> {
+    if (command.name === "status" || command.name === "model") {
+      return this.#about(channel, command, typed);
+    }
     const outcome =
       command.name === "compact"
         ? await this.#compact(channel, command.instructions)
@@ -124,6 +152,35 @@ export class ChannelCommands {
     return store.insertSystemMessage(channel.id, text, "compaction").then((record) => {
       bus.publish({ type: "notice", message: storedMessage(record), channelId: channel.id });
     });
+  }
+
+  /** `/status` and `/model`: answered at once, whatever the agent is doing. */
+  async #about(
+    channel: CommandChannel,
+    command: Extract<ChannelCommand, { name: "status" | "model" }>,
+    typed: MessageRecord | undefined,
+  ): Promise<CommandOutcome> {
+    const { facts, settlements, store } = this.#options;
+    const refuse = async (status: 400 | 409, error: string): Promise<CommandOutcome> => {
+      if (typed) await settlements.settle([typed], "failed", { kind: "error", text: error });
+      return { ok: false, command: command.name, status, error };
+    };
+    if (facts === undefined) return refuse(409, `/${command.name} is not available here`);
+    const answer = (text: string) =>
+      typed ? settlements.settle([typed], "answered", { kind: "reply", text }) : null;
+    if (command.name === "status") {
+      const context = (await store.getChannel(channel.id))?.context ?? null;
+      const status = await channelStatus(facts, channel.id, context);
+      return { ok: true, command: "status", status, message: await answer(statusText(status)) };
+    }
+    const switched = await switchModel(facts, channel.id, command.model);
+    if (!switched.ok) return refuse(400, switched.error);
+    return {
+      ok: true,
+      command: "model",
+      model: switched.model,
+      message: await answer(switched.text),
+    };
   }
 
   async #compact(channel: CommandChannel, instructions: string): Promise<Done | Failed> {
@@ -202,7 +259,10 @@ export class ChannelCommands {
   }
 }
 
-function dividerText(done: Done, command: ChannelCommand): string {
+function dividerText(
+  done: Done,
+  command: Extract<ChannelCommand, { name: "compact" | "reset" }>,
+): string {
   if (done.command === "reset") {
     return done.previousSessionId === null
       ? "New conversation."

@@ -82,6 +82,7 @@ export class ChannelDispatch {
       bus,
       settlements,
       turnTimeoutMs,
+      facts: router.facts,
       onSession: (channelId, sessionId) =>
         track(channels.rememberSession(channels.get(channelId), sessionId)),
     });
@@ -118,6 +119,14 @@ export class ChannelDispatch {
     typed?: MessageRecord,
   ): Promise<CommandOutcome> {
     if (this.#options.closed()) return Promise.reject(new GatewayClosedError());
+    if (command.name === "status" || command.name === "model") {
+      // About the channel, not its conversation: answered at once, even during a turn.
+      return (async () => {
+        const { store } = this.#options.router;
+        if (typed) await store.setMessageState(typed.id, "received", this.#options.run);
+        return this.#commands.run(channel, command, typed);
+      })();
+    }
     const done = channel.commands.push(async () => {
       const { store } = this.#options.router;
       if (typed) await store.setMessageState(typed.id, "received", this.#options.run);

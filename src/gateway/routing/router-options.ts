@@ -1,4 +1,5 @@
 import type { ProcessPool } from "../agents/agent-process.js";
+import type { ChannelFacts } from "../bindings/channel-status.js";
 import type { EventBus } from "../event-bus.js";
 import type { Disposition } from "../events.js";
 import type { GatewayStore } from "../store/store.js";
@@ -20,6 +21,8 @@ export interface RouterOptions {
   maxAttempts?: number;
   maxDeliveries?: number;
   logger?: (line: string) => void;
+  /** What `/status` and `/model` read and change (the bindings); without it they are refused. */
+  facts?: ChannelFacts;
   /** A turn of the channel ended: nothing it asked (a permission) can be answered any more. */
   onTurnEnd?: (channelId: string) => void;
   /**

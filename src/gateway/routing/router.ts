@@ -210,6 +210,16 @@ export class Router {
     return this.#dispatch.command(this.#channels.get(channelId), { name: "reset" });
   }
 
+  /** What the channel's agent is (binding, folder, engine, model, sandbox, context, spend). */
+  status(channelId: string): Promise<CommandOutcome> {
+    return this.#dispatch.command(this.#channels.get(channelId), { name: "status" });
+  }
+
+  /** Switches the channel's model from its next turn, within what its binding allows. */
+  model(channelId: string, model: string): Promise<CommandOutcome> {
+    return this.#dispatch.command(this.#channels.get(channelId), { name: "model", model });
+  }
+
   /**
    * Stops routing. Turns still running are not settled, so their messages
    * stay unanswered in the store and the next start replays them. The context usage not

@@ -25,7 +25,7 @@ export function createGatewayRouting(
   options: GatewayOptions,
   { store, shared }: GatewayStorage,
   { bus, patient }: EventFlow,
-  { worker, permissions, pool, mirror }: AgentRuntime,
+  { worker, permissions, pool, mirror, info }: AgentRuntime,
   log: (line: string) => void,
 ): GatewayRouting {
   let ownership: ChannelOwnership | undefined;
@@ -34,6 +34,7 @@ export function createGatewayRouting(
     pool,
     bus,
     logger: log,
+    facts: { info },
     ...(shared
       ? {
           claimChannel: (channelId: string) => ownership!.claim(channelId),

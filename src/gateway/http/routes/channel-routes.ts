@@ -43,6 +43,14 @@ const compactBody = v.object({
   ),
 });
 
+const modelBody = v.object({
+  model: v.pipe(
+    v.string(),
+    v.minLength(1, "model must not be empty"),
+    v.maxLength(200, "model must be at most 200 characters"),
+  ),
+});
+
 /** The peer's address as @hono/node-server passes it (its `incoming` request). */
 function peerAddress(env: unknown): string | undefined {
   const incoming = (env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)
@@ -104,6 +112,25 @@ export function channelRoutes(options: ChannelRoutesOptions): Hono {
       throw new ApiError(`no turn is running in channel ${channelId} on this gateway`, 409);
     }
     return context.json({ interrupted: true });
+  });
+
+  /** `/status` and `/model` need no stored channel: a new one's binding answers. */
+  const about = async (run: () => Promise<CommandOutcome>) => {
+    const outcome = await run();
+    if (!outcome.ok) throw new ApiError(outcome.error, outcome.status);
+    const { ok: _, message: __, ...answer } = outcome;
+    return answer;
+  };
+
+  routes.get("/channels/:id/status", async (context) => {
+    const channelId = channelParam(context.req.param("id"));
+    return context.json(await about(() => router.status(channelId)));
+  });
+
+  routes.post("/channels/:id/model", async (context) => {
+    const channelId = channelParam(context.req.param("id"));
+    const { model } = await readJson(context.req.raw, modelBody);
+    return context.json(await about(() => router.model(channelId, model)));
   });
 
   routes.post("/channels/:id/reset", async (context) => {
