@@ -1,4 +1,4 @@
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { Readable, Writable } from "node:stream";
 import {
@@ -11,6 +11,7 @@ import {
   type SessionNotification,
 } from "@agentclientprotocol/sdk";
 import { RUDDER_CLI } from "../helpers/fixtures.js";
+import { type OwnedProcess, startProcess } from "../helpers/owned-process.js";
 import type { Sandbox } from "../protocol/helpers.js";
 
 export interface AcpAgentProgram {
@@ -28,7 +29,7 @@ export interface AcpAgentProgram {
  * the agent asks of the client are done on disk and kept in `fileReads`.
  */
 export class AcpClient {
-  readonly child: ChildProcessWithoutNullStreams;
+  readonly child: ChildProcess;
   readonly connection: ClientSideConnection;
   readonly updates: SessionNotification[] = [];
   readonly permissions: RequestPermissionRequest[] = [];
@@ -36,22 +37,21 @@ export class AcpClient {
   readonly fileReads: string[] = [];
   readonly fileWrites: string[] = [];
   readonly #fs: boolean;
-  stderr = "";
+  readonly #program: OwnedProcess;
   answer: (request: RequestPermissionRequest) => string = () => "reject_once";
   readonly #waiters = new Set<() => void>();
 
   constructor(sandbox: Sandbox, program: AcpAgentProgram = {}) {
     this.#fs = program.fs === true;
-    this.child = spawn(process.execPath, program.argv ?? [RUDDER_CLI, "acp"], {
+    this.#program = startProcess(process.execPath, program.argv ?? [RUDDER_CLI, "acp"], {
       cwd: sandbox.workspace,
       env: program.env ?? sandbox.env,
-      detached: true,
-      stdio: ["pipe", "pipe", "pipe"],
+      stdin: "pipe",
     });
-    this.child.stderr.on("data", (chunk: Buffer) => {
-      this.stderr += chunk.toString("utf8");
-    });
-    this.exited = new Promise((resolve) => this.child.on("exit", (code) => resolve(code)));
+    this.child = this.#program.child;
+    this.exited = this.#program.exited.then((exit) => exit.code);
+    const { stdin, stdout } = this.child;
+    if (stdin === null || stdout === null) throw new Error("the ACP agent has no stdin or stdout");
     const client: Client = {
       sessionUpdate: async (notification) => {
         this.updates.push(notification);
@@ -75,8 +75,8 @@ export class AcpClient {
       },
     };
     const stream = ndJsonStream(
-      Writable.toWeb(this.child.stdin) as WritableStream<Uint8Array>,
-      Readable.toWeb(this.child.stdout) as ReadableStream<Uint8Array>,
+      Writable.toWeb(stdin) as WritableStream<Uint8Array>,
+      Readable.toWeb(stdout) as ReadableStream<Uint8Array>,
     );
     this.connection = new ClientSideConnection(() => client, stream);
   }
@@ -117,17 +117,18 @@ export class AcpClient {
       );
   }
 
+  /** What it has written to stderr so far. */
+  get stderr(): string {
+    return this.#program.stderr();
+  }
+
   async close(): Promise<number | null> {
-    this.child.stdin.end();
+    this.child.stdin?.end();
     return this.exited;
   }
 
+  /** SIGKILLs its whole process group. */
   kill(): void {
-    if (this.child.pid === undefined) return;
-    try {
-      process.kill(-this.child.pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
+    this.#program.kill();
   }
 }

@@ -2,14 +2,14 @@
  * What the browser tests share: the page built from `web/` into a temporary
  * folder (so a test always runs the current source and never touches
  * `web/dist`), headless Debian Chromium through playwright-core, and the
- * command that runs `rudder run` from source as a gateway's agent.
+ * command that runs the built `rudder` (`npm run build`) as a gateway's agent.
  */
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { type BrowserContext, chromium, type Locator, type Page } from "playwright-core";
 import { build } from "vite";
+import { RUDDER_CLI } from "../helpers/fixtures.js";
 
 export const repository = join(import.meta.dirname, "..", "..");
 /** Screenshots go here (gitignored). */
@@ -84,15 +84,10 @@ export function userMessage(page: Page, text: string): Locator {
   return page.locator('[data-testid="message"][data-kind="user"]', { hasText: text });
 }
 
-/** An executable in `folder` that runs `rudder` from source (through tsx) with its arguments. */
-export function rudderFromSource(folder: string): string {
+/** An executable in `folder` that runs the built `rudder` (dist/cli.js) with its arguments. */
+export function builtRudderCommand(folder: string): string {
   const command = join(folder, "rudder-agent");
-  const loader = pathToFileURL(join(repository, "node_modules", "tsx", "dist", "loader.mjs"));
-  const cli = join(repository, "src", "cli.ts");
-  writeFileSync(
-    command,
-    `#!/bin/sh\nexec "${process.execPath}" --import "${loader}" "${cli}" "$@"\n`,
-  );
+  writeFileSync(command, `#!/bin/sh\nexec "${process.execPath}" "${RUDDER_CLI}" "$@"\n`);
   chmodSync(command, 0o755);
   return command;
 }

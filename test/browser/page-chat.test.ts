@@ -20,8 +20,8 @@ import {
 } from "../helpers/fake-messages-api.js";
 import {
   type BrowserHarness,
+  builtRudderCommand,
   results,
-  rudderFromSource,
   startBrowserHarness,
   userMessage,
 } from "./browser-harness.js";
@@ -104,7 +104,7 @@ beforeAll(async () => {
     port: 0,
     webRoot: harness.webRoot,
     engine: {
-      claudeBin: rudderFromSource(harness.scratch),
+      claudeBin: builtRudderCommand(harness.scratch),
       args: ["--include-partial-messages", "--dangerously-skip-permissions"],
       cwd: workspace,
       env: {

@@ -26,9 +26,9 @@ import {
 import { FAKE_CLAUDE } from "../helpers/fixtures.js";
 import {
   type BrowserHarness,
+  builtRudderCommand,
   userMessage as messageIn,
   results,
-  rudderFromSource,
   startBrowserHarness,
 } from "./browser-harness.js";
 
@@ -249,7 +249,7 @@ describe("the web page, with rudder agents on the fake Messages API", () => {
       port: 0,
       webRoot: harness.webRoot,
       engine: {
-        claudeBin: rudderFromSource(harness.scratch),
+        claudeBin: builtRudderCommand(harness.scratch),
         args: ["--include-partial-messages", "--dangerously-skip-permissions"],
         cwd: workspace,
         env: {

@@ -4,16 +4,13 @@
  * or giving them to the next turn.
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { afterAll, expect, it } from "vitest";
 import { ClaudeProcess } from "../../src/claude-cli/claude-process.js";
 import { echoFallback, startFakeMessagesApi } from "../helpers/fake-messages-api.js";
+import { RUDDER_CLI } from "../helpers/fixtures.js";
 
-const cli = join(import.meta.dirname, "..", "..", "src", "cli.ts");
-const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
 const workspace = mkdtempSync(join(tmpdir(), "rudder-idle-"));
 
 afterAll(() => {
@@ -42,7 +39,7 @@ it("reports the wake-up turn of a background task through onIdleLine", async () 
   });
   const proc = new ClaudeProcess("idle", {
     claudeBin: process.execPath,
-    binArgs: ["--import", tsxLoader, cli, "run"],
+    binArgs: [RUDDER_CLI, "run"],
     cwd: workspace,
     env: { ANTHROPIC_BASE_URL: api.url, ANTHROPIC_API_KEY: "dummy" },
     onIdleLine: (line) => {

@@ -3,10 +3,8 @@
  * steering, lifecycle tracking and results work unchanged (ARCHITECTURE decision 1).
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { afterAll, expect, it } from "vitest";
 import { ClaudeProcess } from "../../src/claude-cli/claude-process.js";
 import {
@@ -14,9 +12,8 @@ import {
   lastToolResults,
   startFakeMessagesApi,
 } from "../helpers/fake-messages-api.js";
+import { RUDDER_CLI } from "../helpers/fixtures.js";
 
-const cli = join(import.meta.dirname, "..", "..", "src", "cli.ts");
-const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
 const workspace = mkdtempSync(join(tmpdir(), "rudder-child-"));
 
 afterAll(() => {
@@ -39,7 +36,7 @@ it("steers a rudder child during a tool run into the same turn", async () => {
   });
   const proc = new ClaudeProcess("rudder-child", {
     claudeBin: process.execPath,
-    binArgs: ["--import", tsxLoader, cli, "run"],
+    binArgs: [RUDDER_CLI, "run"],
     cwd: workspace,
     permissionMode: "bypassPermissions",
     env: { ANTHROPIC_BASE_URL: api.url, ANTHROPIC_API_KEY: "dummy" },

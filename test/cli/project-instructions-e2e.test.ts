@@ -1,10 +1,10 @@
-import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { claudeCodeEnv } from "../helpers/claude-code-env.js";
 import { type FakeMessagesApi, startFakeMessagesApi } from "../helpers/fake-messages-api.js";
+import { runProcess } from "../helpers/owned-process.js";
 import { type RudderRun, startRudder } from "../helpers/rudder-cli.js";
 
 const CLAUDE = resolve(".cache/claude-code/node_modules/.bin/claude");
@@ -121,22 +121,12 @@ describe("project instructions in rudder run", () => {
 
 describe.skipIf(!existsSync(CLAUDE))("project instructions in the real Claude Code", () => {
   it("sends the same files' text for the same workspace", async () => {
-    const child = spawn(CLAUDE, ["-p", "hello", "--output-format", "stream-json", "--verbose"], {
-      cwd: workspace,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: claudeCodeEnv(home, api.url),
-    });
-    child.stdout.resume();
-    let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const code = await new Promise<number | null>((done, fail) => {
-      child.on("error", fail);
-      child.on("close", done);
-    });
-    expect(code, stderr).toBe(0);
+    const claude = await runProcess(
+      CLAUDE,
+      ["-p", "hello", "--output-format", "stream-json", "--verbose"],
+      { cwd: workspace, env: claudeCodeEnv(home, api.url) },
+    );
+    expect(claude.code, claude.stderr).toBe(0);
     // Claude Code sends them as the first user message's reminder, rudder in `system`.
     const claudeRequest = JSON.stringify(api.mainRequests().at(-1)?.body.messages[0]);
     for (const marker of ["USER-RULE-1204", "PROJECT-RULE-7731", "IMPORTED-RULE-5520"]) {

@@ -4,13 +4,14 @@
  * message with a 500. As root, the CLI runs as `nobody` (util-linux's setpriv), since root
  * writes a read-only file all the same.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { SqliteGatewayStore } from "../../src/gateway/store/sqlite/sqlite-store.js";
 import { RUDDER_CLI } from "../helpers/fixtures.js";
+import { runProcess } from "../helpers/owned-process.js";
 
 let root = "";
 
@@ -36,8 +37,9 @@ it("refuses to start, in one line, on a gateway.db it cannot write", async () =>
     for (const path of [dataDir, database]) chownSync(path, nobody, nobodyGroup());
   }
   const command = [RUDDER_CLI, "serve", "--port", "0", "--data", dataDir];
-  const child: ChildProcess = asRoot
-    ? spawn(
+  const options = { cwd: root, env: { PATH: process.env.PATH, HOME: root } };
+  const { code, stderr } = asRoot
+    ? await runProcess(
         "setpriv",
         [
           "--reuid=nobody",
@@ -46,22 +48,9 @@ it("refuses to start, in one line, on a gateway.db it cannot write", async () =>
           process.execPath,
           ...command,
         ],
-        {
-          cwd: root,
-          env: { PATH: process.env.PATH, HOME: root },
-          stdio: ["ignore", "pipe", "pipe"],
-        },
+        options,
       )
-    : spawn(process.execPath, command, {
-        cwd: root,
-        env: { PATH: process.env.PATH, HOME: root },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-  let stderr = "";
-  child.stderr?.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+    : await runProcess(process.execPath, command, options);
   expect(code).toBe(1);
   const lines = stderr.trim().split("\n");
   expect(lines).toHaveLength(1);

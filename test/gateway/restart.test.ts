@@ -1,9 +1,14 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SqliteGatewayStore } from "../../src/gateway/index.js";
 import { fixturePath } from "../helpers/fixtures.js";
+import {
+  killGroup,
+  type OwnedProcess,
+  outputMatching,
+  startProcess,
+} from "../helpers/owned-process.js";
 import { isAlive } from "../helpers/process-state.js";
 import { waitFor } from "../helpers/wait-for.js";
 import {
@@ -15,52 +20,32 @@ import {
 } from "./helpers.js";
 
 interface ChildGateway {
-  child: ChildProcess;
+  program: OwnedProcess;
   url: string;
   token: string;
-  exited: Promise<void>;
 }
 
-const children: ChildProcess[] = [];
+const children: OwnedProcess[] = [];
 const orphans: number[] = [];
 
-function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // Already gone.
-  }
-}
-
 afterEach(async () => {
-  for (const child of children.splice(0)) killGroup(child.pid, "SIGKILL");
+  for (const child of children.splice(0)) child.kill();
   for (const pid of orphans.splice(0)) killGroup(pid, "SIGKILL");
 });
 
 async function startChild(dataDir: string, scenarioFile: string, fakeLog: string) {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", fixturePath("gateway-child.ts"), dataDir, scenarioFile, fakeLog],
-    { detached: true, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  children.push(child);
-  let stderr = "";
-  child.stderr?.on("data", (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-4000);
-  });
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const first = await new Promise<string>((resolve, reject) => {
-    let buffered = "";
-    child.stdout?.on("data", (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const newline = buffered.indexOf("\n");
-      if (newline !== -1) resolve(buffered.slice(0, newline));
-    });
-    child.once("exit", (code) => reject(new Error(`gateway child exited ${code}: ${stderr}`)));
-  });
-  const { url, token } = JSON.parse(first) as { url: string; token: string };
-  return { child, url, token, exited } satisfies ChildGateway;
+  const program = startProcess(process.execPath, [
+    "--import",
+    "tsx",
+    fixturePath("gateway-child.ts"),
+    dataDir,
+    scenarioFile,
+    fakeLog,
+  ]);
+  children.push(program);
+  const [, first] = await outputMatching(program, /^(.*)\n/);
+  const { url, token } = JSON.parse(first ?? "") as { url: string; token: string };
+  return { program, url, token } satisfies ChildGateway;
 }
 
 interface Message {
@@ -113,8 +98,8 @@ describe("a gateway killed with SIGKILL mid-turn", () => {
         if (entry.event === "start") orphans.push(entry.pid as number);
       }
 
-      killGroup(first.child.pid, "SIGKILL");
-      await first.exited;
+      first.program.kill();
+      await first.program.exited;
       // The agents run in their own process groups and outlive the killed gateway.
       for (const pid of orphans) killGroup(pid, "SIGKILL");
 
@@ -152,8 +137,8 @@ describe("a gateway killed with SIGKILL mid-turn", () => {
         );
       }
 
-      killGroup(second.child.pid, "SIGTERM");
-      await second.exited;
+      second.program.kill("SIGTERM");
+      await second.program.exited;
     } finally {
       folders.remove();
     }
@@ -181,8 +166,8 @@ describe("the agents of a gateway killed with SIGKILL", () => {
         orphans.push(...agents);
         expect(agents.every(isAlive)).toBe(true);
 
-        killGroup(gateway.child.pid, "SIGKILL");
-        await gateway.exited;
+        gateway.program.kill();
+        await gateway.program.exited;
         // In their own process groups, the group's SIGKILL missed them; the kernel's signal did not.
         await waitFor(() => agents.every((pid) => !isAlive(pid)), "the agents gone", 5000);
       } finally {

@@ -163,3 +163,31 @@ export async function stopProcess(started: OwnedProcess, graceMs = 5000): Promis
   clearTimeout(timer);
   started.kill();
 }
+
+/**
+ * Resolves with the first match of `pattern` in the program's stdout as soon as it is printed
+ * (a URL, a pid, a JSON line it prints once ready); rejects, naming what it printed, if the
+ * program ends first.
+ */
+export function outputMatching(started: OwnedProcess, pattern: RegExp): Promise<RegExpExecArray> {
+  return new Promise((resolve, reject) => {
+    const look = (): boolean => {
+      const match = pattern.exec(started.stdout());
+      if (match !== null) resolve(match);
+      return match !== null;
+    };
+    if (look()) return;
+    const onData = (): void => {
+      if (look()) started.child.stdout?.off("data", onData);
+    };
+    started.child.stdout?.on("data", onData);
+    void started.closed.then((exit) => {
+      if (look()) return;
+      reject(
+        new Error(
+          `the program ended (${exit.code ?? exit.signal}) before printing ${pattern}: ${started.stdout()} ${started.stderr()}`,
+        ),
+      );
+    });
+  });
+}

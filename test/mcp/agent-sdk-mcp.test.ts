@@ -3,11 +3,14 @@ import { afterEach, beforeAll, expect, it } from "vitest";
 import { lastToolResults } from "../helpers/fake-messages-api.js";
 import { FAKE_MCP_SERVER, RUDDER_CLI } from "../helpers/fixtures.js";
 import { isAlive } from "../helpers/process-state.js";
+import { restoreEnvironmentAfterAll } from "../helpers/restore-environment.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { loadAgentSdkQuery } from "../protocol/agent-sdk-loader.js";
 import type { Options, QueryFunction, SDKMessage } from "../protocol/agent-sdk-types.js";
 import { protocolHarness } from "../protocol/helpers.js";
 import { readPids } from "./mcp-helpers.js";
+
+restoreEnvironmentAfterAll();
 
 // The Claude Agent SDK's `mcpServers` option reaches rudder as Claude Code gets it, by
 // either delivery: "argv" (`--mcp-config '{"mcpServers": ...}'`, the default of 0.3.x) or

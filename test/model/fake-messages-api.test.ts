@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import Anthropic from "@anthropic-ai/sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -7,6 +6,7 @@ import {
   lastUserText,
   startFakeMessagesApi,
 } from "../helpers/fake-messages-api.js";
+import { outputMatching, startProcess } from "../helpers/owned-process.js";
 
 const servers: FakeMessagesApi[] = [];
 
@@ -248,22 +248,15 @@ describe("fake Messages API", () => {
   });
 
   it("runs as a program that prints its URL and echoes", async () => {
-    const child = spawn(
-      process.execPath,
-      ["--import", "tsx", "test/helpers/fake-messages-api.ts", "--port", "0"],
-      { detached: true, stdio: ["ignore", "pipe", "pipe"] },
-    );
-    child.stderr.resume();
+    const program = startProcess(process.execPath, [
+      "--import",
+      "tsx",
+      "test/helpers/fake-messages-api.ts",
+      "--port",
+      "0",
+    ]);
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let output = "";
-        child.stdout.on("data", (chunk: Buffer) => {
-          output += chunk.toString();
-          const line = output.split("\n")[0];
-          if (output.includes("\n") && line !== undefined) resolve(line);
-        });
-        child.on("exit", (code) => reject(new Error(`exited ${code}`)));
-      });
+      const [, url] = await outputMatching(program, /^(.*)\n/);
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const client = new Anthropic({ apiKey: "dummy", baseURL: url, maxRetries: 0 });
       const message = await client.messages.create({
@@ -273,9 +266,8 @@ describe("fake Messages API", () => {
       });
       expect(message.content).toEqual([{ type: "text", text: "echo: ping" }]);
     } finally {
-      const exited = new Promise((resolve) => child.on("exit", resolve));
-      if (child.pid !== undefined) process.kill(-child.pid, "SIGTERM");
-      await exited;
+      program.kill("SIGTERM");
+      await program.exited;
     }
   });
 });

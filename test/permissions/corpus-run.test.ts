@@ -97,7 +97,8 @@ describe("the bypass corpus, run for real without the sandbox", () => {
  * The same corpus in the real sandbox (bubblewrap), as `rudder run` sets it up:
  * the gate lets everything but the deny list run, so every such command runs,
  * against a scratch folder outside the workspace and outside /tmp (which the
- * sandbox replaces), and the canary outlives each one.
+ * sandbox replaces), and the canary outlives each one. Here every sixth line and
+ * the deny list's; `npm run redteam` runs every line (attacks/bypass-corpus.ts).
  */
 describe.skipIf(NO_BUBBLEWRAP !== undefined)(
   "the bypass corpus, run for real in the sandbox",
@@ -106,10 +107,9 @@ describe.skipIf(NO_BUBBLEWRAP !== undefined)(
     afterAll(() => fixture.cleanup());
     const target = join(fixture.outside, "target");
     const sandboxCanary = join(target, "canary");
-    const entries = readCorpus("bypasses").map((entry) => ({
-      ...entry,
-      command: entry.command.replaceAll("SCRATCH", target),
-    }));
+    const entries = readCorpus("bypasses")
+      .filter((entry, index) => index % 6 === 0 || entry.on === "deny")
+      .map((entry) => ({ ...entry, command: entry.command.replaceAll("SCRATCH", target) }));
     const sandboxContext = (): DispatchContext => ({
       tools: [createBashTool({ sandbox: fixture.sandbox })],
       rules: emptyRules(),
@@ -121,7 +121,7 @@ describe.skipIf(NO_BUBBLEWRAP !== undefined)(
       signal: AbortSignal.timeout(120_000),
     });
 
-    it("runs all but the deny list, and the canary outlives every command", async () => {
+    it("runs all of a sample but the deny list, and the canary outlives every command", async () => {
       const ran: string[] = [];
       for (const entry of entries) {
         rmSync(target, { recursive: true, force: true });
@@ -141,7 +141,7 @@ describe.skipIf(NO_BUBBLEWRAP !== undefined)(
         expect(existsSync(sandboxCanary), entry.command).toBe(true);
       }
       expect(ran.length).toBe(entries.filter((entry) => entry.on === "allow").length);
-      expect(ran.length).toBeGreaterThan(150);
-    }, 300_000);
+      expect(ran.length).toBeGreaterThan(25);
+    }, 120_000);
   },
 );

@@ -1,10 +1,13 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FAKE_MCP_SERVER } from "../helpers/fixtures.js";
+import { restoreEnvironmentAfterAll } from "../helpers/restore-environment.js";
 import { inputQueue } from "./agent-sdk-input.js";
 import { loadAgentSdkQuery } from "./agent-sdk-loader.js";
 import type { Query, QueryFunction, SDKMessage } from "./agent-sdk-types.js";
 import { protocolHarness } from "./helpers.js";
 import { SDK_ENGINES } from "./sdk-engines.js";
+
+restoreEnvironmentAfterAll();
 
 /**
  * The Agent SDK's `Query` control methods against rudder and against the real Claude Code,

@@ -3,9 +3,12 @@ import { join } from "node:path";
 import { afterEach, beforeAll, expect, it } from "vitest";
 import { lastToolResults } from "../helpers/fake-messages-api.js";
 import { RUDDER_CLI } from "../helpers/fixtures.js";
+import { restoreEnvironmentAfterAll } from "../helpers/restore-environment.js";
 import { loadAgentSdkQuery } from "./agent-sdk-loader.js";
 import type { HookInput, QueryFunction, SDKMessage } from "./agent-sdk-types.js";
 import { protocolHarness } from "./helpers.js";
+
+restoreEnvironmentAfterAll();
 
 // The Agent SDK's `hooks` option: the SDK registers its callbacks in `initialize`, and rudder
 // calls them (`hook_callback`) from its own hook registry, as it runs command hooks.

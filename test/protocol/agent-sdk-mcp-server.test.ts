@@ -1,9 +1,12 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { lastToolResults } from "../helpers/fake-messages-api.js";
+import { restoreEnvironmentAfterAll } from "../helpers/restore-environment.js";
 import { loadAgentSdk } from "./agent-sdk-loader.js";
 import type { AgentSdk, SDKMessage } from "./agent-sdk-types.js";
 import { protocolHarness } from "./helpers.js";
 import { SDK_ENGINES } from "./sdk-engines.js";
+
+restoreEnvironmentAfterAll();
 
 /**
  * An in-process MCP server of the Agent SDK (`createSdkMcpServer`) behind rudder and behind the

@@ -3,10 +3,13 @@ import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { FakeMessagesApi, ScriptStep } from "../helpers/fake-messages-api.js";
 import { RUDDER_CLI } from "../helpers/fixtures.js";
+import { restoreEnvironmentAfterAll } from "../helpers/restore-environment.js";
 import { inputQueue } from "./agent-sdk-input.js";
 import { loadAgentSdkQuery } from "./agent-sdk-loader.js";
 import type { Options, QueryFunction, SDKMessage } from "./agent-sdk-types.js";
 import { protocolHarness, type Sandbox, writeSettings } from "./helpers.js";
+
+restoreEnvironmentAfterAll();
 
 /**
  * The Claude Agent SDK for TypeScript driving rudder instead of Claude Code: the SDK runs

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -11,6 +11,7 @@ import {
   type ScriptStep,
   startFakeMessagesApi,
 } from "../helpers/fake-messages-api.js";
+import { startProcess } from "../helpers/owned-process.js";
 import { type Line, protocolHarness, STREAM_ARGS } from "./helpers.js";
 
 /**
@@ -105,15 +106,13 @@ async function claudeLines(
   const api = await fakeApi();
   const home = mkdtempSync(join(tmpdir(), "rudder-claude-compact-"));
   cleanups.push(() => rmSync(home, { recursive: true, force: true }));
-  const child = spawn(CLAUDE, STREAM_ARGS.slice(1), {
+  const claude = startProcess(CLAUDE, STREAM_ARGS.slice(1), {
     cwd: home,
-    detached: true,
-    stdio: ["pipe", "pipe", "pipe"],
     env: { ...claudeCodeEnv(home, api.url), ...env },
+    stdin: "pipe",
   });
-  child.stderr?.resume();
-  cleanups.push(() => killGroup(child));
-  return converse(child, messages);
+  cleanups.push(() => claude.kill());
+  return converse(claude.child, messages);
 }
 
 async function rudderLines(

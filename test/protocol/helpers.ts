@@ -1,4 +1,4 @@
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,7 +7,7 @@ import {
   type ScriptStep,
   startFakeMessagesApi,
 } from "../helpers/fake-messages-api.js";
-import { RUDDER_CLI } from "../helpers/fixtures.js";
+import { type RudderRun, startRudder } from "../helpers/rudder-cli.js";
 
 export const STREAM_ARGS = [
   "run",
@@ -53,23 +53,19 @@ export function writeSettings(workspace: string, settings: unknown): void {
   writeFileSync(join(workspace, ".rudder", "settings.json"), JSON.stringify(settings));
 }
 
-/** A running `rudder` with its stdout parsed into lines as they come. */
+/** A running `rudder` (test/helpers/rudder-cli.ts) with its stdout parsed into lines as they come. */
 export class RudderChild {
-  readonly child: ChildProcessWithoutNullStreams;
+  readonly child: ChildProcess;
   readonly lines: Line[] = [];
   readonly exited: Promise<number | null>;
-  stderr = "";
+  readonly #program: RudderRun;
   #buffer = "";
   readonly #waiters = new Set<() => void>();
 
   constructor(args: string[], sandbox: Sandbox) {
-    this.child = spawn(process.execPath, [RUDDER_CLI, ...args], {
-      cwd: sandbox.workspace,
-      env: sandbox.env,
-      detached: true,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    this.child.stdout.on("data", (chunk: Buffer) => {
+    this.#program = startRudder(args, { cwd: sandbox.workspace, env: sandbox.env, stdin: "pipe" });
+    this.child = this.#program.child;
+    this.child.stdout?.on("data", (chunk: Buffer) => {
       this.#buffer += chunk.toString("utf8");
       for (
         let index = this.#buffer.indexOf("\n");
@@ -86,16 +82,15 @@ export class RudderChild {
       }
       this.#notify();
     });
-    this.child.stderr.on("data", (chunk: Buffer) => {
-      this.stderr += chunk.toString("utf8");
+    this.exited = this.#program.exited.then((exit) => {
+      this.#notify();
+      return exit.code;
     });
-    this.child.stdin.on("error", () => {});
-    this.exited = new Promise((resolve) => {
-      this.child.on("exit", (code) => {
-        this.#notify();
-        resolve(code);
-      });
-    });
+  }
+
+  /** What it has written to stderr so far. */
+  get stderr(): string {
+    return this.#program.stderr();
   }
 
   #notify(): void {
@@ -103,7 +98,7 @@ export class RudderChild {
   }
 
   send(line: unknown): void {
-    this.child.stdin.write(`${typeof line === "string" ? line : JSON.stringify(line)}\n`);
+    this.child.stdin?.write(`${typeof line === "string" ? line : JSON.stringify(line)}\n`);
   }
 
   sendUser(text: string, uuid?: string): void {
@@ -117,7 +112,7 @@ export class RudderChild {
   }
 
   end(): void {
-    this.child.stdin.end();
+    this.child.stdin?.end();
   }
 
   ofType(type: string, subtype?: string): Line[] {
@@ -160,13 +155,9 @@ export class RudderChild {
     return this.lines.map((line) => `${line.type}/${line.subtype ?? ""}`).join(", ");
   }
 
+  /** Sends `signal` to its whole process group. */
   kill(signal: NodeJS.Signals = "SIGKILL"): void {
-    if (this.child.pid === undefined) return;
-    try {
-      process.kill(-this.child.pid, signal);
-    } catch {
-      // already gone
-    }
+    this.#program.kill(signal);
   }
 }
 

@@ -1,12 +1,15 @@
-import { execFile, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { promisify } from "node:util";
 import { afterEach, beforeAll, expect, it } from "vitest";
 import { lastToolResults } from "../helpers/fake-messages-api.js";
 import { RUDDER_CLI } from "../helpers/fixtures.js";
+import { restoreEnvironmentAfterAll } from "../helpers/restore-environment.js";
+import { runRudder } from "../helpers/rudder-cli.js";
 import { protocolHarness, writeSettings } from "./helpers.js";
+
+restoreEnvironmentAfterAll();
 
 /**
  * Libraries built for Claude Code, on rudder: ai-sdk-provider-claude-code (generateText and
@@ -96,38 +99,39 @@ export default preToolUseHook({ matcher: "Bash" }, async (input) => {
   });
   const hook = join(source, "dist", "bin", "deny-rm.mjs");
   expect(existsSync(hook)).toBe(true);
-  for (const [surface, name] of [
+  // The two surfaces in two sandboxes at once.
+  const surfaces = [
     ["claude", "Bash"],
     ["rudder", "bash"],
-  ] as const) {
-    const api = await harness.api([
-      { toolUse: { id: "rm", name, input: { command: "rm keep.txt" } } },
-      { toolUse: { id: "echo", name, input: { command: "echo ok" } } },
-      { text: "done" },
-    ]);
-    const sandbox = harness.sandbox(api);
-    writeFileSync(join(sandbox.workspace, "keep.txt"), "x");
-    writeSettings(sandbox.workspace, {
-      hooks: {
-        PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: `node ${hook}` }] }],
-      },
-    });
-    await promisify(execFile)(
-      process.execPath,
-      [RUDDER_CLI, "run", "--tool-names", surface, "go"],
-      {
+  ] as const;
+  await Promise.all(
+    surfaces.map(async ([surface, name]) => {
+      const api = await harness.api([
+        { toolUse: { id: "rm", name, input: { command: "rm keep.txt" } } },
+        { toolUse: { id: "echo", name, input: { command: "echo ok" } } },
+        { text: "done" },
+      ]);
+      const sandbox = harness.sandbox(api);
+      writeFileSync(join(sandbox.workspace, "keep.txt"), "x");
+      writeSettings(sandbox.workspace, {
+        hooks: {
+          PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: `node ${hook}` }] }],
+        },
+      });
+      const run = await runRudder(["run", "--tool-names", surface, "go"], {
         cwd: sandbox.workspace,
         env: sandbox.env,
-      },
-    );
-    const results = new Map(
-      api
-        .mainRequests()
-        .flatMap((request) => lastToolResults(request))
-        .map((block) => [block.tool_use_id, String(block.content)]),
-    );
-    expect(results.get("rm"), surface).toContain("no rm via goodfoot");
-    expect(results.get("echo"), surface).toBe("ok\n");
-    expect(existsSync(join(sandbox.workspace, "keep.txt"))).toBe(true);
-  }
+      });
+      expect(run.code, run.stderr).toBe(0);
+      const results = new Map(
+        api
+          .mainRequests()
+          .flatMap((request) => lastToolResults(request))
+          .map((block) => [block.tool_use_id, String(block.content)]),
+      );
+      expect(results.get("rm"), surface).toContain("no rm via goodfoot");
+      expect(results.get("echo"), surface).toBe("ok\n");
+      expect(existsSync(join(sandbox.workspace, "keep.txt"))).toBe(true);
+    }),
+  );
 }, 120_000);

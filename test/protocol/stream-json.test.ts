@@ -159,7 +159,7 @@ describe("rudder speaks Claude Code's stream-json", () => {
     rudder.sendUser("go", FIRST);
     await api.waitForMainRequests(1);
     // The host goes away: rudder's next line (the reply's tool call) meets EPIPE.
-    rudder.child.stdout.destroy();
+    rudder.child.stdout?.destroy();
     expect(await rudder.exited).toBe(1);
     expect(rudder.stderr).toContain(
       "rudder: stopping: the host stopped reading the output (EPIPE)",

@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -10,6 +9,7 @@ import {
   type RecordedRequest,
   startFakeMessagesApi,
 } from "../helpers/fake-messages-api.js";
+import { runProcess } from "../helpers/owned-process.js";
 import { protocolHarness, STREAM_ARGS, writeSettings } from "./helpers.js";
 
 /**
@@ -62,14 +62,10 @@ async function claudeRequest(): Promise<RecordedRequest | undefined> {
   const api = await fakeApi();
   const home = mkdtempSync(join(tmpdir(), "rudder-claude-tools-"));
   cleanups.push(() => rmSync(home, { recursive: true, force: true }));
-  const child = spawn(CLAUDE, ["-p", "hello", "--tools", FIVE.join(",")], {
+  await runProcess(CLAUDE, ["-p", "hello", "--tools", FIVE.join(",")], {
     cwd: home,
-    detached: true,
-    stdio: ["ignore", "ignore", "pipe"],
     env: claudeCodeEnv(home, api.url),
   });
-  child.stderr?.resume();
-  await new Promise((done) => child.on("exit", done));
   return api.requests.find((request) => request.main);
 }
 

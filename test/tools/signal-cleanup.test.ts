@@ -1,6 +1,6 @@
-import { spawn } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { fixturePath } from "../helpers/fixtures.js";
+import { type OwnedProcess, outputMatching, startProcess } from "../helpers/owned-process.js";
 import { isAlive } from "../helpers/process-state.js";
 import { waitFor } from "../helpers/wait-for.js";
 
@@ -13,36 +13,16 @@ afterEach(() => {
 
 async function startFixture(
   ...args: string[]
-): Promise<{ child: ReturnType<typeof spawn>; sleeper: number }> {
-  const child = spawn(process.execPath, ["--import", "tsx", fixture, ...args], {
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  child.stderr.resume();
-  cleanup.push(() => {
-    try {
-      process.kill(-child.pid!, "SIGKILL");
-    } catch {}
-  });
-  const sleeper = await new Promise<number>((resolve, reject) => {
-    let text = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      text += chunk.toString();
-      const match = /pid=(\d+)/.exec(text);
-      if (match) resolve(Number(match[1]));
-    });
-    child.on("close", () => {
-      const match = /pid=(\d+)/.exec(text);
-      if (match) resolve(Number(match[1]));
-      else reject(new Error("fixture exited early"));
-    });
-  });
+): Promise<{ fixture: OwnedProcess; sleeper: number }> {
+  const started = startProcess(process.execPath, ["--import", "tsx", fixture, ...args]);
+  cleanup.push(() => started.kill());
+  const sleeper = Number((await outputMatching(started, /pid=(\d+)/))[1]);
   cleanup.push(() => {
     try {
       process.kill(sleeper, "SIGKILL");
     } catch {}
   });
-  return { child, sleeper };
+  return { fixture: started, sleeper };
 }
 
 describe("installSignalCleanup", () => {
@@ -51,18 +31,16 @@ describe("installSignalCleanup", () => {
     ["SIGINT", 130],
   ] as const) {
     it(`kills every process group on ${signal} and exits ${status}`, async () => {
-      const { child, sleeper } = await startFixture();
-      const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
-      child.kill(signal);
-      expect(await exited).toBe(status);
+      const { fixture: started, sleeper } = await startFixture();
+      started.child.kill(signal);
+      expect((await started.exited).code).toBe(status);
       await waitFor(() => !isAlive(sleeper));
     });
   }
 
   it("kills every process group when rudder exits on its own", async () => {
-    const { child, sleeper } = await startFixture("exit");
-    if (child.exitCode === null) await new Promise((resolve) => child.on("exit", resolve));
-    expect(child.exitCode).toBe(3);
+    const { fixture: started, sleeper } = await startFixture("exit");
+    expect((await started.exited).code).toBe(3);
     await waitFor(() => !isAlive(sleeper));
   });
 });

@@ -1,10 +1,9 @@
-import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { createInterface } from "node:readline";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixturePath } from "../../helpers/fixtures.js";
+import { outputMatching, startProcess } from "../../helpers/owned-process.js";
 import { type PostgresCluster, startPostgresCluster } from "../../helpers/postgres-cluster.js";
 import { waitFor } from "../../helpers/wait-for.js";
 
@@ -75,25 +74,23 @@ describe("the throwaway PostgreSQL cluster of the tests", () => {
   });
 
   it("dies with its owner: a SIGKILLed test process leaves no server and no folder", async () => {
-    const owner = spawn(
-      process.execPath,
-      ["--import", "tsx", fixturePath("postgres-owner-child.ts")],
-      { stdio: ["ignore", "pipe", "inherit"] },
-    );
+    const owner = startProcess(process.execPath, [
+      "--import",
+      "tsx",
+      fixturePath("postgres-owner-child.ts"),
+    ]);
     let started: { dataFolder: string; backendPid: number };
     try {
-      const line = await new Promise<string>((resolve, reject) => {
-        createInterface({ input: owner.stdout }).once("line", resolve);
-        owner.once("exit", (code) => reject(new Error(`the owner exited (${code}) first`)));
-      });
-      started = JSON.parse(line) as typeof started;
+      const [, line] = await outputMatching(owner, /^(.*)\n/);
+      started = JSON.parse(line ?? "") as typeof started;
     } catch (error) {
-      owner.kill("SIGKILL");
+      owner.kill();
       throw error;
     }
     const postmaster = postmasterPid(started.dataFolder);
     expect(processState(postmaster)).not.toBeNull();
-    owner.kill("SIGKILL");
+    // The owner alone, not its group: what it started must die with it by itself.
+    owner.child.kill("SIGKILL");
     await waitFor(
       () =>
         [null, "Z"].includes(processState(postmaster)) &&
