@@ -1,7 +1,8 @@
 /**
  * `npm run chaos`: the gateway under faults and abuse, on loopback, in a few minutes. Runs each
  * scenario (gateway SIGKILLs and restarts, three workers on PostgreSQL with one SIGKILLed
- * mid-burst, three workers whose PostgreSQL is stopped and started again mid-load, an agent
+ * mid-burst, three workers whose PostgreSQL is stopped and started again mid-load, twenty
+ * Telegram chats through the chat kit with the gateway SIGKILLed and the Bot API failing, an agent
  * SIGKILLed mid-tool, a tool output flood,
  * SQLite's gateway.db locked by another process and its disk full,
  * a 20 MB reply from a rudder agent and a 20 MB line from a Claude CLI, ten channels each
@@ -28,6 +29,7 @@ import { overCapLine } from "./over-cap.js";
 import { restarts } from "./restarts.js";
 import { agentKilledMidTool, longReply, toolOutputFlood } from "./rudder-agents.js";
 import { diskFullFault, lockFault, sqliteFault } from "./sqlite-faults.js";
+import { telegramChats } from "./telegram-chats.js";
 
 const FAKE_CLAUDE = join(import.meta.dirname, "..", "..", "test", "fixtures", "fake-claude");
 const small = process.env.CHAOS_SIZE === "small";
@@ -48,6 +50,8 @@ const size = small
       streams: 300,
       rounds: 2,
       slow: 5,
+      telegramChats: 4,
+      telegramPerChat: 3,
     }
   : {
       messages: 200,
@@ -65,6 +69,8 @@ const size = small
       streams: 3000,
       rounds: 3,
       slow: 50,
+      telegramChats: 20,
+      telegramPerChat: 5,
     };
 
 const only = process.env.CHAOS_ONLY;
@@ -134,6 +140,17 @@ try {
   } else {
     figures.push(figure("SQLite disk full", "skipped: mounting a tmpfs needs root", "-", ""));
   }
+  figures.push(
+    ...(await scenario("Telegram chats", () =>
+      telegramChats({
+        root,
+        chats: size.telegramChats,
+        perChat: size.telegramPerChat,
+        kills: size.kills,
+        failRate: 0.1,
+      }),
+    )),
+  );
   figures.push(...(await scenario("agent SIGKILL mid-tool", () => agentKilledMidTool(root))));
   figures.push(...(await scenario("tool output flood", () => toolOutputFlood(root, size.floodMb))));
   figures.push(...(await scenario("long reply", () => longReply(root, size.replyMb))));

@@ -6,6 +6,7 @@ import { ContextControls } from "./context-controls.js";
 import { Conversation } from "./conversation.js";
 import { byTestId, h } from "./dom.js";
 import { EventStream, type StreamStatus } from "./event-stream.js";
+import { PairingPanel } from "./pairing-panel.js";
 import { RunnersPanel } from "./runners-panel.js";
 import { SchedulesPanel } from "./schedules-panel.js";
 import { takeToken } from "./token.js";
@@ -333,6 +334,11 @@ async function start(): Promise<void> {
   );
   every(3000, () => runners.refresh());
   every(15000, () => schedules.refresh());
+  const side = document.querySelector<HTMLElement>("aside.side");
+  if (side) {
+    const pairings = new PairingPanel(api, side);
+    every(15000, () => pairings.refresh());
+  }
   window.setInterval(() => {
     if (!document.hidden) void refreshChannels();
   }, 5000);
