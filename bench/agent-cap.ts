@@ -6,32 +6,17 @@
 // (counted in /proc, children of the gateway) and how long /api/health took meanwhile.
 // Run: node --import tsx bench/agent-cap.ts   (BENCH_CHANNELS, BENCH_BURST, BENCH_BURSTS,
 // BENCH_MAX_AGENTS to change)
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { percentile } from "./gateway.js";
 import { GatewayProcess } from "./gateway-process.js";
+import { liveChildren } from "./live-children.js";
 import { Connections, postJson } from "./load-client.js";
 
 const FAKE_CLAUDE =
   process.env.BENCH_AGENT ?? join(import.meta.dirname, "..", "test", "fixtures", "fake-claude");
-
-/** Children of `parent` that are alive (not zombies), from /proc. */
-export function liveChildren(parent: number): number {
-  let count = 0;
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const [state, parentPid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(parentPid) === parent && state !== "Z") count += 1;
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return count;
-}
 
 /** Samples `probe` every `everyMs` until stopped; resolves with every value. */
 function sampler<T>(everyMs: number, probe: () => Promise<T> | T): { stop(): Promise<T[]> } {

@@ -7,7 +7,8 @@
  * SQLite's gateway.db locked by another process and its disk full,
  * a 20 MB reply from a rudder agent and a 20 MB line from a Claude CLI, ten channels each
  * given a 20 MB reply (memory back once idle), stalls and hangs (a model stream gone quiet or
- * never answered, a hung MCP tool, a hung hook, an MCP server dead), an HTTP fuzz of every
+ * never answered, a hung MCP tool, a hung hook, an MCP server dead), a burst of 400 one-shots
+ * against --max-agents, an HTTP fuzz of every
  * route, slow clients, SSE floods) and prints one table of figures, each with its goal; exits 1
  * when a goal is missed. CHAOS_SIZE=small runs smaller sizes; CHAOS_ONLY=<part of a name>
  * runs only the scenarios whose name holds it. `--write` (`npm run chaos -- --write`) also saves
@@ -25,6 +26,7 @@ import { databaseOutage } from "./database-outage.js";
 import { type Figure, figure, table } from "./figures.js";
 import { hangs } from "./hangs.js";
 import { httpFuzz, slowClients, sseCaps, sseFlood } from "./http-abuse.js";
+import { oneShotBurst } from "./one-shot-burst.js";
 import { overCapLine } from "./over-cap.js";
 import { restarts } from "./restarts.js";
 import { agentKilledMidTool, longReply, toolOutputFlood } from "./rudder-agents.js";
@@ -47,6 +49,7 @@ const size = small
       replyMb: 20,
       bigReplies: 4,
       hangChannels: 2,
+      oneShots: 100,
       streams: 300,
       rounds: 2,
       slow: 5,
@@ -66,6 +69,7 @@ const size = small
       replyMb: 20,
       bigReplies: 10,
       hangChannels: 4,
+      oneShots: 400,
       streams: 3000,
       rounds: 3,
       slow: 50,
@@ -159,6 +163,7 @@ try {
   );
   figures.push(...(await scenario("over-cap line", () => overCapLine(root))));
   figures.push(...(await scenario("stalls and hangs", () => hangs(root, size.hangChannels))));
+  figures.push(...(await scenario("one-shot burst", () => oneShotBurst(root, size.oneShots))));
   figures.push(
     ...(await scenario("HTTP", async () => {
       const gateway = await GatewayProcess.start({
