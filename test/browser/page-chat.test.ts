@@ -116,6 +116,8 @@ beforeAll(async () => {
     },
     engineName: "rudder",
     heartbeatMs: 1000,
+    demo: true,
+    demoHint: "Set ANTHROPIC_API_KEY to use a real model, or run rudder serve --model.",
   };
   gateway = await startGateway(gatewayOptions);
   ({ page, pageErrors } = await harness.openTab());
@@ -294,8 +296,62 @@ describe("history that lasts", () => {
     gateway = await startGateway(gatewayOptions);
     await page.goto(gateway.newPageLink());
     await page.locator('[data-testid="connection"][data-status="open"]').waitFor();
-    await expect.poll(() => page.evaluate(turnsShown)).toEqual(live);
+    await expect.poll(() => page.evaluate(turnsShown), { timeout: 15_000 }).toEqual(live);
     await page.screenshot({ path: join(results, "page-chat-restored.png"), fullPage: true });
+    expect(pageErrors).toEqual([]);
+  });
+});
+
+describe("phone and tab", () => {
+  it("at 390 px the conversation and message box fill the screen, panels fold, the banner is small", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      const composer = await page.getByTestId("composer-input").boundingBox();
+      expect(composer && composer.y + composer.height).toBeLessThanOrEqual(844);
+      const log = await page.getByTestId("log").boundingBox();
+      expect(log?.height).toBeGreaterThan(844 * 0.55);
+      expect((await page.getByTestId("demo-banner").boundingBox())?.height).toBeLessThan(30);
+      expect(await page.getByTestId("channels").isVisible()).toBe(false);
+      expect(await page.getByTestId("runners").isVisible()).toBe(false);
+      expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+      await page.screenshot({ path: join(results, "page-chat-phone.png") });
+      await page.getByTestId("toggle-channels").click();
+      await page.getByTestId("channels").waitFor();
+      await page.locator('[data-testid="channel"][data-channel="chat"]').click();
+      await page.getByTestId("channels").waitFor({ state: "hidden" });
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
+  it("can be installed (manifest and icon) and notifies a hidden tab that a turn finished", async () => {
+    const manifest = await page.evaluate(
+      `fetch(document.querySelector('link[rel=manifest]').href).then((r) => r.json())`,
+    );
+    expect(manifest).toMatchObject({ name: "rudder", display: "standalone" });
+    const icon = await page.evaluate(
+      `fetch(new URL("icon.svg", location.href)).then((r) => r.headers.get("content-type"))`,
+    );
+    expect(icon).toBe("image/svg+xml");
+
+    await page.context().grantPermissions(["notifications"], { origin: gateway.url });
+    // The tab is hidden and any turn counts as long; notifications are recorded as they are made.
+    await page.evaluate(`(() => {
+      localStorage.setItem("rudder.longTurnMs", "1");
+      Object.defineProperty(Document.prototype, "hidden", { get: () => true, configurable: true });
+      window.__notices = [];
+      const Real = window.Notification;
+      window.Notification = class extends Real {
+        constructor(title, options) {
+          window.__notices.push(title);
+          super(title, options);
+        }
+      };
+    })()`);
+    await send("hello from a hidden tab");
+    await expect
+      .poll(() => page.evaluate("window.__notices"), { timeout: 15_000 })
+      .toEqual([expect.stringMatching(/^chat: the turn finished after \d+s$/)]);
     expect(pageErrors).toEqual([]);
   });
 });

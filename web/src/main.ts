@@ -9,6 +9,7 @@ import { EventStream, type StreamStatus } from "./event-stream.js";
 import { PairingPanel } from "./pairing-panel.js";
 import { RunnersPanel } from "./runners-panel.js";
 import { SchedulesPanel } from "./schedules-panel.js";
+import { TabNotices } from "./tab-notices.js";
 import { takeToken } from "./token.js";
 import type {
   AgentInfo,
@@ -49,6 +50,7 @@ const composerError = byTestId("composer-error");
 const scheduleChannel = byTestId<HTMLInputElement>("schedule-channel");
 
 const stopButton = byTestId<HTMLButtonElement>("turn-stop");
+const notices = new TabNotices();
 let busy = false;
 let asking = 0;
 
@@ -109,6 +111,7 @@ const channels = new ChannelList(byTestId("channel-list"), (id) => void openChan
  * arrive while the history loads wait, so the log stays in order.
  */
 async function openChannel(id: string, again = false): Promise<void> {
+  if (!again) delete document.body.dataset.panel;
   if (id === channelId && !again) return;
   selection?.abort();
   stream?.close();
@@ -136,6 +139,7 @@ async function openChannel(id: string, again = false): Promise<void> {
         void openChannel(id, true);
         return;
       }
+      notices.see(event, id);
       if (loaded) conversation.apply(event);
       else waiting.push(event);
     },
@@ -234,11 +238,13 @@ stopButton.addEventListener("click", async () => {
 
 composer.addEventListener("submit", (event) => {
   event.preventDefault();
+  notices.ask();
   void send();
 });
 input.addEventListener("keydown", (event) => {
   if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
     event.preventDefault();
+    notices.ask();
     void send();
   }
 });
@@ -252,6 +258,22 @@ byTestId<HTMLFormElement>("new-channel-form").addEventListener("submit", (event)
   channels.open(name);
   input.focus();
 });
+/** On a phone the side panels fold away; these buttons open one over the conversation. */
+for (const [button, panel] of [
+  ["toggle-channels", "channels"],
+  ["toggle-side", "side"],
+] as const) {
+  const toggle = byTestId<HTMLButtonElement>(button);
+  toggle.addEventListener("click", () => {
+    const open = document.body.dataset.panel !== panel;
+    if (open) document.body.dataset.panel = panel;
+    else delete document.body.dataset.panel;
+    for (const other of document.querySelectorAll<HTMLElement>(".panel-toggle")) {
+      other.setAttribute("aria-expanded", String(open && other === toggle));
+    }
+  });
+}
+
 scheduleChannel.addEventListener("input", () => {
   scheduleChannel.dataset.auto = "false";
 });
