@@ -14,7 +14,7 @@ import {
 import type { PermissionDecision } from "../../../src/claude-cli/permission-request.js";
 import { PermissionRequests } from "../../../src/gateway/agents/permission-requests.js";
 import { EventBus } from "../../../src/gateway/event-bus.js";
-import type { GatewayEvent } from "../../../src/gateway/events.js";
+import type { Disposition, GatewayEvent } from "../../../src/gateway/events.js";
 import { GatewayClosedError } from "../../../src/gateway/routing/router.js";
 import type { SourceStore } from "../../../src/gateway/source-store.js";
 import { SqliteGatewayStore } from "../../../src/gateway/store/sqlite/sqlite-store.js";
@@ -44,9 +44,10 @@ async function startSource(
     knownChannels?: string[];
     deliverError?: () => Error | undefined;
     store?: SourceStore;
+    disposition?: Disposition;
   } = {},
 ) {
-  const { knownChannels = [], deliverError, store, ...rest } = options;
+  const { knownChannels = [], deliverError, store, disposition = "started", ...rest } = options;
   const bus = new EventBus();
   const permissions = new PermissionRequests({ bus });
   const closing = new AbortController();
@@ -66,7 +67,7 @@ async function startSource(
       const error = deliverError?.();
       if (error) throw error;
       delivered.push({ channelId, text, meta });
-      return { id: `message-${delivered.length}`, disposition: "started" };
+      return { id: `message-${delivered.length}`, disposition };
     },
     {
       subscribe: (channelId, listener) =>
@@ -330,6 +331,43 @@ describe("the Telegram source", () => {
 
     api.pushMessage({ userId: 111, text: `/allow ${id}` });
     await waitForSent("111", `No permission request ${id} is waiting`);
+    expect(harness.delivered).toHaveLength(1);
+  });
+
+  it("makes each forum topic its own channel, answered in its topic", async () => {
+    const harness = await startSource({ allow: ["111", "-100300"] });
+    api.pushMessage({ userId: 111, chatId: -100300, topic: 7, text: "/compact in topic seven" });
+    await waitFor(() => harness.delivered.length === 1, "the delivery");
+    expect(harness.delivered[0]?.channelId).toBe("telegram:-100300:7");
+    harness.reply("telegram:-100300:7", "answered in the topic");
+    const answer = await waitForSent("-100300", "answered in the topic");
+    expect(answer.threadId).toBe(7);
+  });
+
+  it("in a group, takes only what addresses the bot, naming the sender", async () => {
+    const harness = await startSource({ allow: ["-100400"] });
+    api.pushMessage({ userId: 5, chatId: -100400, text: "talking among ourselves" });
+    api.pushMessage({
+      userId: 6,
+      chatId: -100400,
+      text: "@rudder_test_bot please look",
+      firstName: "Ada",
+    });
+    await waitFor(() => harness.delivered.length === 1, "the addressed message delivered");
+    const last = api.pushMessage({ userId: 5, chatId: -100400, text: "still among ourselves" });
+    await waitFor(
+      () => updateCalls().some((call) => call.body.offset === last.update_id + 1),
+      "every update processed",
+    );
+    expect(harness.delivered.map((item) => item.text)).toEqual(["@rudder_test_bot please look"]);
+    expect(harness.delivered[0]?.meta).toMatchObject({ userId: "6", userName: "Ada" });
+  });
+
+  it("acknowledges a message that joins the running turn, as a reply to it", async () => {
+    const harness = await startSource({ disposition: "steered" });
+    const update = api.pushMessage({ userId: 111, text: "and also this" });
+    const ack = await waitForSent("111", "Added to what the agent is doing now");
+    expect(ack.replyTo).toBe(update.message?.message_id);
     expect(harness.delivered).toHaveLength(1);
   });
 
