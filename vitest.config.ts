@@ -44,6 +44,7 @@ const unitTests = [
   "test/gateway/stream-json-events.test.ts",
   "test/gateway/transcript-mirror.test.ts",
   "test/gateway/trusted-proxies.test.ts",
+  "test/helper-hooks.test.ts",
   "test/hooks/json-hook-callback.test.ts",
   "test/hooks/matcher.test.ts",
   "test/import-cycles.test.ts",

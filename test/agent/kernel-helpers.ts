@@ -1,6 +1,3 @@
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach } from "vitest";
 import type { AgentLoopDependencies } from "../../src/agent/agent-loop.js";
 import type { AgentEvent } from "../../src/agent/events.js";
@@ -8,6 +5,7 @@ import { BackgroundManager } from "../../src/background/background-manager.js";
 import type { Model } from "../../src/model/types.js";
 import { emptyRules } from "../../src/permissions/types.js";
 import { createDefaultTools } from "../../src/tools/default-tools.js";
+import { tempFolder } from "../helpers/temp-folders.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];
 
@@ -24,9 +22,9 @@ export function cleanUpAfterEachTest(): void {
 
 /** A real temporary workspace, removed after the test. */
 export function makeWorkspace(): string {
-  const workspace = realpathSync(mkdtempSync(join(tmpdir(), "rudder-kernel-")));
-  cleanups.push(() => rmSync(workspace, { recursive: true, force: true }));
-  return workspace;
+  const { path, remove } = tempFolder("rudder-kernel-");
+  cleanups.push(remove);
+  return path;
 }
 
 /** A background manager whose tasks are killed after the test. */

@@ -1,8 +1,8 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type GatewayOptions, type RunningGateway, startGateway } from "../../src/gateway/index.js";
 import { FAKE_CLAUDE_SWITCH, RUDDER_BIN } from "../helpers/fixtures.js";
+import { tempFolder } from "../helpers/temp-folders.js";
 import { waitFor } from "../helpers/wait-for.js";
 
 /** The entries the fake CLI appended to its log (`FAKE_CLAUDE_LOG`). */
@@ -56,12 +56,12 @@ export function testFolders(prefix: string): {
   fakeLog: string;
   remove(): void;
 } {
-  const root = mkdtempSync(join(tmpdir(), `rudder-${prefix}-`));
+  const { path: root, remove } = tempFolder(`rudder-${prefix}-`);
   return {
     dataDir: join(root, "data"),
     scenarioFile: join(root, "scenario"),
     fakeLog: join(root, "fake.log"),
-    remove: () => rmSync(root, { recursive: true, force: true }),
+    remove,
   };
 }
 

@@ -1,11 +1,8 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { HookEventName, HookInput } from "../../src/hooks/types.js";
+import { type TempFolder, tempFolder } from "../helpers/temp-folders.js";
 
-export function makeTempDir(): { path: string; remove: () => void } {
-  const path = mkdtempSync(join(tmpdir(), "rudder-hooks-"));
-  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+export function makeTempDir(): TempFolder {
+  return tempFolder("rudder-hooks-");
 }
 
 export function hookInput(

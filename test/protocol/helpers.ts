@@ -1,6 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   type FakeMessagesApi,
@@ -8,6 +7,7 @@ import {
   startFakeMessagesApi,
 } from "../helpers/fake-messages-api.js";
 import { type RudderRun, startRudder } from "../helpers/rudder-cli.js";
+import { tempHome } from "../helpers/temp-folders.js";
 
 export const STREAM_ARGS = [
   "run",
@@ -31,11 +31,7 @@ export interface Sandbox {
 }
 
 export function makeSandbox(apiUrl: string): Sandbox {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), "rudder-protocol-")));
-  const workspace = join(root, "work");
-  const home = join(root, "home");
-  mkdirSync(workspace);
-  mkdirSync(home);
+  const { root, workspace, home, remove } = tempHome("rudder-protocol-");
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: home,
@@ -45,7 +41,7 @@ export function makeSandbox(apiUrl: string): Sandbox {
     ANTHROPIC_API_KEY: "dummy",
     RUDDER_MAX_RETRIES: "0",
   };
-  return { workspace, home, env, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+  return { workspace, home, env, cleanup: remove };
 }
 
 export function writeSettings(workspace: string, settings: unknown): void {

@@ -1,9 +1,8 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach } from "vitest";
 import { type FakeMessagesApi, startFakeMessagesApi } from "../helpers/fake-messages-api.js";
 import { type RudderRun, startRudder } from "../helpers/rudder-cli.js";
+import { type TempHome, tempHome } from "../helpers/temp-folders.js";
 
 export interface RudderFixture {
   /** The fake Messages API, answering "done" when nothing was pushed. */
@@ -40,17 +39,17 @@ export function rudderFixture(prefix: string): RudderFixture {
       return run;
     },
   } as RudderFixture;
+  let folders: TempHome | undefined;
   beforeEach(async () => {
     fixture.api = await startFakeMessagesApi({ fallback: () => ({ text: "done" }) });
-    fixture.root = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
-    fixture.workspace = join(fixture.root, "work");
-    mkdirSync(fixture.workspace);
-    mkdirSync(join(fixture.root, "home"));
+    folders = tempHome(prefix);
+    fixture.root = folders.root;
+    fixture.workspace = folders.workspace;
   });
   afterEach(async () => {
     for (const run of runs.splice(0)) run.kill();
     await fixture.api.close();
-    rmSync(fixture.root, { recursive: true, force: true });
+    folders?.remove();
   });
   return fixture;
 }

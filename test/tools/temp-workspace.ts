@@ -1,12 +1,10 @@
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { ToolContext } from "../../src/tools/types.js";
+import { tempFolder } from "../helpers/temp-folders.js";
 
 /** A fresh real directory under the OS temp dir, and a remover for afterEach/afterAll. */
 export function makeWorkspace(label: string): { workspace: string; remove: () => void } {
-  const workspace = realpathSync(mkdtempSync(join(tmpdir(), `rudder-${label}-`)));
-  return { workspace, remove: () => rmSync(workspace, { recursive: true, force: true }) };
+  const { path, remove } = tempFolder(`rudder-${label}-`);
+  return { workspace: path, remove };
 }
 
 export function contextFor(
