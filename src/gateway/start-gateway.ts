@@ -77,7 +77,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   front.hosts.setPort(port);
 
   const feeds: LateFeeds = {};
-  const config = watchConfig(runtime, log);
+  const config = watchConfig(options, runtime, log);
   const shutdown = gatewayShutdown({
     storage,
     flow,
@@ -91,10 +91,11 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     log,
   });
   const close = async () => {
-    config.stop();
+    await config.stop();
     await shutdown();
   };
   try {
+    await config.agree();
     await startSources({
       storage,
       flow,
