@@ -1,6 +1,7 @@
 import "./markdown.css";
 import "./chat.css";
 import { ApiClient } from "./api.js";
+import { bindingChoice, showChannelInfo } from "./binding-view.js";
 import { ChannelList } from "./channel-list.js";
 import { ContextControls } from "./context-controls.js";
 import { Conversation } from "./conversation.js";
@@ -128,6 +129,7 @@ async function openChannel(id: string, again = false): Promise<void> {
   conversation.clear();
   composerError.textContent = "";
   context.show(id, listed.get(id)?.context);
+  void showChannelInfo(api, id, () => channelId === id, showAgentInfo);
 
   const waiting: GatewayEvent[] = [];
   let loaded = false;
@@ -255,7 +257,7 @@ byTestId<HTMLFormElement>("new-channel-form").addEventListener("submit", (event)
   const name = field.value.trim();
   if (!name || !field.checkValidity()) return;
   field.value = "";
-  channels.open(name);
+  channels.open(channelName(name));
   input.focus();
 });
 /** On a phone the side panels fold away; these buttons open one over the conversation. */
@@ -342,10 +344,15 @@ function every(milliseconds: number, task: () => Promise<void>): void {
   }, milliseconds);
 }
 
+/** A typed name as a channel id: on the binding chosen beside it, if any. */
+let channelName = (name: string) => name;
+
 async function start(): Promise<void> {
   void showHealth();
   await refreshChannels();
-  void showAgentInfo();
+  void bindingChoice(api).then((named) => {
+    channelName = named;
+  });
   channels.open(remembered() ?? channels.ids[0] ?? defaultChannel);
   const runners = new RunnersPanel(api, byTestId("runner-list"), byTestId("runners-error"));
   const schedules = new SchedulesPanel(
