@@ -109,19 +109,20 @@ export class RunnerRegistry {
   /**
    * Stops the process that has been idle longest among the channels `evictable` allows (never
    * one in flight), freeing its slot once it is gone (`onFreed`); its session is resumed by
-   * the channel's next process. False when none could be chosen.
+   * the channel's next process. Returns the channel whose process it stopped, or undefined
+   * when none could be chosen.
    */
-  evictIdle(evictable: (channelId: string) => boolean): boolean {
+  evictIdle(evictable: (channelId: string) => boolean): string | undefined {
     let chosen: [string, ClaudeProcess] | undefined;
     for (const entry of this.#processes) {
       const [channelId, runner] = entry;
       if (runner.inflight || !evictable(channelId)) continue;
       if (chosen === undefined || runner.lastActive < chosen[1].lastActive) chosen = entry;
     }
-    if (chosen === undefined) return false;
+    if (chosen === undefined) return undefined;
     this.#processes.delete(chosen[0]);
     void this.#stopQuietly(chosen[0], chosen[1]);
-    return true;
+    return chosen[0];
   }
 
   /**

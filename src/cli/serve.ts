@@ -3,6 +3,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { telegramConfig } from "../channels/telegram/telegram-config.js";
 import { TelegramChannelSource } from "../channels/telegram/telegram-source.js";
+import { parseSize } from "../gateway/agents/memory-floor.js";
 import {
   type ResolvedBinding,
   StoreUnavailableError,
@@ -33,6 +34,7 @@ export const SERVE_FLAGS: FlagSpecs = {
   "max-live": { type: "string" },
   "max-agents": { type: "string" },
   "idle-minutes": { type: "string" },
+  "min-free-memory": { type: "string" },
   engine: { type: "string" },
   model: { type: "string" },
   cwd: { type: "string" },
@@ -47,13 +49,15 @@ export const SERVE_USAGE = `usage: rudder serve [--port 4317] [--host 127.0.0.1]
                     [--max-sse 512] [--max-sse-per-client 64] [--trust-proxy ADDR,CIDR]
                     [--header-timeout 10] [--body-timeout 30] [--data ~/.rudder] [--store postgres://...]
                     [--lease-seconds 15] [--shutdown-wait 20] [--max-live 8] [--max-agents 16] [--idle-minutes 20] [--engine rudder|claude] [--model M] [--cwd DIR]
-                    [--permission-timeout 300] [--no-permission-prompts] [--no-sandbox]
+                    [--min-free-memory SIZE] [--permission-timeout 300] [--no-permission-prompts] [--no-sandbox]
                     [--telegram-token-file FILE [--telegram-allow ID,ID]] [--config FILE]
   Starts the gateway: the web page, the HTTP API, the scheduler. Each channel gets its own
   long-lived agent process: rudder itself (default) or the Claude Code CLI (--engine claude).
   --max-live channels keep their process; past them a message is answered by a one-shot process.
   --max-agents caps all agent processes, one-shots included: past it a message waits, stored,
   and is answered in order as processes free (its answer to the POST says "waiting").
+  --min-free-memory (e.g. 2G) keeps that much of the machine's memory free (MemAvailable): below
+  it idle agents are stopped, least recently used first, and new turns wait, with a log line why.
   When an agent asks for permission (an rm, an "ask" rule), the page shows the request and waits
   --permission-timeout seconds for a person; --no-permission-prompts denies such calls at once.
   --no-sandbox runs rudder agents' bash commands outside the sandbox (bubblewrap).
@@ -95,6 +99,16 @@ function wholeNumber(
   return value;
 }
 
+/** `--min-free-memory SIZE` as the gateway's memory floor; undefined when not given. */
+function memoryFloorFlag(raw: string | undefined): { minFreeBytes: number } | undefined | Error {
+  if (raw === undefined) return undefined;
+  const bytes = parseSize(raw);
+  if (bytes === undefined || bytes <= 0) {
+    return new Error(`--min-free-memory needs a size such as 2G or 512M (got "${raw}")`);
+  }
+  return { minFreeBytes: bytes };
+}
+
 function listFlag(raw: string | undefined): string[] {
   return (raw ?? "").split(",").flatMap((entry) => (entry.trim() === "" ? [] : [entry.trim()]));
 }
@@ -134,9 +148,11 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
   const bodyTimeout = wholeNumber(stringFlag(args, "body-timeout"), "--body-timeout", 1);
   const leaseSeconds = wholeNumber(stringFlag(args, "lease-seconds"), "--lease-seconds", 1);
   const shutdownWait = wholeNumber(stringFlag(args, "shutdown-wait"), "--shutdown-wait", 0);
+  const memoryFloor = memoryFloorFlag(stringFlag(args, "min-free-memory"));
   const limits = [maxSse, maxSsePerClient, headerTimeout, bodyTimeout, leaseSeconds, shutdownWait];
   for (const value of [port, maxLive, maxAgents, idleMinutes, permissionTimeout, ...limits])
     if (value instanceof Error) return fail(value.message);
+  if (memoryFloor instanceof Error) return fail(memoryFloor.message);
   const engineName = stringFlag(args, "engine") ?? "rudder";
   if (engineName !== "rudder" && engineName !== "claude") {
     return fail(`--engine must be rudder or claude (got "${engineName}")`);
@@ -205,6 +221,7 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
       ...(maxLive === undefined ? {} : { maxLive: maxLive as number }),
       ...(maxAgents === undefined ? {} : { maxAgents: maxAgents as number }),
       ...(idleMinutes === undefined ? {} : { idleMinutes: idleMinutes as number }),
+      ...(memoryFloor === undefined ? {} : { memoryFloor }),
       engine,
       engineName: defaults.engine,
       bindings: config.bindings,

@@ -5,12 +5,13 @@
  */
 export type ChannelCommand =
   | { name: "compact"; instructions: string }
-  | { name: "reset" }
+  /** `confirm`: a person said yes to losing the uncommitted work of the channel's worktree. */
+  | { name: "reset"; confirm: boolean }
   | { name: "status" }
   | { name: "model"; model: string };
 
 /**
- * `/compact [focus]`, `/clear` (also `/reset`), `/status` or `/model [name]` (and
+ * `/compact [focus]`, `/clear [confirm]` (also `/reset`), `/status` or `/model [name]` (and
  * `/compact@bot` as Telegram groups write commands) typed as a whole message; null for
  * anything else, so `/compacting is slow` or a path such as `/clear/x` stays a message for
  * the agent.
@@ -25,8 +26,9 @@ export function parseChannelCommand(text: string): ChannelCommand | null {
   const rest = match[2]?.trim() ?? "";
   if (name === "compact") return { name: "compact", instructions: rest };
   if (name === "model") return /\s/.test(rest) ? null : { name: "model", model: rest };
-  if (rest !== "") return null;
-  return name === "status" ? { name: "status" } : { name: "reset" };
+  if (name === "status") return rest === "" ? { name: "status" } : null;
+  if (rest === "") return { name: "reset", confirm: false };
+  return rest.toLowerCase() === "confirm" ? { name: "reset", confirm: true } : null;
 }
 
 /** "182k", "950", "1.2M": a token count the way people read it. */

@@ -77,6 +77,12 @@ export interface GatewayOptions {
   maxAgents?: number;
   /** Kept processes idle this long are stopped; default 20. */
   idleMinutes?: number;
+  /**
+   * `--min-free-memory`: while the machine's `MemAvailable` is below `minFreeBytes`, no new agent
+   * process starts (messages wait) and idle agents are stopped, least recently used first.
+   * `meminfoFile` (for tests only) is read instead of /proc/meminfo; `checkEveryMs` default 2000.
+   */
+  memoryFloor?: { minFreeBytes: number; meminfoFile?: string; checkEveryMs?: number };
   engine?: GatewayEngine;
   /**
    * Which channels work where, with what (the configuration file's bindings; see

@@ -2,7 +2,16 @@ import type { ApiClient } from "./api.js";
 import { clock, h } from "./dom.js";
 import type { Runner } from "./types.js";
 
-/** Live agent processes, one per channel, each with a stop button. */
+/** `84 MiB`: a process tree's resident memory as `GET /api/runners` measures it. */
+function memory(bytes: number | null | undefined): string {
+  if (bytes === null || bytes === undefined) return "";
+  const mebibytes = bytes / (1024 * 1024);
+  return mebibytes >= 1024
+    ? ` \u00b7 ${(mebibytes / 1024).toFixed(1)} GiB`
+    : ` \u00b7 ${Math.round(mebibytes)} MiB`;
+}
+
+/** Live agent processes, one per channel, each with its memory and a stop button. */
 export class RunnersPanel {
   constructor(
     private readonly api: ApiClient,
@@ -63,7 +72,7 @@ export class RunnersPanel {
         h(
           "span",
           { class: "runner-meta", title: runner.sessionId ? `session ${runner.sessionId}` : "" },
-          `pid ${runner.pid ?? "?"} \u00b7 ${runner.oneShot ? "one-shot, " : ""}${state}`,
+          `pid ${runner.pid ?? "?"} \u00b7 ${runner.oneShot ? "one-shot, " : ""}${state}${memory(runner.rssBytes)}`,
         ),
       ),
       stop,

@@ -69,6 +69,8 @@ export interface RunnerInfo {
   idleSince: string | null;
   sessionId: string | null;
   oneShot: boolean;
+  /** Resident memory of its whole process tree, in bytes (`GET /api/runners`); null when unknown. */
+  rssBytes?: number | null;
 }
 
 /** A process for a channel's turn: its kept one, or a one-shot for this turn only. */
@@ -85,6 +87,8 @@ export interface AcquiredProcess {
 export interface ProcessPool {
   /** Whether `acquire` would give the channel a process now (it has a kept one, or room). */
   hasRoom(channelId: string): boolean;
+  /** Why `hasRoom` says no (the memory floor, `--max-agents`), for the log; undefined when it says yes. */
+  shortage?(channelId: string): string | undefined;
   /**
    * The channel's kept process (created if `maxLive` allows), else a fresh one-shot process;
    * null at the `maxAgents` cap (the caller waits for `watchRoom`).
@@ -93,12 +97,15 @@ export interface ProcessPool {
   releaseOneShot(process: AgentProcess): Promise<void>;
   /**
    * Stops idle kept processes of channels `evictable` allows (idle longest first) until
-   * `wanted` are on their way out, so that waiting channels get their slots once they are gone.
+   * `wanted` are on their way out, so that waiting channels get their slots once they are gone;
+   * below the memory floor at least one, whoever waits.
    */
   makeRoom(evictable: (channelId: string) => boolean, wanted: number): void;
   /** `listener` is called each time an agent process is gone and its slot free. */
   watchRoom(listener: () => void): void;
   list(): RunnerInfo[];
+  /** `list()` with `rssBytes` measured. */
+  listMeasured?(): Promise<RunnerInfo[]>;
   /** Stops the channel's kept process; false when it has none. */
   stop(channelId: string): Promise<boolean>;
   /** Stops the channel's kept process and forgets its session (a new conversation next). */

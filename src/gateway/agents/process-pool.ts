@@ -5,6 +5,8 @@ import { RunnerRegistry } from "../../claude-cli/runner-registry.js";
 import type { AcquiredProcess, AgentProcess, ProcessPool, RunnerInfo } from "./agent-process.js";
 import type { ChannelAgents } from "./channel-agents.js";
 import { withChannelPrompt } from "./channel-prompt.js";
+import { MemoryFloor, type MemoryFloorOptions } from "./memory-floor.js";
+import { ProcessMemory } from "./process-memory.js";
 
 /** `rudder serve --max-agents`'s default: agent processes of a worker at most, one-shots included. */
 export const DEFAULT_MAX_AGENTS = 16;
@@ -24,6 +26,10 @@ export interface RegistryPoolOptions {
   processOptions: ClaudeProcessOptions;
   /** Each channel's process as its binding makes it now; without it every one is alike. */
   agents?: ChannelAgents;
+  /** The folder a channel's agent starts in instead of its binding's (its worktree). */
+  cwdFor?: (channelId: string) => string | undefined;
+  /** `--min-free-memory`: below it no new process starts and idle ones are stopped. */
+  memoryFloor?: Omit<MemoryFloorOptions, "onReading">;
   logger?: (line: string) => void;
   /** What a channel's process says between turns (see `ClaudeProcessOptions.onIdleLine`). */
   onIdleLine?: (channelId: string, line: Record<string, unknown>) => void;
@@ -65,11 +71,13 @@ export class RegistryProcessPool implements ProcessPool {
   readonly #agents: ChannelAgents | undefined;
   /** Of each channel's kept process: the binding it was made for and how (`ChannelAgents.key`). */
   readonly #madeAs = new Map<string, { key: string; binding: string }>();
+  readonly #memory = new ProcessMemory();
+  readonly #floor: MemoryFloor | undefined;
   readonly #log: (line: string) => void;
 
   constructor(options: RegistryPoolOptions) {
     this.maxAgents = Math.max(1, options.maxAgents ?? DEFAULT_MAX_AGENTS);
-    const { onIdleLine, onPermissionRequest, agents } = options;
+    const { onIdleLine, onPermissionRequest, agents, cwdFor } = options;
     this.#agents = agents;
     this.#processOptions = (channelId) => {
       const own = agents?.options(channelId) ?? options.processOptions;
@@ -77,6 +85,7 @@ export class RegistryProcessPool implements ProcessPool {
         niceness: AGENT_NICENESS,
         ...options.processOptions,
         ...own,
+        ...(cwdFor?.(channelId) === undefined ? {} : { cwd: cwdFor(channelId) }),
         extraArgs: withChannelPrompt(own.extraArgs ?? [], channelId),
         ...(onIdleLine ? { onIdleLine: (line) => onIdleLine(channelId, line) } : {}),
         ...(onPermissionRequest
@@ -86,6 +95,10 @@ export class RegistryProcessPool implements ProcessPool {
     };
     const log = options.logger ?? ((line: string) => process.stderr.write(`${line}\n`));
     this.#log = log;
+    this.#floor =
+      options.memoryFloor === undefined
+        ? undefined
+        : new MemoryFloor({ ...options.memoryFloor, onReading: () => this.#notifyRoom() });
     this.registry = new RunnerRegistry({
       maxLive: options.maxLive,
       idleMinutes: options.idleMinutes,
@@ -101,7 +114,18 @@ export class RegistryProcessPool implements ProcessPool {
   }
 
   hasRoom(channelId: string): boolean {
-    return this.#kept(channelId) || this.count() < this.maxAgents;
+    const kept = this.registry.entries().find(([id]) => id === channelId)?.[1];
+    // A running kept process needs no more memory; any process to be started does.
+    if (kept !== undefined && (kept.alive() || kept.inflight)) return true;
+    if (this.#floor?.short()) return false;
+    return kept !== undefined || this.count() < this.maxAgents;
+  }
+
+  /** Why a channel without a running process waits now, or undefined when it need not. */
+  shortage(channelId: string): string | undefined {
+    if (this.hasRoom(channelId)) return undefined;
+    if (this.#floor?.short()) return this.#floor.describe();
+    return `all ${this.maxAgents} agent processes are busy (--max-agents)`;
   }
 
   acquire(channelId: string, sessionId: string | null): AcquiredProcess | null {
@@ -134,7 +158,19 @@ export class RegistryProcessPool implements ProcessPool {
 
   makeRoom(evictable: (channelId: string) => boolean, wanted: number): void {
     let stopping = this.registry.stopping();
-    while (stopping < wanted && this.registry.evictIdle(evictable)) stopping += 1;
+    const short = this.#floor?.short() === true;
+    // Short of memory, idle agents go one at a time (least recently used first) until it is not.
+    const goal = short ? Math.max(wanted, 1) : wanted;
+    while (stopping < goal) {
+      const stopped = this.registry.evictIdle(evictable);
+      if (stopped === undefined) break;
+      if (short) {
+        this.#log(
+          `gateway: ${this.#floor?.describe()}: stopping the idle agent of channel ${stopped} (least recently used)`,
+        );
+      }
+      stopping += 1;
+    }
   }
 
   watchRoom(listener: () => void): void {
@@ -172,11 +208,13 @@ export class RegistryProcessPool implements ProcessPool {
     return kept < maxLive;
   }
 
-  #kept(channelId: string): boolean {
-    return this.registry.has(channelId);
+  #roomFreed(): void {
+    // Memory a stopped agent gave back shows in the next reading: read it before deciding.
+    if (this.#floor === undefined) this.#notifyRoom();
+    else void this.#floor.check().finally(() => this.#notifyRoom());
   }
 
-  #roomFreed(): void {
+  #notifyRoom(): void {
     for (const listener of this.#roomWatchers) listener();
   }
 
@@ -192,6 +230,17 @@ export class RegistryProcessPool implements ProcessPool {
     return [...kept, ...oneShots];
   }
 
+  /** `list()` with each process tree's resident memory (`rssBytes`). */
+  async listMeasured(): Promise<RunnerInfo[]> {
+    const runners = this.list();
+    const pids = runners.flatMap((runner) => (runner.pid === null ? [] : [runner.pid]));
+    const sizes = await this.#memory.measure(pids);
+    return runners.map((runner) => ({
+      ...runner,
+      rssBytes: runner.pid === null ? null : (sizes.get(runner.pid) ?? null),
+    }));
+  }
+
   async stop(channelId: string): Promise<boolean> {
     const entry = this.registry.entries().find(([id]) => id === channelId);
     const process = entry?.[1];
@@ -204,6 +253,7 @@ export class RegistryProcessPool implements ProcessPool {
   }
 
   async stopAll(): Promise<void> {
+    this.#floor?.stop();
     const oneShots = [...this.#oneShots].map((process) => process.stop());
     await Promise.allSettled([this.registry.close(), ...oneShots]);
   }

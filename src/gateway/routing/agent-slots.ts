@@ -8,6 +8,8 @@ export interface AgentSlotsOptions {
   evictable: (channelId: string) => boolean;
   /** The channel got its slot: its held messages (and commands) go now. */
   admit: (channel: ChannelState) => void;
+  /** Told why a channel begins to wait (the memory floor, `--max-agents`). */
+  logger?: ((line: string) => void) | undefined;
 }
 
 /**
@@ -44,14 +46,20 @@ export class AgentSlots {
 
   /** The channel waits (after those already waiting) for a process. */
   wait(channel: ChannelState): void {
+    if (!this.#waiting.has(channel)) {
+      const why = this.#options.pool.shortage?.(channel.id);
+      if (why !== undefined) this.#options.logger?.(`gateway: channel ${channel.id} waits: ${why}`);
+    }
     this.#waiting.add(channel);
     this.wake();
   }
 
   /**
    * Gives the free slots to the channels waiting longest, then asks the pool to stop as many
-   * idle kept processes as channels still wait. Called when a process is gone and when a
-   * channel's agent goes idle (its kept process may be stopped now).
+   * idle kept processes as channels still wait (below the memory floor, the pool stops one even
+   * when none waits). Called when a process is gone, when the memory floor's reading says
+   * memory is short or no longer is, and when a channel's agent goes idle (its kept process
+   * may be stopped now).
    */
   wake(): void {
     if (this.#waking) {
@@ -68,9 +76,7 @@ export class AgentSlots {
           this.#options.admit(channel);
         }
       } while (this.#wakeAgain);
-      if (this.#waiting.size > 0) {
-        this.#options.pool.makeRoom(this.#options.evictable, this.#waiting.size);
-      }
+      this.#options.pool.makeRoom(this.#options.evictable, this.#waiting.size);
     } finally {
       this.#waking = false;
     }

@@ -16,6 +16,7 @@ import { type ChannelCommand, tokenCount } from "../channel-command.js";
 import type { EventBus } from "../event-bus.js";
 import type { StoredMessage } from "../events.js";
 import type { GatewayStore, MessageRecord } from "../store/store.js";
+import type { ChannelWorktrees, WorktreeRemoval } from "../worktrees/channel-worktrees.js";
 import { type Settlements, storedMessage } from "./settlements.js";
 import { TurnEvents } from "./turn-events.js";
 import { classifyTurnError, errorText } from "./turn-failure.js";
@@ -29,10 +30,12 @@ export interface Compacted {
   sessionId: string | null;
 }
 
-/** What `/clear` did: the conversation that was left (its transcript stays). */
+/** What `/clear` did: the conversation that was left (its transcript stays), and the worktree. */
 export interface Reset {
   command: "reset";
   previousSessionId: string | null;
+  /** What became of the channel's worktree, when its binding gives it one. */
+  worktree?: WorktreeRemoval;
 }
 
 /** What `/status` found. */
@@ -75,6 +78,7 @@ export interface ChannelCommandsOptions {
   /** What `/status` and `/model` read and change; without it they are refused. */
   facts?: ChannelFacts | undefined;
   onSession: (channelId: string, sessionId: string) => void;
+  worktrees?: ChannelWorktrees | undefined;
 }
 
 /**
@@ -104,7 +108,7 @@ export class ChannelCommands {
     const outcome =
       command.name === "compact"
         ? await this.#compact(channel, command.instructions)
-        : await this.#reset(channel);
+        : await this.#reset(channel, command.confirm);
     const { settlements, store, bus } = this.#options;
     if ("ok" in outcome) {
       if (typed)
@@ -245,17 +249,32 @@ export class ChannelCommands {
     }
   }
 
-  async #reset(channel: CommandChannel): Promise<Done> {
-    const { pool, store, bus, settlements } = this.#options;
+  async #reset(channel: CommandChannel, confirm: boolean): Promise<Done | Failed> {
+    const { pool, store, bus, settlements, worktrees } = this.#options;
     const previousSessionId = channel.sessionId;
+    // Uncommitted work in the worktree is never lost without a person's yes: nothing is done.
+    const pending = confirm ? null : await worktrees?.uncommitted(channel.id);
+    if (pending) {
+      return {
+        ok: false,
+        command: "reset",
+        status: 409,
+        error:
+          `needs confirmation: the channel's worktree ${pending.path} has ${pending.changes} ` +
+          "uncommitted path(s), which a reset deletes. Commit them first, or send /clear confirm " +
+          '(POST /api/channels/:id/reset {"confirm": true}) to delete them.',
+      };
+    }
     await pool.forget(channel.id);
+    // The agent is stopped: nothing writes in the worktree while it goes.
+    const worktree = await worktrees?.remove(channel.id, confirm);
     await store.setChannelSession(channel.id, null);
     // No channel resumes it now: its stored transcript goes (on a store down now, the periodic
     // prune of unused sessions deletes it later).
     if (previousSessionId !== null) await store.forgetTranscript(previousSessionId).catch(() => 0);
     await settlements.storeContext(channel.id, null);
     bus.publish({ type: "context_usage", usage: null, channelId: channel.id });
-    return { command: "reset", previousSessionId };
+    return { command: "reset", previousSessionId, ...(worktree ? { worktree } : {}) };
   }
 }
 
@@ -264,9 +283,11 @@ function dividerText(
   command: Extract<ChannelCommand, { name: "compact" | "reset" }>,
 ): string {
   if (done.command === "reset") {
-    return done.previousSessionId === null
-      ? "New conversation."
-      : `New conversation. The previous one (session ${done.previousSessionId}) stays on disk.`;
+    const conversation =
+      done.previousSessionId === null
+        ? "New conversation."
+        : `New conversation. The previous one (session ${done.previousSessionId}) stays on disk.`;
+    return `${conversation}${worktreeText(done.worktree)}`;
   }
   const focus =
     command.name === "compact" && command.instructions !== ""
@@ -281,4 +302,19 @@ function dividerText(
         ? ` (was ${before} tokens)`
         : "";
   return `Context compacted${sizes}${focus}.`;
+}
+
+/** The divider's words on the channel's worktree, if it had one. */
+function worktreeText(removal: WorktreeRemoval | undefined): string {
+  if (removal === undefined) return "";
+  if (removal.removed) {
+    return removal.branchKept
+      ? ` Its worktree was removed; branch ${removal.branch} is kept (not merged).`
+      : ` Its worktree was removed, and its branch ${removal.branch} (merged) deleted.`;
+  }
+  if (removal.reason === "none") return "";
+  if (removal.reason === "needs_confirmation") {
+    return ` Its worktree ${removal.path} is kept: it has uncommitted work.`;
+  }
+  return ` Its worktree ${removal.path} could not be removed: ${removal.error}`;
 }

@@ -58,6 +58,7 @@ export class ChannelDispatch {
         return channel.turn === null && !channel.commands.busy && channel.backlog.length === 0;
       },
       admit: (channel) => this.release(channel),
+      logger: router.logger,
     });
     this.#outcomes = new TurnSettlement(
       settlements,
@@ -75,7 +76,7 @@ export class ChannelDispatch {
       record: (event) => settlements.displays.record(event),
       release: (channel) => this.release(channel),
     });
-    const { store, pool, bus, turnTimeoutMs } = router;
+    const { store, pool, bus, turnTimeoutMs, worktrees } = router;
     this.#commands = new ChannelCommands({
       store,
       pool,
@@ -83,6 +84,7 @@ export class ChannelDispatch {
       settlements,
       turnTimeoutMs,
       facts: router.facts,
+      worktrees,
       onSession: (channelId, sessionId) =>
         track(channels.rememberSession(channels.get(channelId), sessionId)),
     });

@@ -10,6 +10,11 @@ export interface ActiveTurn {
   starter: MessageRecord;
   /** The starter's delivery, stored before the agent gets it; steers wait for it too. */
   handedOver: Promise<void>;
+  /**
+   * The channel's worktree made (when its binding asks for one) before the agent starts: why it
+   * could not be, or undefined. Steers wait for it too.
+   */
+  prepared: Promise<string | undefined>;
   /** Messages steered into this turn whose `steer()` said `steered`. */
   steered: MessageRecord[];
   /** `steer()` calls not yet settled; the turn's end waits for them. */

@@ -3,12 +3,18 @@ import type { ChannelFacts } from "../bindings/channel-status.js";
 import type { EventBus } from "../event-bus.js";
 import type { Disposition } from "../events.js";
 import type { GatewayStore } from "../store/store.js";
+import type { ChannelWorktrees } from "../worktrees/channel-worktrees.js";
 
 /** What a `Router` is given: where messages and processes come from, and its limits. */
 export interface RouterOptions {
   store: GatewayStore;
   pool: ProcessPool;
   bus: EventBus;
+  /**
+   * The channels' worktrees (bindings with `"isolation": "worktree"`): made before a channel's
+   * first turn, removed by its reset.
+   */
+  worktrees?: ChannelWorktrees | undefined;
   /** Per turn; a turn that takes longer is ended and its user sees an error. */
   turnTimeoutMs?: number;
   /** Wait before retrying a rate-limited message when the limit names no reset time. */

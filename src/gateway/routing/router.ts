@@ -205,9 +205,12 @@ export class Router {
     return this.#dispatch.command(this.#channels.get(channelId), { name: "compact", instructions });
   }
 
-  /** Starts the channel on a new conversation once its agent is idle; resolves when done. */
-  reset(channelId: string): Promise<CommandOutcome> {
-    return this.#dispatch.command(this.#channels.get(channelId), { name: "reset" });
+  /**
+   * Starts the channel on a new conversation once its agent is idle (removing its worktree:
+   * refused with uncommitted work there unless `confirm`); resolves when done.
+   */
+  reset(channelId: string, confirm = false): Promise<CommandOutcome> {
+    return this.#dispatch.command(this.#channels.get(channelId), { name: "reset", confirm });
   }
 
   /** What the channel's agent is (binding, folder, engine, model, sandbox, context, spend). */

@@ -47,7 +47,7 @@ export class TurnRunner {
    * stored with the message already).
    */
   open(channel: ChannelState, message: MessageRecord, handedOver = false): ActiveTurn {
-    const { pool, store } = this.#options.router;
+    const { pool, store, worktrees } = this.#options.router;
     const acquired = pool.acquire(channel.id, channel.sessionId);
     // The router opens a turn only when the pool has room (`AgentSlots.mustWait`).
     if (acquired === null) throw new Error(`no agent process is free for ${channel.id}`);
@@ -58,6 +58,7 @@ export class TurnRunner {
       handedOver: handedOver
         ? Promise.resolve()
         : store.setMessageState(message.id, "received", this.#options.run),
+      prepared: worktrees?.prepare(channel.id) ?? Promise.resolve(undefined),
       steered: [],
       steerCalls: new Set(),
       ended: false,
@@ -84,13 +85,17 @@ export class TurnRunner {
       await turn.handedOver;
       // The handover may have waited out an outage in which the channel went to another worker.
       if (this.#options.closed() || this.#options.router.drives?.(channel.id) === false) return;
-      try {
-        result = await process.runTurn(
-          withSenderLine(starter),
-          this.#turnOptions(channel, turn, events, starter),
-        );
-      } catch (error) {
-        failure = classifyTurnError(error);
+      const unprepared = await turn.prepared;
+      if (unprepared !== undefined) failure = { kind: "crash", message: unprepared };
+      else {
+        try {
+          result = await process.runTurn(
+            withSenderLine(starter),
+            this.#turnOptions(channel, turn, events, starter),
+          );
+        } catch (error) {
+          failure = classifyTurnError(error);
+        }
       }
       this.#options.router.onTurnEnd?.(channel.id);
       turn.ended = true;
@@ -221,6 +226,13 @@ export class TurnRunner {
   async #steerOnce(channel: ChannelState, turn: ActiveTurn, message: MessageRecord): Promise<void> {
     const events = this.#turnEvents(channel);
     await turn.handedOver;
+    const unprepared = await turn.prepared;
+    if (unprepared !== undefined) {
+      if (!this.#options.closed() && !turn.abandoned) {
+        await this.#options.outcomes.failure([message], { kind: "crash", message: unprepared });
+      }
+      return;
+    }
     await this.#options.router.store.setMessageState(message.id, "steered", this.#options.run);
     try {
       const outcome = await turn.process.steer(

@@ -59,6 +59,7 @@ export function createAgentRuntime(
     maxLive: options.maxLive ?? 8,
     ...(options.maxAgents === undefined ? {} : { maxAgents: options.maxAgents }),
     idleMinutes: options.idleMinutes ?? 20,
+    ...(options.memoryFloor === undefined ? {} : { memoryFloor: options.memoryFloor }),
     processOptions: {
       ...processOptions(options.engine, options.dataDir),
       engineName: options.engineName === "rudder" ? "rudder" : "Claude CLI",

@@ -116,6 +116,14 @@ export class ChannelWorktrees {
     return status;
   }
 
+  /** The channel's worktree and its uncommitted paths, when it has one with any; else null. */
+  async uncommitted(channelId: string): Promise<{ path: string; changes: number } | null> {
+    const place = this.place(channelId);
+    if (place === undefined || !existsSync(join(place.path, ".git"))) return null;
+    const changes = await changedPaths(place.path);
+    return changes ? { path: place.path, changes } : null;
+  }
+
   /**
    * Removes the channel's worktree (its agent is stopped first by the caller). With
    * uncommitted work it refuses unless `confirm`; the branch is deleted only when merged into

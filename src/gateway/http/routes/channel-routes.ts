@@ -37,6 +37,9 @@ export interface ChannelRoutesOptions {
 const messageBody = v.object({
   text: v.pipe(v.string(), v.minLength(1, "text must not be empty")),
 });
+const resetBody = v.object({
+  confirm: v.optional(v.boolean("confirm must be true or false")),
+});
 const compactBody = v.object({
   instructions: v.optional(
     v.pipe(v.string(), v.maxLength(4000, "instructions must be at most 4000 characters")),
@@ -135,7 +138,8 @@ export function channelRoutes(options: ChannelRoutesOptions): Hono {
 
   routes.post("/channels/:id/reset", async (context) => {
     const channelId = channelParam(context.req.param("id"));
-    return context.json(await command(channelId, () => router.reset(channelId)));
+    const { confirm } = await readJson(context.req.raw, resetBody, true);
+    return context.json(await command(channelId, () => router.reset(channelId, confirm === true)));
   });
 
   routes.get("/channels/:id/messages", async (context) => {

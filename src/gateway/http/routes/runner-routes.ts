@@ -6,7 +6,9 @@ import { ApiError, channelParam } from "./api-request.js";
 
 export function runnerRoutes(pool: ProcessPool, permissions: PermissionRequests): Hono {
   const routes = new Hono();
-  routes.get("/runners", (context) => context.json({ runners: pool.list() }));
+  routes.get("/runners", async (context) =>
+    context.json({ runners: pool.listMeasured ? await pool.listMeasured() : pool.list() }),
+  );
 
   routes.delete("/runners/:channel", async (context) => {
     const channelId = channelParam(context.req.param("channel"));
