@@ -83,6 +83,12 @@ export interface GatewayOptions {
    * `meminfoFile` (for tests only) is read instead of /proc/meminfo; `checkEveryMs` default 2000.
    */
   memoryFloor?: { minFreeBytes: number; meminfoFile?: string; checkEveryMs?: number };
+  /**
+   * Where a channel whose binding says `"isolation": "worktree"` (and whose folder is in a git
+   * repository) gets its own worktree; default `~/.rudder/worktrees` (`RUDDER_HOME`), see
+   * src/gateway/worktrees/.
+   */
+  worktreeRoot?: string;
   engine?: GatewayEngine;
   /**
    * Which channels work where, with what (the configuration file's bindings; see

@@ -1,5 +1,5 @@
 import { clock, h } from "./dom.js";
-import type { ChannelSummary } from "./types.js";
+import type { ChannelSummary, WorktreeStatus } from "./types.js";
 
 /**
  * The channels on the left. Channels opened on the page but not yet written
@@ -62,6 +62,7 @@ export class ChannelList {
             "aria-current": current ? "page" : false,
           },
           h("span", { class: "channel-name" }, channel.id),
+          ...(channel.worktree ? [worktreeLine(channel.worktree)] : []),
           channel.inflight
             ? h("span", { class: "channel-working", "data-testid": "channel-working" }, "working")
             : h("span", { class: "channel-time" }, clock(channel.lastActivityAt)),
@@ -71,6 +72,21 @@ export class ChannelList {
       }),
     );
   }
+}
+
+/** `rudder/web-one-1a2b3c4d · dirty (2) · 1 ahead`: the channel's worktree, its folder as a tooltip. */
+function worktreeLine(worktree: WorktreeStatus): HTMLElement {
+  const parts = [
+    worktree.branch,
+    worktree.state === "dirty" ? `dirty (${worktree.changes})` : "clean",
+  ];
+  if (worktree.ahead) parts.push(`${worktree.ahead} ahead`);
+  if (worktree.behind) parts.push(`${worktree.behind} behind`);
+  return h(
+    "span",
+    { class: "channel-worktree", "data-testid": "channel-worktree", title: worktree.path },
+    parts.join(" \u00b7 "),
+  );
 }
 
 function activity(channel: ChannelSummary): number {

@@ -16,6 +16,9 @@ export type {
 
 import type { RunnerInfo } from "../../src/gateway/agents/agent-process.js";
 import type { ChannelRecord, ScheduleRecord } from "../../src/gateway/store/store.js";
+import type { WorktreeStatus } from "../../src/gateway/worktrees/channel-worktrees.js";
+
+export type { WorktreeStatus };
 
 export interface Health {
   ok: boolean;
@@ -34,7 +37,12 @@ export interface AgentInfo {
 }
 
 /** `GET /api/channels`: the stored channel, with whether a turn runs and a process lives. */
-export type ChannelSummary = ChannelRecord & { inflight: boolean; live: boolean };
+export type ChannelSummary = ChannelRecord & {
+  inflight: boolean;
+  live: boolean;
+  /** The channel's own git worktree, when its binding gives it one. */
+  worktree?: WorktreeStatus;
+};
 
 /** `GET /api/runners` */
 export type Runner = RunnerInfo;

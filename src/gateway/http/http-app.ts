@@ -59,8 +59,10 @@ export interface HttpAppOptions extends OpenRoutesOptions, ChannelRoutesOptions 
  *   GET    /api/channels/:id/status          -> {command, status: {channelId, binding, cwd, engine,
  *                                                model, sandbox, context, models, spend}}
  *   POST   /api/channels/:id/model {model}   -> {command, model} | 400 not allowed by its binding
- *   POST   /api/channels/:id/reset           -> {command, previousSessionId, message} once done
- *   GET    /api/channels                     -> {channels: [ChannelRecord + {inflight, live, binding}]}
+ *   POST   /api/channels/:id/reset {confirm?} -> {command, previousSessionId, worktree?, message}
+ *                                                once done | 409 uncommitted work in its worktree
+ *   GET    /api/channels                     -> {channels: [ChannelRecord + {inflight, live, binding,
+ *                                                worktree?}]}
  *   GET    /api/channels/:id/info            -> {binding, cwd, engine, model, sandbox} (its agents)
  *   GET    /api/bindings                     -> {bindings: [ResolvedBinding + {agentModel, sandbox}],
  *                                                budget, file}

@@ -16,6 +16,8 @@ import { type GatewayOptions, processOptions } from "../gateway-options.js";
 import type { Router } from "../routing/router.js";
 import { TranscriptMirror } from "../transcripts/transcript-mirror.js";
 import { startTranscriptPruning } from "../transcripts/transcript-pruning.js";
+import { ChannelWorktrees } from "../worktrees/channel-worktrees.js";
+import { defaultWorktreeRoot } from "../worktrees/worktree-place.js";
 import type { GatewayStorage } from "./open-storage.js";
 
 export interface AgentRuntime {
@@ -30,6 +32,8 @@ export interface AgentRuntime {
   pool: RegistryProcessPool;
   mirror: TranscriptMirror | undefined;
   pruning: { stop(): Promise<void> } | undefined;
+  /** The worktrees of channels whose binding says `"isolation": "worktree"`. */
+  worktrees: ChannelWorktrees;
 }
 
 /** `router()`: the router once made (an idle line before it has nowhere to go). */
@@ -55,11 +59,20 @@ export function createAgentRuntime(
       model: options.engine?.model,
     });
   const models = new ChannelModels();
+  const worktrees = new ChannelWorktrees({
+    isolatedFolder: (channelId) => {
+      const binding = bindings.bindingFor(channelId);
+      return binding.isolation === "worktree" ? binding.cwd : undefined;
+    },
+    root: options.worktreeRoot ?? defaultWorktreeRoot(),
+    logger: log,
+  });
   const pool = new RegistryProcessPool({
     maxLive: options.maxLive ?? 8,
     ...(options.maxAgents === undefined ? {} : { maxAgents: options.maxAgents }),
     idleMinutes: options.idleMinutes ?? 20,
     ...(options.memoryFloor === undefined ? {} : { memoryFloor: options.memoryFloor }),
+    cwdFor: (channelId) => worktrees.cwdFor(channelId),
     processOptions: {
       ...processOptions(options.engine, options.dataDir),
       engineName: options.engineName === "rudder" ? "rudder" : "Claude CLI",
@@ -100,5 +113,5 @@ export function createAgentRuntime(
       })
     : undefined;
   const info = new BindingInfo(bindings, models, options.infoFor);
-  return { worker, bindings, models, info, permissions, pool, mirror, pruning };
+  return { worker, bindings, models, info, permissions, pool, mirror, pruning, worktrees };
 }

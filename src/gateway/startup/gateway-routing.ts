@@ -25,7 +25,7 @@ export function createGatewayRouting(
   options: GatewayOptions,
   { store, shared }: GatewayStorage,
   { bus, patient }: EventFlow,
-  { worker, permissions, pool, mirror, info }: AgentRuntime,
+  { worker, permissions, pool, mirror, info, worktrees }: AgentRuntime,
   log: (line: string) => void,
 ): GatewayRouting {
   let ownership: ChannelOwnership | undefined;
@@ -35,6 +35,7 @@ export function createGatewayRouting(
     bus,
     logger: log,
     facts: { info },
+    worktrees,
     ...(shared
       ? {
           claimChannel: (channelId: string) => ownership!.claim(channelId),

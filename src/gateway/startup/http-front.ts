@@ -75,6 +75,7 @@ export function createHttpFront(
     pool: runtime.pool,
     bindingInfo: runtime.info,
     bindingOf: (channelId) => runtime.bindings.bindingFor(channelId).name,
+    worktrees: runtime.worktrees,
     scheduler: routing.scheduler,
     permissions: runtime.permissions,
     webRoot: options.webRoot ?? join(packageRoot(), "web", "dist"),

@@ -9,6 +9,7 @@ import type { EventBus } from "../../event-bus.js";
 import type { CommandOutcome } from "../../routing/channel-commands.js";
 import type { Router } from "../../routing/router.js";
 import type { GatewayStore } from "../../store/store.js";
+import type { ChannelWorktrees } from "../../worktrees/channel-worktrees.js";
 import type { HttpChannelSource } from "../http-source.js";
 import { channelEvents } from "../sse-route.js";
 import type { StreamLimits } from "../stream-limits.js";
@@ -21,6 +22,8 @@ export interface ChannelRoutesOptions {
   store: GatewayStore;
   bus: EventBus;
   pool: ProcessPool;
+  /** The channels' worktrees, listed with their state. */
+  worktrees?: ChannelWorktrees;
   /** Aborted when the gateway begins to shut down. */
   closing: AbortSignal;
   heartbeatMs?: number;
@@ -68,12 +71,17 @@ export function channelRoutes(options: ChannelRoutesOptions): Hono {
   routes.get("/channels", async (context) => {
     const channels = await store.listChannels();
     const live = new Set(pool.list().map((runner) => runner.channelId));
+    const { worktrees } = options;
+    const states = await Promise.all(
+      channels.map((channel) => worktrees?.status(channel.id) ?? Promise.resolve(null)),
+    );
     return context.json({
-      channels: channels.map((channel) => ({
+      channels: channels.map((channel, index) => ({
         ...channel,
         inflight: router.inflight(channel.id),
         live: live.has(channel.id),
         binding: options.bindingOf?.(channel.id) ?? "defaults",
+        ...(states[index] ? { worktree: states[index] } : {}),
       })),
     });
   });
