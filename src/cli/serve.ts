@@ -120,6 +120,17 @@ export function dataDirectory(raw: string | undefined, env: NodeJS.ProcessEnv): 
   return directory;
 }
 
+/** Says so when a binding runs Claude Code agents and nothing can hide the data folder from them. */
+function warnUnhiddenDataFolder(bindings: ResolvedBinding[], dataDir: string, io: CommandIo): void {
+  if (!bindings.some((binding) => binding.engine === "claude")) return;
+  const wrapper = dataFolderWrapper(dataDir, io.env);
+  if (wrapper.kind === "unavailable") {
+    io.stderr.write(
+      `rudder serve: Claude Code agents can read the data folder ${dataDir} (its token, every channel): ${wrapper.reason}\n`,
+    );
+  }
+}
+
 /** `rudder serve`: runs until SIGINT or SIGTERM. Resolves to the exit code. */
 export async function serveCommandLine(argv: readonly string[], io: CommandIo): Promise<number> {
   const args = commandArgs("serve", argv, SERVE_FLAGS, SERVE_USAGE, io);
@@ -190,14 +201,7 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
   const demo = config.demoFor(defaults);
   const engine = config.engineFor(defaults, defaults.model);
   const info = await config.infoFor(defaults, defaults.model);
-  if (config.bindings.list().some((binding) => binding.engine === "claude")) {
-    const wrapper = dataFolderWrapper(dataDir, io.env);
-    if (wrapper.kind === "unavailable") {
-      io.stderr.write(
-        `rudder serve: Claude Code agents can read the data folder ${dataDir} (its token, every channel): ${wrapper.reason}\n`,
-      );
-    }
-  }
+  warnUnhiddenDataFolder(config.bindings.list(), dataDir, io);
   const shutdown = new AbortController();
   let gateway: Awaited<ReturnType<typeof startGateway>>;
   try {
