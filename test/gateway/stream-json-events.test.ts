@@ -19,15 +19,25 @@ describe("mapping stream-json lines to agent events", () => {
     ).toEqual([
       { type: "hook_warning", event: "PreToolUse", message: 'hook "sleep 9" timed out after 1s' },
     ]);
+    // As Claude Code 2.1.328 writes a PreToolUse hook past its timeout.
     expect(
       mapper.map({
         ...base,
-        hook_name: "Stop",
-        hook_event: "Stop",
+        hook_name: "PreToolUse:Bash",
+        hook_event: "PreToolUse",
         output: "",
+        stdout: "",
+        stderr: "",
+        exit_code: 1,
         outcome: "cancelled",
       }),
-    ).toEqual([{ type: "hook_warning", event: "Stop", message: "Stop hook: cancelled" }]);
+    ).toEqual([
+      {
+        type: "hook_warning",
+        event: "PreToolUse",
+        message: "hook PreToolUse:Bash did not finish: it timed out or was stopped",
+      },
+    ]);
     expect(
       mapper.map({
         ...base,

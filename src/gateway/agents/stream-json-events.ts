@@ -110,7 +110,14 @@ export function hookProblemOf(line: unknown): { event: string; message: string }
   if (outcome === "success" || outcome === "") return undefined;
   const event = text(line.hook_event) || text(line.hook_name) || "hook";
   const said = (text(line.output) || text(line.stderr)).trim();
-  const message = said === "" ? `${text(line.hook_name) || event} hook: ${outcome}` : said;
+  if (said !== "") return { event, message: said };
+  // Claude Code says no more of a hook past its timeout than `cancelled` (2.1.328).
+  const name = text(line.hook_name) || event;
+  const exit = typeof line.exit_code === "number" ? ` (exit status ${line.exit_code})` : "";
+  const message =
+    outcome === "cancelled"
+      ? `hook ${name} did not finish: it timed out or was stopped`
+      : `hook ${name} failed${exit}`;
   return { event, message };
 }
 
