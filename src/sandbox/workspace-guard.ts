@@ -13,6 +13,7 @@ import {
   cpSync,
   lstatSync,
   mkdirSync,
+  mkdtempSync,
   renameSync,
   rmSync,
   symlinkSync,
@@ -35,7 +36,11 @@ import {
 const MAX_NAMED = 8;
 
 export interface WorkspaceGuardOptions {
-  /** Where quarantine folders are made (default: the system's temporary folder). */
+  /**
+   * Where the session's quarantine folder is made. By default a folder of its own made with
+   * `mkdtemp` in the system's temporary folder (`rudder-quarantine-<pid>-*`): a fixed shared
+   * name there could be another user's, which made every move fail.
+   */
   quarantineRoot?: string;
   maxFolders?: number;
   /** Paths rudder itself keeps in the workspace for the sandbox's mounts (placeholders): not the command's doing. */
@@ -44,7 +49,7 @@ export interface WorkspaceGuardOptions {
 
 export class WorkspaceGuard {
   readonly #workspace: string;
-  readonly #quarantineRoot: string;
+  readonly #quarantineRoot: string | undefined;
   readonly #maxFolders: number;
   readonly #own: () => readonly string[];
   #baseline: WorkspaceSnapshot | undefined;
@@ -53,7 +58,7 @@ export class WorkspaceGuard {
 
   constructor(workspace: string, options: WorkspaceGuardOptions = {}) {
     this.#workspace = workspace;
-    this.#quarantineRoot = options.quarantineRoot ?? join(tmpdir(), "rudder-quarantine");
+    this.#quarantineRoot = options.quarantineRoot;
     this.#maxFolders = options.maxFolders ?? DEFAULT_MAX_FOLDERS;
     this.#own = options.own ?? (() => []);
   }
@@ -102,7 +107,10 @@ export class WorkspaceGuard {
       "[sandbox] this command changed files that make programs outside the sandbox run " +
       "commands (git's config, hooks and other control files, editor tasks, hook managers, " +
       `direnv, package-manager and agent settings); they were put back: ${named}${more}. ` +
-      `What the command wrote is kept in ${this.#quarantine}. Such files are changed with ` +
+      (this.#quarantine === undefined
+        ? "What the command wrote could not be kept and was removed. "
+        : `What the command wrote is kept in ${this.#quarantine}. `) +
+      "Such files are changed with " +
       "write_file or edit_file, which ask the user first."
     );
   }
@@ -159,11 +167,27 @@ export class WorkspaceGuard {
     return relative(this.#workspace, path) || ".";
   }
 
-  /** Moves `path` into this session's quarantine folder, keeping its place in the workspace. */
+  /**
+   * Moves `path` into this session's quarantine folder, keeping its place in the workspace.
+   * Fails closed: what cannot be kept there is removed all the same.
+   */
   #moveAway(path: string): void {
+    try {
+      this.#keep(path);
+    } catch {
+      rmSync(path, { recursive: true, force: true });
+    }
+  }
+
+  #keep(path: string): void {
     if (this.#quarantine === undefined) {
-      mkdirSync(this.#quarantineRoot, { recursive: true, mode: 0o700 });
-      this.#quarantine = join(this.#quarantineRoot, `${process.pid}-${Date.now()}`);
+      const root = this.#quarantineRoot;
+      if (root === undefined) {
+        this.#quarantine = mkdtempSync(join(tmpdir(), `rudder-quarantine-${process.pid}-`));
+      } else {
+        mkdirSync(root, { recursive: true, mode: 0o700 });
+        this.#quarantine = join(root, `${process.pid}-${Date.now()}`);
+      }
     }
     let target = join(this.#quarantine, this.#relative(path));
     for (let count = 1; existsQuietly(target); count += 1) {

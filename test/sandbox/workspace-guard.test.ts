@@ -119,4 +119,15 @@ describe("the workspace guard", () => {
       true,
     );
   });
+  it("removes what slipped when it cannot keep it (a quarantine folder it cannot make)", () => {
+    const { workspace } = setUp();
+    const blocked = join(workspace, "..", "not-a-folder");
+    writeFileSync(blocked, "a file where the quarantine folder would go\n");
+    const guard = new WorkspaceGuard(workspace, { quarantineRoot: join(blocked, "q") });
+    guard.begin();
+    writeFileSync(join(workspace, ".envrc"), "echo planted\n");
+    const note = guard.check(true);
+    expect(note).toContain("could not be kept and was removed");
+    expect(existsSync(join(workspace, ".envrc"))).toBe(false);
+  });
 });
