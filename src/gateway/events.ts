@@ -42,6 +42,11 @@ export interface StoredMessage {
    */
   kind: "user" | "reply" | "fallback" | "error" | "compaction" | "reset";
   createdAt: string;
+  /**
+   * Who sent a user message: `http` (the page or the API), `cli` (`rudder send`),
+   * `schedule:<id>`, or a chat source's `<platform>:<user id>[:<name>]`.
+   */
+  source?: string;
   /** For a reply or error in `GET /api/channels/:id/messages`: what the page showed of its turn. */
   display?: TurnDisplay;
 }

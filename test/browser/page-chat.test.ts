@@ -7,6 +7,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type GatewayOptions, type RunningGateway, startGateway } from "../../src/gateway/index.js";
@@ -352,6 +353,40 @@ describe("phone and tab", () => {
     await expect
       .poll(() => page.evaluate("window.__notices"), { timeout: 15_000 })
       .toEqual([expect.stringMatching(/^chat: the turn finished after \d+s$/)]);
+    expect(pageErrors).toEqual([]);
+  });
+});
+
+describe("who said it", () => {
+  it("labels messages from rudder send, a schedule and a Telegram person by who sent them", async () => {
+    const response = await fetch(`${gateway.url}/api/channels/chat/messages`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${gateway.token}`, "content-type": "application/json" },
+      body: JSON.stringify({ text: "sent from the terminal", via: "cli" }),
+    });
+    expect(response.status).toBe(202);
+    const author = (text: string) => userMessage(page, text).getByTestId("message-author");
+    await expect
+      .poll(() => author("sent from the terminal").textContent())
+      .toBe("you, by rudder send");
+    expect(await author("hello from a hidden tab").textContent()).toBe("you");
+
+    // Messages a schedule and a Telegram chat stored, as their sources write them.
+    const database = new Database(join(harness.scratch, "data", "gateway.db"));
+    const insert = database.prepare(
+      `INSERT INTO messages (id, channel_id, role, kind, text, state, source, created_at, updated_at)
+       VALUES (?, 'chat', 'user', 'user', ?, 'answered', ?, ?, ?)`,
+    );
+    const now = new Date().toISOString();
+    insert.run("from-schedule", "the morning report", "schedule:sched-1", now, now);
+    insert.run("from-telegram", "hi from my phone", "telegram:42:Ada Lovelace", now, now);
+    database.close();
+    await page.reload();
+    await expect
+      .poll(() => author("hi from my phone").textContent())
+      .toBe("Ada Lovelace (Telegram)");
+    expect(await author("the morning report").textContent()).toBe("schedule");
+    expect(await author("the morning report").getAttribute("title")).toContain("sched-1");
     expect(pageErrors).toEqual([]);
   });
 });

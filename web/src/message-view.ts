@@ -63,6 +63,24 @@ const authors: Record<StoredMessage["kind"], string> = {
   reset: "gateway",
 };
 
+/**
+ * Who sent a user message, from its stored source: you (the page or the API), `rudder send`,
+ * a schedule, or a chat platform's person by name.
+ */
+export function authorOf(message: StoredMessage): { name: string; title: string } {
+  const source = message.source ?? "http";
+  if (message.kind !== "user") return { name: authors[message.kind], title: "" };
+  if (source === "http") return { name: "you", title: "Sent from the page or the HTTP API" };
+  if (source === "cli") return { name: "you, by rudder send", title: "Sent with rudder send" };
+  const [kind = "", ...rest] = source.split(":");
+  if (kind === "schedule") return { name: "schedule", title: `Sent by schedule ${rest.join(":")}` };
+  const platform = kind.charAt(0).toUpperCase() + kind.slice(1);
+  const [user = "", ...name] = rest;
+  const person = name.join(":");
+  if (person !== "") return { name: `${person} (${platform})`, title: `${platform} user ${user}` };
+  return { name: user === "" ? platform : `${platform} user ${user}`, title: source };
+}
+
 /** Kinds shown as a line across the conversation rather than as a message. */
 export function isDivider(kind: StoredMessage["kind"]): boolean {
   return kind === "compaction" || kind === "reset";
@@ -100,7 +118,22 @@ export function messageView(
       "data-kind": message.kind,
       "data-role": message.role,
     },
-    h("header", {}, h("span", { class: "author" }, authors[message.kind]), time, label, state),
+    h(
+      "header",
+      {},
+      h(
+        "span",
+        {
+          class: "author",
+          "data-testid": "message-author",
+          title: authorOf(message).title,
+        },
+        authorOf(message).name,
+      ),
+      time,
+      label,
+      state,
+    ),
     text,
     remark,
     retry,

@@ -78,7 +78,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
   return {
     createLinkCode: () => call("POST", "/api/link-codes"),
     sendMessage: (channelId, text) =>
-      call("POST", `/api/channels/${encodeURIComponent(channelId)}/messages`, { text }),
+      call("POST", `/api/channels/${encodeURIComponent(channelId)}/messages`, { text, via: "cli" }),
     listSchedules: async () =>
       (await call<{ schedules: ScheduleRecord[] }>("GET", "/api/schedules")).schedules,
     addSchedule: async (schedule) =>

@@ -16,10 +16,11 @@ export class HttpChannelSource implements ChannelSource {
     this.#deliver = null;
   }
 
-  deliver(channelId: string, text: string): Promise<SourceDelivery> {
+  /** `source`: `http` (the page or the API), or `cli` for `rudder send`. */
+  deliver(channelId: string, text: string, source = "http"): Promise<SourceDelivery> {
     if (!this.#deliver) {
       return Promise.reject(new GatewayClosedError("the gateway is not accepting messages now"));
     }
-    return this.#deliver(channelId, text, { source: "http" });
+    return this.#deliver(channelId, text, { source });
   }
 }

@@ -11,6 +11,7 @@ import type { MessageRecord } from "../store/store.js";
  */
 export function senderOf(source: string): string {
   if (source === "http") return "the gateway's owner (web page or HTTP API)";
+  if (source === "cli") return "the gateway's owner (rudder send)";
   const [kind = "", ...restParts] = source.split(":");
   const rest = restParts.join(":");
   if (kind === "schedule") return `a schedule (${rest})`;

@@ -13,8 +13,9 @@ export interface SettledMessage {
 
 /** The part of a stored message that events carry. */
 export function storedMessage(message: MessageRecord): StoredMessage {
-  const { id, channelId, role, text, state, replyTo, kind, createdAt, answers } = message;
+  const { id, channelId, role, text, state, replyTo, kind, createdAt, answers, source } = message;
   const stored: StoredMessage = { id, channelId, role, text, state, replyTo, kind, createdAt };
+  if (role === "user") stored.source = source;
   return answers === undefined ? stored : { ...stored, answers };
 }
 

@@ -39,6 +39,8 @@ export interface ChannelRoutesOptions {
 
 const messageBody = v.object({
   text: v.pipe(v.string(), v.minLength(1, "text must not be empty")),
+  /** Who sends through the API: `cli` for `rudder send` (shown as such on the page). */
+  via: v.optional(v.picklist(["page", "cli"], 'via must be "page" or "cli"')),
 });
 const resetBody = v.object({
   confirm: v.optional(v.boolean("confirm must be true or false")),
@@ -88,8 +90,8 @@ export function channelRoutes(options: ChannelRoutesOptions): Hono {
 
   routes.post("/channels/:id/messages", async (context) => {
     const channelId = channelParam(context.req.param("id"));
-    const { text } = await readJson(context.req.raw, messageBody);
-    const delivery = await options.source.deliver(channelId, text);
+    const { text, via } = await readJson(context.req.raw, messageBody);
+    const delivery = await options.source.deliver(channelId, text, via === "cli" ? "cli" : "http");
     return context.json(delivery, 202);
   });
 
