@@ -20,6 +20,9 @@ import { ReplyOutbox } from "./reply-outbox.js";
 import { TurnProgress } from "./turn-progress.js";
 import { TypingIndicator } from "./typing-indicator.js";
 
+/** How often the ledger is looked through again for what nobody is sending. */
+const RESCAN_MS = 30_000;
+
 type Deliver = (channelId: string, text: string, meta?: DeliveryMeta) => Promise<SourceDelivery>;
 
 /**
@@ -133,6 +136,11 @@ export class ChatSource implements ChannelSource {
     for (const channelId of known) this.#watch(session, channelId);
     await outbox.resume();
     for (const channelId of known) await this.#catchUp(session, channelId);
+    // On a store several workers share, what a worker that died left unsent is taken here
+    // too, once its claims run out (a claim decides between workers).
+    const rescan = setInterval(() => void outbox.resume().catch(() => undefined), RESCAN_MS);
+    rescan.unref();
+    signal.addEventListener("abort", () => clearInterval(rescan), { once: true });
     const commands = platform.setCommands?.(MENU_COMMANDS).catch(() => undefined);
     const receiving = platform
       .receive(

@@ -371,6 +371,25 @@ describe("the Telegram source", () => {
     expect(harness.delivered).toHaveLength(1);
   });
 
+  it("edits the turn's status message, honouring an edit's 429 retry_after", async () => {
+    const harness = await startSource();
+    api.pushMessage({ userId: 111, text: "work" });
+    await waitFor(() => harness.delivered.length === 1, "the delivery");
+    const publish = (event: Record<string, unknown>) =>
+      harness.bus.publish({ channelId: "telegram:111", ...event } as GatewayEvent);
+    api.failNext("editMessageText", { status: 429, retryAfterSeconds: 1 });
+    publish({ type: "tool_start", toolUseId: "t1", name: "bash", input: { command: "make all" } });
+    const status = await waitForSent("111", "Working");
+    expect(status.text).toMatch(/▸ bash: make all/);
+    publish({ type: "tool_end", toolUseId: "t1", name: "bash", content: "ok", isError: false });
+    publish({ type: "turn_end", outcome: {} });
+    await waitFor(() => /^Done: 1 step/.test(status.text), "the status closed");
+    const edits = api.calls.filter((call) => call.method === "editMessageText");
+    expect(edits.length).toBeGreaterThanOrEqual(2);
+    expect((edits.at(-1)?.at ?? 0) - (edits[0]?.at ?? 0)).toBeGreaterThanOrEqual(950);
+    expect(status.text).toMatch(/✓ bash: make all \(\d+ s\)/);
+  });
+
   it("takes a reply to a permission card as a denial with its reason", async () => {
     const harness = await startSource();
     api.pushMessage({ userId: 111, text: "clean up" });
