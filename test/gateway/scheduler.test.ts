@@ -77,7 +77,7 @@ describe("schedules", () => {
       return current?.paused ? current : undefined;
     }, "the schedule to pause");
     expect(paused).toMatchObject({ id: schedule.id, consecutiveFailures: 3 });
-    expect(paused.lastError).toContain("error_max_turns");
+    expect(paused.lastError).toContain("The agent stopped at its limit of turns");
     const messages = await gateway.messages("failing");
     const notice = messages.find((message) => message.role === "system");
     expect(notice?.text).toContain("paused itself after 3 failures");

@@ -7,7 +7,7 @@ const FILE_TOOLS = /^(write|edit|multiedit|notebookedit|write_file|edit_file|rea
 
 function clip(text: string, length: number): string {
   const line = text.replace(/\s+/g, " ").trim();
-  return line.length > length ? `${line.slice(0, length - 1)}…` : line;
+  return line.length > length ? `${line.slice(0, length - 1)}\u2026` : line;
 }
 
 function fileOf(input: Record<string, unknown>): string | undefined {
@@ -52,7 +52,7 @@ export function shortDiff(input: Record<string, unknown>, maxLines = 12): string
     ...after.split("\n").map((line) => `+ ${line}`),
   ];
   const shown = lines.slice(0, maxLines).map((line) => clip(line, 100));
-  if (lines.length > maxLines) shown.push(`… ${lines.length - maxLines} more lines`);
+  if (lines.length > maxLines) shown.push(`\u2026 ${lines.length - maxLines} more lines`);
   return shown.join("\n");
 }
 
@@ -60,7 +60,7 @@ export function shortDiff(input: Record<string, unknown>, maxLines = 12): string
 export function requestDetail(toolName: string, input: Record<string, unknown>): string {
   if (typeof input.command === "string") {
     const command = input.command.trim();
-    return command.length > 600 ? `${command.slice(0, 599)}…` : command;
+    return command.length > 600 ? `${command.slice(0, 599)}\u2026` : command;
   }
   const file = fileOf(input);
   if (file !== undefined) {
@@ -68,5 +68,5 @@ export function requestDetail(toolName: string, input: Record<string, unknown>):
     return diff === undefined ? file : `${file}\n${diff}`;
   }
   const json = JSON.stringify(input);
-  return json.length > 600 ? `${json.slice(0, 599)}…` : `${toolName} ${json}`;
+  return json.length > 600 ? `${json.slice(0, 599)}\u2026` : `${toolName} ${json}`;
 }

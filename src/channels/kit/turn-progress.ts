@@ -151,15 +151,15 @@ export class TurnProgress {
   }
 
   #text(turn: Turn): string {
-    return `Working… ${seconds(this.#now() - turn.startedAt)}\n${this.#lines(turn, this.#now())}`;
+    return `Working\u2026 ${seconds(this.#now() - turn.startedAt)}\n${this.#lines(turn, this.#now())}`;
   }
 
   #lines(turn: Turn, now: number): string {
     const hidden = Math.max(0, turn.steps.length - SHOWN_STEPS);
     const lines = turn.steps.slice(hidden).map((step) => {
-      const mark = step.endedAt === undefined ? "▸" : step.failed ? "✗" : "✓";
+      const mark = step.endedAt === undefined ? "\u25b8" : step.failed ? "\u2717" : "\u2713";
       return `${mark} ${step.label} (${seconds((step.endedAt ?? now) - step.startedAt)})`;
     });
-    return [...(hidden > 0 ? [`… ${hidden} earlier steps`] : []), ...lines].join("\n");
+    return [...(hidden > 0 ? [`\u2026 ${hidden} earlier steps`] : []), ...lines].join("\n");
   }
 }

@@ -39,7 +39,7 @@ function block(lines: string[]): string {
       const heading = /^#{1,6}\s+(.*)$/.exec(line);
       if (heading) return `<b>${inline(heading[1] ?? "")}</b>`;
       const bullet = /^(\s*)[-*+]\s+(.*)$/.exec(line);
-      if (bullet) return `${bullet[1]}• ${inline(bullet[2] ?? "")}`;
+      if (bullet) return `${bullet[1]}\u2022 ${inline(bullet[2] ?? "")}`;
       return inline(line);
     })
     .join("\n");
