@@ -11,6 +11,7 @@ import { RegistryProcessPool } from "../agents/process-pool.js";
 import { BindingInfo } from "../bindings/binding-info.js";
 import { GatewayBindings } from "../bindings/bindings.js";
 import { ChannelModels } from "../bindings/channel-models.js";
+import type { ResolvedBinding } from "../bindings/resolved-binding.js";
 import type { EventBus } from "../event-bus.js";
 import { type GatewayOptions, processOptions } from "../gateway-options.js";
 import type { Router } from "../routing/router.js";
@@ -67,6 +68,8 @@ export function createAgentRuntime(
     root: options.worktreeRoot ?? defaultWorktreeRoot(),
     logger: log,
   });
+  const engineFor = (binding: ResolvedBinding, model: string | undefined) =>
+    options.engineFor?.(binding, model) ?? engineInBinding(options.engine, binding, model);
   const pool = new RegistryProcessPool({
     maxLive: options.maxLive ?? 8,
     ...(options.maxAgents === undefined ? {} : { maxAgents: options.maxAgents }),
@@ -82,8 +85,7 @@ export function createAgentRuntime(
       bindings,
       models,
       dataDir: options.dataDir,
-      engineFor: (binding, model) =>
-        options.engineFor?.(binding, model) ?? engineInBinding(options.engine, binding, model),
+      engineFor,
     }),
     logger: log,
     onIdleLine: (channelId, line) => router()?.acceptIdleLine(channelId, line),
@@ -99,7 +101,14 @@ export function createAgentRuntime(
     shared && sessionFile
       ? new TranscriptMirror({
           store,
-          sessionFile,
+          // A session's file is where its channel's binding's engine keeps it.
+          sessionFile: (sessionId: string, channelId: string | undefined) => {
+            if (channelId === undefined) return sessionFile(sessionId);
+            const bound = bindings.bindingFor(channelId);
+            const cwd = worktrees.cwdFor(channelId) ?? bound.cwd;
+            const engine = engineFor({ ...bound, cwd }, models.modelOf(channelId, bound));
+            return (engine.sessionFile ?? sessionFile)(sessionId);
+          },
           logger: log,
           ...(kept.compactAfter ? { compactAfter: kept.compactAfter } : {}),
         })

@@ -16,8 +16,11 @@ import {
 
 export interface TranscriptMirrorOptions {
   store: GatewayStore;
-  /** Where this machine's engine keeps a session's file (rudder's or Claude Code's). */
-  sessionFile: (sessionId: string) => string;
+  /**
+   * Where this machine's engine keeps a session's file (rudder's or Claude Code's), for the
+   * channel it was last seen in (its binding's engine and folder; undefined: not seen yet).
+   */
+  sessionFile: (sessionId: string, channelId: string | undefined) => string;
   /** How long a save waits after the agent's output, so a burst of lines is one chunk. */
   saveDelayMs?: number;
   /**
@@ -103,15 +106,27 @@ export class TranscriptMirror {
   readonly #sessions = new Map<string, SessionState>();
   /** Each channel's current session, and its pending save. */
   readonly #channels = new Map<string, PendingSave>();
+  /** The channel each session was last seen in: its binding says where its file is. */
+  readonly #channelOf = new Map<string, string>();
   #closed = false;
 
   constructor(options: TranscriptMirrorOptions) {
     this.#options = options;
   }
 
+  /** The session's file, for the channel it was last seen in. */
+  #sessionFile(sessionId: string): string {
+    return this.#options.sessionFile(sessionId, this.#channelOf.get(sessionId));
+  }
+
+  #seen(channelId: string, sessionId: string | undefined): void {
+    if (sessionId !== undefined) this.#channelOf.set(sessionId, channelId);
+  }
+
   /** The channel's agent wrote output (a stream-json line): its session file is saved soon. */
   noteOutput(channelId: string, sessionId: string | undefined): void {
     if (this.#closed) return;
+    this.#seen(channelId, sessionId);
     let channel = this.#channels.get(channelId);
     if (sessionId !== undefined && channel?.sessionId !== sessionId) {
       if (channel?.timer) clearTimeout(channel.timer);
@@ -150,6 +165,7 @@ export class TranscriptMirror {
     }
     const current = sessionId ?? channel?.sessionId;
     if (current === undefined) return;
+    this.#seen(channelId, current);
     if (channel?.sessionId !== current) this.#channels.set(channelId, { sessionId: current });
     await this.#save(channelId, current);
   }
@@ -162,6 +178,7 @@ export class TranscriptMirror {
    * is). A store or disk that cannot be used rejects.
    */
   async restore(channelId: string, sessionId: string): Promise<RestoreOutcome> {
+    this.#seen(channelId, sessionId);
     const session = this.#session(sessionId);
     const outcome = this.#restore(sessionId, session);
     session.queue = outcome.then(
@@ -198,7 +215,7 @@ export class TranscriptMirror {
   }
 
   #pathOf(sessionId: string, file: string): string {
-    const sessionFile = this.#options.sessionFile(sessionId);
+    const sessionFile = this.#sessionFile(sessionId);
     return file === SESSION_FILE ? sessionFile : `${sideFolderOf(sessionFile)}/${file}`;
   }
 
@@ -279,7 +296,7 @@ export class TranscriptMirror {
   }
 
   async #saveNow(channelId: string, sessionId: string, session: SessionState): Promise<void> {
-    const sessionFile = this.#options.sessionFile(sessionId);
+    const sessionFile = this.#sessionFile(sessionId);
     if ((await fileSize(sessionFile)) <= 0) return;
     const names = [SESSION_FILE, ...(await sideFiles(sideFolderOf(sessionFile)))];
     session.files ??= await this.#storedFiles(sessionId);
