@@ -105,6 +105,12 @@ describe("a worktree per conversation", () => {
       starts.filter((entry) => String(entry.cwd).includes("web-one")).map((entry) => entry.cwd),
     );
     expect(places.size).toBe(1);
+    // `/status` names the worktree, its branch and its state.
+    expect(await ask("web:one", "/status")).toMatch(
+      new RegExp(
+        `Folder: ${[...places][0]} \\(worktree of ${repository}, branch rudder/web-one-[0-9a-f]{8}, 1 uncommitted\\)`,
+      ),
+    );
   });
 
   it("refuses a reset that would lose uncommitted work until a person confirms", async () => {

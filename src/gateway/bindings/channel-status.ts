@@ -5,6 +5,7 @@
  */
 import type { ContextUsage } from "../agents/context-usage.js";
 import { tokenCount } from "../channel-command.js";
+import type { WorktreeStatus } from "../worktrees/channel-worktrees.js";
 import type { BindingInfo, ChannelAgentInfo } from "./binding-info.js";
 
 /** A channel's spend against its limits; null until budgets are counted (issue 27's budgets). */
@@ -16,6 +17,8 @@ export interface ChannelStatus extends ChannelAgentInfo {
   /** The models `/model` may choose for this channel; null: any name. */
   models: string[] | null;
   spend: ChannelSpend;
+  /** The channel's own worktree (`"isolation": "worktree"`), where its agent works; else null. */
+  worktree: WorktreeStatus | null;
 }
 
 /** What `/status` and `/model` need besides the router's state. */
@@ -23,6 +26,8 @@ export interface ChannelFacts {
   info: BindingInfo;
   /** The channel's spend for `/status` (budgets provide it); absent: not counted yet. */
   spend?: (channelId: string) => Promise<ChannelSpend>;
+  /** The channel's worktree and its state, when it has one. */
+  worktree?: (channelId: string) => Promise<WorktreeStatus | null>;
 }
 
 export async function channelStatus(
@@ -38,7 +43,8 @@ export async function channelStatus(
       : [binding.model, ...binding.models].filter((name): name is string => name !== undefined);
   // Budgets (ws-budget) plug in here: without `spend` the status says spend is not counted.
   const spend = (await facts.spend?.(channelId)) ?? null;
-  return { channelId, ...agents, context, models, spend };
+  const worktree = (await facts.worktree?.(channelId)) ?? null;
+  return { channelId, ...agents, context, models, spend, worktree };
 }
 
 function contextLine(context: ContextUsage | null): string {
@@ -53,11 +59,18 @@ function spendLine(spend: ChannelSpend): string {
   return `Spend: ${JSON.stringify(spend)}`;
 }
 
+function folderLine(status: ChannelStatus): string {
+  const worktree = status.worktree;
+  if (worktree === null) return `Folder: ${status.cwd}`;
+  const state = worktree.state === "dirty" ? `${worktree.changes} uncommitted` : "clean";
+  return `Folder: ${worktree.path} (worktree of ${status.cwd}, branch ${worktree.branch}, ${state})`;
+}
+
 /** The status as the channel reads it, one fact a line. */
 export function statusText(status: ChannelStatus): string {
   return [
     `Binding: ${status.binding}`,
-    `Folder: ${status.cwd}`,
+    folderLine(status),
     `Engine: ${status.engine}`,
     `Model: ${status.model}${status.models === null ? "" : ` (may be: ${status.models.join(", ")})`}`,
     `Sandbox: ${status.sandbox ? "on" : "off"}`,

@@ -34,7 +34,7 @@ export function createGatewayRouting(
     pool,
     bus,
     logger: log,
-    facts: { info },
+    facts: { info, worktree: (channelId) => worktrees.status(channelId) },
     worktrees,
     ...(shared
       ? {
