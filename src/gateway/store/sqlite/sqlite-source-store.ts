@@ -35,7 +35,12 @@ export function sqliteSourceStore(
   commits: GroupCommit,
   insertLine: InsertLine,
 ): SourceStore {
-  database.prepare("UPDATE outbound SET claimed_until = NULL WHERE state = 'sending'").run();
+  try {
+    database.prepare("UPDATE outbound SET claimed_until = NULL WHERE state = 'sending'").run();
+  } catch {
+    // A file that cannot be written now (read-only, locked) is the store's health to report;
+    // the claims then run out on their own.
+  }
   return {
     outbound: sqliteLedger(database, commits, insertLine),
     pairings: sqlitePairings(database, commits),
