@@ -18,6 +18,8 @@ export interface RunContext {
   machine: string;
   /** The 1, 5 and 15 minute load averages as the run started. */
   load: string;
+  /** Said on the page when the machine was busy with other work as the run started. */
+  busy?: string;
 }
 
 /** The commit the run measured, `+ changes` when the work tree differed from it. */
@@ -34,7 +36,14 @@ function currentCommit(): string {
 export function runContext(): RunContext {
   const processor = cpus()[0]?.model.trim() ?? "unknown processor";
   const memory = (totalmem() / 2 ** 30).toFixed(1);
+  const [minute = 0] = loadavg();
+  const cores = availableParallelism();
+  const busy =
+    minute > cores
+      ? `The machine was shared and busy (a load of ${minute.toFixed(1)} on ${cores} cores as the run started): these figures are noisy, absolute times most of all; ratios against a reference measured in the same run hold better.`
+      : undefined;
   return {
+    ...(busy === undefined ? {} : { busy }),
     startedAt: new Date().toISOString().replace(/\.\d+Z$/, "Z"),
     commit: currentCommit(),
     machine: `Node ${process.version}, Linux ${release()}, ${availableParallelism()} cores (${processor}), ${memory} GiB of memory`,
@@ -72,6 +81,7 @@ export function resultsMarkdown(
     `- Machine: ${context.machine}`,
     `- Load average at the start (1 / 5 / 15 min): ${context.load}`,
     `- Took ${seconds.toFixed(0)} s; exit code ${exitCode}`,
+    ...(context.busy === undefined ? [] : ["", `**Noisy:** ${context.busy}`]),
     "",
     ...body,
     "",

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { type FakeMessagesApi, startFakeMessagesApi } from "../helpers/fake-messages-api.js";
+import { RUDDER_CLI } from "../helpers/fixtures.js";
 import { waitFor } from "../helpers/wait-for.js";
 
 const run = promisify(execFile);
@@ -172,8 +173,6 @@ export function commandLine(pid: number): string {
   }
 }
 
-const CLI = join(import.meta.dirname, "..", "..", "dist", "cli.js");
-
 /** A built `rudder chat` in a tmux pane, with its own fake Messages API, workspace and HOME. */
 export interface ChatUnderTmux {
   api: FakeMessagesApi;
@@ -249,7 +248,7 @@ function startChat(
       "ANTHROPIC_API_KEY=dummy",
       "RUDDER_MAX_RETRIES=0",
       process.execPath,
-      CLI,
+      RUDDER_CLI,
       "chat",
       ...args,
     ],
