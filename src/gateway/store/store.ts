@@ -39,6 +39,20 @@ export interface TurnRecord {
   isError: boolean;
   subtype: string | null;
   sessionId: string | null;
+  /** The binding the channel used for the turn (its spend counts there), null for the defaults. */
+  binding?: string | null;
+  /** Tokens the turn's model calls read (cache reads and writes included) and wrote. */
+  inputTokens?: number;
+  outputTokens?: number;
+}
+
+/** What the turns of one channel (under one binding) spent since a time; see `spendSince`. */
+export interface SpendTotal {
+  channelId: string;
+  binding: string | null;
+  costUsd: number;
+  inputTokens: number;
+  outputTokens: number;
 }
 
 export interface ScheduleRecord {
@@ -150,6 +164,11 @@ export interface GatewayStore extends TranscriptChunks {
   listUnanswered(): Promise<MessageRecord[]>;
   /** `deferred` user messages, oldest first. */
   listDeferred(): Promise<MessageRecord[]>;
+  /**
+   * What the turns stored at or after `since` (ISO time) spent, per channel and binding: what
+   * budgets count, the same for every worker and after a restart.
+   */
+  spendSince(since: string): Promise<SpendTotal[]>;
 
   listSchedules(): Promise<ScheduleRecord[]>;
   getSchedule(scheduleId: string): Promise<ScheduleRecord | null>;

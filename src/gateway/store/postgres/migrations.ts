@@ -261,6 +261,16 @@ export const migrations: readonly string[] = [
     created_at timestamptz NOT NULL
   );
   `,
+  // What each turn spent, where: budgets sum it per channel, per binding and in all, by time.
+  `
+  ALTER TABLE turns ADD COLUMN channel_id text;
+  ALTER TABLE turns ADD COLUMN binding text;
+  ALTER TABLE turns ADD COLUMN input_tokens bigint;
+  ALTER TABLE turns ADD COLUMN output_tokens bigint;
+  UPDATE turns SET channel_id = messages.channel_id FROM messages
+    WHERE messages.id = turns.message_id;
+  CREATE INDEX turns_by_time ON turns(created_at);
+  `,
 ];
 
 /** The schema version a fully migrated database reports. */

@@ -66,14 +66,18 @@ export async function settleStatement(
      ),
      turn AS (
        INSERT INTO turns (message_id, result, cost_usd, usage, duration_ms, num_turns,
-         is_error, subtype, session_id, created_at)
+         is_error, subtype, session_id, created_at, channel_id, binding, input_tokens,
+         output_tokens)
        SELECT id, $9::text, $10::float8, $11::jsonb, $12::integer, $13::integer, $14::boolean,
-         $15::text, $16::text, $5 FROM allowed WHERE $8::boolean
+         $15::text, $16::text, $5, channel_id, $21::text, $22::bigint, $23::bigint
+       FROM allowed WHERE $8::boolean
        ON CONFLICT (message_id) DO UPDATE SET result = excluded.result,
          cost_usd = excluded.cost_usd, usage = excluded.usage,
          duration_ms = excluded.duration_ms, num_turns = excluded.num_turns,
          is_error = excluded.is_error, subtype = excluded.subtype,
-         session_id = excluded.session_id, created_at = excluded.created_at
+         session_id = excluded.session_id, created_at = excluded.created_at,
+         channel_id = excluded.channel_id, binding = excluded.binding,
+         input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens
      )
      INSERT INTO messages (id, channel_id, role, kind, text, state, reply_to, source,
        created_at, updated_at, answers)
@@ -102,6 +106,9 @@ export async function settleStatement(
         settlement.context !== undefined,
         settlement.context?.tokens ?? null,
         settlement.context?.window ?? null,
+        turn?.binding ?? null,
+        turn?.inputTokens ?? null,
+        turn?.outputTokens ?? null,
       ],
     ),
   );

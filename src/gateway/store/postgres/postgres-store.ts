@@ -3,12 +3,14 @@ import type { ContextUsage } from "../../agents/context-usage.js";
 import type { GatewayEvent, MessageState } from "../../events.js";
 import type { ScheduleChange } from "../rows.js";
 import type { SharedEvent, SharedStore, WorkerLeases } from "../shared-store.js";
+import { type SpendRow, spendQuery, toSpendTotal } from "../spend-rows.js";
 import type {
   ChannelRecord,
   MessageRecord,
   NewSchedule,
   ScheduleRecord,
   Settlement,
+  SpendTotal,
 } from "../store.js";
 import { StoreHealth } from "../store-health.js";
 import { redactedUrl } from "../store-location.js";
@@ -366,10 +368,12 @@ export class PostgresGatewayStore implements SharedStore {
   }
 
   async listDeferred(): Promise<MessageRecord[]> {
-    const rows = await this.#rows<MessageRow>(
-      "SELECT * FROM messages WHERE kind = 'user' AND state = 'deferred' ORDER BY seq",
-    );
-    return rows.map(toMessage);
+    const sql = "SELECT * FROM messages WHERE kind = 'user' AND state = 'deferred' ORDER BY seq";
+    return (await this.#rows<MessageRow>(sql)).map(toMessage);
+  }
+
+  async spendSince(since: string): Promise<SpendTotal[]> {
+    return (await this.#rows<SpendRow>(spendQuery("$1::timestamptz"), [since])).map(toSpendTotal);
   }
 
   listSchedules(): Promise<ScheduleRecord[]> {

@@ -166,6 +166,15 @@ export const migrations: readonly string[] = [
     created_at TEXT NOT NULL
   );
   `,
+  // What each turn spent, where: budgets sum it per channel, per binding and in all, by time.
+  `
+  ALTER TABLE turns ADD COLUMN channel_id TEXT;
+  ALTER TABLE turns ADD COLUMN binding TEXT;
+  ALTER TABLE turns ADD COLUMN input_tokens INTEGER;
+  ALTER TABLE turns ADD COLUMN output_tokens INTEGER;
+  UPDATE turns SET channel_id = (SELECT channel_id FROM messages WHERE id = turns.message_id);
+  CREATE INDEX turns_by_time ON turns(created_at);
+  `,
 ];
 
 /** The schema version a fully migrated database reports. */

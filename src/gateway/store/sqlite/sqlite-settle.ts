@@ -63,8 +63,9 @@ export function settleRows(settlement: Settlement, rows: SettleRows): MessageRec
     rows
       .statement(
         `INSERT OR REPLACE INTO turns (message_id, result, cost_usd, usage_json, duration_ms,
-             num_turns, is_error, subtype, session_id, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+             num_turns, is_error, subtype, session_id, created_at, channel_id, binding,
+             input_tokens, output_tokens)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         firstOpen.id,
@@ -77,6 +78,10 @@ export function settleRows(settlement: Settlement, rows: SettleRows): MessageRec
         turn.subtype,
         turn.sessionId,
         now,
+        firstOpen.channelId,
+        turn.binding ?? null,
+        turn.inputTokens ?? null,
+        turn.outputTokens ?? null,
       );
   }
   return answer;

@@ -3,6 +3,7 @@ import type { ContextUsage } from "../../agents/context-usage.js";
 import type { MessageState } from "../../events.js";
 import type { SourceStore } from "../../source-store.js";
 import { newMessage } from "../new-message.js";
+import { type SpendRow, spendQuery, toSpendTotal } from "../spend-rows.js";
 import type {
   ChannelRecord,
   GatewayStore,
@@ -10,6 +11,7 @@ import type {
   NewSchedule,
   ScheduleRecord,
   Settlement,
+  SpendTotal,
 } from "../store.js";
 import { StoreHealth } from "../store-health.js";
 import {
@@ -323,6 +325,11 @@ export class SqliteGatewayStore implements GatewayStore {
       .prepare("SELECT * FROM messages WHERE kind = 'user' AND state = 'deferred' ORDER BY seq")
       .all() as MessageRow[];
     return rows.map(toMessage);
+  }
+
+  async spendSince(since: string): Promise<SpendTotal[]> {
+    const rows = this.#statement(spendQuery("?")).all(since) as SpendRow[];
+    return rows.map(toSpendTotal);
   }
 
   listSchedules(): Promise<ScheduleRecord[]> {
