@@ -11,6 +11,7 @@ import {
   storeLocation,
   TrustedProxies,
 } from "../gateway/index.js";
+import { costUsd } from "../model/pricing.js";
 import { commandArgs, type FlagSpecs, stringFlag } from "./args.js";
 import type { CommandIo } from "./command-io.js";
 import { dataFolderWrapper } from "./data-folder-wrapper.js";
@@ -238,6 +239,8 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
       demo,
       ...(demo ? { demoHint: DEMO_HINT } : {}),
       info,
+      // Budgets price each model call as a turn runs (rudder's table).
+      priceUsage: costUsd,
       ...(telegram
         ? { sources: [new TelegramChannelSource({ stateDir: dataDir, ...telegram, logger })] }
         : {}),

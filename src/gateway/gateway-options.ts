@@ -6,6 +6,7 @@ import type { ClaudeProcessOptions } from "../claude-cli/claude-process.js";
 import type { GatewayBindings } from "./bindings/bindings.js";
 import type { ReloadOutcome } from "./bindings/config-reload.js";
 import type { ResolvedBinding } from "./bindings/resolved-binding.js";
+import type { UsagePrice } from "./budgets/turn-meter.js";
 import type { ChannelSource } from "./channel-source.js";
 import type { StoreLocation } from "./store/store-location.js";
 
@@ -105,6 +106,13 @@ export interface GatewayOptions {
    * the engine works it out, the sandbox). Default: the binding's values, sandbox false.
    */
   infoFor?: (binding: ResolvedBinding, model: string | undefined) => Promise<AgentInfo>;
+  /**
+   * Prices one model call's usage in US dollars (rudder's price table), so that a turn's spend
+   * is known as it runs; without it, a turn's spend counts from its result only.
+   */
+  priceUsage?: UsagePrice;
+  /** The clock budgets count days and months by (tests move it); default the system's. */
+  clock?: () => Date;
   /** The built page; default `web/dist` of the package. */
   webRoot?: string;
   logger?: (line: string) => void;

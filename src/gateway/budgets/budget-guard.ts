@@ -130,6 +130,15 @@ export class BudgetGuard {
     return sum;
   }
 
+  /** The channels that spent since `since` (ISO, a period start read last) or run a turn here. */
+  spenders(since: string): Array<{ channelId: string; binding: string | null }> {
+    const found = new Map<string, string | null>();
+    for (const spent of [...(this.#stored.get(since) ?? []), ...this.#ended, ...this.#running]) {
+      found.set(spent.channelId, spent.binding);
+    }
+    return [...found].map(([channelId, binding]) => ({ channelId, binding }));
+  }
+
   #worst(limits: SpendLimit[]): BudgetBreach | null {
     const now = this.#now();
     let worst: BudgetBreach | null = null;

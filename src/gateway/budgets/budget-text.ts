@@ -61,3 +61,11 @@ export function stoppedText(breach: BudgetBreach): string {
     `is kept. The limit resets at ${resetText(breach.limit, breach.resetsAt)}.`
   );
 }
+
+/** Why a schedule paused itself instead of firing. */
+export function scheduleHeldText(breach: BudgetBreach): string {
+  return (
+    `${reached(breach)} The limit resets at ${resetText(breach.limit, breach.resetsAt)}; ` +
+    "resume the schedule then, or once the owner raised the limit."
+  );
+}

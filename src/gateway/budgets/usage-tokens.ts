@@ -22,7 +22,8 @@ function count(value: unknown): number {
 }
 
 export function pricedUsage(usage: unknown): PricedUsage {
-  const fields = typeof usage === "object" && usage !== null ? (usage as Record<string, unknown>) : {};
+  const fields =
+    typeof usage === "object" && usage !== null ? (usage as Record<string, unknown>) : {};
   return {
     input_tokens: count(fields.input_tokens),
     output_tokens: count(fields.output_tokens),

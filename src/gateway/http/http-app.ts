@@ -8,6 +8,7 @@ import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import type { PermissionRequests } from "../agents/permission-requests.js";
 import type { BindingInfo } from "../bindings/binding-info.js";
+import type { BudgetGuard } from "../budgets/budget-guard.js";
 import type { AgentInfo } from "../gateway-options.js";
 import { GatewayClosedError } from "../routing/router.js";
 import type { Scheduler } from "../scheduler/scheduler.js";
@@ -24,6 +25,7 @@ import { pairingRoutes } from "./routes/pairing-routes.js";
 import { permissionRoutes } from "./routes/permission-routes.js";
 import { runnerRoutes } from "./routes/runner-routes.js";
 import { scheduleRoutes } from "./routes/schedule-routes.js";
+import { spendRoutes } from "./routes/spend-routes.js";
 import { SHUTDOWN_RETRY_AFTER_SECONDS, shuttingDownReason } from "./shutting-down.js";
 import { serveStatic } from "./static-files.js";
 
@@ -34,6 +36,8 @@ export interface HttpAppOptions extends OpenRoutesOptions, ChannelRoutesOptions 
   /** The `Host` values served; others are refused with 421. */
   hosts: AllowedHosts;
   scheduler: Scheduler;
+  /** What `GET /api/spend` reports. */
+  budget: BudgetGuard;
   permissions: PermissionRequests;
   webRoot: string;
   /** What `GET /api/info` answers. */
@@ -80,6 +84,8 @@ export interface HttpAppOptions extends OpenRoutesOptions, ChannelRoutesOptions 
  *   GET    /api/schedules                    -> {schedules: [ScheduleRecord]}
  *   POST   /api/schedules {cron, channel, prompt} -> 201 {schedule} | 400 bad cron
  *   DELETE /api/schedules/:id                -> {deleted: id} | 404
+ *   GET    /api/spend                        -> SpendReport: {at, gateway, bindings, channels},
+ *                                                each spend today and this month and its limits
  *   GET    /api/info                         -> {cwd, engine, model, sandbox} (the agents)
  *   GET    /api/health (no token)            -> {ok, version, engine, demo, hint?, worker?, store?}
  *                                                | 503 the same, ok false, while the store is down
@@ -141,5 +147,6 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   app.route("/api", pairingRoutes(options.store));
   app.route("/api", runnerRoutes(options.pool, options.permissions));
   app.route("/api", scheduleRoutes(options.scheduler));
+  app.route("/api", spendRoutes(options.budget));
   return app;
 }

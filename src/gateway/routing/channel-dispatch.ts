@@ -170,6 +170,15 @@ export class ChannelDispatch {
     if (this.#slots.size > 0) this.#slots.wake();
   }
 
+  /**
+   * Routes again at once the messages budgets hold (the limits were raised or the budgets
+   * changed): each is checked again as its turn starts.
+   */
+  retryHeld(): void {
+    for (const channelId of this.#retries.takeHeld())
+      this.#options.work.track(this.#retry(channelId));
+  }
+
   /** Stops retries and forgets the waiting channels; their messages stay in the store. */
   close(): void {
     this.#retries.close();
@@ -198,7 +207,8 @@ export class ChannelDispatch {
     if (route === "defer") {
       announce("deferred", "deferred");
       const retryAt = this.#retries.pendingUntil(channel.id) ?? Date.now();
-      work.track(this.#outcomes.defer([message], new Date(retryAt)));
+      const held = this.#retries.heldText(channel.id);
+      work.track(this.#outcomes.defer([message], new Date(retryAt), held));
       return "deferred";
     }
     if (route === "next") {

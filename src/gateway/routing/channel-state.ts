@@ -2,6 +2,7 @@ import type { AgentProcess } from "../agents/agent-process.js";
 import { ContextUsageTracker } from "../agents/context-usage.js";
 import type { MessageRecord } from "../store/store.js";
 import { CommandQueue } from "./command-queue.js";
+import type { TurnBudget } from "./turn-budget.js";
 
 /** A turn the router runs on a channel's process. */
 export interface ActiveTurn {
@@ -29,6 +30,8 @@ export interface ActiveTurn {
   answered: Set<string>;
   /** Those settlements, in order; the turn's end waits for them. */
   answering: Promise<void>;
+  /** Its budget, when the gateway has budgets: checked before it starts, metered as it runs. */
+  budget?: TurnBudget;
   /** Interrupted on request (`Router.interrupt`): its failure is reported as stopped. */
   stopped?: boolean;
   /** Stopped as its lease ran out (see `Router.abandon`): what it covered is left unanswered. */

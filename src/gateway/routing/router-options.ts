@@ -1,5 +1,6 @@
 import type { ProcessPool } from "../agents/agent-process.js";
 import type { ChannelFacts } from "../bindings/channel-status.js";
+import type { BudgetGuard } from "../budgets/budget-guard.js";
 import type { EventBus } from "../event-bus.js";
 import type { Disposition } from "../events.js";
 import type { GatewayStore } from "../store/store.js";
@@ -15,6 +16,11 @@ export interface RouterOptions {
    * first turn, removed by its reset.
    */
   worktrees?: ChannelWorktrees | undefined;
+  /**
+   * The gateway's budgets: a turn past a limit is held before it starts (its messages deferred
+   * to the reset) and stopped at its next model call when it crosses one.
+   */
+  budget?: BudgetGuard;
   /** Per turn; a turn that takes longer is ended and its user sees an error. */
   turnTimeoutMs?: number;
   /** Wait before retrying a rate-limited message when the limit names no reset time. */

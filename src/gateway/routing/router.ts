@@ -49,7 +49,12 @@ export class Router {
     this.#options = options;
     this.#channels = new ChannelStates(store);
     this.#work = new RoutingWork(logger);
-    this.#settlements = new Settlements(store, bus);
+    const bindings = options.budget?.bindings;
+    this.#settlements = new Settlements(
+      store,
+      bus,
+      bindings ? (channelId) => bindings.bindingFor(channelId).name : undefined,
+    );
     this.#dispatch = new ChannelDispatch({
       router: options,
       run: this.#run,
@@ -195,6 +200,14 @@ export class Router {
     turn.stopped = true;
     await turn.process.interrupt();
     return true;
+  }
+
+  /**
+   * The budgets changed (the configuration was reloaded): the messages they held are routed
+   * again at once, each checked against the limits now in force as its turn starts.
+   */
+  budgetsChanged(): void {
+    if (!this.#closed) this.#dispatch.retryHeld();
   }
 
   /**

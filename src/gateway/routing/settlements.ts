@@ -1,5 +1,6 @@
 import type { AgentTurnResult } from "../agents/agent-process.js";
 import type { ContextUsage } from "../agents/context-usage.js";
+import { usageTokens } from "../budgets/usage-tokens.js";
 import type { EventBus } from "../event-bus.js";
 import type { StoredMessage } from "../events.js";
 import type { GatewayStore, MessageRecord, Settlement, TurnRecord } from "../store/store.js";
@@ -19,8 +20,12 @@ export function storedMessage(message: MessageRecord): StoredMessage {
   return answers === undefined ? stored : { ...stored, answers };
 }
 
-function turnRecord(result: AgentTurnResult): TurnRecord {
+function turnRecord(result: AgentTurnResult, binding: string | null): TurnRecord {
+  const tokens = usageTokens(result.usage);
   return {
+    binding,
+    inputTokens: tokens.input,
+    outputTokens: tokens.output,
     result: result.result,
     costUsd: result.costUsd ?? result.totalCostUsd ?? null,
     usage: result.usage ?? null,
@@ -46,14 +51,21 @@ export class Settlements {
   readonly #bus: EventBus;
   /** Each channel's turn so far, stored with the reply or error that ends it. */
   readonly displays = new TurnDisplayRecorder();
+  readonly #bindingOf: (channelId: string) => string | null;
   readonly #waiters = new Map<string, Array<(settled: SettledMessage) => void>>();
   /** Context usage of channels not stored yet (see `noteContext`). */
   readonly #context = new Map<string, ContextUsage | null>();
   #contextTimer: NodeJS.Timeout | undefined;
 
-  constructor(store: GatewayStore, bus: EventBus) {
+  /** `bindingOf`: the binding a channel's turns count under (their spend is stored with it). */
+  constructor(
+    store: GatewayStore,
+    bus: EventBus,
+    bindingOf: (channelId: string) => string | null = () => null,
+  ) {
     this.#store = store;
     this.#bus = bus;
+    this.#bindingOf = bindingOf;
   }
 
   /** Resolves when the message is answered or has failed (a deferral is not an end). */
@@ -108,7 +120,7 @@ export class Settlements {
       state,
       reply,
       ...(details.retryAt ? { retryAt: details.retryAt.toISOString() } : {}),
-      ...(details.result ? { turn: turnRecord(details.result) } : {}),
+      ...(details.result ? { turn: turnRecord(details.result, this.#bindingOf(channelId)) } : {}),
       ...(withContext ? { context: context ?? null } : {}),
     });
     if (!record) return null;

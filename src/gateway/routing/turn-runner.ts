@@ -1,9 +1,11 @@
 import type { AgentTurnOptions, AgentTurnResult, TurnFailure } from "../agents/agent-process.js";
+import { heldText } from "../budgets/budget-text.js";
 import type { GatewayEvent } from "../events.js";
 import type { MessageRecord } from "../store/store.js";
 import type { ActiveTurn, ChannelState } from "./channel-state.js";
 import type { RouterOptions } from "./router-options.js";
 import { withSenderLine } from "./sender-line.js";
+import { TurnBudget } from "./turn-budget.js";
 import { TurnEvents } from "./turn-events.js";
 import { classifyTurnError } from "./turn-failure.js";
 import type { TurnSettlement } from "./turn-settlement.js";
@@ -47,18 +49,20 @@ export class TurnRunner {
    * stored with the message already).
    */
   open(channel: ChannelState, message: MessageRecord, handedOver = false): ActiveTurn {
-    const { pool, store, worktrees } = this.#options.router;
+    const { pool, store, worktrees, budget, logger } = this.#options.router;
     const acquired = pool.acquire(channel.id, channel.sessionId);
     // The router opens a turn only when the pool has room (`AgentSlots.mustWait`).
     if (acquired === null) throw new Error(`no agent process is free for ${channel.id}`);
+    const delivered = handedOver
+      ? Promise.resolve()
+      : store.setMessageState(message.id, "received", this.#options.run);
     return {
       process: acquired.process,
       oneShot: acquired.oneShot,
       starter: message,
-      handedOver: handedOver
-        ? Promise.resolve()
-        : store.setMessageState(message.id, "received", this.#options.run),
+      handedOver: delivered,
       prepared: worktrees?.prepare(channel.id) ?? Promise.resolve(undefined),
+      ...(budget ? { budget: new TurnBudget(budget, channel.id, delivered, logger) } : {}),
       steered: [],
       steerCalls: new Set(),
       ended: false,
@@ -71,11 +75,6 @@ export class TurnRunner {
   async run(channel: ChannelState, turn: ActiveTurn): Promise<void> {
     const { process, starter } = turn;
     const events = this.#turnEvents(channel);
-    this.#options.router.bus.publish({
-      type: "turn_start",
-      prompt: starter.text,
-      channelId: channel.id,
-    });
     let result: AgentTurnResult | undefined;
     let failure: TurnFailure | undefined;
     let redispatch: MessageRecord[] = [];
@@ -85,6 +84,20 @@ export class TurnRunner {
       await turn.handedOver;
       // The handover may have waited out an outage in which the channel went to another worker.
       if (this.#options.closed() || this.#options.router.drives?.(channel.id) === false) return;
+      const held = await turn.budget?.admitted;
+      if (held) {
+        // Past a limit: nothing goes to the agent; the message waits for the reset (or a raise).
+        if (turn.oneShot) this.#options.track(this.#options.router.pool.releaseOneShot(process));
+        if (!this.#options.closed()) {
+          await this.#options.outcomes.defer([starter], held.resetsAt, heldText(held));
+        }
+        return;
+      }
+      this.#options.router.bus.publish({
+        type: "turn_start",
+        prompt: starter.text,
+        channelId: channel.id,
+      });
       const unprepared = await turn.prepared;
       if (unprepared !== undefined) failure = { kind: "crash", message: unprepared };
       else {
@@ -109,6 +122,7 @@ export class TurnRunner {
       redispatch = await this.#finishTurn(turn, result, failure, events);
     } finally {
       turn.ended = true;
+      turn.budget?.end();
       if (channel.turn === turn) channel.turn = null;
       channel.backlog.unshift(...redispatch);
       this.#options.release(channel);
@@ -132,7 +146,7 @@ export class TurnRunner {
       result,
       failure,
       () => turn.process.popPendingSteers(),
-      turn.stopped === true,
+      turn.budget?.stopText ?? turn.stopped === true,
     );
   }
 
@@ -201,8 +215,18 @@ export class TurnRunner {
     message: MessageRecord,
   ): AgentTurnOptions {
     const { store, turnTimeoutMs } = this.#options.router;
+    const options = events.options(turnTimeoutMs);
+    const { budget, process } = turn;
     return {
-      ...events.options(turnTimeoutMs),
+      ...options,
+      ...(budget === undefined
+        ? {}
+        : {
+            onEvent: (line) => {
+              options.onEvent?.(line);
+              budget.observe(line, process);
+            },
+          }),
       onStarted: () => this.#options.track(store.countStarted(message.id, this.#options.run)),
       onAnswered: (result) => this.#answerEarly(channel, turn, events, message, result),
     };
@@ -226,6 +250,14 @@ export class TurnRunner {
   async #steerOnce(channel: ChannelState, turn: ActiveTurn, message: MessageRecord): Promise<void> {
     const events = this.#turnEvents(channel);
     await turn.handedOver;
+    // The turn it would join is held by a budget: so is this message.
+    const held = await turn.budget?.admitted;
+    if (held) {
+      if (!this.#options.closed()) {
+        await this.#options.outcomes.defer([message], held.resetsAt, heldText(held));
+      }
+      return;
+    }
     const unprepared = await turn.prepared;
     if (unprepared !== undefined) {
       if (!this.#options.closed() && !turn.abandoned) {

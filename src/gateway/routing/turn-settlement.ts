@@ -29,7 +29,8 @@ export class TurnSettlement {
     result: AgentTurnResult | undefined,
     failure: TurnFailure | undefined,
     pendingSteers: () => string[],
-    stopped = false,
+    /** Stopped on request (true), or by a budget (what it says of the limit). */
+    stopped: boolean | string = false,
   ): Promise<MessageRecord[]> {
     if (result && !result.isError) {
       await this.result(covered, result);
@@ -42,11 +43,14 @@ export class TurnSettlement {
     }
     const redispatch = matchPendingSteers(steered, pending);
     const failed = covered.filter((message) => !redispatch.includes(message));
-    const text = stopped
-      ? errorText({ kind: "stopped" })
-      : result
-        ? errorText({ kind: "result", subtype: result.subtype ?? "error", text: result.result })
-        : errorText(failure ?? { kind: "crash", message: "unknown failure" });
+    const text =
+      typeof stopped === "string"
+        ? stopped
+        : stopped
+          ? errorText({ kind: "stopped" })
+          : result
+            ? errorText({ kind: "result", subtype: result.subtype ?? "error", text: result.result })
+            : errorText(failure ?? { kind: "crash", message: "unknown failure" });
     await this.#settlements.settle(failed, "failed", { kind: "error", text }, { result });
     return redispatch;
   }
@@ -82,15 +86,18 @@ export class TurnSettlement {
     }
   }
 
-  /** Answers with the fallback text and arms the channel's retry for `retryAt`. */
-  async defer(messages: MessageRecord[], retryAt: Date): Promise<void> {
+  /**
+   * Answers with the fallback text (a rate limit's, or `heldText`: a budget's) and arms the
+   * channel's retry for `retryAt`.
+   */
+  async defer(messages: MessageRecord[], retryAt: Date, heldText?: string): Promise<void> {
     const first = messages[0];
     if (first === undefined) return;
-    this.#retries.arm(first.channelId, retryAt.getTime());
+    this.#retries.arm(first.channelId, retryAt.getTime(), heldText);
     await this.#settlements.settle(
       messages,
       "deferred",
-      { kind: "fallback", text: fallbackText(retryAt) },
+      { kind: "fallback", text: heldText ?? fallbackText(retryAt) },
       { retryAt },
     );
   }

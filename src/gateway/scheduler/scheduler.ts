@@ -1,4 +1,6 @@
 import { Cron } from "croner";
+import type { BudgetGuard } from "../budgets/budget-guard.js";
+import { scheduleHeldText } from "../budgets/budget-text.js";
 import type { EventBus } from "../event-bus.js";
 import type { Delivery, Router } from "../routing/router.js";
 import { storedMessage } from "../routing/settlements.js";
@@ -46,6 +48,8 @@ export function nextCronRun(pattern: string): Date {
 export interface SchedulerOptions {
   store: GatewayStore;
   router: Router;
+  /** A firing past a budget's limit pauses its schedule (and says so) instead of running. */
+  budget?: BudgetGuard;
   bus: EventBus;
   logger?: (line: string) => void;
   /**
@@ -240,6 +244,11 @@ export class Scheduler {
         nextRunAt: nextRun ? nextRun.toISOString() : null,
       });
     }
+    const held = await this.#options.budget?.check(schedule.channelId);
+    if (held) {
+      await this.#pause(schedule, `paused itself: ${scheduleHeldText(held)}`, "by a budget");
+      return;
+    }
     let error: string | null = null;
     try {
       const source = `schedule:${schedule.id}`;
@@ -270,18 +279,25 @@ export class Scheduler {
       lastError: error,
       ...(pause ? { paused: true } : {}),
     });
-    if (pause) await this.#pause(current, failures, error);
+    if (pause) {
+      await this.#pause(
+        { ...current, paused: true },
+        `paused itself after ${failures} failures in a row. Last error: ${error}`,
+        `after ${failures} failures`,
+      );
+    }
   }
 
-  async #pause(schedule: ScheduleRecord, failures: number, error: string): Promise<void> {
+  /** Pauses the schedule (if not yet), and says why in its channel (`why`) and the log. */
+  async #pause(schedule: ScheduleRecord, why: string, logged: string): Promise<void> {
+    if (!schedule.paused) await this.#options.store.updateSchedule(schedule.id, { paused: true });
     this.#disarm(schedule.id);
     await this.#announce(schedule.id);
     const notice = await this.#options.store.insertSystemMessage(
       schedule.channelId,
-      `Schedule ${schedule.id} ("${schedule.cron}") paused itself after ${failures} failures ` +
-        `in a row. Last error: ${error}`,
+      `Schedule ${schedule.id} ("${schedule.cron}") ${why}`,
     );
-    this.#options.logger?.(`gateway: schedule ${schedule.id} paused after ${failures} failures`);
+    this.#options.logger?.(`gateway: schedule ${schedule.id} paused ${logged}`);
     this.#options.bus.publish({
       type: "error",
       message: storedMessage(notice),

@@ -4,6 +4,7 @@
  * sources step starts them.
  */
 import { hookProblemOf } from "../agents/stream-json-events.js";
+import { BudgetGuard } from "../budgets/budget-guard.js";
 import { ChannelOwnership } from "../cluster/channel-ownership.js";
 import { watchForwarded } from "../cluster/forwarded-outcome.js";
 import { sessionAfterTakeover } from "../cluster/session-takeover.js";
@@ -17,6 +18,7 @@ import type { GatewayStorage } from "./open-storage.js";
 
 export interface GatewayRouting {
   router: Router;
+  budget: BudgetGuard;
   ownership: ChannelOwnership | undefined;
   scheduler: Scheduler;
 }
@@ -25,14 +27,21 @@ export function createGatewayRouting(
   options: GatewayOptions,
   { store, shared }: GatewayStorage,
   { bus, patient }: EventFlow,
-  { worker, permissions, pool, mirror, info, worktrees }: AgentRuntime,
+  { worker, permissions, pool, mirror, info, worktrees, bindings }: AgentRuntime,
   log: (line: string) => void,
 ): GatewayRouting {
   let ownership: ChannelOwnership | undefined;
+  const budget = new BudgetGuard({
+    store,
+    bindings,
+    ...(options.priceUsage ? { price: options.priceUsage } : {}),
+    ...(options.clock ? { now: options.clock } : {}),
+  });
   const router = new Router({
     store: patient?.store ?? store,
     pool,
     bus,
+    budget,
     logger: log,
     facts: { info, worktree: (channelId) => worktrees.status(channelId) },
     worktrees,
@@ -81,9 +90,12 @@ export function createGatewayRouting(
     : undefined;
   // Back from an outage: every lease is re-validated before anything is acted on again.
   if (shared && ownership) shared.health.onRestored(() => ownership!.revalidate());
+  // A raised limit (or any change of the budgets) lets the messages they hold go on.
+  bindings.onChange(() => router.budgetsChanged());
   const scheduler = new Scheduler({
     store,
     router,
+    budget,
     bus,
     logger: log,
     ...(shared && ownership
@@ -100,5 +112,5 @@ export function createGatewayRouting(
   });
   // Then, firings due while it was away fire once (each claimed, so once across workers).
   shared?.health.onRestored(() => scheduler.fireMissed());
-  return { router, ownership, scheduler };
+  return { router, budget, ownership, scheduler };
 }

@@ -77,6 +77,7 @@ export function createHttpFront(
     bindingOf: (channelId) => runtime.bindings.bindingFor(channelId).name,
     worktrees: runtime.worktrees,
     scheduler: routing.scheduler,
+    budget: routing.budget,
     permissions: runtime.permissions,
     webRoot: options.webRoot ?? join(packageRoot(), "web", "dist"),
     ...(health ? { storeStatus: () => health.status() } : {}),
