@@ -239,7 +239,6 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
       demo,
       ...(demo ? { demoHint: DEMO_HINT } : {}),
       info,
-      // Budgets price each model call as a turn runs (rudder's table).
       priceUsage: costUsd,
       ...(telegram
         ? { sources: [new TelegramChannelSource({ stateDir: dataDir, ...telegram, logger })] }
