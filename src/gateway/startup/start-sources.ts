@@ -44,6 +44,8 @@ export async function startSources({
     signal: closing,
     store: store.sourceStore(),
     worker,
+    // A chat's /stop: the turn running on this worker (the page's Stop does the same).
+    interrupt: (channelId) => router.interrupt(channelId),
   };
   for (const source of sources) {
     await source.start(

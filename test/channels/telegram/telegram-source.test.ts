@@ -45,9 +45,17 @@ async function startSource(
     deliverError?: () => Error | undefined;
     store?: SourceStore;
     disposition?: Disposition;
+    interrupt?: (channelId: string) => Promise<boolean>;
   } = {},
 ) {
-  const { knownChannels = [], deliverError, store, disposition = "started", ...rest } = options;
+  const {
+    knownChannels = [],
+    deliverError,
+    store,
+    disposition = "started",
+    interrupt,
+    ...rest
+  } = options;
   const bus = new EventBus();
   const permissions = new PermissionRequests({ bus });
   const closing = new AbortController();
@@ -80,6 +88,7 @@ async function startSource(
       permissions,
       signal: closing.signal,
       ...(store ? { store } : {}),
+      ...(interrupt ? { interrupt } : {}),
     },
   );
   const harness = {
@@ -269,6 +278,22 @@ describe("the Telegram source", () => {
     expect(harness.delivered[0]?.text).toBe("/tmp/build is full");
     const texts = sentTo("111").map((message) => message.text);
     expect(texts.filter((text) => text.includes("/allow <id>"))).toHaveLength(3);
+  });
+
+  it("takes /stop to the gateway's interrupt of the chat's running turn, never to the agent", async () => {
+    const interrupted: string[] = [];
+    const harness = await startSource({
+      interrupt: async (channelId) => {
+        interrupted.push(channelId);
+        return interrupted.length === 1;
+      },
+    });
+    api.pushMessage({ userId: 111, text: "/stop" });
+    await waitForSent("111", "Stopped the running turn.");
+    api.pushMessage({ userId: 111, text: "/stop@rudder_test_bot" });
+    await waitForSent("111", "Nothing is running in this chat.");
+    expect(interrupted).toEqual(["telegram:111", "telegram:111"]);
+    expect(harness.delivered).toEqual([]);
   });
 
   it("passes /compact and /clear for this bot to the channel, and sends back its dividers", async () => {
