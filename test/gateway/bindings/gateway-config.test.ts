@@ -14,6 +14,7 @@ import {
   type LoadedConfig,
   loadGatewayConfig,
 } from "../../../src/gateway/bindings/load-gateway-config.js";
+import { parseChannelCommand } from "../../../src/gateway/channel-command.js";
 
 const folder = mkdtempSync(join(tmpdir(), "rudder-ws-config-"));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -156,5 +157,17 @@ describe("resolving a channel's binding", () => {
     expect(models.choose("web:billing-1", billing, "sonnet")).toBeNull();
     expect(models.modelOf("web:billing-1", billing)).toBe("sonnet");
     expect(models.modelOf("web:billing-2", billing)).toBe("opus");
+  });
+});
+
+describe("/status and /model typed in a channel", () => {
+  it("are commands as a whole message (Telegram's @bot form too), other text is not", () => {
+    expect(parseChannelCommand("/status")).toEqual({ name: "status" });
+    expect(parseChannelCommand("/status@rudder_bot")).toEqual({ name: "status" });
+    expect(parseChannelCommand("/model opus")).toEqual({ name: "model", model: "opus" });
+    expect(parseChannelCommand("/model")).toEqual({ name: "model", model: "" });
+    expect(parseChannelCommand("/status of the build?")).toBeNull();
+    expect(parseChannelCommand("/model opus please")).toBeNull();
+    expect(parseChannelCommand("/models")).toBeNull();
   });
 });
