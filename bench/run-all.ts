@@ -24,6 +24,7 @@ const BENCHES = [
   "long-session.ts",
   "cluster.ts",
   "transcripts.ts",
+  "page.ts",
 ];
 
 const args = process.argv.slice(2);
