@@ -3,7 +3,7 @@
  * a turn that crosses its channel's daily limit is stopped at its next model call with what it
  * did kept; the channel's next message is answered at once with the limit, the amount and the
  * reset, and nothing is sent to the model; raising the limit in the configuration (a reload)
- * lets it go on; `GET /api/spend` reports the spend against the limit.
+ * lets it go on; `GET /api/spend` and `/status` report the spend against the limit.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -134,4 +134,14 @@ it("reports the spend against each limit", async () => {
       timeZone: "UTC",
     }),
   ]);
+});
+
+it("says the channel's spend in /status", async () => {
+  const posted = await gateway.api<{ id: string }>("POST", "/api/channels/tight-a/messages", {
+    text: "/status",
+  });
+  const reply = await settledAs("tight-a", posted.body.id, "answered");
+  expect(reply.text).toMatch(
+    /Spend: today \$0\.\d{4}, [\d,]+ tokens; this month \$0\.\d{4}, [\d,]+ tokens; the daily limit per channel of binding "tight": \$0\.\d{4} of \$100\.00, resets \d{4}-\d\d-\d\d 00:00 UTC/,
+  );
 });

@@ -56,6 +56,8 @@ function contextLine(context: ContextUsage | null): string {
 
 function spendLine(spend: ChannelSpend): string {
   if (spend === null) return "Spend: not counted (no budgets)";
+  // Budgets give their own text (`channelSpend`): today, this month, each limit in force.
+  if (typeof spend.text === "string") return `Spend: ${spend.text}`;
   return `Spend: ${JSON.stringify(spend)}`;
 }
 

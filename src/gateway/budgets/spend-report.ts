@@ -129,7 +129,7 @@ export async function spendReport(guard: BudgetGuard): Promise<SpendReport> {
 /**
  * One channel's spend as `/status` says it: today and this month (in the gateway budget's time
  * zone), then each limit in force for it with what it counts, e.g.
- * `spend: today $0.0123, 4,100 tokens; this month $1.20, 310,000 tokens` and
+ * `today $0.0123, 4,100 tokens; this month $1.20, 310,000 tokens` and
  * `the daily limit of binding "billing": $0.40 of $5.00, resets 2026-12-06 00:00 UTC`.
  */
 export async function channelSpendLines(guard: BudgetGuard, channelId: string): Promise<string[]> {
@@ -143,7 +143,7 @@ export async function channelSpendLines(guard: BudgetGuard, channelId: string): 
   const both = (spent: { usd: number; tokens: number }) =>
     `${formatAmount("usd", spent.usd)}, ${formatAmount("tokens", spent.tokens)}`;
   return [
-    `spend: today ${both(today)}; this month ${both(month)}`,
+    `today ${both(today)}; this month ${both(month)}`,
     ...limits.map((limit) => {
       const report = limitReport(guard, limit);
       const reset = report.resetsAt.replace("T", " ").slice(0, 16);
@@ -153,4 +153,13 @@ export async function channelSpendLines(guard: BudgetGuard, channelId: string): 
       );
     }),
   ];
+}
+
+/** One channel's spend for `/status`: the lines `channelSpendLines` writes, and its figures. */
+export async function channelSpend(
+  guard: BudgetGuard,
+  channelId: string,
+): Promise<{ text: string; lines: string[] }> {
+  const lines = await channelSpendLines(guard, channelId);
+  return { text: lines.join("; "), lines };
 }

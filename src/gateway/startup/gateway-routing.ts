@@ -5,6 +5,7 @@
  */
 import { hookProblemOf } from "../agents/stream-json-events.js";
 import { BudgetGuard } from "../budgets/budget-guard.js";
+import { channelSpend } from "../budgets/spend-report.js";
 import { ChannelOwnership } from "../cluster/channel-ownership.js";
 import { watchForwarded } from "../cluster/forwarded-outcome.js";
 import { sessionAfterTakeover } from "../cluster/session-takeover.js";
@@ -43,7 +44,11 @@ export function createGatewayRouting(
     bus,
     budget,
     logger: log,
-    facts: { info, worktree: (channelId) => worktrees.status(channelId) },
+    facts: {
+      info,
+      worktree: (channelId) => worktrees.status(channelId),
+      spend: (channelId) => channelSpend(budget, channelId),
+    },
     worktrees,
     ...(shared
       ? {
