@@ -33,6 +33,7 @@ const unitTests = [
   "test/function-length.test.ts",
   "test/gateway/agent-info.test.ts",
   "test/gateway/bindings/gateway-config.test.ts",
+  "test/gateway/budget-resets.test.ts",
   "test/gateway/event-bus.test.ts",
   "test/gateway/http-api.test.ts",
   "test/gateway/http-security.test.ts",
