@@ -8,6 +8,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   writeFileSync,
@@ -322,5 +323,32 @@ describe("a channel's session file mirrored in the store", () => {
       },
     });
     expect(existsSync(join(sideFolder(c.file("s1")), "..", "escaped.jsonl"))).toBe(false);
+  });
+
+  it("neither stores nor restores a side file Claude Code is still writing to rename over another", async () => {
+    const { store, machine } = setup();
+    const a = machine("a");
+    const sideFolder = (file: string) => file.replace(/\.jsonl$/, "");
+    writeFileSync(a.file("s1"), line({ type: "session" }));
+    const subagents = join(sideFolder(a.file("s1")), "subagents");
+    mkdirSync(subagents, { recursive: true });
+    writeFileSync(join(subagents, "agent-a1.meta.json"), '{"finished":false}');
+    // Caught between its write and its rename (Claude Code's `<name>.tmp.<pid>.<hex>`).
+    writeFileSync(join(subagents, "agent-a1.meta.json.tmp.4242.0a1b2c"), '{"finished":true}');
+    await a.mirror.flush("c", "s1");
+    expect((await store.transcriptFiles("s1")).map(({ file }) => file)).toEqual([
+      "",
+      "subagents/agent-a1.meta.json",
+    ]);
+    // One stored by a worker from before this rule is not written back either.
+    await store.replaceTranscript("s1", "c", Buffer.from("{}"), "subagents/x.meta.json.tmp.9f3e");
+    const b = machine("b");
+    expect(await b.mirror.restore("c", "s1")).toMatchObject({
+      kind: "restored",
+      side: { restored: 1, problems: [] },
+    });
+    expect(readdirSync(join(sideFolder(b.file("s1")), "subagents"))).toEqual([
+      "agent-a1.meta.json",
+    ]);
   });
 });

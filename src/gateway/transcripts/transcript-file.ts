@@ -5,6 +5,18 @@ import { SESSION_FILE, type TranscriptChunk } from "../store/transcript-chunks.j
 /** A file `writeWhole` is writing: never stored, never listed as a side file. */
 const RESTORING = ".restoring-";
 
+/**
+ * A file Claude Code is writing to rename over another (`<name>.tmp.<hex>`,
+ * `<name>.tmp.<pid>.<hex>`, as its subagents' `.meta.json`): gone a moment later, so a save
+ * that lists it mid-write must not store it as a side file of its own.
+ */
+const WRITING = /\.tmp\.[0-9a-f]+(\.[0-9a-f]+)*$/i;
+
+/** Whether a side file's name is one of a file still being written (never stored nor restored). */
+export function isBeingWritten(file: string): boolean {
+  return file.includes(RESTORING) || WRITING.test(file);
+}
+
 /** The size of the file, or -1 when there is none. */
 export async function fileSize(path: string): Promise<number> {
   try {
@@ -47,7 +59,7 @@ export async function sideFiles(folder: string): Promise<string[]> {
     throw error;
   }
   return entries
-    .filter((entry) => entry.isFile() && !entry.name.includes(RESTORING))
+    .filter((entry) => entry.isFile() && !isBeingWritten(entry.name))
     .map((entry) =>
       relative(folder, join(entry.parentPath ?? entry.path ?? folder, entry.name))
         .split(sep)

@@ -5,6 +5,7 @@ import {
   assemble,
   fileSize,
   fileStamp,
+  isBeingWritten,
   isInsideFolder,
   isJsonLines,
   readRange,
@@ -229,7 +230,8 @@ export class TranscriptMirror {
     if (typeof restored === "object") return { kind: "failed", problem: restored.problem };
     const side: SideFilesRestored = { restored: 0, bytes: 0, problems: [] };
     for (const [file, stored] of files) {
-      if (file === SESSION_FILE) continue;
+      // One stored mid-write (before such files were skipped) was renamed away on its worker.
+      if (file === SESSION_FILE || isBeingWritten(file)) continue;
       if (!isInsideFolder(file)) {
         side.problems.push(`${JSON.stringify(file)} is not a path inside the session's folder`);
         continue;
