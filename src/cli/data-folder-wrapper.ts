@@ -19,6 +19,15 @@ const tried = new Map<string, string | undefined>();
 
 /** How to start a program with `dataDir` hidden: bubblewrap's path and its arguments before the program. */
 export function dataFolderWrapper(dataDir: string, env: NodeJS.ProcessEnv): DataFolderWrapper {
+  // Opt-in for now: under bubblewrap's supervisor a SIGTERM to the agent's group ends bwrap
+  // at once and its --die-with-parent kills Claude Code without its grace, and a gateway killed
+  // mid-tool can leave the agent's tool behind (test/cli/serve-agent-death, serve-shutdown-health).
+  if (env.RUDDER_HIDE_DATA_FROM_CLAUDE !== "1") {
+    return {
+      kind: "unavailable",
+      reason: "hiding it needs RUDDER_HIDE_DATA_FROM_CLAUDE=1 (bubblewrap around Claude Code)",
+    };
+  }
   const bin = findExecutable("bwrap", env.PATH);
   if (bin === undefined)
     return { kind: "unavailable", reason: "bubblewrap (bwrap) is not installed" };

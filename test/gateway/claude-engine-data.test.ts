@@ -60,6 +60,7 @@ it.skipIf(NO_BUBBLEWRAP)(
       const env = {
         ...process.env,
         RUDDER_CLAUDE_BIN: claudeBin,
+        RUDDER_HIDE_DATA_FROM_CLAUDE: "1",
       };
       const engine = gatewayEngine("claude", {
         cwd: workspace,
