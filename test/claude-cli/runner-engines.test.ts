@@ -15,6 +15,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   realpathSync,
   rmSync,
@@ -304,6 +305,14 @@ function queuedMessages(events: Record<string, unknown>[]): number {
 const waitForGo = "while [ ! -f go ]; do sleep 0.02; done";
 const API_WAIT_MS = 30_000;
 
+/** Whether a session transcript (`.jsonl`) anywhere under `home` holds `text`. */
+function transcriptsHolding(home: string, text: string): boolean {
+  const files = readdirSync(home, { recursive: true, encoding: "utf8" }).filter((name) =>
+    name.endsWith(".jsonl"),
+  );
+  return files.some((name) => readFileSync(join(home, name), "utf8").includes(text));
+}
+
 describe.each(engines)("ClaudeProcess drives $name", (engine) => {
   const TURN = { timeoutMs: engine.turnTimeoutMs };
   const onApi = it.runIf(engine.usesApi);
@@ -530,6 +539,12 @@ describe.each(engines)("ClaudeProcess drives $name", (engine) => {
       const first = testCase.make(engine.unattended);
       const killed = first.runTurn("the redelivered question", TURN);
       await api.waitForMainRequests(1, API_WAIT_MS);
+      // The case is a session that already holds the message: its transcript is written a
+      // moment after the request goes out, and a kill before that leaves nothing to resume.
+      await waitFor(
+        () => transcriptsHolding(testCase.sandbox.home, "the redelivered question"),
+        "the session's transcript to hold the message",
+      );
       process.kill(-(first.pid as number), "SIGKILL");
       expect((await killed).isError).toBe(true);
 
