@@ -142,9 +142,14 @@ describe("failures are shown and nothing the user said is lost", () => {
     );
     const messages = await waitFor(async () => {
       const all = await gateway.messages("long");
-      const state = all.find((message) => message.id === second.body.id)?.state;
-      return state === "answered" || state === "failed" ? all : undefined;
-    }, "the second message settled");
+      const settled = (id: string) => {
+        const state = all.find((message) => message.id === id)?.state;
+        return state === "answered" || state === "failed";
+      };
+      // Both are settled in their own time: the second may be answered before the first's
+      // failure is written.
+      return settled(first.body.id) && settled(second.body.id) ? all : undefined;
+    }, "both messages settled");
     const byId = (id: string) => messages.find((message) => message.id === id);
     expect(byId(first.body.id)?.state).toBe("failed");
     expect(byId(second.body.id)?.state).toBe("answered");
