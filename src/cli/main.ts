@@ -1,4 +1,4 @@
-import { packageVersion } from "../gateway/package-info.js";
+import { packageVersion } from "../gateway/http/package-info.js";
 
 const USAGE = `rudder: an agent harness and channel gateway
 

@@ -4,7 +4,7 @@
  * the `Session` it makes with the host's system prompt and the stored transcript.
  */
 import { Session } from "../agent/session.js";
-import { packageVersion } from "../gateway/package-info.js";
+import { packageVersion } from "../gateway/http/package-info.js";
 import { jsonHookCallback } from "../hooks/json-hook-callback.js";
 import { HOOK_EVENTS } from "../hooks/types.js";
 import type { OutputLine } from "../protocol/output-lines.js";

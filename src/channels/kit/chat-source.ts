@@ -1,5 +1,4 @@
 import { hostname } from "node:os";
-import { parseChannelCommand } from "../../gateway/channel-command.js";
 import type {
   ChannelSource,
   DeliveryMeta,
@@ -8,6 +7,7 @@ import type {
 } from "../../gateway/channel-source.js";
 import type { GatewayEvent } from "../../gateway/events.js";
 import { GatewayClosedError } from "../../gateway/gateway-closed-error.js";
+import { parseChannelCommand } from "../../gateway/routing/channel-command.js";
 import type { SourceStore } from "../../gateway/source-store.js";
 import { ApprovalCards } from "./approval-cards.js";
 import { type Backoff, DEFAULT_BACKOFF } from "./backoff.js";

@@ -3,7 +3,7 @@
  * to the session's and their statuses kept for `system/init`. The MCP SDK is loaded only when
  * a server is configured.
  */
-import { packageVersion } from "../../gateway/package-info.js";
+import { packageVersion } from "../../gateway/http/package-info.js";
 import type { McpRelay } from "../../mcp/host-relay-transport.js";
 import type { McpServerStatus } from "../../mcp/mcp-servers.js";
 import type { McpServerConfig } from "../../mcp/server-config.js";

@@ -4,7 +4,7 @@
  * spend; and what `/model` says and does. The text is the same for the page, Telegram and HTTP.
  */
 import type { ContextUsage } from "../agents/context-usage.js";
-import { tokenCount } from "../channel-command.js";
+import { tokenCount } from "../routing/channel-command.js";
 import type { WorktreeStatus } from "../worktrees/channel-worktrees.js";
 import type { BindingInfo, ChannelAgentInfo } from "./binding-info.js";
 

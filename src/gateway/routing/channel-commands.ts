@@ -12,11 +12,11 @@ import {
   statusText,
   switchModel,
 } from "../bindings/channel-status.js";
-import { type ChannelCommand, tokenCount } from "../channel-command.js";
 import type { EventBus } from "../event-bus.js";
 import type { StoredMessage } from "../events.js";
 import type { GatewayStore, MessageRecord } from "../store/store.js";
 import type { ChannelWorktrees, WorktreeRemoval } from "../worktrees/channel-worktrees.js";
+import { type ChannelCommand, tokenCount } from "./channel-command.js";
 import { type Settlements, storedMessage } from "./settlements.js";
 import { TurnEvents } from "./turn-events.js";
 import { classifyTurnError, errorText } from "./turn-failure.js";

@@ -1,9 +1,9 @@
 import { ContextUsageTracker } from "../agents/context-usage.js";
-import { type ChannelCommand, parseChannelCommand } from "../channel-command.js";
 import type { Disposition, MessageState } from "../events.js";
 import { GatewayClosedError } from "../gateway-closed-error.js";
 import type { MessageRecord } from "../store/store.js";
 import { AgentSlots } from "./agent-slots.js";
+import { type ChannelCommand, parseChannelCommand } from "./channel-command.js";
 import { ChannelCommands, type CommandOutcome } from "./channel-commands.js";
 import type { ChannelState } from "./channel-state.js";
 import type { ChannelStates } from "./channel-states.js";

@@ -1,4 +1,4 @@
-import type { ChannelCommand } from "../channel-command.js";
+import type { ChannelCommand } from "./channel-command.js";
 import type { ChannelState } from "./channel-state.js";
 
 /**

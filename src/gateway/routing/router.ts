@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { IdleOutput } from "../agents/idle-output.js";
-import { parseChannelCommand } from "../channel-command.js";
 import type { Disposition } from "../events.js";
 import { GatewayClosedError } from "../gateway-closed-error.js";
 import type { MessageRecord } from "../store/store.js";
+import { parseChannelCommand } from "./channel-command.js";
 import type { CommandOutcome } from "./channel-commands.js";
 import { ChannelDispatch } from "./channel-dispatch.js";
 import { newChannelState } from "./channel-state.js";

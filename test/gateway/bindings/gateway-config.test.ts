@@ -14,7 +14,7 @@ import {
   type LoadedConfig,
   loadGatewayConfig,
 } from "../../../src/gateway/bindings/load-gateway-config.js";
-import { parseChannelCommand } from "../../../src/gateway/channel-command.js";
+import { parseChannelCommand } from "../../../src/gateway/routing/channel-command.js";
 
 const folder = mkdtempSync(join(tmpdir(), "rudder-ws-config-"));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));

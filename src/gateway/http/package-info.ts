@@ -1,9 +1,11 @@
+/** rudder's own package: its folder (where `web/dist` is) and its version, for the page, `/api/info` and `rudder --version`. */
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
 /**
  * The folder of rudder's own package.json, found by walking up from this file
- * (the same from `src/gateway` under tsx and from `dist/gateway` when built).
+ * (the same from `src/gateway/http` under tsx, from `dist/gateway/http` when built and from
+ * `dist/` in the bundled executable).
  */
 export function packageRoot(from = import.meta.dirname): string {
   let directory = from;
