@@ -47,17 +47,17 @@ try {
   for (let index = 0; index < EXCHANGES; index += 1) {
     const asked = await store.insertUserMessage("long", `question ${index}`, "http");
     const text = reply(index);
-    const answer = await store.settle({
-      messageIds: [asked.id],
-      state: "answered",
-      reply: { kind: "reply", text },
-    });
     const events = [
       { type: "text_delta", text },
       { type: "tool_start", toolUseId: `t${index}`, name: "Bash", input: { command: "ls" } },
       { type: "tool_end", toolUseId: `t${index}`, name: "Bash", content: "a\nb", isError: false },
     ];
-    if (answer) await store.turnDisplays().save(answer.id, "long", JSON.stringify({ events }));
+    await store.settle({
+      messageIds: [asked.id],
+      state: "answered",
+      reply: { kind: "reply", text },
+      display: JSON.stringify({ events }),
+    });
   }
   await store.close();
 

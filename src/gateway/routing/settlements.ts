@@ -115,6 +115,10 @@ export class Settlements {
     const channelId = first.channelId;
     const context = this.#context.get(channelId);
     const withContext = this.#context.delete(channelId);
+    // What the page showed of the turn goes with the reply or error that ended it; a fallback
+    // (the turn runs again later) keeps nothing.
+    const display = this.displays.take(channelId);
+    const kept = display !== null && (reply.kind === "reply" || reply.kind === "error");
     const record = await this.#store.settle({
       messageIds: messages.map((message) => message.id),
       state,
@@ -122,9 +126,9 @@ export class Settlements {
       ...(details.retryAt ? { retryAt: details.retryAt.toISOString() } : {}),
       ...(details.result ? { turn: turnRecord(details.result, this.#bindingOf(channelId)) } : {}),
       ...(withContext ? { context: context ?? null } : {}),
+      ...(kept ? { display: JSON.stringify(display) } : {}),
     });
     if (!record) return null;
-    await this.#keepDisplay(channelId, record.id, reply.kind);
     const message = storedMessage(record);
     for (const { id } of messages) {
       this.#bus.publish({ type: "message_state", messageId: id, state, channelId });
@@ -141,19 +145,5 @@ export class Settlements {
       this.#bus.publish({ type: "reply", message, channelId });
     }
     return message;
-  }
-
-  /**
-   * Stores what the page showed of the turn with the reply or error that ended it. A fallback
-   * (the turn runs again later) keeps nothing. The reply is stored already: a display that
-   * cannot be written leaves the history plainer, not wrong.
-   */
-  async #keepDisplay(channelId: string, messageId: string, kind: string): Promise<void> {
-    const display = this.displays.take(channelId);
-    if (display === null || (kind !== "reply" && kind !== "error")) return;
-    await this.#store
-      .turnDisplays()
-      .save(messageId, channelId, JSON.stringify(display))
-      .catch(() => {});
   }
 }

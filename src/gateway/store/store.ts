@@ -88,6 +88,11 @@ export interface Settlement {
    * answer: the turn's result said so just before it is settled, so one write does for both.
    */
   context?: ContextUsage | null;
+  /**
+   * What the page showed of the turn (`TurnDisplays`' JSON), kept by the reply in the same
+   * write, so the reply is never read without it.
+   */
+  display?: string;
 }
 
 /**

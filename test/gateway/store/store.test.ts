@@ -88,15 +88,36 @@ describe("the PostgreSQL gateway store", () => {
 });
 
 describe.each(adapters)("the $name gateway store", (adapter) => {
-  it("keeps what the page showed of a turn by the message that ended it, once", async () => {
+  it("keeps what the page showed of a turn with the reply that ended it, in the same write, once", async () => {
     const store = await adapter.open();
-    const message = await store.insertAgentMessage("chan", "done", "reply");
+    const asked = await store.insertUserMessage("chan", "do it", "http");
+    const answer = await store.settle({
+      messageIds: [asked.id],
+      state: "answered",
+      reply: { kind: "reply", text: "done" },
+      display: '{"events":[1]}',
+    });
+    if (answer === null) throw new Error("not settled");
+    // Settled again (another worker, a replay): nothing is answered twice or replaced.
+    const again = await store.settle({
+      messageIds: [asked.id],
+      state: "answered",
+      reply: { kind: "reply", text: "done again" },
+      display: '{"events":[2]}',
+    });
+    expect(again).toBeNull();
     const displays = store.turnDisplays();
-    await displays.save(message.id, "chan", '{"events":[1]}');
-    await displays.save(message.id, "chan", '{"events":[2]}');
-    expect(await displays.list([message.id, "unknown"])).toEqual(
-      new Map([[message.id, '{"events":[1]}']]),
+    expect(await displays.list([answer.id, "unknown"])).toEqual(
+      new Map([[answer.id, '{"events":[1]}']]),
     );
+    // A settlement without one keeps none.
+    const plain = await store.insertUserMessage("chan", "and this", "http");
+    const bare = await store.settle({
+      messageIds: [plain.id],
+      state: "failed",
+      reply: { kind: "error", text: "no" },
+    });
+    expect(await displays.list([bare?.id ?? ""])).toEqual(new Map());
     expect(await displays.list([])).toEqual(new Map());
     await store.close();
   });

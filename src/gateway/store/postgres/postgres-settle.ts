@@ -17,7 +17,8 @@ const MANY = "id = ANY($1::text[])";
  * A settlement as one statement (one round trip): the open messages locked (`FOR UPDATE`, so two workers
  * settling the same message answer it once), the channel's lease checked when this worker is
  * fenced (`FOR SHARE` holds off a take-over until the answer is written; another owner's lease
- * writes nothing), then the states, the reply, the channel's activity (and context usage, when given) and the turn.
+ * writes nothing), then the states, the reply, the channel's activity (and context usage, when given), the turn
+ * and what the page showed of it.
  * The reply's record is built here from what was written (reading the row back costs a worker
  * the parsing of every column).
  */
@@ -78,6 +79,11 @@ export async function settleStatement(
          session_id = excluded.session_id, created_at = excluded.created_at,
          channel_id = excluded.channel_id, binding = excluded.binding,
          input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens
+     ),
+     display AS (
+       INSERT INTO turn_displays (message_id, channel_id, display, created_at)
+       SELECT $17::text, channel_id, $24::text, $5 FROM allowed WHERE $24::text IS NOT NULL
+       ON CONFLICT (message_id) DO NOTHING
      )
      INSERT INTO messages (id, channel_id, role, kind, text, state, reply_to, source,
        created_at, updated_at, answers)
@@ -109,6 +115,7 @@ export async function settleStatement(
         turn?.binding ?? null,
         turn?.inputTokens ?? null,
         turn?.outputTokens ?? null,
+        settlement.display ?? null,
       ],
     ),
   );

@@ -3,17 +3,10 @@ import type { TurnDisplays } from "../turn-displays.js";
 
 /**
  * The `turn_displays` table (see `TurnDisplays`), shared by the workers: the worker that ran
- * the turn writes it, any worker reads it.
+ * the turn writes it (with the reply, in `settleStatement`), any worker reads it.
  */
 export function postgresTurnDisplays(pool: pg.Pool): TurnDisplays {
   return {
-    save: async (messageId, channelId, display) => {
-      await pool.query(
-        `INSERT INTO turn_displays (message_id, channel_id, display, created_at)
-         VALUES ($1, $2, $3, now()) ON CONFLICT (message_id) DO NOTHING`,
-        [messageId, channelId, display],
-      );
-    },
     list: async (messageIds) => {
       if (messageIds.length === 0) return new Map();
       const { rows } = await pool.query<{ message_id: string; display: string }>(

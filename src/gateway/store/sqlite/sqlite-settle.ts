@@ -11,7 +11,7 @@ export interface SettleRows {
 /**
  * A settlement's rows, inside the caller's transaction: every message of it still open moved to
  * its state, the reply (linked to each of them), the channel's activity (and context usage,
- * when given) and the turn. Returns the reply, or null when every message was answered already.
+ * when given), the turn and what the page showed of it. Returns the reply, or null when every message was answered already.
  */
 export function settleRows(settlement: Settlement, rows: SettleRows): MessageRecord | null {
   const { messageIds, state, reply, turn } = settlement;
@@ -46,6 +46,14 @@ export function settleRows(settlement: Settlement, rows: SettleRows): MessageRec
     now,
   );
   rows.insertRow(answer);
+  if (settlement.display !== undefined) {
+    rows
+      .statement(
+        `INSERT OR IGNORE INTO turn_displays (message_id, channel_id, display, created_at)
+           VALUES (?, ?, ?, ?)`,
+      )
+      .run(answer.id, firstOpen.channelId, settlement.display, now);
+  }
   const { context } = settlement;
   if (context === undefined) {
     rows

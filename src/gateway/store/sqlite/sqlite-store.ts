@@ -357,7 +357,7 @@ export class SqliteGatewayStore implements GatewayStore {
   }
 
   turnDisplays(): TurnDisplays {
-    return sqliteTurnDisplays(this.#database, this.#commits);
+    return sqliteTurnDisplays(this.#database);
   }
 
   sourceStore(): SourceStore {

@@ -1,22 +1,9 @@
 import type Database from "better-sqlite3";
 import type { TurnDisplays } from "../turn-displays.js";
-import type { GroupCommit } from "./group-commit.js";
 
 /** The `turn_displays` table of one gateway's SQLite store (see `TurnDisplays`). */
-export function sqliteTurnDisplays(
-  database: Database.Database,
-  commits: GroupCommit,
-): TurnDisplays {
+export function sqliteTurnDisplays(database: Database.Database): TurnDisplays {
   return {
-    save: (messageId, channelId, display) =>
-      commits.write(() => {
-        database
-          .prepare(
-            `INSERT OR IGNORE INTO turn_displays (message_id, channel_id, display, created_at)
-             VALUES (?, ?, ?, ?)`,
-          )
-          .run(messageId, channelId, display, new Date().toISOString());
-      }),
     list: async (messageIds) => {
       if (messageIds.length === 0) return new Map();
       const rows = database
