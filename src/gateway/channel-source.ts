@@ -36,6 +36,19 @@ export interface SourceContext {
    * turn runs. Absent where the gateway cannot yet: a chat's `/stop` then says so.
    */
   interrupt?(channelId: string): Promise<boolean>;
+  /**
+   * One connection per cluster: runs `receive` each time this worker takes the lease
+   * `source:<name>` (renewed with the channel leases; taken over within two lease periods when
+   * its holder dies), with a signal that aborts when the lease is lost or `signal` aborts.
+   * Resolves once `signal` aborts, or when `receive` ends on its own while the lease is held
+   * (the source gave up: a rejected token). Absent without a shared store: one worker, so the
+   * source just receives.
+   */
+  exclusive?(
+    name: string,
+    receive: (signal: AbortSignal) => Promise<void>,
+    signal: AbortSignal,
+  ): Promise<void>;
 }
 
 /**

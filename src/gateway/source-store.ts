@@ -1,7 +1,7 @@
 /**
  * What the gateway keeps for chat sources in its store (SQLite or PostgreSQL), lent to them
  * through `SourceContext.store`: the reply ledger (every outbound message written before it is
- * sent), pairing codes and the people they let in, and "allow always" grants per channel.
+ * sent), the inbound messages taken (by the platform's id), pairing codes and the people they let in, and "allow always" grants per channel.
  */
 
 /** What an outbound message is, for the ledger's readers and the chat's manners. */
@@ -118,8 +118,44 @@ export interface ChannelGrants {
   list(channelId: string): Promise<ChannelGrant[]>;
 }
 
+/** One of a source's channels with stored history (see `InboundDeliveries.channels`). */
+export interface KnownChannel {
+  channelId: string;
+  /** When its last user message was stored (ISO); undefined when it has none. */
+  lastMessageAt: string | undefined;
+}
+
+/** A claim not finished this long is taken to be a dead worker's (PostgreSQL). */
+export const UNFINISHED_CLAIM_MS = 5 * 60 * 1000;
+
+/** How long a delivery key is remembered: a redelivery comes within minutes, never weeks. */
+export const DELIVERY_KEY_DAYS = 14;
+
+/**
+ * The platform messages chat sources took, each by the platform's own stable id of it
+ * (`IncomingChat.deliveryKey`), so that a message delivered twice (a redelivery after a lost
+ * acknowledgement, another worker, a catch-up that reads it again) is taken once.
+ */
+export interface InboundDeliveries {
+  /**
+   * True the first time `(source, key)` is claimed through any worker; false after. A claim
+   * never finished (its gateway was killed while handling the message, before it was stored)
+   * is let go: at once when the SQLite file is opened again, after `UNFINISHED_CLAIM_MS` on
+   * PostgreSQL, so the platform's redelivery is taken. Claims older than `DELIVERY_KEY_DAYS`
+   * are pruned.
+   */
+  claim(source: string, key: string): Promise<boolean>;
+  /** The message was stored (or answered): its claim holds for good. */
+  finish(source: string, key: string): Promise<void>;
+  /** The message was not taken after all (the gateway is closing): a redelivery may claim it. */
+  release(source: string, key: string): Promise<void>;
+  /** The source's channels (`<source>:...`) the store has history of, for a catch-up. */
+  channels(source: string): Promise<KnownChannel[]>;
+}
+
 export interface SourceStore {
   outbound: OutboundLedger;
+  deliveries: InboundDeliveries;
   pairings: PairingBook;
   grants: ChannelGrants;
 }

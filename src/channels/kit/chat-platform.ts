@@ -32,6 +32,16 @@ export interface IncomingChat {
   text: string;
   /** The platform's id of this message (acknowledgements reply to it). */
   messageId: string;
+  /**
+   * The platform's stable identity of this message, unique within the source (Slack:
+   * `<channel id>:<message ts>`; Discord: the message snowflake; Telegram:
+   * `<chat>:<message_id>`). When set, the kit claims it in the store before handling the
+   * message, and a second delivery of it (a redelivery, another worker, a catch-up that reads
+   * it again) is dropped with a log line.
+   */
+  deliveryKey?: string | undefined;
+  /** The sender's roles where the platform has them (Discord), for `role:<id>` allow entries. */
+  roles?: string[] | undefined;
   /** A chat of several people, where the bot answers only when addressed (see `groups`). */
   group: boolean;
   /** Mentioned by name, replying to one of the bot's messages, or a command for this bot. */
@@ -104,9 +114,25 @@ export interface PlatformHandlers {
   log(line: string): void;
 }
 
+/** What the kit tells a platform's receiving loop about the store (the third argument of `receive`). */
+export interface ReceiveContext {
+  /**
+   * This source's channels with history in the store, each with the time (ISO) of its last
+   * stored user message: where to read what was missed after downtime or a dropped
+   * connection. Reading a message again is harmless when it carries a `deliveryKey`.
+   */
+  knownChannels(): Promise<Array<{ channelId: string; lastMessageAt: string | undefined }>>;
+}
+
 export interface ChatPlatform {
   /** The source's name and channel prefix: `telegram`. */
   readonly name: string;
+  /**
+   * One connection per cluster: `receive` runs only on the worker holding the lease
+   * `source:<name>` (on SQLite, always), and its signal aborts when that lease is lost.
+   * Sending and editing work from any worker.
+   */
+  readonly exclusive?: boolean;
   readonly limits: PlatformLimits;
   /** The bot's name on the platform (for `/cmd@bot` and mentions), once known. */
   readonly botName: string | undefined;
@@ -114,7 +140,7 @@ export interface ChatPlatform {
    * Receives updates until `signal` aborts or the token is rejected, calling `handlers` in
    * order, one at a time; backs off on failures. Resolves when it stops.
    */
-  receive(handlers: PlatformHandlers, signal: AbortSignal): Promise<void>;
+  receive(handlers: PlatformHandlers, signal: AbortSignal, context: ReceiveContext): Promise<void>;
   /** Sends a message to a channel; resolves to the platform's id of it. */
   send(channelId: string, message: OutgoingChat, signal: AbortSignal): Promise<string>;
   /** Replaces a sent message's text (and buttons). */

@@ -13,7 +13,13 @@ import { ApprovalCards } from "./approval-cards.js";
 import { type Backoff, DEFAULT_BACKOFF } from "./backoff.js";
 import { ChatAccess } from "./chat-access.js";
 import { answerChatCommand, parseCommand } from "./chat-commands.js";
-import type { ButtonPress, ChatPlatform, IncomingChat } from "./chat-platform.js";
+import type {
+  ButtonPress,
+  ChatPlatform,
+  IncomingChat,
+  PlatformHandlers,
+  ReceiveContext,
+} from "./chat-platform.js";
 import { acknowledgementText, MENU_COMMANDS } from "./kit-texts.js";
 import { memorySourceStore } from "./memory-source-store.js";
 import { ReplyOutbox } from "./reply-outbox.js";
@@ -142,17 +148,23 @@ export class ChatSource implements ChannelSource {
     rescan.unref();
     signal.addEventListener("abort", () => clearInterval(rescan), { once: true });
     const commands = platform.setCommands?.(MENU_COMMANDS).catch(() => undefined);
-    const receiving = platform
-      .receive(
-        {
-          message: (message) => this.#message(session, message),
-          button: (press) => this.#button(session, press),
-          badToken: (status) => this.#rejectToken(status),
-          log: this.#log,
-        },
-        signal,
-      )
-      .catch((error: unknown) => this.#log(`${this.name}: receiving ended: ${describe(error)}`));
+    const handlers: PlatformHandlers = {
+      message: (message) => this.#message(session, message),
+      button: (press) => this.#button(session, press),
+      badToken: (status) => this.#rejectToken(status),
+      log: this.#log,
+    };
+    const receiveContext: ReceiveContext = {
+      knownChannels: () => store.deliveries.channels(this.name),
+    };
+    const receive = (receiving: AbortSignal) =>
+      platform.receive(handlers, receiving, receiveContext);
+    // One connection per cluster: only the worker holding the source's lease receives.
+    const receiving = (
+      platform.exclusive && context.exclusive
+        ? context.exclusive(this.name, receive, signal)
+        : receive(signal)
+    ).catch((error: unknown) => this.#log(`${this.name}: receiving ended: ${describe(error)}`));
     this.#loop = Promise.all([commands, receiving])
       .then(() => outbox.idle())
       .finally(() => {
@@ -191,16 +203,30 @@ export class ChatSource implements ChannelSource {
   }
 
   async #message(session: Session, message: IncomingChat): Promise<void> {
+    const key = message.deliveryKey;
+    const { deliveries } = session.store;
+    if (key !== undefined && !(await deliveries.claim(this.name, key))) {
+      this.#log(`${this.name}: message ${key} was delivered before; dropped`);
+      return;
+    }
     try {
       await this.#take(session, message);
     } catch (error) {
-      if (error instanceof GatewayClosedError) throw error;
+      if (error instanceof GatewayClosedError) {
+        // Not taken: the platform delivers it again after the restart, and that is claimed.
+        if (key !== undefined) await deliveries.release(this.name, key).catch(() => undefined);
+        throw error;
+      }
       this.#log(`${this.name}: message ${message.messageId} failed: ${describe(error)}`);
       await session.outbox.send(message.channelId, "notice", {
         text: `Could not take the message: ${describe(error)}`,
         format: "plain",
       });
     }
+    if (key === undefined) return;
+    await deliveries.finish(this.name, key).catch((error: unknown) => {
+      this.#log(`${this.name}: could not mark message ${key} taken: ${describe(error)}`);
+    });
   }
 
   async #take(session: Session, message: IncomingChat): Promise<void> {

@@ -16,6 +16,7 @@ export function memorySourceStore(): SourceStore {
   const entries = new Map<string, OutboundEntry>();
   const pairings: PairingRequest[] = [];
   const grants: ChannelGrant[] = [];
+  const deliveries = new Set<string>();
   const now = () => new Date().toISOString();
   const copy = (entry: OutboundEntry | undefined) => (entry ? { ...entry } : null);
   const change = (id: string, fields: Partial<OutboundEntry>) => {
@@ -75,6 +76,16 @@ export function memorySourceStore(): SourceStore {
           .filter((entry) => entry.source === source && /^(pending|sending)$/.test(entry.state))
           .map((entry) => ({ ...entry })),
       unrecorded: async () => [],
+    },
+    deliveries: {
+      claim: async (source, key) => {
+        const known = deliveries.size;
+        deliveries.add(JSON.stringify([source, key]));
+        return deliveries.size > known;
+      },
+      finish: async () => {},
+      release: async (source, key) => void deliveries.delete(JSON.stringify([source, key])),
+      channels: async () => [],
     },
     pairings: {
       request: async (fields, ttlMs, maxPending) => {

@@ -46,6 +46,8 @@ export function retryDelayMs(error: unknown, failures: number, backoff: Backoff)
  */
 export class TelegramPlatform implements ChatPlatform {
   readonly name = "telegram";
+  /** Two `getUpdates` pollers of one bot conflict (Telegram answers one of them 409). */
+  readonly exclusive = true;
   readonly limits = {
     messageLength: TELEGRAM_MESSAGE_LIMIT,
     editIntervalMs: (group: boolean) => (group ? 3000 : 1000),

@@ -94,6 +94,7 @@ export function incomingOf(
     userName: nameOf(message.from),
     text,
     messageId: String(message.message_id),
+    deliveryKey: `${chatId}:${message.message_id}`,
     group,
     addressed: addresses(message, text, bot),
     replyTo:

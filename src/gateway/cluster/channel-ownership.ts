@@ -3,6 +3,7 @@ import { ANY_WORKER, type SharedStore, type WorkerLeases } from "../store/shared
 import type { MessageRecord } from "../store/store.js";
 import { isStoreUnavailable } from "../store/store-unavailable-error.js";
 import type { ForwardWatch } from "./forwarded-outcome.js";
+import { isSourceLease, SourceLeases } from "./source-leases.js";
 
 export interface ChannelOwnershipOptions {
   store: SharedStore;
@@ -41,6 +42,8 @@ export interface ChannelOwnershipOptions {
 export class ChannelOwnership {
   readonly #options: ChannelOwnershipOptions;
   readonly #leases: WorkerLeases;
+  /** The leases of sources that receive on one worker of the cluster (see source-leases.ts). */
+  readonly #sources: SourceLeases;
   readonly #held = new Set<string>();
   /** Channels just taken, until their session is ready to resume here. */
   readonly #adopting = new Map<string, Promise<void>>();
@@ -63,12 +66,20 @@ export class ChannelOwnership {
   constructor(options: ChannelOwnershipOptions) {
     this.#options = options;
     this.#leases = options.store.channelLeases(options.worker, options.leaseSeconds);
+    this.#sources = new SourceLeases(this.#leases, options.logger ?? (() => {}));
     options.store.fence(options.worker);
   }
 
   get worker(): string {
     return this.#options.worker;
   }
+
+  /** `SourceContext.exclusive`: the source receives only while this worker holds its lease. */
+  receiveExclusive = (
+    name: string,
+    receive: (signal: AbortSignal) => Promise<void>,
+    signal: AbortSignal,
+  ): Promise<void> => this.#sources.run(name, receive, signal);
 
   /** Whether this worker drives the channel now (it claimed it and has not lost it since). */
   holds = (channelId: string): boolean => this.#held.has(channelId);
@@ -242,8 +253,10 @@ export class ChannelOwnership {
     if (this.#stopped) return;
     const { router, store, logger } = this.#options;
     const asked = Date.now();
-    const kept = new Set(await this.#leases.renew());
+    const renewed = await this.#leases.renew();
     this.#armLapse(asked);
+    this.#sources.renewed(new Set(renewed));
+    const kept = new Set(renewed.filter((key) => !isSourceLease(key)));
     this.#confirmedAt.clear();
     for (const channelId of kept) this.#confirmedAt.set(channelId, asked);
     // Still ours after a lapse that stopped its turn (`#lapsed`): held again, and its messages
@@ -265,6 +278,7 @@ export class ChannelOwnership {
       await this.#options.stopChannel(channelId).catch(() => {});
     }
     if (this.#quiet) return;
+    await this.#sources.takeWanted();
     const orphans = await this.#leases.claimOrphans();
     if (orphans.length === 0) return;
     const taken = new Set(orphans);
@@ -301,6 +315,7 @@ export class ChannelOwnership {
    */
   async #lapsed(): Promise<void> {
     if (this.#stopped) return;
+    this.#sources.lapsed();
     const abandoned = [...this.#held].filter((channelId) =>
       this.#options.router.abandon(channelId),
     );
@@ -329,6 +344,7 @@ export class ChannelOwnership {
    */
   quiesce(): void {
     this.#quiet = true;
+    this.#sources.close();
   }
 
   /**
@@ -338,6 +354,7 @@ export class ChannelOwnership {
    */
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#sources.close();
     this.#confirmedAt.clear();
     clearInterval(this.#timer);
     clearTimeout(this.#lapseTimer);

@@ -46,6 +46,7 @@ export async function startSources({
     worker,
     // A chat's /stop: the turn running on this worker (the page's Stop does the same).
     interrupt: (channelId) => router.interrupt(channelId),
+    ...(ownership ? { exclusive: ownership.receiveExclusive } : {}),
   };
   for (const source of sources) {
     await source.start(

@@ -271,6 +271,17 @@ export const migrations: readonly string[] = [
     WHERE messages.id = turns.message_id;
   CREATE INDEX turns_by_time ON turns(created_at);
   `,
+  // Each platform message a chat source took, by its own id: a redelivery is dropped.
+  `
+  CREATE TABLE inbound_deliveries (
+    source text NOT NULL,
+    delivery_key text NOT NULL,
+    created_at timestamptz NOT NULL,
+    finished_at timestamptz,
+    PRIMARY KEY (source, delivery_key)
+  );
+  CREATE INDEX inbound_deliveries_by_time ON inbound_deliveries(created_at);
+  `,
 ];
 
 /** The schema version a fully migrated database reports. */

@@ -18,6 +18,7 @@ import {
   toOutbound,
   toPairing,
 } from "../source-rows.js";
+import { postgresInboundDeliveries } from "./postgres-inbound-deliveries.js";
 
 /** Stores a line in a channel's history (an `error` message). */
 export type InsertLine = (channelId: string, text: string) => Promise<{ id: string }>;
@@ -30,6 +31,7 @@ export type InsertLine = (channelId: string, text: string) => Promise<{ id: stri
 export function postgresSourceStore(pool: pg.Pool, insertLine: InsertLine): SourceStore {
   return {
     outbound: postgresLedger(pool, insertLine),
+    deliveries: postgresInboundDeliveries(pool),
     pairings: postgresPairings(pool),
     grants: postgresGrants(pool),
   };

@@ -175,6 +175,17 @@ export const migrations: readonly string[] = [
   UPDATE turns SET channel_id = (SELECT channel_id FROM messages WHERE id = turns.message_id);
   CREATE INDEX turns_by_time ON turns(created_at);
   `,
+  // Each platform message a chat source took, by its own id: a redelivery is dropped.
+  `
+  CREATE TABLE inbound_deliveries (
+    source TEXT NOT NULL,
+    delivery_key TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    finished_at TEXT,
+    PRIMARY KEY (source, delivery_key)
+  );
+  CREATE INDEX inbound_deliveries_by_time ON inbound_deliveries(created_at);
+  `,
 ];
 
 /** The schema version a fully migrated database reports. */

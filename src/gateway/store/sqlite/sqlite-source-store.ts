@@ -21,6 +21,7 @@ import {
   toPairing,
 } from "../source-rows.js";
 import type { GroupCommit } from "./group-commit.js";
+import { sqliteInboundDeliveries } from "./sqlite-inbound-deliveries.js";
 
 /** Writes a line in a channel's history (an `error` message, stored now); returns its id. */
 export type InsertLine = (channelId: string, text: string) => string;
@@ -43,6 +44,7 @@ export function sqliteSourceStore(
   }
   return {
     outbound: sqliteLedger(database, commits, insertLine),
+    deliveries: sqliteInboundDeliveries(database, commits),
     pairings: sqlitePairings(database, commits),
     grants: sqliteGrants(database, commits),
   };

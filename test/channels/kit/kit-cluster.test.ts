@@ -1,0 +1,172 @@
+/**
+ * The chat kit on PostgreSQL with two workers (one throwaway cluster for the file): a source
+ * whose platform is `exclusive` receives on one worker only, and the other takes over within
+ * two lease periods once the first is stopped or dies; a message's delivery key is claimed
+ * once across workers, and a dead worker's unfinished claim is taken again.
+ */
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ChatSource } from "../../../src/channels/kit/chat-source.js";
+import { PermissionRequests } from "../../../src/gateway/agents/permission-requests.js";
+import { ChannelOwnership } from "../../../src/gateway/cluster/channel-ownership.js";
+import { EventBus } from "../../../src/gateway/event-bus.js";
+import type { Router } from "../../../src/gateway/routing/router.js";
+import { PostgresGatewayStore } from "../../../src/gateway/store/postgres/postgres-store.js";
+import { FakeChatPlatform } from "../../helpers/fake-chat-platform.js";
+import { type PostgresCluster, startPostgresCluster } from "../../helpers/postgres-cluster.js";
+import { waitFor } from "../../helpers/wait-for.js";
+
+const LEASE_SECONDS = 1;
+
+let cluster: PostgresCluster;
+/** One database for the file: each test's source has a name (and so a lease) of its own. */
+let url: string;
+const cleanups: Array<() => Promise<unknown>> = [];
+
+beforeAll(async () => {
+  cluster = await startPostgresCluster();
+  url = await cluster.createDatabase();
+});
+
+afterAll(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+  await cluster?.destroy();
+});
+
+/**
+ * The routing a worker's ownership calls for channels: no channel has messages here, so none
+ * is ever routed; the ownership's part under test is the source's lease.
+ */
+const idleRouter = {
+  inflight: () => false,
+  forget: () => {},
+  abandon: () => false,
+  useSession: () => {},
+  routeStored: () => {},
+} as unknown as Router;
+
+/** One worker: its store, its channel ownership and a chat source on an exclusive platform. */
+async function startWorker(name: string, sourceName: string) {
+  const store = await PostgresGatewayStore.open(url);
+  const logs: string[] = [];
+  const log = (line: string) => logs.push(line);
+  const ownership = new ChannelOwnership({
+    store,
+    router: idleRouter,
+    worker: name,
+    leaseSeconds: LEASE_SECONDS,
+    stopChannel: async () => {},
+    logger: log,
+  });
+  const bus = new EventBus();
+  const permissions = new PermissionRequests({ bus });
+  const platform = new FakeChatPlatform(sourceName, { exclusive: true });
+  const source = new ChatSource({ platform, allow: ["7"], logger: log });
+  const closing = new AbortController();
+  const delivered: string[] = [];
+  await source.start(
+    async (channelId, text) => {
+      const message = await store.insertUserMessage(channelId, text, sourceName);
+      delivered.push(text);
+      return { id: message.id, disposition: "started" };
+    },
+    {
+      subscribe: (channelId, listener) =>
+        bus.subscribe(channelId, (numbered) => listener(numbered.event), 0),
+      channelIds: async () => [],
+      permissions,
+      signal: closing.signal,
+      store: store.sourceStore(),
+      worker: name,
+      exclusive: ownership.receiveExclusive,
+    },
+  );
+  await ownership.start();
+  const worker = {
+    name,
+    store,
+    ownership,
+    platform,
+    delivered,
+    logs,
+    /** A clean shutdown: receiving stops and the leases are released. */
+    stop: async () => {
+      closing.abort();
+      await source.stop();
+      await ownership.stop();
+      permissions.close();
+      await store.close();
+    },
+  };
+  cleanups.push(worker.stop);
+  return worker;
+}
+
+async function twoWorkers(sourceName: string) {
+  const a = await startWorker("worker-a", sourceName);
+  const b = await startWorker("worker-b", sourceName);
+  return [a, b] as const;
+}
+
+describe("an exclusive chat source on two PostgreSQL workers", () => {
+  it("receives on one worker only; the other takes over at once after a clean stop", async () => {
+    const workers = await twoWorkers("clean");
+    const receiver = await waitFor(
+      () => workers.find((worker) => worker.platform.receiving),
+      "a worker receiving",
+    );
+    const other = workers.find((worker) => worker !== receiver)!;
+    // A whole renewal and sweep of the other worker, after which it still only waits.
+    await other.ownership.revalidate();
+    expect(other.platform.receives).toBe(0);
+    expect(other.logs).toContain(
+      "clean: another worker receives (lease source:clean); this one waits",
+    );
+    const stopped = Date.now();
+    await receiver.stop();
+    await waitFor(() => other.platform.receiving, "the other worker receiving");
+    expect(Date.now() - stopped).toBeLessThan(LEASE_SECONDS * 1000);
+    expect(other.platform.receives).toBe(1);
+  });
+
+  it("takes over within two lease periods when the receiving worker dies", async () => {
+    const workers = await twoWorkers("killed");
+    const receiver = await waitFor(
+      () => workers.find((worker) => worker.platform.receiving),
+      "a worker receiving",
+    );
+    const other = workers.find((worker) => worker !== receiver)!;
+    // Dead to the cluster: its connections gone, its leases neither renewed nor released.
+    const died = Date.now();
+    await receiver.store.close();
+    await waitFor(() => other.platform.receiving, "the other worker receiving", 4_000);
+    expect(Date.now() - died).toBeLessThan(2 * LEASE_SECONDS * 1000);
+  });
+
+  it("hands a message read by both workers to one of them", async () => {
+    const a = await PostgresGatewayStore.open(url);
+    const b = await PostgresGatewayStore.open(url);
+    cleanups.push(
+      () => a.close(),
+      () => b.close(),
+    );
+    const database = new pg.Client(url);
+    await database.connect();
+    cleanups.push(() => database.end());
+    const ageClaims = () =>
+      database.query("UPDATE inbound_deliveries SET created_at = now() - interval '10 minutes'");
+    const deliveriesA = a.sourceStore().deliveries;
+    const deliveriesB = b.sourceStore().deliveries;
+    const won = await Promise.all([
+      deliveriesA.claim("fake", "7:1"),
+      deliveriesB.claim("fake", "7:1"),
+    ]);
+    expect(won.filter(Boolean)).toHaveLength(1);
+    // A claim whose worker died before finishing it is taken again once it is stale.
+    await ageClaims();
+    expect(await deliveriesB.claim("fake", "7:1")).toBe(true);
+    await deliveriesB.finish("fake", "7:1");
+    await ageClaims();
+    expect(await deliveriesA.claim("fake", "7:1")).toBe(false);
+  });
+});
