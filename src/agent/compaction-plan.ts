@@ -52,6 +52,21 @@ export function keptFrom(history: readonly Message[], keepTokens: number): numbe
   return chosen <= (isSummaryMessage(history[0]) ? 1 : 0) ? latest : chosen;
 }
 
+/**
+ * Where a manual `/compact` cuts: at the most recent exchange (the last prompt the user typed,
+ * not tool results, and all that followed it), so everything before it is summarized, as
+ * Claude Code's `/compact` keeps only the summary and the last exchange. Falls back to
+ * `keptFrom` when the conversation holds no earlier exchange to summarize.
+ */
+export function manualCut(history: readonly Message[], keepTokens: number): number {
+  const head = isSummaryMessage(history[0]) ? 1 : 0;
+  for (let index = history.length - 1; index > head; index--) {
+    const message = history[index] as Message;
+    if (message.role === "user" && isCutPoint(history, index)) return index;
+  }
+  return keptFrom(history, keepTokens);
+}
+
 /** The texts the user typed in `messages` (not tool results, notifications or summaries). */
 export function userTexts(messages: readonly Message[]): string[] {
   const texts: string[] = [];

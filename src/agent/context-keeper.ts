@@ -13,6 +13,7 @@ import type { CompactionBoundary, CompactionTrigger } from "./compaction-boundar
 import {
   isSummaryMessage,
   keptFrom,
+  manualCut,
   nextExchange,
   pinnedTexts,
   userTexts,
@@ -163,10 +164,15 @@ export class ContextKeeper {
       emit({ type: "compaction_end", trigger, preTokens, postTokens: preTokens, error });
       return { ok: false, error, aborted, usage };
     };
-    if (!this.canCompact(history)) {
+    // Automatic compaction keeps the recent part that fits `keepTokens`; a manual one keeps
+    // only the last exchange (the person asked for the context to shrink).
+    const cut =
+      trigger === "manual"
+        ? manualCut(history, this.budget.keepTokens)
+        : keptFrom(history, this.budget.keepTokens);
+    if (cut <= (isSummaryMessage(history[0]) ? 1 : 0)) {
       return fail("Not enough conversation to compact yet.", emptyUsage());
     }
-    const cut = keptFrom(history, this.budget.keepTokens);
     const summarized = await this.#summarize(history, shape, cut, options);
     if (!summarized.ok) return fail(summarized.error, summarized.usage, summarized.aborted);
 
@@ -174,10 +180,11 @@ export class ContextKeeper {
     if (this.#userTexts.length > MAX_USER_TEXTS) {
       this.#userTexts.splice(1, this.#userTexts.length - MAX_USER_TEXTS);
     }
-    const text = summaryMessageText(
-      summarized.summary,
-      pinnedTexts(this.#userTexts, this.budget.pinnedTokens),
-    );
+    // The user's earlier messages are pinned word for word beside an automatic summary; a
+    // manual one is the summary alone (which quotes the user's instructions), so it shrinks.
+    const pinned =
+      trigger === "manual" ? [] : pinnedTexts(this.#userTexts, this.budget.pinnedTokens);
+    const text = summaryMessageText(summarized.summary, pinned);
     const kept = history.slice(cut);
     const summaryBlock: ContentBlock = { type: "text", text };
     const first = kept[0];

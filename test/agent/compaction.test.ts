@@ -280,6 +280,28 @@ describe("/compact", () => {
     await session.close();
   });
 
+  it("keeps only the summary and the last exchange, however big the window, and says the true sizes", async () => {
+    const { api, model } = await start();
+    // A 200k window keeps 20k tokens verbatim when compacting by itself: all of this would fit.
+    const { session, events } = sessionOf(model, 200_000);
+    const asked = [0, 1, 2].map((turn) => `${filler(turn)} ${"padding ".repeat(400)}`);
+    for (const text of asked) await session.send(text);
+    const outcome = await session.compact();
+    expect(outcome.isError).toBe(false);
+    expect(isSummaryRequest(api.mainRequests().at(-1) as RecordedRequest)).toBe(true);
+    // The summary (with the last prompt after it), then the last reply: nothing else verbatim.
+    expect(session.history).toHaveLength(2);
+    const head = JSON.stringify(session.history[0]);
+    expect(head).toContain("This session continues");
+    expect(head).toContain(asked[2]);
+    expect(JSON.stringify(session.history[1])).toContain("noted: turn 2");
+    const end = events.find((event) => event.type === "compaction_end");
+    if (end?.type !== "compaction_end") throw new Error("no compaction_end");
+    expect(end.trigger).toBe("manual");
+    expect(end.postTokens).toBeLessThan(end.preTokens);
+    await session.close();
+  });
+
   it("says when there is nothing to compact", async () => {
     const { model } = await start();
     const { session } = sessionOf(model, 200_000);
