@@ -37,6 +37,12 @@ export interface SourceContext {
    */
   interrupt?(channelId: string): Promise<boolean>;
   /**
+   * Who may talk in a channel, when the binding it uses (the gateway's configuration file,
+   * as it stands now) carries an `allow` list: user ids, chat or channel ids, `role:<id>`.
+   * Undefined: the source's own allow-list applies.
+   */
+  allowFor?(channelId: string): readonly string[] | undefined;
+  /**
    * One connection per cluster: runs `receive` each time this worker takes the lease
    * `source:<name>` (renewed with the channel leases; taken over within two lease periods when
    * its holder dies), with a signal that aborts when the lease is lost or `signal` aborts.

@@ -66,6 +66,8 @@ export interface ButtonPress {
   pressId: string;
   /** The platform id of the message the button is on. */
   messageId: string;
+  /** The presser's roles where the platform has them (Discord), for `role:<id>` allow entries. */
+  roles?: string[] | undefined;
 }
 
 export interface Button {

@@ -119,7 +119,9 @@ export class ChatSource implements ChannelSource {
       log: this.#log,
       onBadToken: (status) => this.#rejectToken(status),
     });
-    const access = new ChatAccess(this.name, this.#options.allow, store.pairings);
+    const access = new ChatAccess(this.name, this.#options.allow, store.pairings, (channelId) =>
+      context.allowFor?.(channelId),
+    );
     await access.load();
     const session: Session = {
       deliver,
@@ -233,7 +235,7 @@ export class ChatSource implements ChannelSource {
     const { outbox, access } = session;
     const { channelId } = message;
     if (message.group && this.#options.groups !== "all" && !message.addressed) return;
-    if (!(await access.allowed(message.chatId, message.userId))) {
+    if (!(await access.allowed(message))) {
       const answer = await access.stranger(message);
       if (answer === null) return;
       const who = message.userId === undefined ? "a message" : `user ${message.userId}`;
@@ -295,7 +297,7 @@ export class ChatSource implements ChannelSource {
   async #button(session: Session, press: ButtonPress): Promise<void> {
     const { platform } = this.#options;
     let answer: string | undefined;
-    if (!(await session.access.allowed(press.chatId, press.userId))) {
+    if (!(await session.access.allowed(press))) {
       answer = "Only people allowed in this chat can decide.";
     } else {
       answer = await session.approvals.press(press).catch((error: unknown) => describe(error));

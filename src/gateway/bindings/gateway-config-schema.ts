@@ -91,6 +91,11 @@ export const BindingSchema = jsonObject(
         ),
         v.minLength(1, "must name at least one channel pattern"),
       ),
+      /**
+       * Who may talk in the binding's channels, in place of the chat source's allow-list:
+       * user ids, chat or channel ids, and `role:<id>` for a sender's role (Discord).
+       */
+      allow: v.optional(v.array(text("a user, chat or role:<id>"), "must be an array of ids")),
       ...bindingEntries,
     },
     "must be an object",

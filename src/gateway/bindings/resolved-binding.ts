@@ -38,6 +38,11 @@ export interface ResolvedBinding {
   maxLive: number | undefined;
   /** This binding's own limits (not inherited from `defaults`); undefined: none. */
   budget: Budget | undefined;
+  /**
+   * Who may talk in its channels (user, chat and `role:<id>` ids), in place of the chat
+   * source's allow-list; the binding's own; undefined: the source's list applies.
+   */
+  allow: string[] | undefined;
 }
 
 /**
@@ -48,7 +53,7 @@ export interface ResolvedBinding {
 export function resolveBinding(
   name: string,
   match: string[],
-  own: BindingDefaultsConfig,
+  own: BindingDefaultsConfig & { allow?: string[] | undefined },
   defaults: BindingDefaultsConfig,
   fallback: BindingFallback,
 ): ResolvedBinding {
@@ -64,5 +69,6 @@ export function resolveBinding(
     isolation: own.isolation ?? defaults.isolation,
     maxLive: own.maxLive,
     budget: own.budget,
+    allow: own.allow,
   };
 }

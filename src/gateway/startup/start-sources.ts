@@ -47,6 +47,8 @@ export async function startSources({
     // A chat's /stop: the turn running on this worker (the page's Stop does the same).
     interrupt: (channelId) => router.interrupt(channelId),
     ...(ownership ? { exclusive: ownership.receiveExclusive } : {}),
+    // Read at each message, so a reloaded configuration applies to the next one.
+    allowFor: (channelId) => runtime.bindings.bindingFor(channelId).allow,
   };
   for (const source of sources) {
     await source.start(
