@@ -17,9 +17,10 @@ export interface ClaudeProcessOptions extends CommandOptions {
   /**
    * Lines the child writes while no turn is in flight: a rudder child wakes
    * itself when a background task ends after its turn, and answers with a
-   * turn of its own (`system/task_notification`, `assistant`, `result`).
+   * turn of its own (`system/task_notification`, `assistant`, `result`). With a `result`
+   * line, `costUsd`: what that turn cost (the growth of the process's running total).
    */
-  onIdleLine?: ((line: Record<string, unknown>) => void) | undefined;
+  onIdleLine?: ((line: Record<string, unknown>, costUsd?: number) => void) | undefined;
   /**
    * Called at once before each line is written to the child (a message, a control response,
    * an interrupt): the gateway commits what it has stored but not yet committed, so an agent

@@ -255,7 +255,10 @@ export class ClaudeProcess {
     // Without lifecycle lines, any line of the turn says the CLI has read what was written.
     if (turn && line.type !== "command_lifecycle" && !this.#lifecycleSeen) turn.state.noteStarted();
     if (turn) turn.options.onEvent?.(line);
-    else if (line.type !== "control_request" && line.type !== "control_response") {
+    else if (line.type === "result" && typeof line.total_cost_usd === "number") {
+      // Read before the running total below takes the line's.
+      this.options.onIdleLine?.(line, Math.max(0, line.total_cost_usd - this.#costTotal));
+    } else if (line.type !== "control_request" && line.type !== "control_response") {
       this.options.onIdleLine?.(line);
     }
     if (typeof line.session_id === "string" && line.type === "system" && line.subtype === "init") {

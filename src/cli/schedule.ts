@@ -6,7 +6,7 @@ import { CONNECTION_FLAGS, connectToGateway } from "./gateway-connection.js";
 export const SCHEDULE_USAGE = `usage: rudder schedule add "<cron>" --channel C "<prompt>"
        rudder schedule list
        rudder schedule rm <id>
-       rudder schedule resume <id>      (a schedule that paused itself after failures)
+       rudder schedule resume <id>      (a schedule that paused itself: failures, a budget)
   (all take --url URL and --data DIR to find the running gateway)
   Cron has 5 fields, or 6 with seconds first: "0 9 * * 1-5" is 09:00 on weekdays.`;
 
@@ -57,7 +57,9 @@ export async function scheduleCommandLine(argv: readonly string[], io: CommandIo
       const schedules = await client.listSchedules();
       if (schedules.length === 0) io.stdout.write("no schedules\n");
       for (const schedule of schedules) {
-        const state = schedule.paused ? "paused" : `next ${schedule.nextRunAt ?? "never"}`;
+        // A schedule that paused itself says why (a budget reached, its last failure).
+        const why = schedule.lastError === null ? "" : ` (${schedule.lastError})`;
+        const state = schedule.paused ? `paused${why}` : `next ${schedule.nextRunAt ?? "never"}`;
         io.stdout.write(
           `${schedule.id}\t${schedule.cron}\t${schedule.channelId}\t${state}\t${schedule.prompt}\n`,
         );

@@ -8,7 +8,9 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Writable } from "node:stream";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { scheduleCommandLine } from "../../src/cli/schedule.js";
 import { GatewayBindings } from "../../src/gateway/bindings/bindings.js";
 import { loadGatewayConfig } from "../../src/gateway/bindings/load-gateway-config.js";
 import type { SpendReport } from "../../src/gateway/budgets/spend-report.js";
@@ -20,6 +22,12 @@ import {
 } from "../helpers/fake-messages-api.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { type ApiMessage, startRudderGateway, type TestGateway } from "./helpers.js";
+
+interface ListedSchedule {
+  id: string;
+  paused: boolean;
+  lastError: string | null;
+}
 
 let api: FakeMessagesApi;
 let gateway: TestGateway;
@@ -94,6 +102,54 @@ it("stops a turn that crosses its limit at its next model call, its work kept", 
   expect(mainRequests()).toBeLessThanOrEqual(2);
 });
 
+// Between the turn that crossed the limit and the raise.
+it("pauses a schedule over its binding's budget, and says why in the API and `rudder schedule list`", async () => {
+  const added = await gateway.api<{ schedule: ListedSchedule }>("POST", "/api/schedules", {
+    cron: "* * * * * *",
+    channelId: "tight-a",
+    prompt: "tick",
+  });
+  expect(added.status).toBe(201);
+  const paused = await waitFor(async () => {
+    const { body } = await gateway.api<{ schedules: ListedSchedule[] }>("GET", "/api/schedules");
+    return body.schedules.find((each) => each.id === added.body.schedule.id && each.paused);
+  }, "the schedule paused");
+  expect(paused.lastError).toMatch(
+    /^Budget reached: the daily limit per channel of binding "tight" is \$0\.0010, and \$0\.\d+ was spent today\./,
+  );
+  // Nothing of the schedule's reached the channel but the notice saying so.
+  const messages = await waitFor(async () => {
+    const all = await gateway.messages("tight-a");
+    return all.at(-1)?.role === "system" ? all : undefined;
+  }, "the schedule's notice");
+  expect(messages.some((each) => each.text === "tick")).toBe(false);
+  expect(messages.at(-1)?.text).toContain(
+    `Schedule ${paused.id} ("* * * * * *") paused itself: Budget reached`,
+  );
+
+  let listed = "";
+  const stdout = new Writable({
+    write(chunk, _encoding, done) {
+      listed += String(chunk);
+      done();
+    },
+  });
+  const code = await scheduleCommandLine(
+    ["list", "--url", gateway.url, "--data", gateway.dataDir],
+    {
+      stdout,
+      stderr: stdout,
+      stdin: process.stdin,
+      env: {},
+    },
+  );
+  expect(code).toBe(0);
+  expect(listed).toContain(
+    `${paused.id}\t* * * * * *\ttight-a\tpaused (Budget reached: the daily limit per channel of binding "tight"`,
+  );
+  await gateway.api("DELETE", `/api/schedules/${paused.id}`);
+});
+
 it("answers a message past the limit at once, sends nothing, and goes on once it is raised", async () => {
   const before = mainRequests();
   const posted = await gateway.api<{ id: string }>("POST", "/api/channels/tight-a/messages", {
@@ -144,4 +200,59 @@ it("says the channel's spend in /status", async () => {
   expect(reply.text).toMatch(
     /Spend: today \$0\.\d{4}, [\d,]+ tokens; this month \$0\.\d{4}, [\d,]+ tokens; the daily limit per channel of binding "tight": \$0\.\d{4} of \$100\.00, resets \d{4}-\d\d-\d\d 00:00 UTC/,
   );
+});
+
+async function channelSpent(channelId: string): Promise<{ usd: number; tokens: number }> {
+  const { body } = await gateway.api<SpendReport>("GET", "/api/spend");
+  return body.channels.find((each) => each.channelId === channelId)?.today ?? { usd: 0, tokens: 0 };
+}
+
+it("counts a wake-up's spend (a background task's end) and a /compact's", async () => {
+  const go = join(workspace, "wake-go");
+  api.push(
+    {
+      toolUse: {
+        name: "Bash",
+        input: {
+          command: `while [ ! -e ${go} ]; do sleep 0.05; done; printf build-ok`,
+          run_in_background: true,
+        },
+      },
+    },
+    { text: "Started the build." },
+    { text: "The build finished: build-ok." },
+  );
+  const posted = await gateway.api<{ id: string }>("POST", "/api/channels/tight-a/messages", {
+    text: "run the build",
+  });
+  await settledAs("tight-a", posted.body.id, "answered");
+  const afterTurn = await channelSpent("tight-a");
+  expect(afterTurn.tokens).toBeGreaterThan(0);
+  const before = mainRequests();
+  // The background task ends only now: the agent wakes itself, makes a model call, answers.
+  writeFileSync(go, "");
+  await waitFor(
+    async () =>
+      (await gateway.messages("tight-a")).some((each) => each.text.includes("finished: build-ok")),
+    "the wake-up's reply",
+    30_000,
+  );
+  const wakeCalls = api.requests.filter((request) => request.main).slice(before);
+  expect(wakeCalls.length).toBeGreaterThan(0);
+  const wakeTokens = wakeCalls.reduce((sum, request) => sum + request.tokens, 0);
+  const afterWake = await waitFor(async () => {
+    const spent = await channelSpent("tight-a");
+    return spent.tokens >= afterTurn.tokens + wakeTokens ? spent : undefined;
+  }, "the wake-up's spend counted");
+  expect(afterWake.usd).toBeGreaterThan(afterTurn.usd);
+
+  const beforeCompact = mainRequests();
+  const compacted = await gateway.api<{ ok: boolean }>("POST", "/api/channels/tight-a/compact", {});
+  expect(compacted.status).toBe(200);
+  const summaryCalls = api.requests.filter((request) => request.main).slice(beforeCompact);
+  expect(summaryCalls.length).toBeGreaterThan(0);
+  const summaryTokens = summaryCalls.reduce((sum, request) => sum + request.tokens, 0);
+  const afterCompact = await channelSpent("tight-a");
+  expect(afterCompact.tokens).toBeGreaterThanOrEqual(afterWake.tokens + summaryTokens);
+  expect(afterCompact.usd).toBeGreaterThan(afterWake.usd);
 });

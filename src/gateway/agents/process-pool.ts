@@ -32,7 +32,7 @@ export interface RegistryPoolOptions {
   memoryFloor?: Omit<MemoryFloorOptions, "onReading">;
   logger?: (line: string) => void;
   /** What a channel's process says between turns (see `ClaudeProcessOptions.onIdleLine`). */
-  onIdleLine?: (channelId: string, line: Record<string, unknown>) => void;
+  onIdleLine?: (channelId: string, line: Record<string, unknown>, costUsd?: number) => void;
   /** Answers a channel's `can_use_tool` requests; without it the agent refuses what needs asking. */
   onPermissionRequest?: (
     channelId: string,
@@ -87,7 +87,9 @@ export class RegistryProcessPool implements ProcessPool {
         ...own,
         ...(cwdFor?.(channelId) === undefined ? {} : { cwd: cwdFor(channelId) }),
         extraArgs: withChannelPrompt(own.extraArgs ?? [], channelId),
-        ...(onIdleLine ? { onIdleLine: (line) => onIdleLine(channelId, line) } : {}),
+        ...(onIdleLine
+          ? { onIdleLine: (line, costUsd) => onIdleLine(channelId, line, costUsd) }
+          : {}),
         ...(onPermissionRequest
           ? { onPermissionRequest: (request) => onPermissionRequest(channelId, request) }
           : {}),

@@ -5,20 +5,25 @@
  * sums are read before each turn starts; in between, turns running here add what their model
  * calls report. The clock is injected (`now`) so that resets can be tested without waiting.
  */
+import { randomUUID } from "node:crypto";
 import type { GatewayBindings } from "../bindings/bindings.js";
 import { DEFAULTS_BINDING } from "../bindings/resolved-binding.js";
 import type { GatewayStore, SpendTotal } from "../store/store.js";
 import { channelLimits, type SpendLimit, type SpendScope } from "./budget-limits.js";
 import { periodBounds } from "./budget-periods.js";
 import type { BudgetBreach } from "./budget-text.js";
+import { SpendLedger, type SpendStore } from "./spend-ledger.js";
 import { TurnMeter, type UsagePrice } from "./turn-meter.js";
+import { usageTokens } from "./usage-tokens.js";
 
 export interface BudgetGuardOptions {
-  store: Pick<GatewayStore, "spendSince">;
+  store: Pick<GatewayStore, "spendSince"> & SpendStore;
   bindings: GatewayBindings;
   /** Prices a model call (rudder's price table); without it, calls cost 0 until their result. */
   price?: UsagePrice;
   now?: () => Date;
+  /** Where a spend entry that could not be stored is said. */
+  logger?: (line: string) => void;
 }
 
 /** What one spender (a channel under a binding) spent: US dollars and tokens. */
@@ -47,6 +52,8 @@ function fromTotal(total: SpendTotal): Spent {
 export class BudgetGuard {
   readonly #options: BudgetGuardOptions;
   readonly #now: () => Date;
+  /** Stores spend as it happens: running turns' so far, wake-ups' and compactions'. */
+  readonly ledger: SpendLedger;
   /** The store's sums, by the start (ISO) of the period they count from. */
   readonly #stored = new Map<string, Spent[]>();
   readonly #running = new Set<TurnMeter>();
@@ -56,6 +63,7 @@ export class BudgetGuard {
   constructor(options: BudgetGuardOptions) {
     this.#options = options;
     this.#now = options.now ?? (() => new Date());
+    this.ledger = new SpendLedger(options.store, options.logger);
   }
 
   get bindings(): GatewayBindings {
@@ -92,6 +100,37 @@ export class BudgetGuard {
     if (usd > 0 || tokens > 0) {
       this.#ended.push({ channelId, binding, usd, tokens, at: Date.now() });
     }
+  }
+
+  /**
+   * Spend no turn's record will hold: a wake-up's (`costUsd` the growth of its process's
+   * running total) or a `/compact`'s. Counted at once, stored as an entry; resolves once stored.
+   */
+  record(
+    channelId: string,
+    kind: "wake" | "compact",
+    spent: { costUsd: number; usage: unknown },
+  ): Promise<void> {
+    const binding = this.#options.bindings.bindingFor(channelId).name;
+    const tokens = usageTokens(spent.usage);
+    const usd = Math.max(0, spent.costUsd);
+    if (usd === 0 && tokens.input + tokens.output === 0) return Promise.resolve();
+    this.#ended.push({
+      channelId,
+      binding,
+      usd,
+      tokens: tokens.input + tokens.output,
+      at: Date.now(),
+    });
+    return this.ledger.put({
+      id: `${kind}:${randomUUID()}`,
+      channelId,
+      binding,
+      kind,
+      costUsd: usd,
+      inputTokens: tokens.input,
+      outputTokens: tokens.output,
+    });
   }
 
   /** Whether the meter's turn crossed a limit, against the sums read last (no store read). */

@@ -25,7 +25,7 @@ export class TurnMeter {
   readonly channelId: string;
   readonly binding: string | null;
   readonly #price: UsagePrice;
-  readonly #calls = new Map<string, { usd: number; tokens: number }>();
+  readonly #calls = new Map<string, { usd: number; input: number; output: number }>();
   /** Set once a limit is crossed: the model call that crossed it, and its tools not answered. */
   #over: { breach: BudgetBreach; messageId: string; pending: Set<string> } | undefined;
   #stopped = false;
@@ -43,8 +43,18 @@ export class TurnMeter {
   }
 
   get tokens(): number {
+    return this.inputTokens + this.outputTokens;
+  }
+
+  get inputTokens(): number {
     let sum = 0;
-    for (const call of this.#calls.values()) sum += call.tokens;
+    for (const call of this.#calls.values()) sum += call.input;
+    return sum;
+  }
+
+  get outputTokens(): number {
+    let sum = 0;
+    for (const call of this.#calls.values()) sum += call.output;
     return sum;
   }
 
@@ -81,7 +91,8 @@ export class TurnMeter {
       const tokens = usageTokens(message.usage);
       this.#calls.set(id, {
         usd: this.#price(model, pricedUsage(message.usage)),
-        tokens: tokens.input + tokens.output,
+        input: tokens.input,
+        output: tokens.output,
       });
     }
     if (this.#over === undefined) {

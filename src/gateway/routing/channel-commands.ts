@@ -12,6 +12,7 @@ import {
   statusText,
   switchModel,
 } from "../bindings/channel-status.js";
+import type { BudgetGuard } from "../budgets/budget-guard.js";
 import type { EventBus } from "../event-bus.js";
 import type { StoredMessage } from "../events.js";
 import type { GatewayStore, MessageRecord } from "../store/store.js";
@@ -79,6 +80,8 @@ export interface ChannelCommandsOptions {
   facts?: ChannelFacts | undefined;
   onSession: (channelId: string, sessionId: string) => void;
   worktrees?: ChannelWorktrees | undefined;
+  /** Counts and stores what a `/compact` cost (its summary is a model call). */
+  budget?: BudgetGuard | undefined;
 }
 
 /**
@@ -218,6 +221,10 @@ export class ChannelCommands {
       const result = await process.runTurn(prompt, {
         ...events.options(this.#options.turnTimeoutMs),
         command: true,
+      });
+      await this.#options.budget?.record(channel.id, "compact", {
+        costUsd: result.costUsd ?? 0,
+        usage: result.usage,
       });
       if (result.isError) {
         return failed(502, `the agent could not compact: ${result.result || result.subtype}`);

@@ -85,6 +85,7 @@ export class ChannelDispatch {
       turnTimeoutMs,
       facts: router.facts,
       worktrees,
+      budget: router.budget,
       onSession: (channelId, sessionId) =>
         track(channels.rememberSession(channels.get(channelId), sessionId)),
     });

@@ -178,10 +178,18 @@ export class Router {
   }
 
   /** What a channel's agent said between turns (see `IdleOutput`). */
-  acceptIdleLine(channelId: string, line: Record<string, unknown>): void {
+  /** A line of a channel's agent between turns; `costUsd` with a wake-up's `result`. */
+  acceptIdleLine(channelId: string, line: Record<string, unknown>, costUsd?: number): void {
     if (this.#closed) return;
     this.#dispatch.observe(this.#channels.get(channelId), line);
     this.#idleOutput.accept(channelId, line);
+    // A wake-up's spend: no turn record holds it.
+    const { budget } = this.#options;
+    if (line.type === "result" && budget !== undefined) {
+      this.#work.track(
+        budget.record(channelId, "wake", { costUsd: costUsd ?? 0, usage: line.usage }),
+      );
+    }
   }
 
   inflight(channelId: string): boolean {

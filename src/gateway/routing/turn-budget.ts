@@ -6,11 +6,13 @@
 import type { AgentProcess } from "../agents/agent-process.js";
 import type { BudgetGuard } from "../budgets/budget-guard.js";
 import { type BudgetBreach, stoppedText } from "../budgets/budget-text.js";
+import type { RunningSpend } from "../budgets/spend-ledger.js";
 import type { TurnMeter } from "../budgets/turn-meter.js";
 
 export class TurnBudget {
   readonly #guard: BudgetGuard;
   readonly #meter: TurnMeter;
+  readonly #spend: RunningSpend;
   /** The limit the turn would start past, or null: it may start. */
   readonly admitted: Promise<BudgetBreach | null>;
   #interrupted = false;
@@ -24,6 +26,7 @@ export class TurnBudget {
   ) {
     this.#guard = guard;
     this.#meter = guard.meter(channelId);
+    this.#spend = guard.ledger.running(this.#meter);
     this.admitted = handedOver
       .then(() => guard.check(channelId))
       .catch((error: unknown) => {
@@ -32,9 +35,14 @@ export class TurnBudget {
       });
   }
 
-  /** Meters a line of the turn's agent; interrupts `process` once the turn is to stop. */
+  /**
+   * Meters a line of the turn's agent (its spend so far stored as it grows); interrupts
+   * `process` once the turn is to stop.
+   */
   observe(line: unknown, process: AgentProcess): void {
-    if (!this.#meter.observe(line, () => this.#guard.crossed(this.#meter))) return;
+    const stop = this.#meter.observe(line, () => this.#guard.crossed(this.#meter));
+    this.#spend.progress();
+    if (!stop) return;
     this.#interrupted = true;
     void process.interrupt().catch(() => {});
   }
@@ -45,8 +53,13 @@ export class TurnBudget {
     return this.#interrupted && breach !== undefined ? stoppedText(breach) : undefined;
   }
 
-  /** The turn is settled (its spend is in the store) or never ran. */
-  end(): void {
+  /**
+   * The turn is over: `recorded` when a settled result's record holds its spend (its running
+   * entry then goes), not when it ended without one (the entry stays, its only record).
+   * Resolves once the store has it.
+   */
+  end(recorded: boolean): Promise<void> {
     this.#guard.end(this.#meter);
+    return this.#spend.finish(recorded);
   }
 }

@@ -78,6 +78,8 @@ export class TurnRunner {
     let result: AgentTurnResult | undefined;
     let failure: TurnFailure | undefined;
     let redispatch: MessageRecord[] = [];
+    /** The turn's result was settled: its record holds what the turn spent. */
+    let settled = false;
     try {
       // Counted as delivered before the agent can read it, so a message that takes the
       // gateway down at once is counted too.
@@ -120,9 +122,10 @@ export class TurnRunner {
       if (this.#options.closed() || turn.abandoned) return;
       await this.#sessionDurable(channel, result?.sessionId ?? process.sessionId);
       redispatch = await this.#finishTurn(turn, result, failure, events);
+      settled = result !== undefined;
     } finally {
       turn.ended = true;
-      turn.budget?.end();
+      if (turn.budget) this.#options.track(turn.budget.end(settled || turn.answered.size > 0));
       if (channel.turn === turn) channel.turn = null;
       channel.backlog.unshift(...redispatch);
       this.#options.release(channel);

@@ -246,7 +246,9 @@ export class Scheduler {
     }
     const held = await this.#options.budget?.check(schedule.channelId);
     if (held) {
-      await this.#pause(schedule, `paused itself: ${scheduleHeldText(held)}`, "by a budget");
+      // Its `lastError` says why, so that `rudder schedule list` and the API show it.
+      const why = scheduleHeldText(held);
+      await this.#pause(schedule, `paused itself: ${why}`, "by a budget", why);
       return;
     }
     let error: string | null = null;
@@ -288,9 +290,22 @@ export class Scheduler {
     }
   }
 
-  /** Pauses the schedule (if not yet), and says why in its channel (`why`) and the log. */
-  async #pause(schedule: ScheduleRecord, why: string, logged: string): Promise<void> {
-    if (!schedule.paused) await this.#options.store.updateSchedule(schedule.id, { paused: true });
+  /**
+   * Pauses the schedule (if not yet), and says why in its channel (`why`) and the log, and in
+   * its `lastError` when given.
+   */
+  async #pause(
+    schedule: ScheduleRecord,
+    why: string,
+    logged: string,
+    lastError?: string,
+  ): Promise<void> {
+    if (!schedule.paused || lastError !== undefined) {
+      await this.#options.store.updateSchedule(schedule.id, {
+        paused: true,
+        ...(lastError === undefined ? {} : { lastError }),
+      });
+    }
     this.#disarm(schedule.id);
     await this.#announce(schedule.id);
     const notice = await this.#options.store.insertSystemMessage(

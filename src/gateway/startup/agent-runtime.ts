@@ -88,7 +88,7 @@ export function createAgentRuntime(
       engineFor,
     }),
     logger: log,
-    onIdleLine: (channelId, line) => router()?.acceptIdleLine(channelId, line),
+    onIdleLine: (channelId, line, costUsd) => router()?.acceptIdleLine(channelId, line, costUsd),
     ...(options.permissionPrompts === false
       ? {}
       : {

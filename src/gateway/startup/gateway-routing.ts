@@ -33,8 +33,10 @@ export function createGatewayRouting(
 ): GatewayRouting {
   let ownership: ChannelOwnership | undefined;
   const budget = new BudgetGuard({
-    store,
+    // Its spend entries are writes that finish a turn: held through an outage like the rest.
+    store: patient?.store ?? store,
     bindings,
+    logger: log,
     ...(options.priceUsage ? { price: options.priceUsage } : {}),
     ...(options.clock ? { now: options.clock } : {}),
   });

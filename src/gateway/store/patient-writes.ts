@@ -1,6 +1,6 @@
 import type { GatewayEvent } from "../events.js";
 import type { SharedStore } from "./shared-store.js";
-import type { GatewayStore, Settlement } from "./store.js";
+import type { GatewayStore, Settlement, SpendEntry } from "./store.js";
 import type { StoreHealth } from "./store-health.js";
 import { isStoreUnavailable } from "./store-unavailable-error.js";
 
@@ -24,6 +24,8 @@ const HELD_WRITES: Record<string, (...args: never[]) => string> = {
   setChannelContext: (channelId: string) => `the context usage of channel ${channelId}`,
   insertAgentMessage: (channelId: string) => `what the agent of channel ${channelId} said`,
   insertSystemMessage: (channelId: string) => `a notice in channel ${channelId}`,
+  putSpend: (entry: SpendEntry) => `the spend of channel ${entry.channelId} (${entry.kind})`,
+  deleteSpend: (entryId: string) => `the spend entry ${entryId}, held by its turn now`,
 };
 
 /**

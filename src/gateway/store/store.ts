@@ -55,6 +55,22 @@ export interface SpendTotal {
   outputTokens: number;
 }
 
+/**
+ * Spend no settled turn's record holds: a wake-up's (an agent's turn of its own after a
+ * background task), a `/compact`'s, or a running turn's so far (`turn`: replaced by the turn's
+ * record once it is settled, kept when it never is, as when the gateway was killed mid-turn).
+ */
+export interface SpendEntry {
+  /** Unique; a second write with the same id replaces the first (a running turn's progress). */
+  id: string;
+  channelId: string;
+  binding: string | null;
+  kind: "turn" | "wake" | "compact";
+  costUsd: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
 export interface ScheduleRecord {
   id: string;
   cron: string;
@@ -174,6 +190,10 @@ export interface GatewayStore extends TranscriptChunks {
    * budgets count, the same for every worker and after a restart.
    */
   spendSince(since: string): Promise<SpendTotal[]>;
+  /** Writes (or, by its id, replaces) a spend entry, dated now; `spendSince` counts it. */
+  putSpend(entry: SpendEntry): Promise<void>;
+  /** Removes a spend entry (a running turn's, once the turn's record holds its spend). */
+  deleteSpend(entryId: string): Promise<void>;
 
   listSchedules(): Promise<ScheduleRecord[]>;
   getSchedule(scheduleId: string): Promise<ScheduleRecord | null>;

@@ -282,6 +282,20 @@ export const migrations: readonly string[] = [
   );
   CREATE INDEX inbound_deliveries_by_time ON inbound_deliveries(created_at);
   `,
+  // Spend no settled turn holds (see SpendEntry): wake-ups, compactions, running turns so far.
+  `
+  CREATE TABLE spend_entries (
+    id text PRIMARY KEY,
+    channel_id text NOT NULL,
+    binding text,
+    kind text NOT NULL,
+    cost_usd double precision NOT NULL,
+    input_tokens bigint NOT NULL,
+    output_tokens bigint NOT NULL,
+    created_at timestamptz NOT NULL
+  );
+  CREATE INDEX spend_entries_by_time ON spend_entries(created_at);
+  `,
 ];
 
 /** The schema version a fully migrated database reports. */

@@ -3,13 +3,20 @@ import type { ContextUsage } from "../../agents/context-usage.js";
 import type { GatewayEvent, MessageState } from "../../events.js";
 import type { ScheduleChange } from "../rows.js";
 import type { SharedEvent, SharedStore, WorkerLeases } from "../shared-store.js";
-import { type SpendRow, spendQuery, toSpendTotal } from "../spend-rows.js";
+import {
+  putSpendStatement,
+  putSpendValues,
+  type SpendRow,
+  spendQuery,
+  toSpendTotal,
+} from "../spend-rows.js";
 import type {
   ChannelRecord,
   MessageRecord,
   NewSchedule,
   ScheduleRecord,
   Settlement,
+  SpendEntry,
   SpendTotal,
 } from "../store.js";
 import { StoreHealth } from "../store-health.js";
@@ -374,6 +381,17 @@ export class PostgresGatewayStore implements SharedStore {
 
   async spendSince(since: string): Promise<SpendTotal[]> {
     return (await this.#rows<SpendRow>(spendQuery("$1::timestamptz"), [since])).map(toSpendTotal);
+  }
+
+  async putSpend(entry: SpendEntry): Promise<void> {
+    await this.#rows(
+      putSpendStatement((position) => `$${position}`),
+      putSpendValues(entry),
+    );
+  }
+
+  async deleteSpend(entryId: string): Promise<void> {
+    await this.#rows("DELETE FROM spend_entries WHERE id = $1", [entryId]);
   }
 
   listSchedules(): Promise<ScheduleRecord[]> {

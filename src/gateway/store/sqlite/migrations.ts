@@ -186,6 +186,20 @@ export const migrations: readonly string[] = [
   );
   CREATE INDEX inbound_deliveries_by_time ON inbound_deliveries(created_at);
   `,
+  // Spend no settled turn holds (see SpendEntry): wake-ups, compactions, running turns so far.
+  `
+  CREATE TABLE spend_entries (
+    id TEXT PRIMARY KEY,
+    channel_id TEXT NOT NULL,
+    binding TEXT,
+    kind TEXT NOT NULL,
+    cost_usd REAL NOT NULL,
+    input_tokens INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  CREATE INDEX spend_entries_by_time ON spend_entries(created_at);
+  `,
 ];
 
 /** The schema version a fully migrated database reports. */

@@ -3,7 +3,13 @@ import type { ContextUsage } from "../../agents/context-usage.js";
 import type { MessageState } from "../../events.js";
 import type { SourceStore } from "../../source-store.js";
 import { newMessage } from "../new-message.js";
-import { type SpendRow, spendQuery, toSpendTotal } from "../spend-rows.js";
+import {
+  putSpendStatement,
+  putSpendValues,
+  type SpendRow,
+  spendQuery,
+  toSpendTotal,
+} from "../spend-rows.js";
 import type {
   ChannelRecord,
   GatewayStore,
@@ -11,6 +17,7 @@ import type {
   NewSchedule,
   ScheduleRecord,
   Settlement,
+  SpendEntry,
   SpendTotal,
 } from "../store.js";
 import { StoreHealth } from "../store-health.js";
@@ -328,8 +335,20 @@ export class SqliteGatewayStore implements GatewayStore {
   }
 
   async spendSince(since: string): Promise<SpendTotal[]> {
-    const rows = this.#statement(spendQuery("?")).all(since) as SpendRow[];
+    const rows = this.#statement(spendQuery("?")).all(since, since) as SpendRow[];
     return rows.map(toSpendTotal);
+  }
+
+  putSpend(entry: SpendEntry): Promise<void> {
+    return this.#commits.write(() => {
+      this.#statement(putSpendStatement(() => "?")).run(...putSpendValues(entry));
+    });
+  }
+
+  deleteSpend(entryId: string): Promise<void> {
+    return this.#commits.write(() => {
+      this.#statement("DELETE FROM spend_entries WHERE id = ?").run(entryId);
+    });
   }
 
   listSchedules(): Promise<ScheduleRecord[]> {
