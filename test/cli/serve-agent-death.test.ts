@@ -2,12 +2,15 @@
  * A `rudder serve` killed with SIGKILL while its agent runs a tool: the agent and the tool end
  * too, for rudder and for the real Claude Code (`--engine claude`). The gateway cannot stop
  * them itself (each agent is in a process group of its own); the kernel's parent-death signal
- * (SIGTERM, set through util-linux's setpriv) reaches the agent, which stops its tool.
+ * (SIGTERM, set through util-linux's setpriv) reaches the agent, which stops its tool. What the
+ * turn spent before the kill (its first model call) is still counted once the gateway is back.
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SpendReport } from "../../src/gateway/budgets/spend-report.js";
 import { type FakeMessagesApi, startFakeMessagesApi } from "../helpers/fake-messages-api.js";
 import { processesMatching } from "../helpers/process-scan.js";
 import { isAlive } from "../helpers/process-state.js";
@@ -80,6 +83,18 @@ describe.runIf(existsSync("/usr/bin/setpriv"))("a gateway SIGKILLed mid-tool", (
       leftovers.push(...agents, ...tools);
       expect([...agents, ...tools].every(isAlive)).toBe(true);
 
+      // The turn's spend so far (the call that asked for the tool) is stored as it happened.
+      const store = new Database(join(root, engine, "data", "gateway.db"), { readonly: true });
+      const entry = await waitFor(
+        () =>
+          store.prepare("SELECT input_tokens + output_tokens AS tokens FROM spend_entries").get() as
+            | { tokens: number }
+            | undefined,
+        "the running turn's spend stored",
+      );
+      store.close();
+      expect(entry.tokens).toBeGreaterThan(0);
+
       gateway.run.kill();
       await gateway.run.exited;
       await waitFor(
@@ -87,6 +102,10 @@ describe.runIf(existsSync("/usr/bin/setpriv"))("a gateway SIGKILLed mid-tool", (
         "the agent and its tool gone",
         10_000,
       );
+      // Back (the message replayed, its new call hanging): the spend before the kill counts.
+      const again = await startEngineWorker(join(root, engine), engine, api.url, running);
+      const spend = await again.api<SpendReport>("GET", "/api/spend");
+      expect(spend.gateway.today.tokens).toBe(entry.tokens);
     },
     120_000,
   );
