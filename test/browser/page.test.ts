@@ -465,7 +465,11 @@ describe("the web page's permission prompts", () => {
         const elsewhere = later.page.locator('[data-testid="permission-request"]');
         await elsewhere.and(later.page.locator('[data-state="pending"]')).waitFor();
         expect(await elsewhere.count()).toBe(1);
-        await allow.click();
+        expect(await allow.count()).toBe(1);
+        // Allow always: this exact command, in this channel, from now on (a stored grant).
+        await card
+          .getByRole("button", { name: "Allow always in this channel: Bash: touch made-by-tool" })
+          .click();
         await elsewhere.and(later.page.locator('[data-state="allowed"]')).waitFor();
         expect(later.pageErrors).toEqual([]);
       } finally {
@@ -474,7 +478,9 @@ describe("the web page's permission prompts", () => {
 
       const settled = page.locator('[data-testid="permission-request"][data-state="allowed"]');
       await settled.waitFor();
-      expect(await settled.getByTestId("permission-outcome").textContent()).toBe("Allowed.");
+      expect(await settled.getByTestId("permission-outcome").textContent()).toBe(
+        "Allowed always in this channel (this exact command).",
+      );
       expect(await settled.getByTestId("permission-allow").count()).toBe(0);
       const reply = page.locator('[data-testid="turn"][data-kind="reply"]');
       await reply.filter({ hasText: "permission: allow" }).waitFor();

@@ -222,6 +222,41 @@ describe("permission prompts with rudder as the engine", () => {
     }
   });
 
+  it("allow always: the same command in the same channel runs without asking again", async () => {
+    const channel = "always";
+    const events = openEvents(
+      `${gateway.url}/api/channels/${channel}/events?token=${gateway.token}`,
+    );
+    const replies = () => events.events.filter((event) => event.data.type === "reply").length;
+    try {
+      victim();
+      api.push(...deleteVictim);
+      await gateway.api("POST", `/api/channels/${channel}/messages`, { text: "delete it" });
+      const asked = await events.waitFor(isRequest, "the permission_request event");
+      const request = asked.data.request as PermissionRequestInfo;
+      const path = `/api/channels/${channel}/permissions/${request.id}`;
+      const denyAlways = await gateway.api<{ error: string }>("POST", path, {
+        decision: "deny",
+        always: true,
+      });
+      expect(denyAlways.status).toBe(400);
+      expect(denyAlways.body.error).toBe('always goes only with decision "allow"');
+      const allowed = await gateway.api("POST", path, { decision: "allow", always: true });
+      expect(allowed.status).toBe(200);
+      await waitFor(() => replies() === 1 || undefined, "the first reply");
+
+      // The same command again: allowed by the grant, no request, the file gone.
+      const file = victim();
+      api.push(...deleteVictim);
+      await gateway.api("POST", `/api/channels/${channel}/messages`, { text: "again" });
+      await waitFor(() => replies() === 2 || undefined, "the second reply");
+      expect(events.events.filter(isRequest)).toHaveLength(1);
+      expect(existsSync(file)).toBe(false);
+    } finally {
+      await events.close();
+    }
+  });
+
   it("needs the bearer token", async () => {
     const response = await fetch(`${gateway.url}/api/channels/allow/permissions`);
     expect(response.status).toBe(401);

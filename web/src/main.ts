@@ -85,10 +85,10 @@ const conversation = new Conversation(
     stopButton.disabled = false;
     if (!working) void refreshChannels();
   },
-  async (request, decision, message) => {
+  async (request, decision, message, always) => {
     const result = await api.post<{ request: PermissionRequestInfo }>(
       `/api/channels/${encodeURIComponent(request.channelId)}/permissions/${encodeURIComponent(request.id)}`,
-      { decision, ...(message === undefined ? {} : { message }) },
+      { decision, ...(message === undefined ? {} : { message }), ...(always ? { always } : {}) },
     );
     if (result.ok) return null;
     return { error: result.error, settled: result.status === 404 || result.status === 409 };

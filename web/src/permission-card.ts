@@ -11,6 +11,8 @@ export type DecidePermission = (
   decision: PermissionVerdict,
   /** With a denial: what the agent is told instead of the default text. */
   message: string | undefined,
+  /** With an allowing: allow such calls in this channel from now on (a stored grant). */
+  always: boolean,
 ) => Promise<{ error: string; settled: boolean } | null>;
 
 interface Card {
@@ -46,9 +48,16 @@ function outcomeText(
   return message ?? "Denied.";
 }
 
+/** What "Allow always" covers: the exact command for Bash, every call of another tool. */
+function alwaysScope(request: PermissionRequestInfo): string {
+  return request.toolName.toLowerCase() === "bash"
+    ? "this exact command"
+    : `every ${request.toolName} call`;
+}
+
 /**
  * The permission requests of a channel as compact cards in the conversation:
- * what the agent wants to do, with Allow and Deny. A card shows its outcome
+ * what the agent wants to do, with Allow, Allow always (in this channel) and Deny. A card shows its outcome
  * once the request is settled, here or elsewhere (another tab, the timeout,
  * the end of the turn).
  */
@@ -81,6 +90,17 @@ export class PermissionCards {
       },
       "Allow",
     );
+    const always = h(
+      "button",
+      {
+        type: "button",
+        class: "small",
+        "data-testid": "permission-allow-always",
+        title: `Allow ${alwaysScope(request)} in this channel from now on`,
+        "aria-label": `Allow always in this channel: ${request.toolName}: ${preview(command, 120)}`,
+      },
+      "Allow always",
+    );
     const deny = h(
       "button",
       {
@@ -99,7 +119,7 @@ export class PermissionCards {
       "aria-label": `What to tell the agent when denying ${request.toolName}`,
       maxlength: "4000",
     });
-    const actions = h("div", { class: "permission-actions" }, allow, deny, note);
+    const actions = h("div", { class: "permission-actions" }, allow, always, deny, note);
     const outcome = h("p", {
       class: "permission-outcome",
       "data-testid": "permission-outcome",
@@ -133,11 +153,12 @@ export class PermissionCards {
       note,
       actions,
       outcome,
-      buttons: [allow, deny],
+      buttons: [allow, always, deny],
       settled: false,
     };
     this.cards.set(request.id, card);
     allow.addEventListener("click", () => void this.send(request, card, "allow"));
+    always.addEventListener("click", () => void this.send(request, card, "allow", true));
     deny.addEventListener("click", () => void this.send(request, card, "deny"));
     this.changed();
     return element;
@@ -170,14 +191,17 @@ export class PermissionCards {
     request: PermissionRequestInfo,
     card: Card,
     decision: PermissionVerdict,
+    always = false,
   ): Promise<void> {
     for (const button of card.buttons) button.disabled = true;
     card.outcome.textContent = "";
     const note = card.note.value.trim();
     const message = decision === "deny" && note !== "" ? note : undefined;
-    const failure = await this.decide(request, decision, message);
+    const failure = await this.decide(request, decision, message, always);
     if (failure === null) {
       this.resolve(request.id, decision, "person", message);
+      if (always)
+        card.outcome.textContent = `Allowed always in this channel (${alwaysScope(request)}).`;
       return;
     }
     if (card.settled) return;

@@ -2,7 +2,9 @@ import { randomUUID } from "node:crypto";
 import type { PermissionDecision, PermissionRequest } from "../../claude-cli/permission-request.js";
 import type { EventBus } from "../event-bus.js";
 import type { PermissionRequestInfo, PermissionResolver, PermissionVerdict } from "../events.js";
+import type { ChannelGrants } from "../source-store.js";
 import type { LedgerDecision, SharedPermissions } from "../store/shared-permissions.js";
+import { grantCovering } from "./channel-grant-match.js";
 
 export const DEFAULT_PERMISSION_TIMEOUT_MS = 5 * 60_000;
 
@@ -54,6 +56,11 @@ export interface PermissionRequestsOptions {
    * stores, so that a person answers one through any worker (see SharedPermissions).
    */
   shared?: { worker: string; ledger: SharedPermissions; logger?: (line: string) => void };
+  /**
+   * The channels' "allow always" grants: a request one covers is allowed without asking (no
+   * `permission_request` is published). Unreadable grants cover nothing.
+   */
+  grants?: ChannelGrants;
 }
 
 /**
@@ -71,6 +78,7 @@ export class PermissionRequests {
   readonly #bus: EventBus;
   readonly #timeoutMs: number;
   readonly #shared: PermissionRequestsOptions["shared"];
+  readonly #grants: ChannelGrants | undefined;
   readonly #pending = new Map<string, Pending>();
   /** Request id to what a person decided, oldest first. */
   readonly #decided = new Map<string, PermissionVerdict>();
@@ -80,9 +88,18 @@ export class PermissionRequests {
     this.#bus = options.bus;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_PERMISSION_TIMEOUT_MS;
     this.#shared = options.shared;
+    this.#grants = options.grants;
   }
 
-  ask(channelId: string, request: PermissionRequest): Promise<PermissionDecision> {
+  async ask(channelId: string, request: PermissionRequest): Promise<PermissionDecision> {
+    if (this.#grants !== undefined && !this.#closed) {
+      const grants = await this.#grants.list(channelId).catch(() => []);
+      if (grantCovering(grants, request.toolName, request.input)) return { behavior: "allow" };
+    }
+    return this.#askPerson(channelId, request);
+  }
+
+  #askPerson(channelId: string, request: PermissionRequest): Promise<PermissionDecision> {
     if (this.#closed) {
       return Promise.resolve({
         behavior: "deny",

@@ -143,7 +143,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   app.route("/api", gatewayRoutes(options.linkCodes, options.info));
   app.route("/api", bindingRoutes(options.bindingInfo));
   app.route("/api", channelRoutes(options));
-  app.route("/api", permissionRoutes(options.permissions));
+  app.route("/api", permissionRoutes(options.permissions, options.store.sourceStore().grants));
   app.route("/api", pairingRoutes(options.store));
   app.route("/api", runnerRoutes(options.pool, options.permissions));
   app.route("/api", scheduleRoutes(options.scheduler));

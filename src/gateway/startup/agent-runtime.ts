@@ -51,6 +51,7 @@ export function createAgentRuntime(
     bus,
     ...(options.permissionTimeoutMs ? { timeoutMs: options.permissionTimeoutMs } : {}),
     ...(shared ? { shared: { worker, ledger: shared.permissionLedger(), logger: log } } : {}),
+    grants: store.sourceStore().grants,
   });
   const bindings =
     options.bindings ??

@@ -1,10 +1,12 @@
 /**
  * The API's permission routes (token needed): a channel's tool calls waiting for a person,
- * and a person's answer to one.
+ * and a person's answer to one ("allow always" also stores a grant for the channel).
  */
 import { Hono } from "hono";
 import * as v from "valibot";
+import { grantCommand } from "../../agents/channel-grant-match.js";
 import type { PermissionRequests } from "../../agents/permission-requests.js";
+import type { ChannelGrants } from "../../source-store.js";
 import { ApiError, channelParam, readJson } from "./api-request.js";
 
 const decisionBody = v.object({
@@ -12,9 +14,10 @@ const decisionBody = v.object({
   message: v.optional(
     v.pipe(v.string(), v.maxLength(4000, "message must be at most 4000 characters")),
   ),
+  always: v.optional(v.boolean("always must be true or false")),
 });
 
-export function permissionRoutes(permissions: PermissionRequests): Hono {
+export function permissionRoutes(permissions: PermissionRequests, grants: ChannelGrants): Hono {
   const routes = new Hono();
   routes.get("/channels/:id/permissions", async (context) =>
     context.json({ requests: await permissions.list(channelParam(context.req.param("id"))) }),
@@ -23,7 +26,23 @@ export function permissionRoutes(permissions: PermissionRequests): Hono {
   routes.post("/channels/:id/permissions/:requestId", async (context) => {
     const channelId = channelParam(context.req.param("id"));
     const requestId = context.req.param("requestId");
-    const { decision, message } = await readJson(context.req.raw, decisionBody);
+    const { decision, message, always } = await readJson(context.req.raw, decisionBody);
+    if (always && decision !== "allow") {
+      throw new ApiError('always goes only with decision "allow"', 400);
+    }
+    if (always) {
+      // Stored before the answer, so the agent's next such call finds it.
+      const waiting = await permissions.list(channelId);
+      const request = waiting.find((candidate) => candidate.id === requestId);
+      if (request !== undefined) {
+        await grants.add({
+          channelId,
+          toolName: request.toolName,
+          command: grantCommand(request.toolName, request.input),
+          grantedBy: "the page",
+        });
+      }
+    }
     const outcome = await permissions.decide(channelId, requestId, decision, message);
     if (outcome.status === "owner_gone") {
       throw new ApiError(
