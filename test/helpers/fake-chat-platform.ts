@@ -74,7 +74,23 @@ export class FakeChatPlatform implements ChatPlatform {
     return this.#handlers.message(message);
   }
 
+  /** Sends tried, answered or not. */
+  readonly attempted: Array<{ channelId: string; message: OutgoingChat }> = [];
+  /** While true, a send never answers (and ignores its signal): a worker frozen mid-send. */
+  sendsHang = false;
+  readonly #hung: Array<(error: Error) => void> = [];
+
+  /** Fails every hung send at once (a test's cleanup). */
+  thaw(): void {
+    this.sendsHang = false;
+    for (const reject of this.#hung.splice(0)) reject(new Error("thawed"));
+  }
+
   async send(channelId: string, message: OutgoingChat): Promise<string> {
+    this.attempted.push({ channelId, message });
+    if (this.sendsHang) {
+      return new Promise<string>((_resolve, reject) => this.#hung.push(reject));
+    }
     this.sent.push({ channelId, message });
     return String(this.sent.length);
   }

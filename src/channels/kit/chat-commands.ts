@@ -34,7 +34,8 @@ export interface CommandParts {
 
 /**
  * What to answer a command the gateway does not carry out itself (those, such as `/compact`,
- * are delivered to the channel): help, a permission decision, `/stop`, `/pair CODE`, or a
+ * `/status` and `/model <name>`, are delivered to the channel): help, a permission decision,
+ * `/stop`, `/pair CODE`, how to write `/status` or `/model` given words they do not take, or a
  * pointer to `/help`. Null when nothing is to be said: a command for another bot, or a
  * request settled (its card says so).
  */
@@ -74,9 +75,12 @@ export async function answerChatCommand(
         ? `No pairing code ${code} is waiting (expired, or approved already).`
         : `Let in ${approved.name} (user ${approved.userId}).`;
     }
+    // The gateway carries out `/status` and `/model [name]` (delivered to the channel): what
+    // reaches here is one of them with arguments it does not take.
     case "status":
+      return "/status takes nothing after it: send /status alone.";
     case "model":
-      return unavailableCommandText(command.name);
+      return "/model takes one model name: /model <name> switches this chat's model, /model alone says which it uses.";
     default:
       return unknownCommandText(command.name);
   }

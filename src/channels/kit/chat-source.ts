@@ -27,7 +27,7 @@ import { TurnProgress } from "./turn-progress.js";
 import { TypingIndicator } from "./typing-indicator.js";
 
 /** How often the ledger is looked through again for what nobody is sending. */
-const RESCAN_MS = 30_000;
+const DEFAULT_RESCAN_MS = 30_000;
 
 type Deliver = (channelId: string, text: string, meta?: DeliveryMeta) => Promise<SourceDelivery>;
 
@@ -51,6 +51,8 @@ export interface ChatSourceOptions {
   backoff?: Backoff | undefined;
   /** One send without an answer this long is tried again; default 30 s. */
   sendTimeoutMs?: number | undefined;
+  /** How often the ledger is read again for what a dead worker left unsent; default 30 s. */
+  rescanMs?: number | undefined;
   /** Unsent messages older than this are given up with a line; default 3 hours. */
   freshnessMs?: number | undefined;
   /** The ledger's clock (tests move it on). */
@@ -146,7 +148,10 @@ export class ChatSource implements ChannelSource {
     for (const channelId of known) await this.#catchUp(session, channelId);
     // On a store several workers share, what a worker that died left unsent is taken here
     // too, once its claims run out (a claim decides between workers).
-    const rescan = setInterval(() => void outbox.resume().catch(() => undefined), RESCAN_MS);
+    const rescan = setInterval(
+      () => void outbox.resume().catch(() => undefined),
+      this.#options.rescanMs ?? DEFAULT_RESCAN_MS,
+    );
     rescan.unref();
     signal.addEventListener("abort", () => clearInterval(rescan), { once: true });
     const commands = platform.setCommands?.(MENU_COMMANDS).catch(() => undefined);

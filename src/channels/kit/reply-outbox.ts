@@ -50,6 +50,11 @@ export class ReplyOutbox {
   readonly #waiters = new Map<string, Waiter[]>();
   readonly #lastEdit = new Map<string, number>();
   readonly #groups = new Set<string>();
+  /**
+   * Channels whose oldest unsent entry another worker is sending now (its claim live): their
+   * later entries wait for the next `resume` rather than overtake it.
+   */
+  readonly #blocked = new Set<string>();
   /** Sends taken again after a gateway died while sending them (they may show twice). */
   recovered = 0;
 
@@ -110,6 +115,7 @@ export class ReplyOutbox {
   /** Queues what the ledger holds unsent for this source (after a restart). */
   async resume(): Promise<number> {
     const entries = await this.#options.ledger.unsent(this.#options.platform.name);
+    this.#blocked.clear();
     for (const entry of entries) void this.#enqueue(entry);
     return entries.length;
   }
@@ -170,10 +176,16 @@ export class ReplyOutbox {
       if (stored === null || stored.state === "sent" || stored.state === "given_up") {
         return stored?.platformId ?? null;
       }
+      // Left in the ledger for the next `resume`, in order behind the entry another worker holds.
+      if (this.#blocked.has(channelId)) return null;
       const wait = Date.parse(stored.nextAt) - Date.now();
       if (wait > 0) await sleep(wait, undefined, { signal }).catch(() => undefined);
-      const entry = await ledger.claim(id, worker, timeoutMs + 15_000);
-      if (entry === null) return null;
+      // Held for the send's time and half as long again (15 s at most) to record its outcome.
+      const entry = await ledger.claim(id, worker, timeoutMs + Math.min(15_000, timeoutMs / 2));
+      if (entry === null) {
+        if ((await ledger.get(id))?.state === "sending") this.#blocked.add(channelId);
+        return null;
+      }
       const age = now() - Date.parse(entry.createdAt);
       if (age > freshnessMs) {
         await ledger.giveUp(id, this.#givenUpLine(entry, age));

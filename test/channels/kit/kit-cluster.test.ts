@@ -2,7 +2,8 @@
  * The chat kit on PostgreSQL with two workers (one throwaway cluster for the file): a source
  * whose platform is `exclusive` receives on one worker only, and the other takes over within
  * two lease periods once the first is stopped or dies; a message's delivery key is claimed
- * once across workers, and a dead worker's unfinished claim is taken again.
+ * once across workers, and a dead worker's unfinished claim is taken again; the replies a
+ * worker recorded in the ledger and died before sending are sent once by the other.
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +11,7 @@ import { ChatSource } from "../../../src/channels/kit/chat-source.js";
 import { PermissionRequests } from "../../../src/gateway/agents/permission-requests.js";
 import { ChannelOwnership } from "../../../src/gateway/cluster/channel-ownership.js";
 import { EventBus } from "../../../src/gateway/event-bus.js";
+import type { GatewayEvent } from "../../../src/gateway/events.js";
 import type { Router } from "../../../src/gateway/routing/router.js";
 import { PostgresGatewayStore } from "../../../src/gateway/store/postgres/postgres-store.js";
 import { FakeChatPlatform } from "../../helpers/fake-chat-platform.js";
@@ -46,7 +48,13 @@ const idleRouter = {
 } as unknown as Router;
 
 /** One worker: its store, its channel ownership and a chat source on an exclusive platform. */
-async function startWorker(name: string, sourceName: string) {
+interface WorkerOptions {
+  /** How often the ledger is read again for a dead worker's entries. */
+  rescanMs?: number;
+  sendTimeoutMs?: number;
+}
+
+async function startWorker(name: string, sourceName: string, options: WorkerOptions = {}) {
   const store = await PostgresGatewayStore.open(url);
   const logs: string[] = [];
   const log = (line: string) => logs.push(line);
@@ -61,7 +69,7 @@ async function startWorker(name: string, sourceName: string) {
   const bus = new EventBus();
   const permissions = new PermissionRequests({ bus });
   const platform = new FakeChatPlatform(sourceName, { exclusive: true });
-  const source = new ChatSource({ platform, allow: ["7"], logger: log });
+  const source = new ChatSource({ platform, allow: ["7"], logger: log, ...options });
   const closing = new AbortController();
   const delivered: string[] = [];
   await source.start(
@@ -85,6 +93,8 @@ async function startWorker(name: string, sourceName: string) {
   const worker = {
     name,
     store,
+    bus,
+    source,
     ownership,
     platform,
     delivered,
@@ -92,6 +102,7 @@ async function startWorker(name: string, sourceName: string) {
     /** A clean shutdown: receiving stops and the leases are released. */
     stop: async () => {
       closing.abort();
+      platform.thaw();
       await source.stop();
       await ownership.stop();
       permissions.close();
@@ -168,5 +179,55 @@ describe("an exclusive chat source on two PostgreSQL workers", () => {
     await deliveriesB.finish("fake", "7:1");
     await ageClaims();
     expect(await deliveriesA.claim("fake", "7:1")).toBe(false);
+  });
+});
+
+/** A reply of the agent on `channelId`, as the gateway publishes it to the channel's sources. */
+function reply(channelId: string, id: string, text: string): GatewayEvent {
+  return {
+    type: "reply",
+    channelId,
+    message: {
+      id,
+      channelId,
+      role: "assistant",
+      kind: "reply",
+      text,
+      state: null,
+      replyTo: null,
+      createdAt: new Date().toISOString(),
+    },
+  } as GatewayEvent;
+}
+
+describe("the reply ledger on two PostgreSQL workers", () => {
+  it("sends once, through the other worker, what a worker recorded and died before sending", async () => {
+    const options = { rescanMs: 200, sendTimeoutMs: 400 };
+    const a = await startWorker("worker-a", "ledger", options);
+    const b = await startWorker("worker-b", "ledger", options);
+    const channelId = "ledger:7";
+    // Worker A takes the chat's message (so it watches the channel), then freezes mid-send.
+    await a.platform.push(a.platform.incoming("7", "hello"));
+    a.platform.sendsHang = true;
+    a.bus.publish(reply(channelId, "reply-1", "first answer"));
+    a.bus.publish(reply(channelId, "reply-2", "second answer"));
+    await waitFor(() => a.platform.attempted.length === 1, "worker A trying the first send");
+    const ledger = b.store.sourceStore().outbound;
+    await waitFor(
+      async () => (await ledger.unsent("ledger")).length === 2,
+      "both answers recorded",
+    );
+    // Dead: its connections gone, its claim on the first answer left to run out.
+    await a.store.close();
+    await waitFor(() => b.platform.sent.length === 2, "worker B sending both answers", 10_000);
+    expect(b.platform.sent.map((sent) => sent.message.text)).toEqual([
+      "first answer",
+      "second answer",
+    ]);
+    expect(await ledger.unsent("ledger")).toEqual([]);
+    // The first may have left worker A before it froze: sent again, marked so; the second not.
+    expect(b.source.recovered).toBe(1);
+    expect(b.logs).toContain("ledger: sending a answer to ledger:7 again (recovered, may repeat)");
+    expect(a.platform.sent).toEqual([]);
   });
 });
