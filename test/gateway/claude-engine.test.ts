@@ -3,14 +3,22 @@
  * --engine claude`), against the fake Messages API: a message is answered,
  * the next one is answered by the same kept process, the page's events carry
  * the CLI's tool calls, and the channel remembers the CLI's session; /compact goes to
- * Claude Code's own /compact and a reset starts a new Claude Code session.
+ * Claude Code's own /compact and a reset starts a new Claude Code session; a turn that crosses
+ * its channel's budget is interrupted at its next model call, with a line saying so.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { echoFallback, startFakeMessagesApi } from "../helpers/fake-messages-api.js";
+import { GatewayBindings } from "../../src/gateway/bindings/bindings.js";
+import type { SpendReport } from "../../src/gateway/budgets/spend-report.js";
+import { costUsd } from "../../src/model/pricing.js";
+import {
+  echoFallback,
+  type FakeMessagesApi,
+  startFakeMessagesApi,
+} from "../helpers/fake-messages-api.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { compactThenReset } from "./compact-reset-scenario.js";
 import { openEvents, startTestGateway, type TestGateway } from "./helpers.js";
@@ -18,6 +26,9 @@ import { openEvents, startTestGateway, type TestGateway } from "./helpers.js";
 const repository = join(import.meta.dirname, "..", "..");
 let claudeBin = "";
 let gateway: TestGateway | undefined;
+/** The first gateway's fake API and bindings, which the budget case goes on with. */
+let api: FakeMessagesApi | undefined;
+let bindings: GatewayBindings | undefined;
 let sandbox = "";
 
 beforeAll(() => {
@@ -34,6 +45,7 @@ beforeAll(() => {
 
 afterAll(async () => {
   await gateway?.cleanup();
+  await api?.close();
   rmSync(sandbox, { recursive: true, force: true });
 });
 
@@ -55,7 +67,7 @@ function claudeEnv(apiUrl: string): Record<string, string> {
 }
 
 it("answers channel messages through a kept Claude Code process, tool calls included", async () => {
-  const api = await startFakeMessagesApi({
+  api = await startFakeMessagesApi({
     script: [
       {
         toolUse: { name: "Bash", input: { command: "echo from-claude-tool", description: "echo" } },
@@ -65,17 +77,20 @@ it("answers channel messages through a kept Claude Code process, tool calls incl
     ],
     fallback: echoFallback,
   });
-  try {
-    gateway = await startTestGateway({
-      prefix: "claude-engine",
-      engine: {
-        claudeBin,
-        cwd: join(sandbox, "workspace"),
-        args: ["--permission-mode", "bypassPermissions"],
-        env: claudeEnv(api.url),
-      },
-      permissionPrompts: false,
-    });
+  bindings = new GatewayBindings(undefined, { cwd: join(sandbox, "workspace"), engine: "claude" });
+  gateway = await startTestGateway({
+    prefix: "claude-engine",
+    engine: {
+      claudeBin,
+      cwd: join(sandbox, "workspace"),
+      args: ["--permission-mode", "bypassPermissions"],
+      env: claudeEnv(api.url),
+    },
+    permissionPrompts: false,
+    bindings,
+    priceUsage: costUsd,
+  });
+  {
     const events = openEvents(`${gateway.url}/api/channels/cc/events?token=${gateway.token}`);
     const first = await gateway.api<{ disposition: string }>("POST", "/api/channels/cc/messages", {
       text: "run the tool",
@@ -129,8 +144,6 @@ it("answers channel messages through a kept Claude Code process, tool calls incl
       expect.any(String),
     );
     await events.close();
-  } finally {
-    await api.close();
   }
 });
 
@@ -158,4 +171,44 @@ it("compacts through Claude Code's own /compact and resets to a new Claude Code 
     await own.cleanup();
     await api.close();
   }
+});
+
+it("interrupts a Claude Code turn that crosses its budget at its next model call", async () => {
+  if (!gateway || !api || !bindings) throw new Error("the first case's gateway is needed");
+  const { body } = await gateway.api<SpendReport>("GET", "/api/spend");
+  // A token more than channel cc spent so far: its next turn starts, and its first call crosses
+  // it (tokens: the fake model's name has no price). Its kept process goes on (a budget is not
+  // what an agent is made of).
+  const limit = body.gateway.today.tokens + 1;
+  bindings.replace({
+    file: "test.json",
+    hash: "budget",
+    config: { budget: { dailyTokens: limit } },
+  });
+  api.push(
+    { toolUse: { name: "Bash", input: { command: "printf kept > first.txt", description: "a" } } },
+    {
+      delayMs: 600,
+      // biome-ignore lint/suspicious/noThenProperty: the fake API names its delayed step so.
+      then: { toolUse: { name: "Bash", input: { command: "touch second.txt", description: "b" } } },
+    },
+  );
+  const posted = await gateway.api<{ id: string }>("POST", "/api/channels/cc/messages", {
+    text: "write two files",
+  });
+  const reply = await waitFor(
+    async () => {
+      const messages = await gateway?.messages("cc");
+      if (messages?.find((each) => each.id === posted.body.id)?.state !== "failed") return;
+      return messages.findLast((each) => each.replyTo === posted.body.id);
+    },
+    "the turn stopped",
+    60_000,
+  );
+  expect(reply.text).toMatch(
+    /^Budget reached: the daily limit of the gateway is [\d,]+ tokens, and [\d,]+ tokens was spent today\. The agent was stopped before its next model call; what it did so far is kept\./,
+  );
+  const workspace = join(sandbox, "workspace");
+  expect(readFileSync(join(workspace, "first.txt"), "utf8")).toBe("kept");
+  expect(existsSync(join(workspace, "second.txt"))).toBe(false);
 });
