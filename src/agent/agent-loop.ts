@@ -16,7 +16,7 @@ import {
 import type { PermissionRules } from "../permissions/types.js";
 import type { AnyTool } from "../tools/types.js";
 import type { ContextKeeper, RequestShape } from "./context-keeper.js";
-import { appendUserText, awaitsUser, messageText } from "./conversation.js";
+import { appendUserImages, appendUserText, awaitsUser, messageText } from "./conversation.js";
 import type { AgentEventSink, TurnOutcome } from "./events.js";
 import type { Inbox } from "./inbox.js";
 import {
@@ -101,6 +101,7 @@ function deliverInbox(history: Message[], dependencies: AgentLoopDependencies): 
   for (const text of texts) {
     if (dependencies.alreadyHeld?.(text) !== true) appendUserText(history, text);
   }
+  appendUserImages(history, dependencies.inbox?.drainImages() ?? []);
   if (finished.length > 0) appendUserText(history, formatNotifications(finished));
   if (texts.length === 0 && finished.length === 0) return;
   dependencies.emit({

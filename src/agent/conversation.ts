@@ -1,4 +1,4 @@
-import type { ContentBlock, Message } from "../model/types.js";
+import type { ContentBlock, ImageBlock, Message } from "../model/types.js";
 
 /**
  * Adds text to the conversation as the user's: appended to the last message
@@ -17,6 +17,20 @@ export function appendUserText(history: Message[], text: string): void {
     typeof last.content === "string"
       ? [{ type: "text", text: last.content }, block]
       : [...last.content, block];
+}
+
+/** Adds images to the user's turn at the end of the history (after its text). */
+export function appendUserImages(history: Message[], images: readonly ImageBlock[]): void {
+  if (images.length === 0) return;
+  const last = history.at(-1);
+  if (last === undefined || last.role !== "user") {
+    history.push({ role: "user", content: [...images] });
+    return;
+  }
+  last.content =
+    typeof last.content === "string"
+      ? [{ type: "text", text: last.content }, ...images]
+      : [...last.content, ...images];
 }
 
 /** The assistant's text blocks of one message, joined. */

@@ -2,12 +2,12 @@ import { randomUUID } from "node:crypto";
 import { BackgroundManager } from "../background/background-manager.js";
 import { contextWindowFor, maxOutputTokensFor } from "../model/context-window.js";
 import { costUsd } from "../model/pricing.js";
-import { emptyUsage, type Message, type Usage } from "../model/types.js";
+import { emptyUsage, type ImageBlock, type Message, type Usage } from "../model/types.js";
 import { type AgentLoopDependencies, runAgentLoop, toolSpecs } from "./agent-loop.js";
 import type { CompactionBoundary } from "./compaction-boundary.js";
 import { type ContextBudget, contextBudget } from "./context-budget.js";
 import { ContextKeeper, type RequestShape } from "./context-keeper.js";
-import { appendUserText } from "./conversation.js";
+import { appendUserImages, appendUserText } from "./conversation.js";
 import type { AgentEvent, TurnOutcome } from "./events.js";
 import { Inbox } from "./inbox.js";
 import { RedeliveredTexts } from "./redelivered-texts.js";
@@ -118,12 +118,16 @@ export class Session {
    * Sends the user's text. With a turn running, the text steers it and the
    * running turn's outcome is returned; otherwise a new turn starts.
    */
-  send(text: string, signal?: AbortSignal): Promise<TurnOutcome> {
+  send(
+    text: string,
+    signal?: AbortSignal,
+    images: readonly ImageBlock[] = [],
+  ): Promise<TurnOutcome> {
     if (this.#turn !== undefined) {
-      this.inbox.push(text);
+      this.inbox.push(text, images);
       return this.#turn.promise;
     }
-    return this.#startTurn(text, signal);
+    return this.#startTurn(text, signal, images);
   }
 
   /** Aborts the running turn, killing the tools it runs. */
@@ -147,10 +151,14 @@ export class Session {
     return this.#startTurn(undefined, signal);
   }
 
-  #startTurn(text: string | undefined, signal?: AbortSignal): Promise<TurnOutcome> {
+  #startTurn(
+    text: string | undefined,
+    signal?: AbortSignal,
+    images: readonly ImageBlock[] = [],
+  ): Promise<TurnOutcome> {
     const controller = new AbortController();
     const turnSignal = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal;
-    const promise = this.#runTurn(text, turnSignal).finally(() => {
+    const promise = this.#runTurn(text, turnSignal, images).finally(() => {
       this.#turn = undefined;
       this.#redelivered.forget();
     });
@@ -158,7 +166,11 @@ export class Session {
     return promise;
   }
 
-  async #runTurn(text: string | undefined, signal: AbortSignal): Promise<TurnOutcome> {
+  async #runTurn(
+    text: string | undefined,
+    signal: AbortSignal,
+    images: readonly ImageBlock[] = [],
+  ): Promise<TurnOutcome> {
     const emit = (event: AgentEvent) => this.#emit(event);
     if (text !== undefined) {
       emit({ type: "turn_start", prompt: text });
@@ -177,7 +189,10 @@ export class Session {
       if (hook?.blocked || hook?.halt !== undefined) {
         return this.#blockedPrompt(hook.reason ?? hook.halt?.reason ?? "blocked by a hook");
       }
-      if (!this.#redelivered.take(text)) appendUserText(this.history, text);
+      if (!this.#redelivered.take(text)) {
+        appendUserText(this.history, text);
+        appendUserImages(this.history, images);
+      }
       for (const context of hook?.additionalContext ?? []) appendUserText(this.history, context);
     }
     const dependencies: AgentLoopDependencies = {

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { setPriority } from "node:os";
+import { withAttachedImages } from "./attached-images.js";
 import { encodeNdjsonLine, NdjsonDecoder, type NdjsonError } from "./ndjson.js";
 import { execFailure, withParentDeathSignal } from "./parent-death.js";
 import { StderrTail } from "./stderr-tail.js";
@@ -35,6 +36,7 @@ export class ClaudeChild {
   readonly stderrTail = new StderrTail(50);
   #exitReported = false;
   readonly #beforeWrite: (() => void) | undefined;
+  readonly #cwd: string;
 
   constructor(
     command: readonly string[],
@@ -54,6 +56,7 @@ export class ClaudeChild {
       detached: true,
     });
     this.process = child;
+    this.#cwd = spawnOptions.cwd ?? process.cwd();
     if (spawnOptions.niceness !== undefined && child.pid !== undefined) {
       try {
         setPriority(child.pid, spawnOptions.niceness);
@@ -134,7 +137,10 @@ export class ClaudeChild {
     return this.process.pid !== undefined && !hasExited(this.process) && !this.#exitReported;
   }
 
-  /** Writes one NDJSON line; rejects (code `EPIPE`) when the child can no longer read. */
+  /**
+   * Writes one NDJSON line (a user message's attached images added from the child's folder);
+   * rejects (code `EPIPE`) when the child can no longer read.
+   */
   write(value: unknown): Promise<void> {
     const stdin = this.process.stdin;
     if (!stdin?.writable || !this.alive()) {
@@ -142,7 +148,9 @@ export class ClaudeChild {
     }
     this.#beforeWrite?.();
     return new Promise((resolve, reject) => {
-      stdin.write(encodeNdjsonLine(value), (error) => (error ? reject(error) : resolve()));
+      stdin.write(encodeNdjsonLine(withAttachedImages(value, this.#cwd)), (error) =>
+        error ? reject(error) : resolve(),
+      );
     });
   }
 

@@ -5,6 +5,36 @@ import type { SourceStore } from "./source-store.js";
 /** Extra facts an inbound source attaches to a message (sender, thread, platform ids). */
 export type DeliveryMeta = Record<string, unknown>;
 
+/**
+ * A file that came with a message, its bytes in hand: an image the model should see, a file
+ * for the workspace, or a voice note (or other audio) to transcribe.
+ */
+export interface InboundFile {
+  kind: "image" | "file" | "voice";
+  /** As the sender named it, if they did; the gateway sanitises it. */
+  name: string | undefined;
+  mediaType: string | undefined;
+  data: Buffer;
+}
+
+/** What a source gets for a message's files: the gateway's media handling. */
+export interface SourceAttachments {
+  /** The largest file taken, in bytes; a bigger one is refused with an answer. */
+  readonly maxBytes: number;
+  /**
+   * Saves the files into the channel's workspace (its `inbox/` folder, names sanitised, never
+   * overwriting), images also shown to the model, voice notes transcribed when a transcriber
+   * is configured. Resolves to the text the agent gets (`text` with a line per file), or an
+   * answer for the sender instead (too big, nowhere to save it). Never rejects.
+   */
+  receive(
+    channelId: string,
+    text: string,
+    files: readonly InboundFile[],
+    signal: AbortSignal,
+  ): Promise<{ text: string } | { answer: string }>;
+}
+
 /** What routing answers a source for each message it delivers. */
 export interface SourceDelivery {
   id: string;
@@ -55,6 +85,8 @@ export interface SourceContext {
     receive: (signal: AbortSignal) => Promise<void>,
     signal: AbortSignal,
   ): Promise<void>;
+  /** Media handling: a message's files into the workspace and to the model. */
+  attachments?: SourceAttachments;
 }
 
 /**

@@ -8,6 +8,7 @@ import type { ReloadOutcome } from "./bindings/config-reload.js";
 import type { ResolvedBinding } from "./bindings/resolved-binding.js";
 import type { UsagePrice } from "./budgets/turn-meter.js";
 import type { ChannelSource } from "./channel-source.js";
+import type { TranscriptionOptions } from "./media/transcriber.js";
 import type { StoreLocation } from "./store/store-location.js";
 
 /** The agent every channel talks to: a stream-json CLI (`rudder run ...` or `claude`). */
@@ -156,6 +157,12 @@ export interface GatewayOptions {
    */
   headersTimeoutMs?: number;
   bodyTimeoutMs?: number;
+  /**
+   * Files that come with messages (chat sources, the HTTP API): the largest taken (default
+   * 20 MB), and how voice notes are transcribed (an OpenAI-compatible endpoint or a local
+   * command; default none: the agent is told where the voice note is). See src/gateway/media.
+   */
+  media?: { maxBytes?: number; transcription?: TranscriptionOptions };
   /** Inbound sources besides the HTTP API (chat adapters such as `src/channels/telegram`). */
   sources?: ChannelSource[];
   /**

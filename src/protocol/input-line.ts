@@ -1,6 +1,19 @@
+/**
+ * The lines a host writes to `rudder run -p --input-format stream-json`, parsed and checked: a
+ * user message (its text and base64 images), control requests and responses, cancels.
+ */
+import type { ImageBlock } from "../model/types.js";
+
 /** One line a host writes to rudder's stdin in stream-json mode, checked. */
 export type InputLine =
-  | { type: "user"; text: string; uuid: string | undefined; warnings: string[] }
+  | {
+      type: "user";
+      text: string;
+      /** Base64 image blocks of the message (a photo someone sent), in order. */
+      images: ImageBlock[];
+      uuid: string | undefined;
+      warnings: string[];
+    }
   | {
       type: "control_request";
       requestId: string;
@@ -26,21 +39,38 @@ function invalid(error: string): InputLine {
   return { type: "invalid", error };
 }
 
-/** The text of a user message's content; other block kinds are named in `warnings`. */
-function userText(content: unknown): { text: string; warnings: string[] } | undefined {
-  if (typeof content === "string") return { text: content, warnings: [] };
+/** A base64 image block as the Messages API takes it, or undefined. */
+function imageBlock(block: Record<string, unknown>): ImageBlock | undefined {
+  const source = block.source;
+  if (block.type !== "image" || !isObject(source) || source.type !== "base64") return undefined;
+  const { media_type: mediaType, data } = source;
+  if (typeof mediaType !== "string" || typeof data !== "string") return undefined;
+  return { type: "image", source: { type: "base64", media_type: mediaType, data } };
+}
+
+/** The text and images of a user message's content; other block kinds are named in `warnings`. */
+function userText(
+  content: unknown,
+): { text: string; images: ImageBlock[]; warnings: string[] } | undefined {
+  if (typeof content === "string") return { text: content, images: [], warnings: [] };
   if (!Array.isArray(content)) return undefined;
   const texts: string[] = [];
+  const images: ImageBlock[] = [];
   const warnings: string[] = [];
   for (const block of content) {
+    const image = isObject(block) ? imageBlock(block) : undefined;
     if (isObject(block) && block.type === "text" && typeof block.text === "string") {
       texts.push(block.text);
+    } else if (image) {
+      images.push(image);
     } else {
       const kind = isObject(block) && typeof block.type === "string" ? block.type : "unknown";
-      warnings.push(`a content block of type "${kind}" was dropped: rudder takes text only`);
+      warnings.push(
+        `a content block of type "${kind}" was dropped: rudder takes text and base64 images`,
+      );
     }
   }
-  return { text: texts.join("\n"), warnings };
+  return { text: texts.join("\n"), images, warnings };
 }
 
 /** Parses and checks one input line. Never throws: bad input is `{ type: "invalid" }`. */
@@ -62,7 +92,13 @@ export function parseInputLine(line: string): InputLine {
       const content = userText(message.content);
       if (content === undefined) return invalid("message.content must be a string or blocks");
       const uuid = typeof value.uuid === "string" && value.uuid !== "" ? value.uuid : undefined;
-      return { type: "user", text: content.text, uuid, warnings: content.warnings };
+      return {
+        type: "user",
+        text: content.text,
+        images: content.images,
+        uuid,
+        warnings: content.warnings,
+      };
     }
     case "control_request": {
       const request = value.request;

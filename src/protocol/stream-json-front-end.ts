@@ -1,6 +1,7 @@
 import type { AgentEvent, TurnOutcome } from "../agent/events.js";
 import { type LocalCommand, parseLocalCommand } from "../agent/local-command.js";
 import type { Session } from "../agent/session.js";
+import type { ImageBlock } from "../model/types.js";
 import { localCommandOutputLine } from "./compaction-lines.js";
 import { CompactionReporter } from "./compaction-reporter.js";
 import {
@@ -22,6 +23,7 @@ import {
   type SessionInfo,
 } from "./output-lines.js";
 import { PartialMessages } from "./partial-messages.js";
+import { PendingImages } from "./pending-images.js";
 import { PermissionDenials } from "./permission-denials.js";
 import { confirmForMode, type PermissionMode } from "./permission-mode.js";
 import { PermissionPrompt } from "./permission-prompt.js";
@@ -61,7 +63,8 @@ export class StreamJsonFrontEnd {
   #session: Session | undefined;
   #turn: FrontEndTurn | undefined;
   /** Steering texts a turn ended without reading; they run as the next turn. */
-  #carried: { texts: string[]; uuids: string[] } | undefined;
+  #carried: { texts: string[]; images: ImageBlock[]; uuids: string[] } | undefined;
+  readonly #images = new PendingImages();
   /** Messages behind a `/compact` or `/clear` that waits for the running turn, in order. */
   readonly #queued: Array<{ text: string; uuid: string | undefined }> = [];
   readonly #compaction = new CompactionReporter((line) => this.#write(line));
@@ -102,6 +105,7 @@ export class StreamJsonFrontEnd {
         return;
       case "user":
         for (const warning of line.warnings) this.#options.warn?.(warning);
+        this.#images.put(line.text, line.images);
         this.sendUserMessage(line.text, line.uuid);
         return;
       case "control_request": {
@@ -161,12 +165,13 @@ export class StreamJsonFrontEnd {
       this.#startTurn(uuid === undefined ? [] : [uuid], run, command.name);
       return;
     }
+    const images = this.#images.take(text);
     if (session.running) {
       this.#steers.push(uuid);
-      void session.send(text);
+      void session.send(text, undefined, images);
       return;
     }
-    this.#startTurn(uuid === undefined ? [] : [uuid], () => session.send(text));
+    this.#startTurn(uuid === undefined ? [] : [uuid], () => session.send(text, undefined, images));
   }
 
   /**
@@ -288,7 +293,8 @@ export class StreamJsonFrontEnd {
     const carried = this.#carried;
     if (session !== undefined && !session.running && this.#turn === undefined && carried) {
       this.#carried = undefined;
-      this.#startTurn(carried.uuids, () => session.send(carried.texts.join("\n\n")));
+      const text = carried.texts.join("\n\n");
+      this.#startTurn(carried.uuids, () => session.send(text, undefined, carried.images));
     } else if (
       session !== undefined &&
       !session.running &&
@@ -366,7 +372,8 @@ export class StreamJsonFrontEnd {
     // next turn, as Claude Code runs messages queued behind an interrupted one.
     const uuids = this.#steers.splice(0).filter((uuid) => uuid !== undefined);
     const texts = this.#session?.inbox.drain() ?? [];
-    if (texts.length > 0) this.#carried = { texts, uuids };
+    const images = this.#session?.inbox.drainImages() ?? [];
+    if (texts.length > 0) this.#carried = { texts, images, uuids };
     const model = this.#info.model;
     // Claude Code's `total_cost_usd` is the running total of the process, not the turn's.
     this.#costTotal += outcome.totalCostUsd;

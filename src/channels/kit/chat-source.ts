@@ -10,6 +10,7 @@ import { GatewayClosedError } from "../../gateway/gateway-closed-error.js";
 import { parseChannelCommand } from "../../gateway/routing/channel-command.js";
 import type { SourceStore } from "../../gateway/source-store.js";
 import { ApprovalCards } from "./approval-cards.js";
+import { attachmentIntake } from "./attachment-intake.js";
 import { type Backoff, DEFAULT_BACKOFF } from "./backoff.js";
 import { ChatAccess } from "./chat-access.js";
 import { answerChatCommand, parseCommand } from "./chat-commands.js";
@@ -34,8 +35,9 @@ type Deliver = (channelId: string, text: string, meta?: DeliveryMeta) => Promise
 /**
  * The hook for media: a message's attachments, before it is delivered. Returns the text the
  * agent gets (the caption with where the files were saved, say), or an answer for the chat
- * instead of a delivery. Without one, a message of files alone is answered that only text
- * reaches the agent, and a caption goes on without its files.
+ * instead of a delivery. Without one the gateway's media handling is used through the kit
+ * (`attachmentIntake`: images to the model, files to the workspace's inbox); with neither, a
+ * message of files alone is answered that only text reaches the agent.
  */
 export type AttachmentHandler = (
   message: IncomingChat,
@@ -72,6 +74,8 @@ interface Session {
   progress: TurnProgress;
   approvals: ApprovalCards;
   access: ChatAccess;
+  /** The source's own handler, else the gateway's media handling through the kit. */
+  attachments: AttachmentHandler | undefined;
   signal: AbortSignal;
 }
 
@@ -134,6 +138,9 @@ export class ChatSource implements ChannelSource {
       progress: new TurnProgress(outbox, () => platform.limits.editIntervalMs(false)),
       approvals: new ApprovalCards(outbox, context.permissions, store.grants),
       access,
+      attachments:
+        this.#options.attachments ??
+        (context.attachments ? attachmentIntake(context.attachments) : undefined),
       signal,
     };
     this.#session = session;
@@ -270,8 +277,8 @@ export class ChatSource implements ChannelSource {
       return;
     }
     let text = message.text;
-    if (message.attachments.length > 0 && this.#options.attachments) {
-      const handled = await this.#options.attachments(message, session.signal);
+    if (message.attachments.length > 0 && session.attachments) {
+      const handled = await session.attachments(message, session.signal);
       if ("answer" in handled) {
         await outbox.send(channelId, "notice", { text: handled.answer, format: "plain" });
         return;
@@ -280,7 +287,9 @@ export class ChatSource implements ChannelSource {
     }
     if (text.trim() === "") {
       await outbox.send(channelId, "notice", {
-        text: "Only text messages reach the agent.",
+        text: session.attachments
+          ? "Only text, photos, files and voice notes reach the agent."
+          : "Only text messages reach the agent.",
         format: "plain",
       });
       return;

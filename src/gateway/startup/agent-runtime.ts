@@ -14,6 +14,8 @@ import { ChannelModels } from "../bindings/channel-models.js";
 import type { ResolvedBinding } from "../bindings/resolved-binding.js";
 import type { EventBus } from "../event-bus.js";
 import { type GatewayOptions, processOptions } from "../gateway-options.js";
+import { ChannelMedia } from "../media/channel-media.js";
+import { createTranscriber } from "../media/transcriber.js";
 import type { Router } from "../routing/router.js";
 import { TranscriptMirror } from "../transcripts/transcript-mirror.js";
 import { startTranscriptPruning } from "../transcripts/transcript-pruning.js";
@@ -35,6 +37,8 @@ export interface AgentRuntime {
   pruning: { stop(): Promise<void> } | undefined;
   /** The worktrees of channels whose binding says `"isolation": "worktree"`. */
   worktrees: ChannelWorktrees;
+  /** Files that come with messages, into each channel's workspace and to its model. */
+  media: ChannelMedia;
 }
 
 /** `router()`: the router once made (an idle line before it has nowhere to go). */
@@ -123,5 +127,15 @@ export function createAgentRuntime(
       })
     : undefined;
   const info = new BindingInfo(bindings, models, options.infoFor);
-  return { worker, bindings, models, info, permissions, pool, mirror, pruning, worktrees };
+  const media = new ChannelMedia({
+    workspaceFor: async (channelId) => {
+      const failed = await worktrees.prepare(channelId);
+      if (failed !== undefined) throw new Error(failed);
+      return worktrees.cwdFor(channelId) ?? bindings.bindingFor(channelId).cwd;
+    },
+    maxBytes: options.media?.maxBytes,
+    transcriber: createTranscriber(options.media?.transcription ?? {}),
+    logger: log,
+  });
+  return { worker, bindings, models, info, permissions, pool, mirror, pruning, worktrees, media };
 }

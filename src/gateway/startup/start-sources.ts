@@ -49,6 +49,7 @@ export async function startSources({
     ...(ownership ? { exclusive: ownership.receiveExclusive } : {}),
     // Read at each message, so a reloaded configuration applies to the next one.
     allowFor: (channelId) => runtime.bindings.bindingFor(channelId).allow,
+    attachments: runtime.media,
   };
   for (const source of sources) {
     await source.start(

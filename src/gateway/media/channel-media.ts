@@ -1,0 +1,125 @@
+/**
+ * The gateway's media handling (`SourceContext.attachments`, and the HTTP API's attachments):
+ * each file of a message is saved into the channel's workspace under `inbox/` and named in the
+ * text the agent gets, one line per file: an image as a marker the agent process turns into an
+ * image block (the model sees it), a document with its size and type, a voice note with its
+ * transcript when a transcriber is configured.
+ */
+import { imageMarker, imageMediaType, MAX_IMAGE_BYTES } from "../../claude-cli/attached-images.js";
+import type { InboundFile, SourceAttachments } from "../channel-source.js";
+import { InboxError, sanitiseFileName, saveInboxFile } from "./inbox-file.js";
+import type { Transcriber } from "./transcriber.js";
+
+/** Files up to this size reach the agent unless configured otherwise (Telegram's bots: 20 MB). */
+export const DEFAULT_MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024;
+
+export interface ChannelMediaOptions {
+  /** The folder the channel's agent works in (made first, for a worktree). */
+  workspaceFor(channelId: string): Promise<string>;
+  maxBytes?: number | undefined;
+  transcriber?: Transcriber | undefined;
+  logger?: ((line: string) => void) | undefined;
+}
+
+const EXTENSIONS: Record<string, string> = {
+  "image/jpeg": ".jpg",
+  "image/png": ".png",
+  "image/gif": ".gif",
+  "image/webp": ".webp",
+  "audio/ogg": ".ogg",
+  "audio/mpeg": ".mp3",
+  "audio/mp4": ".m4a",
+  "audio/wav": ".wav",
+  "audio/webm": ".webm",
+  "application/pdf": ".pdf",
+  "text/plain": ".txt",
+};
+
+/** "12.3 KB", "4.0 MB": a size for people. */
+export function byteSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+function fileName(file: InboundFile): string {
+  const fallback = file.kind === "image" ? "image" : file.kind === "voice" ? "voice-note" : "file";
+  const name = sanitiseFileName(file.name, fallback);
+  const extension = EXTENSIONS[(file.mediaType ?? "").split(";")[0]?.trim() ?? ""];
+  return extension && !name.includes(".") ? `${name}${extension}` : name;
+}
+
+export class ChannelMedia implements SourceAttachments {
+  readonly maxBytes: number;
+  readonly #options: ChannelMediaOptions;
+
+  constructor(options: ChannelMediaOptions) {
+    this.#options = options;
+    this.maxBytes = options.maxBytes ?? DEFAULT_MAX_ATTACHMENT_BYTES;
+  }
+
+  /** The answer for a file over the cap, or undefined when it fits. */
+  tooBig(name: string | undefined, size: number): string | undefined {
+    if (size <= this.maxBytes) return undefined;
+    const what = name ? `The file ${name}` : "The file";
+    return `${what} is ${byteSize(size)}; files up to ${byteSize(this.maxBytes)} reach the agent.`;
+  }
+
+  async receive(
+    channelId: string,
+    text: string,
+    files: readonly InboundFile[],
+    signal: AbortSignal,
+  ): Promise<{ text: string } | { answer: string }> {
+    for (const file of files) {
+      const refusal = this.tooBig(file.name, file.data.length);
+      if (refusal) return { answer: refusal };
+    }
+    let workspace: string;
+    try {
+      workspace = await this.#options.workspaceFor(channelId);
+    } catch (error) {
+      return { answer: `The files could not be saved: ${describe(error)}` };
+    }
+    const lines: string[] = [];
+    for (const file of files) {
+      try {
+        lines.push(await this.#take(workspace, file, signal));
+      } catch (error) {
+        const why = error instanceof InboxError ? error.message : describe(error);
+        this.#options.logger?.(`gateway: a file for ${channelId} was not saved: ${why}`);
+        return {
+          answer: `The file ${file.name ?? ""} could not be saved: ${why}`.replace("  ", " "),
+        };
+      }
+    }
+    return { text: [text.trim(), ...lines].filter((line) => line !== "").join("\n") };
+  }
+
+  /** Saves one file; resolves to its line in the agent's text. */
+  async #take(workspace: string, file: InboundFile, signal: AbortSignal): Promise<string> {
+    const name = fileName(file);
+    const path = await saveInboxFile(workspace, name, file.data);
+    const size = byteSize(file.data.length);
+    const type = file.mediaType ? `, ${file.mediaType}` : "";
+    if (file.kind === "image" && imageMediaType(path) !== undefined) {
+      if (file.data.length <= MAX_IMAGE_BYTES) return imageMarker(path);
+      return `[attached file: ${path} (${size}${type}; too large to show as an image)]`;
+    }
+    if (file.kind === "voice") {
+      const transcriber = this.#options.transcriber;
+      if (!transcriber) return `[attached voice note: ${path} (${size}${type}; not transcribed)]`;
+      const transcript = await transcriber.transcribe(workspace, path, file, signal);
+      if (!transcript.ok) {
+        this.#options.logger?.(`gateway: transcribing ${path} failed: ${transcript.error}`);
+        return `[attached voice note: ${path} (${size}${type}; transcription failed: ${transcript.error})]`;
+      }
+      return `[attached voice note: ${path} (${size}${type}), transcript:]\n${transcript.text}`;
+    }
+    return `[attached file: ${path} (${size}${type})]`;
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
