@@ -42,11 +42,29 @@ export function byteSize(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
-function fileName(file: InboundFile): string {
+/** An image's type by its first bytes (what it is, whatever it was called), else undefined. */
+export function sniffImageType(data: Buffer): string | undefined {
+  if (data.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) {
+    return "image/png";
+  }
+  if (data[0] === 0xff && data[1] === 0xd8 && data[2] === 0xff) return "image/jpeg";
+  if (data.subarray(0, 4).toString("latin1") === "GIF8") return "image/gif";
+  const riff = data.subarray(0, 4).toString("latin1") === "RIFF";
+  if (riff && data.subarray(8, 12).toString("latin1") === "WEBP") return "image/webp";
+  return undefined;
+}
+
+/** The file's name in the inbox: sanitised, its extension the one its bytes call for. */
+function fileName(file: InboundFile, mediaType: string | undefined): string {
   const fallback = file.kind === "image" ? "image" : file.kind === "voice" ? "voice-note" : "file";
   const name = sanitiseFileName(file.name, fallback);
-  const extension = EXTENSIONS[(file.mediaType ?? "").split(";")[0]?.trim() ?? ""];
-  return extension && !name.includes(".") ? `${name}${extension}` : name;
+  const extension = EXTENSIONS[(mediaType ?? "").split(";")[0]?.trim() ?? ""];
+  if (!extension) return name;
+  if (file.kind === "image") {
+    const stem = name.includes(".") ? name.slice(0, name.lastIndexOf(".")) : name;
+    return `${stem}${extension}`;
+  }
+  return name.includes(".") ? name : `${name}${extension}`;
 }
 
 export class ChannelMedia implements SourceAttachments {
@@ -97,9 +115,14 @@ export class ChannelMedia implements SourceAttachments {
   }
 
   /** Saves one file; resolves to its line in the agent's text. */
-  async #take(workspace: string, file: InboundFile, signal: AbortSignal): Promise<string> {
-    const name = fileName(file);
-    const path = await saveInboxFile(workspace, name, file.data);
+  async #take(workspace: string, given: InboundFile, signal: AbortSignal): Promise<string> {
+    const sniffed = sniffImageType(given.data);
+    // Images are what their bytes say; a file that is not one is not shown as one.
+    const file: InboundFile =
+      given.kind === "image"
+        ? { ...given, kind: sniffed ? "image" : "file", mediaType: sniffed ?? given.mediaType }
+        : given;
+    const path = await saveInboxFile(workspace, fileName(file, file.mediaType), file.data);
     const size = byteSize(file.data.length);
     const type = file.mediaType ? `, ${file.mediaType}` : "";
     if (file.kind === "image" && imageMediaType(path) !== undefined) {

@@ -1,0 +1,213 @@
+/**
+ * Media in, through the chat kit and the gateway, on both engines: a Telegram photo reaches
+ * the model as an image block (rudder's engine and the real Claude Code), a document is saved
+ * into the workspace's inbox and read by a tool, a voice note is transcribed by an
+ * OpenAI-compatible endpoint on loopback, and a file over the cap is refused before download.
+ */
+import { once } from "node:events";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TelegramChannelSource } from "../../src/channels/telegram/telegram-source.js";
+import { startRudderGateway, startTestGateway, type TestGateway } from "../gateway/helpers.js";
+import { claudeCodeEnv } from "../helpers/claude-code-env.js";
+import {
+  type FakeMessagesApi,
+  lastToolResults,
+  lastUserText,
+  type RecordedRequest,
+  startFakeMessagesApi,
+} from "../helpers/fake-messages-api.js";
+import { type FakeTelegramApi, startFakeTelegramApi } from "../helpers/fake-telegram-api.js";
+import { CLAUDE_CODE_BIN } from "../helpers/one-shot-engine.js";
+import { waitFor } from "../helpers/wait-for.js";
+
+/** A 1x1 PNG. */
+const PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+  "base64",
+);
+
+let root: string;
+let messages: FakeMessagesApi;
+let telegram: FakeTelegramApi;
+let transcriber: Server;
+let transcriberUrl: string;
+const transcribed: Array<{ model: unknown; name: string; size: number }> = [];
+const gateways: TestGateway[] = [];
+const closers: Array<() => Promise<void>> = [];
+
+/** The image blocks of a request's user messages. */
+function imagesOf(request: RecordedRequest): Array<{ media_type: string; data: string }> {
+  const list: unknown[] = Array.isArray(request.body?.messages) ? request.body.messages : [];
+  return list.flatMap((message) => {
+    const { role, content } = message as { role?: string; content?: unknown };
+    if (role !== "user" || !Array.isArray(content)) return [];
+    return content
+      .filter((block: { type?: string }) => block?.type === "image")
+      .map((block: { source: { media_type: string; data: string } }) => block.source);
+  });
+}
+
+/** Answers what it saw; reads an attached notes file with the Read tool first. */
+function model(request: RecordedRequest) {
+  const results = lastToolResults(request);
+  if (results.length > 0) return { text: `the file says: ${JSON.stringify(results[0]?.content)}` };
+  const text = lastUserText(request);
+  const file = /\[attached file: (inbox\/notes[^ ]*\.txt)/.exec(text)?.[1];
+  if (file)
+    return { toolUse: { name: "Read", input: { file_path: join(root, "workspace", file) } } };
+  const images = imagesOf(request);
+  return {
+    text: `saw ${images.length} image(s) ${images.map((image) => image.media_type).join(",")}; heard: ${text.replace(/\s+/g, " ")}`,
+  };
+}
+
+const sentTo = (chatId: string, pattern: RegExp, api = telegram) =>
+  waitFor(
+    () => api.sent.find((message) => message.chatId === chatId && pattern.test(message.text)),
+    `a message to ${chatId} matching ${pattern}`,
+    30_000,
+  );
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), "rudder-media-in-"));
+  for (const folder of ["workspace", "claude-workspace", "home"]) mkdirSync(join(root, folder));
+  messages = await startFakeMessagesApi({ fallback: model });
+  telegram = await startFakeTelegramApi();
+  transcriber = createServer(async (request, response) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const form = await new Request("http://x/", {
+      method: "POST",
+      headers: { "content-type": String(request.headers["content-type"]) },
+      body: Buffer.concat(chunks),
+    }).formData();
+    const file = form.get("file") as File;
+    transcribed.push({ model: form.get("model"), name: file.name, size: file.size });
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(JSON.stringify({ text: "please water the plants" }));
+  });
+  transcriber.listen(0, "127.0.0.1");
+  await once(transcriber, "listening");
+  transcriberUrl = `http://127.0.0.1:${(transcriber.address() as AddressInfo).port}/v1/audio/transcriptions`;
+});
+
+afterAll(async () => {
+  for (const gateway of gateways) await gateway.cleanup();
+  for (const close of closers) await close();
+  await telegram?.close();
+  await messages?.close();
+  transcriber?.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+function telegramSource(allow: string, api = telegram): TelegramChannelSource {
+  return new TelegramChannelSource({
+    token: api.token,
+    apiUrl: api.url,
+    allow: [allow],
+    pollTimeoutSeconds: 1,
+    stateDir: join(root, `offsets-${allow}`),
+  });
+}
+
+describe("media through the kit on rudder's engine", () => {
+  beforeAll(async () => {
+    gateways.push(
+      await startRudderGateway({
+        prefix: "media-in",
+        apiUrl: messages.url,
+        workspace: join(root, "workspace"),
+        sources: [telegramSource("111")],
+        permissionPrompts: false,
+        media: {
+          maxBytes: 64 * 1024,
+          transcription: { url: transcriberUrl, model: "whisper-test" },
+        },
+      }),
+    );
+  });
+
+  it("shows a captioned photo to the model and saves it in the inbox", async () => {
+    telegram.pushMessage({
+      userId: 111,
+      text: "what is this?",
+      files: [{ kind: "photo", data: PNG }],
+    });
+    const answer = await sentTo("111", /saw 1 image/);
+    expect(answer.text).toContain("image/png");
+    expect(answer.text).toContain("what is this?");
+    const request = messages.requests.find((candidate) => imagesOf(candidate).length > 0);
+    expect(imagesOf(request as RecordedRequest)[0]?.data).toBe(PNG.toString("base64"));
+    expect(readdirSync(join(root, "workspace", "inbox"))).toContain("image.png");
+  });
+
+  it("saves a document in the inbox, where a tool reads it", async () => {
+    telegram.pushMessage({
+      userId: 111,
+      files: [
+        {
+          kind: "document",
+          name: "../notes.txt",
+          mimeType: "text/plain",
+          data: Buffer.from("buy milk"),
+        },
+      ],
+    });
+    const answer = await sentTo("111", /the file says/);
+    expect(answer.text).toContain("buy milk");
+    expect(readFileSync(join(root, "workspace", "inbox", "notes.txt"), "utf8")).toBe("buy milk");
+  });
+
+  it("transcribes a voice note and refuses a file over the cap before downloading it", async () => {
+    telegram.pushMessage({
+      userId: 111,
+      files: [{ kind: "voice", data: Buffer.from("OggS-voice") }],
+    });
+    const answer = await sentTo("111", /please water the plants/);
+    expect(answer.text).toContain("[attached voice note: inbox/voice-note.ogg");
+    expect(transcribed).toEqual([{ model: "whisper-test", name: "voice-note.ogg", size: 10 }]);
+
+    const downloads = telegram.calls.filter((call) => call.method === "download").length;
+    telegram.pushMessage({
+      userId: 111,
+      files: [{ kind: "document", name: "big.bin", data: Buffer.from("x"), statedSize: 200_000 }],
+    });
+    const refusal = await sentTo("111", /big\.bin is 196 KB; files up to 64 KB reach the agent/);
+    expect(refusal.text).not.toContain("saw");
+    expect(telegram.calls.filter((call) => call.method === "download").length).toBe(downloads);
+  });
+});
+
+describe("media through the kit on the real Claude Code", () => {
+  it("shows a photo to the model", async () => {
+    // A bot of its own: two gateways polling one bot would take each other's updates.
+    const bot = await startFakeTelegramApi();
+    closers.push(() => bot.close());
+    gateways.push(
+      await startTestGateway({
+        prefix: "media-in-claude",
+        engine: {
+          claudeBin: CLAUDE_CODE_BIN,
+          cwd: join(root, "claude-workspace"),
+          args: ["--permission-mode", "bypassPermissions"],
+          env: { ...claudeCodeEnv(join(root, "home"), messages.url) } as Record<string, string>,
+        },
+        sources: [telegramSource("222", bot)],
+        permissionPrompts: false,
+      }),
+    );
+    bot.pushMessage({
+      userId: 222,
+      text: "and this one?",
+      files: [{ kind: "photo", data: PNG }],
+    });
+    const answer = await sentTo("222", /saw 1 image/, bot);
+    expect(answer.text).toContain("image/png");
+    expect(answer.text).toContain("and this one?");
+  });
+});
