@@ -7,7 +7,18 @@
  */
 import type { InboundFile, SourceAttachments } from "../../gateway/channel-source.js";
 import type { Attachment, IncomingChat } from "./chat-platform.js";
-import type { AttachmentHandler } from "./chat-source.js";
+
+/**
+ * The hook for media: a message's attachments, before it is delivered. Returns the text the
+ * agent gets (the caption with where the files were saved, say), or an answer for the chat
+ * instead of a delivery. Without one the gateway's media handling is used through the kit
+ * (`attachmentIntake`: images to the model, files to the workspace's inbox); with neither, a
+ * message of files alone is answered that only text reaches the agent.
+ */
+export type AttachmentHandler = (
+  message: IncomingChat,
+  signal: AbortSignal,
+) => Promise<{ text: string } | { answer: string }>;
 
 const IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
 

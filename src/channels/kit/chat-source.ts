@@ -10,7 +10,7 @@ import { GatewayClosedError } from "../../gateway/gateway-closed-error.js";
 import { parseChannelCommand } from "../../gateway/routing/channel-command.js";
 import type { SourceStore } from "../../gateway/source-store.js";
 import { ApprovalCards } from "./approval-cards.js";
-import { attachmentIntake } from "./attachment-intake.js";
+import { type AttachmentHandler, attachmentIntake } from "./attachment-intake.js";
 import { type Backoff, DEFAULT_BACKOFF } from "./backoff.js";
 import { ChatAccess } from "./chat-access.js";
 import { answerChatCommand, parseCommand } from "./chat-commands.js";
@@ -32,17 +32,7 @@ const DEFAULT_RESCAN_MS = 30_000;
 
 type Deliver = (channelId: string, text: string, meta?: DeliveryMeta) => Promise<SourceDelivery>;
 
-/**
- * The hook for media: a message's attachments, before it is delivered. Returns the text the
- * agent gets (the caption with where the files were saved, say), or an answer for the chat
- * instead of a delivery. Without one the gateway's media handling is used through the kit
- * (`attachmentIntake`: images to the model, files to the workspace's inbox); with neither, a
- * message of files alone is answered that only text reaches the agent.
- */
-export type AttachmentHandler = (
-  message: IncomingChat,
-  signal: AbortSignal,
-) => Promise<{ text: string } | { answer: string }>;
+export type { AttachmentHandler };
 
 export interface ChatSourceOptions {
   platform: ChatPlatform;

@@ -19,6 +19,9 @@ export interface TelegramBot {
   username: string;
 }
 
+/** The largest photo size taken: what the model is shown as an image at most. */
+const PHOTO_BYTES = 3_750_000;
+
 /** Downloads a file by its id (the platform's `getFile`, then the file URL). */
 export type FetchFile = (fileId: string, signal: AbortSignal) => Promise<Buffer>;
 
@@ -56,8 +59,11 @@ function attachment(kind: Attachment["kind"], file: TelegramFile, fetch: FetchFi
 
 function attachmentsOf(message: TelegramMessage, fetch: FetchFile): Attachment[] {
   const files: Attachment[] = [];
-  // Telegram sends a photo in several sizes, smallest first: the largest is the photo.
-  const photo = message.photo?.at(-1);
+  // Telegram sends a photo in several sizes, smallest first: the largest the model is shown
+  // whole (the gateway's image cap, 3.75 MB), else the smallest.
+  const sizes = message.photo ?? [];
+  const photo =
+    sizes.filter((size) => (size.file_size ?? 0) <= PHOTO_BYTES).at(-1) ?? sizes.at(0);
   if (photo) files.push(attachment("photo", photo, fetch));
   if (message.document) files.push(attachment("document", message.document, fetch));
   if (message.voice) files.push(attachment("voice", message.voice, fetch));
