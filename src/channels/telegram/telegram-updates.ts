@@ -62,8 +62,7 @@ function attachmentsOf(message: TelegramMessage, fetch: FetchFile): Attachment[]
   // Telegram sends a photo in several sizes, smallest first: the largest the model is shown
   // whole (the gateway's image cap, 3.75 MB), else the smallest.
   const sizes = message.photo ?? [];
-  const photo =
-    sizes.filter((size) => (size.file_size ?? 0) <= PHOTO_BYTES).at(-1) ?? sizes.at(0);
+  const photo = sizes.filter((size) => (size.file_size ?? 0) <= PHOTO_BYTES).at(-1) ?? sizes.at(0);
   if (photo) files.push(attachment("photo", photo, fetch));
   if (message.document) files.push(attachment("document", message.document, fetch));
   if (message.voice) files.push(attachment("voice", message.voice, fetch));
