@@ -21,6 +21,8 @@ const unitTests = [
   "test/channels/kit/binding-access.test.ts",
   "test/channels/kit/chat-commands.test.ts",
   "test/channels/kit/inbound-deliveries.test.ts",
+  "test/channels/slack/slack-mrkdwn.test.ts",
+  "test/channels/slack/slack-source.test.ts",
   "test/channels/telegram/telegram-api.test.ts",
   "test/channels/telegram/telegram-source.test.ts",
   "test/channels/telegram/telegram-text.test.ts",

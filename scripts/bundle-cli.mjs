@@ -18,7 +18,14 @@ const dist = join(root, "dist");
  * own files relative to itself. They are loaded lazily (the gateway's store, the browser tests,
  * the permission gate's bash grammar, which finds its WebAssembly beside its own module).
  */
-const EXTERNAL = ["better-sqlite3", "playwright-core", "web-tree-sitter"];
+const EXTERNAL = [
+  "better-sqlite3",
+  "playwright-core",
+  "web-tree-sitter",
+  // Slack's clients read their own package.json (their User-Agent) and are CommonJS.
+  "@slack/socket-mode",
+  "@slack/web-api",
+];
 
 /**
  * Bundled code runs from dist/cli.js or a chunk beside it, not from the file tsc would have

@@ -5,7 +5,7 @@
  * of a shared store must agree on, wins. Also how a binding's agents are run and described.
  */
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import {
   type AgentInfo,
   type BindingFallback,
@@ -35,6 +35,10 @@ export interface ServeConfig {
   infoFor(binding: ResolvedBinding, model: string | undefined): Promise<AgentInfo>;
   /** Whether a binding without a model runs the offline demo model (rudder, no credentials). */
   demoFor(binding: ResolvedBinding): boolean;
+  /** A chat source's section of the file (`slack`), with the folder its paths are relative to. */
+  sourceSection(
+    name: "telegram" | "slack" | "discord",
+  ): { values: Record<string, unknown>; folder: string } | undefined;
 }
 
 /** The file `rudder serve` reads: `--config`, else the data folder's `config.json` if present. */
@@ -57,6 +61,10 @@ export async function serveConfig(options: ServeConfigOptions): Promise<ServeCon
   return {
     bindings,
     demoFor,
+    sourceSection: (name) => {
+      const values = loaded?.config[name];
+      return loaded && values ? { values, folder: dirname(loaded.file) } : undefined;
+    },
     engineFor: (binding, model) =>
       gatewayEngine(binding.engine, {
         cwd: binding.cwd,

@@ -1,8 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { telegramConfig } from "../channels/telegram/telegram-config.js";
-import { TelegramChannelSource } from "../channels/telegram/telegram-source.js";
 import { parseSize } from "../gateway/agents/memory-floor.js";
 import {
   type ResolvedBinding,
@@ -17,6 +15,7 @@ import type { CommandIo } from "./command-io.js";
 import { dataFolderWrapper } from "./data-folder-wrapper.js";
 import { agentInfoLine } from "./serve-agent-info.js";
 import { bindingLines, serveConfig } from "./serve-config.js";
+import { serveSources } from "./serve-sources.js";
 
 export const SERVE_FLAGS: FlagSpecs = {
   port: { type: "string" },
@@ -44,6 +43,9 @@ export const SERVE_FLAGS: FlagSpecs = {
   "no-sandbox": { type: "boolean" },
   "telegram-token-file": { type: "string" },
   "telegram-allow": { type: "string" },
+  "slack-app-token-file": { type: "string" },
+  "slack-bot-token-file": { type: "string" },
+  "slack-allow": { type: "string" },
 };
 
 export const SERVE_USAGE = `usage: rudder serve [--port 4317] [--host 127.0.0.1] [--allowed-hosts NAME,NAME:PORT]
@@ -52,6 +54,7 @@ export const SERVE_USAGE = `usage: rudder serve [--port 4317] [--host 127.0.0.1]
                     [--lease-seconds 15] [--shutdown-wait 20] [--max-live 8] [--max-agents 16] [--idle-minutes 20] [--engine rudder|claude] [--model M] [--cwd DIR]
                     [--min-free-memory SIZE] [--permission-timeout 300] [--no-permission-prompts] [--no-sandbox]
                     [--telegram-token-file FILE [--telegram-allow ID,ID]] [--config FILE]
+                    [--slack-app-token-file FILE --slack-bot-token-file FILE [--slack-allow ID,ID]]
   Starts the gateway: the web page, the HTTP API, the scheduler. Each channel gets its own
   long-lived agent process: rudder itself (default) or the Claude Code CLI (--engine claude).
   --max-live channels keep their process; past them a message is answered by a one-shot process.
@@ -71,6 +74,10 @@ export const SERVE_USAGE = `usage: rudder serve [--port 4317] [--host 127.0.0.1]
   the user or chat ids of --telegram-allow (or RUDDER_TELEGRAM_ALLOW) reach an agent, and so do
   people let in by pairing code (rudder pairing approve telegram CODE); without an allow-list
   the bot starts in pairing mode.
+  With Slack tokens (--slack-app-token-file for Socket Mode and --slack-bot-token-file, or the
+  configuration's "slack" section, or RUDDER_SLACK_APP_TOKEN and RUDDER_SLACK_BOT_TOKEN), each
+  Slack thread the bot is asked in is the channel slack:<team>:<channel>:<thread ts>; the user
+  or channel ids of --slack-allow (or RUDDER_SLACK_ALLOW) reach an agent (docs/slack.md).
   Requests must name the gateway in Host: a loopback name or --host on its port, or one of
   --allowed-hosts (a proxy's name; NAME matches any port); others are refused. A client has
   --header-timeout seconds for a request's headers and --body-timeout more for its body; at most
@@ -177,13 +184,6 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
   const store = storeLocation(stringFlag(args, "store") ?? io.env.RUDDER_STORE);
   if (store instanceof Error) return fail(store.message);
 
-  const telegram = telegramConfig({
-    tokenFile: stringFlag(args, "telegram-token-file"),
-    allow: stringFlag(args, "telegram-allow"),
-    env: io.env,
-  });
-  if (telegram instanceof Error) return fail(telegram.message);
-
   const logger = (line: string) => io.stderr.write(`${line}\n`);
   const dataDir = dataDirectory(stringFlag(args, "data"), io.env);
   const config = await serveConfig({
@@ -198,6 +198,8 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
     env: io.env,
   });
   if (config instanceof Error) return fail(config.message);
+  const sources = serveSources(args, config, { env: io.env, dataDir, logger });
+  if (sources instanceof Error) return fail(sources.message);
   const defaults = config.bindings.named("defaults") as ResolvedBinding;
   const demo = config.demoFor(defaults);
   const engine = config.engineFor(defaults, defaults.model);
@@ -240,9 +242,7 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
       ...(demo ? { demoHint: DEMO_HINT } : {}),
       info,
       priceUsage: costUsd,
-      ...(telegram
-        ? { sources: [new TelegramChannelSource({ stateDir: dataDir, ...telegram, logger })] }
-        : {}),
+      ...(sources.length > 0 ? { sources } : {}),
       logger,
       signal: shutdown.signal,
     });

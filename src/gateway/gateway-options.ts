@@ -206,7 +206,12 @@ export interface RunningGateway {
  * Secrets of the gateway itself that its agents have no use for: an agent's bash could print
  * them into the conversation. (`undefined` removes a variable from the child's environment.)
  */
-const GATEWAY_SECRETS = ["RUDDER_TELEGRAM_TOKEN"];
+const GATEWAY_SECRETS = [
+  "RUDDER_TELEGRAM_TOKEN",
+  "RUDDER_SLACK_APP_TOKEN",
+  "RUDDER_SLACK_BOT_TOKEN",
+  "RUDDER_SLACK_SIGNING_SECRET",
+];
 
 /**
  * Names the gateway's data folder to its rudder agents, whose sandbox hides it wherever it is

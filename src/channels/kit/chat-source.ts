@@ -40,6 +40,8 @@ export interface ChatSourceOptions {
   allow: readonly string[];
   /** In group chats: only messages that address the bot (default), or every message. */
   groups?: "mention" | "all" | undefined;
+  /** Where a stranger is offered pairing: in any chat (default), or only in direct messages. */
+  pairing?: "everywhere" | "direct" | undefined;
   backoff?: Backoff | undefined;
   /** One send without an answer this long is tried again; default 30 s. */
   sendTimeoutMs?: number | undefined;
@@ -238,6 +240,7 @@ export class ChatSource implements ChannelSource {
     const { channelId } = message;
     if (message.group && this.#options.groups !== "all" && !message.addressed) return;
     if (!(await access.allowed(message))) {
+      if (message.group && this.#options.pairing === "direct") return;
       const answer = await access.stranger(message);
       if (answer === null) return;
       const who = message.userId === undefined ? "a message" : `user ${message.userId}`;

@@ -1,0 +1,358 @@
+/**
+ * Slack as a chat kit platform: Socket Mode in (messages, button presses, slash commands, each
+ * envelope acknowledged once its handler has stored it; Slack sends again what was not
+ * acknowledged, and the store's delivery claim drops the second copy), the Web API out
+ * (`chat.postMessage` in the conversation's thread, `chat.update` for progress and cards,
+ * reactions as acknowledgements). One conversation per thread: a mention or a DM starts one,
+ * replies in a thread the bot is part of continue it without a mention. A 429 fails the call
+ * with Retry-After for the reply ledger to wait out. `exclusive`: one Socket Mode connection per
+ * cluster (the gateway holds it under a lease).
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import type { SocketModeClient } from "@slack/socket-mode";
+import type { WebClient } from "@slack/web-api";
+import { GatewayClosedError } from "../../gateway/gateway-closed-error.js";
+import { type Backoff, backoffDelayMs, DEFAULT_BACKOFF } from "../kit/backoff.js";
+import type {
+  ChatPlatform,
+  OutgoingChat,
+  PlatformFailure,
+  PlatformHandlers,
+} from "../kit/chat-platform.js";
+import { slackAddressOf } from "./slack-address.js";
+import { type SlackClients, slackClients } from "./slack-clients.js";
+import {
+  commandOf,
+  incomingOf,
+  pressOf,
+  type SlackBlockActions,
+  type SlackBot,
+  type SlackMessageEvent,
+  type SlackSlashCommand,
+} from "./slack-events.js";
+import { slackErrorName, slackFailure } from "./slack-failure.js";
+import { SLACK_MESSAGE_LIMIT, slackMessage } from "./slack-message.js";
+import { SlackReactions } from "./slack-reactions.js";
+
+export interface SlackPlatformOptions {
+  /** `xoxb-...`: the Web API. Never logged. */
+  botToken: string;
+  /** `xapp-...`: Socket Mode. Without it events arrive only over HTTP (the Events API). */
+  appToken?: string | undefined;
+  /** The Web API's base URL; default https://slack.com/api/. */
+  apiUrl?: string | undefined;
+  backoff?: Backoff | undefined;
+  /** Socket Mode's wait before connecting again (times the failures), and for a pong; 5 s. */
+  socketRetryMs?: number | undefined;
+}
+
+/** Envelope handlers take turns: one message at a time, in the order they came. */
+type Job = () => Promise<void>;
+
+export class SlackPlatform implements ChatPlatform {
+  readonly name = "slack";
+  /** Two Socket Mode connections would each get a share of the events: one per cluster. */
+  readonly exclusive = true;
+  readonly limits = {
+    messageLength: SLACK_MESSAGE_LIMIT,
+    // chat.update is Tier 3 (about 50 a minute per workspace): an edit every 1.5 s per thread.
+    editIntervalMs: () => 1500,
+  };
+  readonly #options: SlackPlatformOptions;
+  readonly #threads = new Set<string>();
+  /** The newest conversation of each Slack channel (where its slash commands go). */
+  readonly #latest = new Map<string, string>();
+  readonly #names = new Map<string, string>();
+  readonly #reactions: SlackReactions;
+  #clients: Promise<SlackClients> | undefined;
+  #web: WebClient | undefined;
+  #bot: SlackBot | undefined;
+  #botName: string | undefined;
+  #queue: Promise<void> = Promise.resolve();
+  #log: (line: string) => void = () => {};
+
+  constructor(options: SlackPlatformOptions) {
+    this.#options = options;
+    this.#reactions = new SlackReactions(() => this.#web);
+  }
+
+  get botName(): string | undefined {
+    return this.#botName;
+  }
+
+  async receive(handlers: PlatformHandlers, signal: AbortSignal): Promise<void> {
+    this.#log = handlers.log;
+    const { socket } = await this.#load();
+    if (!(await this.#identify(handlers, signal))) return;
+    if (socket === undefined) {
+      handlers.log("slack: no app token: events only over HTTP (the Events API)");
+      await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+      return;
+    }
+    const unlisten = this.#listen(socket, handlers, signal);
+    const stopped = new Promise<void>((resolve) =>
+      signal.addEventListener("abort", () => resolve(), { once: true }),
+    );
+    try {
+      await Promise.race([socket.start(), stopped]);
+    } catch (error) {
+      if (!signal.aborted) {
+        if (slackErrorName(error)?.match(/invalid_auth|not_authed|token_revoked|not_allowed/)) {
+          handlers.log("slack: Slack refused the app token (apps.connections.open)");
+          handlers.badToken(401);
+        } else handlers.log(`slack: Socket Mode could not start: ${this.redact(describe(error))}`);
+      }
+    }
+    await stopped;
+    unlisten();
+    await socket.disconnect().catch(() => undefined);
+    await this.#queue;
+  }
+
+  /** `auth.test` until it answers: the bot's user and team; false when the token is refused. */
+  async #identify(handlers: PlatformHandlers, signal: AbortSignal): Promise<boolean> {
+    const backoff = this.#options.backoff ?? DEFAULT_BACKOFF;
+    for (let failures = 1; this.#bot === undefined; failures += 1) {
+      if (signal.aborted) return false;
+      try {
+        const me = await this.#requireWeb().auth.test();
+        this.#bot = { userId: String(me.user_id), teamId: String(me.team_id) };
+        this.#botName = me.user === undefined ? undefined : String(me.user);
+        handlers.log(
+          `slack: signed in as @${this.#botName ?? me.user_id} in ${me.team ?? me.team_id}`,
+        );
+      } catch (error) {
+        if (slackFailure(error).kind === "bad_token") {
+          handlers.badToken(401);
+          return false;
+        }
+        const failure = slackFailure(error);
+        const retryAfter = failure.kind === "transient" ? failure.retryAfterMs : undefined;
+        const delay = backoffDelayMs(failures, backoff, retryAfter);
+        handlers.log(
+          `slack: auth.test failed (${this.redact(describe(error))}); again in ${delay} ms`,
+        );
+        await sleep(delay, undefined, { signal }).catch(() => undefined);
+      }
+    }
+    return true;
+  }
+
+  /** Listens to the socket's envelopes; returns what takes the listeners off again. */
+  #listen(socket: SocketModeClient, handlers: PlatformHandlers, signal: AbortSignal): () => void {
+    let connections = 0;
+    // biome-ignore lint/suspicious/noExplicitAny: the Socket Mode client's events are untyped.
+    const listeners: Record<string, (...args: any[]) => void> = {
+      connected: () => {
+        connections += 1;
+        handlers.log(
+          connections === 1
+            ? "slack: connected (Socket Mode)"
+            : "slack: connected again (Socket Mode)",
+        );
+      },
+      message: ({ event, ack }: { event: SlackMessageEvent; ack: Ack }) =>
+        this.#enqueue(signal, ack, () => this.#message(handlers, event, signal)),
+      interactive: ({ body, ack }: { body: SlackBlockActions; ack: Ack }) =>
+        this.#enqueue(signal, ack, () => this.#press(handlers, body)),
+      slash_commands: ({ body, ack }: { body: SlackSlashCommand; ack: Ack }) =>
+        this.#enqueue(signal, ack, () => this.#slash(handlers, body, ack)),
+    };
+    for (const [name, listener] of Object.entries(listeners)) socket.on(name, listener);
+    return () => {
+      for (const [name, listener] of Object.entries(listeners)) socket.off(name, listener);
+    };
+  }
+
+  /**
+   * Runs `job` after the ones before it, then acknowledges the envelope (an ack already sent by
+   * the job, a slash command's answer, is not repeated). A job the gateway refused because it
+   * is closing is left unacknowledged: Slack gives it to the next connection.
+   */
+  #enqueue(signal: AbortSignal, ack: Ack, job: Job): void {
+    let acked = false;
+    const once: Ack = async (response) => {
+      if (acked) return;
+      acked = true;
+      await ack(response);
+    };
+    this.#queue = this.#queue.then(async () => {
+      if (signal.aborted) return;
+      try {
+        await job();
+      } catch (error) {
+        if (error instanceof GatewayClosedError || signal.aborted) return;
+      }
+      await once().catch(() => undefined);
+    });
+  }
+
+  async #message(
+    handlers: PlatformHandlers,
+    event: SlackMessageEvent,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const bot = this.#bot;
+    if (bot === undefined || event.user === undefined) return;
+    const userName = await this.#nameOf(event.user);
+    const reading = {
+      bot,
+      inThread: (channelId: string) => this.#threads.has(channelId),
+      fetchFile: (url: string, fetchSignal: AbortSignal) => this.#download(url, fetchSignal),
+    };
+    const incoming = incomingOf(event, reading, userName);
+    if (incoming === null || signal.aborted) return;
+    if (incoming.addressed) {
+      this.#threads.add(incoming.channelId);
+      this.#latest.set(event.channel, incoming.channelId);
+      if (!incoming.text.startsWith("/")) {
+        this.#reactions.received(incoming.channelId, event.channel, event.ts);
+      }
+    }
+    await handlers.message(incoming);
+  }
+
+  async #press(handlers: PlatformHandlers, payload: SlackBlockActions): Promise<void> {
+    if (this.#bot === undefined) return;
+    const press = pressOf(payload, this.#bot);
+    if (press !== null) await handlers.button(press);
+  }
+
+  async #slash(handlers: PlatformHandlers, command: SlackSlashCommand, ack: Ack): Promise<void> {
+    const channelId = this.#latest.get(command.channel_id);
+    if (channelId === undefined) {
+      await ack({
+        response_type: "ephemeral",
+        text: `No conversation here yet: mention me to start one, then ${command.command} works on it.`,
+      });
+      return;
+    }
+    const userName = await this.#nameOf(command.user_id);
+    await handlers.message(commandOf(command, channelId, userName));
+  }
+
+  /** "Person (@name)" from `users.info`, remembered; the id when Slack does not say. */
+  async #nameOf(userId: string): Promise<string> {
+    const known = this.#names.get(userId);
+    if (known !== undefined) return known;
+    let name = userId;
+    try {
+      const { user } = await this.#requireWeb().users.info({ user: userId });
+      const real = user?.real_name ?? user?.profile?.real_name;
+      const handle = user?.name ? `@${user.name}` : "";
+      name = real && handle ? `${real} (${handle})` : real || handle || userId;
+    } catch {
+      return userId;
+    }
+    this.#names.set(userId, name);
+    return name;
+  }
+
+  /** A file's bytes, with the bot token (Slack's private file URLs need it). */
+  async #download(url: string, signal: AbortSignal): Promise<Buffer> {
+    const response = await fetch(url, {
+      headers: { authorization: `Bearer ${this.#options.botToken}` },
+      signal,
+    });
+    if (!response.ok) throw new Error(`slack: file download failed (${response.status})`);
+    return Buffer.from(await response.arrayBuffer());
+  }
+
+  async send(channelId: string, message: OutgoingChat, signal: AbortSignal): Promise<string> {
+    signal.throwIfAborted();
+    const address = this.#address(channelId);
+    const { web } = await this.#load();
+    const result = await web.chat.postMessage({
+      channel: address.channel,
+      thread_ts: address.threadTs,
+      unfurl_links: false,
+      unfurl_media: false,
+      ...slackMessage(message),
+    } as Parameters<WebClient["chat"]["postMessage"]>[0]);
+    this.#threads.add(channelId);
+    if (message.format === "markdown" && message.buttons === undefined) {
+      this.#reactions.answered(channelId);
+    }
+    return String(result.ts);
+  }
+
+  async edit(
+    channelId: string,
+    messageId: string,
+    message: OutgoingChat,
+    signal: AbortSignal,
+  ): Promise<void> {
+    signal.throwIfAborted();
+    const address = this.#address(channelId);
+    const { web } = await this.#load();
+    await web.chat.update({
+      channel: address.channel,
+      ts: messageId,
+      ...slackMessage(message),
+    } as Parameters<WebClient["chat"]["update"]>[0]);
+  }
+
+  async answerButton(pressId: string, text: string | undefined): Promise<void> {
+    if (text === undefined) return;
+    const [channel = "", user = "", threadTs] = pressId.split("|");
+    const { web } = await this.#load();
+    await web.chat.postEphemeral({
+      channel,
+      user,
+      text,
+      ...(threadTs ? { thread_ts: threadTs } : {}),
+    });
+  }
+
+  /** Slack shows no typing indicator for a bot's messages: the eyes reaction says it instead. */
+  async typing(): Promise<void> {}
+
+  failure(error: unknown): PlatformFailure {
+    return slackFailure(error);
+  }
+
+  redact(text: string): string {
+    let result = text.split(this.#options.botToken).join("xoxb-[redacted]");
+    if (this.#options.appToken)
+      result = result.split(this.#options.appToken).join("xapp-[redacted]");
+    return result;
+  }
+
+  /** The conversation a channel id names; throws Slack's own refusal for a foreign one. */
+  #address(channelId: string) {
+    const address = slackAddressOf(channelId);
+    if (address === null) {
+      throw Object.assign(new Error(`not a Slack channel: ${channelId}`), {
+        code: "slack_webapi_platform_error",
+        data: { error: "channel_not_found" },
+      });
+    }
+    return address;
+  }
+
+  #requireWeb(): WebClient {
+    if (this.#web === undefined) throw new Error("slack: the Web API client is not loaded");
+    return this.#web;
+  }
+
+  #load(): Promise<SlackClients> {
+    this.#clients ??= slackClients({
+      botToken: this.#options.botToken,
+      appToken: this.#options.appToken,
+      apiUrl: this.#options.apiUrl,
+      socketRetryMs: this.#options.socketRetryMs,
+      log: (line) => this.#log(line),
+      redact: (text) => this.redact(text),
+    }).then((clients) => {
+      this.#web = clients.web;
+      return clients;
+    });
+    return this.#clients;
+  }
+}
+
+type Ack = (response?: Record<string, unknown>) => Promise<void>;
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

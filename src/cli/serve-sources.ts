@@ -1,0 +1,37 @@
+/**
+ * `rudder serve`'s chat sources from its flags, configuration and environment: Telegram and
+ * Slack, each only when its token is given; an Error with one line when one is misconfigured.
+ */
+import { slackConfig } from "../channels/slack/slack-config.js";
+import { SlackChannelSource } from "../channels/slack/slack-source.js";
+import { telegramConfig } from "../channels/telegram/telegram-config.js";
+import { TelegramChannelSource } from "../channels/telegram/telegram-source.js";
+import type { ChannelSource } from "../gateway/index.js";
+import { type ParsedArgs, stringFlag } from "./args.js";
+import type { ServeConfig } from "./serve-config.js";
+
+export function serveSources(
+  args: ParsedArgs,
+  config: ServeConfig,
+  options: { env: NodeJS.ProcessEnv; dataDir: string; logger: (line: string) => void },
+): ChannelSource[] | Error {
+  const { env, dataDir, logger } = options;
+  const telegram = telegramConfig({
+    tokenFile: stringFlag(args, "telegram-token-file"),
+    allow: stringFlag(args, "telegram-allow"),
+    env,
+  });
+  if (telegram instanceof Error) return telegram;
+  const slack = slackConfig({
+    appTokenFile: stringFlag(args, "slack-app-token-file"),
+    botTokenFile: stringFlag(args, "slack-bot-token-file"),
+    allow: stringFlag(args, "slack-allow"),
+    section: config.sourceSection("slack"),
+    env,
+  });
+  if (slack instanceof Error) return slack;
+  return [
+    ...(telegram ? [new TelegramChannelSource({ stateDir: dataDir, ...telegram, logger })] : []),
+    ...(slack ? [new SlackChannelSource({ ...slack, logger })] : []),
+  ];
+}

@@ -1,0 +1,224 @@
+/**
+ * The Slack source against the fake Slack (a real HTTP and WebSocket server on 127.0.0.1 that
+ * the official clients talk to unchanged), with the gateway's real event bus and permission
+ * requests and a recording `deliver` in place of the router. One fake and one source for the
+ * file: each case writes in its own channel.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SlackChannelSource } from "../../../src/channels/slack/slack-source.js";
+import { PermissionRequests } from "../../../src/gateway/agents/permission-requests.js";
+import { EventBus } from "../../../src/gateway/event-bus.js";
+import type { GatewayEvent } from "../../../src/gateway/events.js";
+import { type FakeSlack, startFakeSlack } from "../../helpers/fake-slack.js";
+import { waitFor } from "../../helpers/wait-for.js";
+
+const ADA = "U0ADA";
+const STRANGER = "U0STRANGER";
+
+let slack: FakeSlack;
+let source: SlackChannelSource;
+let bus: EventBus;
+let permissions: PermissionRequests;
+const closing = new AbortController();
+const delivered: Array<{ channelId: string; text: string; meta: unknown }> = [];
+const logs: string[] = [];
+
+beforeAll(async () => {
+  slack = await startFakeSlack({ pingIntervalMs: 1000 });
+  bus = new EventBus();
+  permissions = new PermissionRequests({ bus });
+  source = new SlackChannelSource({
+    botToken: slack.botToken,
+    appToken: slack.appToken,
+    apiUrl: slack.url,
+    allow: [ADA],
+    backoff: { initialMs: 20, maxMs: 200 },
+    socketRetryMs: 1000,
+    logger: (line) => logs.push(line),
+  });
+  await source.start(
+    async (channelId, text, meta) => {
+      delivered.push({ channelId, text, meta });
+      return { id: `message-${delivered.length}`, disposition: "started" };
+    },
+    {
+      subscribe: (channelId, listener) =>
+        bus.subscribe(
+          channelId,
+          (numbered) => listener(numbered.event),
+          bus.replay(channelId).at(-1)?.id ?? 0,
+        ),
+      channelIds: async () => [],
+      permissions,
+      signal: closing.signal,
+    },
+  );
+  await waitFor(
+    () => logs.some((line) => line.includes("connected (Socket Mode)")),
+    () => logs.join("\n"),
+  );
+});
+
+afterAll(async () => {
+  await source?.stop();
+  permissions?.close();
+  await slack?.close();
+});
+
+function reply(channelId: string, text: string): void {
+  bus.publish({
+    type: "reply",
+    channelId,
+    message: {
+      id: `reply-${Math.random()}`,
+      channelId,
+      role: "assistant",
+      text,
+      state: null,
+      replyTo: null,
+      kind: "reply",
+      createdAt: new Date().toISOString(),
+    },
+  } as GatewayEvent);
+}
+
+const deliveredTo = (channelId: string) =>
+  waitFor(
+    () => delivered.find((each) => each.channelId === channelId),
+    () =>
+      `a delivery to ${channelId}: ${JSON.stringify(delivered)}\n${logs.join("\n")}\n${JSON.stringify(slack.calls.slice(-5))}`,
+  );
+
+const botSaid = (channel: string, threadTs: string, pattern: RegExp) =>
+  waitFor(
+    () => slack.botMessages(channel, threadTs).find((message) => pattern.test(message.text)),
+    () =>
+      `the bot to say ${pattern} in ${channel}/${threadTs}: ${JSON.stringify(slack.botMessages(channel, threadTs).map((m) => m.text))}`,
+  );
+
+describe("Slack source", () => {
+  it("takes a mention as a conversation in its thread: eyes, the answer in mrkdwn, then a check", async () => {
+    const said = slack.say({
+      user: ADA,
+      channel: "C1",
+      text: `<@${slack.botUserId}> what is **up**?`,
+    });
+    const channelId = `slack:${slack.teamId}:C1:${said.ts}`;
+    const delivery = await deliveredTo(channelId);
+    expect(delivery.text).toBe("what is **up**?");
+    expect(delivery.meta).toMatchObject({
+      source: "slack",
+      userId: ADA,
+      userName: `Person ${ADA} (@name-${ADA})`,
+    });
+    await waitFor(() => said.reactions.has("eyes"), "the eyes reaction");
+    reply(channelId, "All **fine**, see [docs](https://example.com/a) & `x<y`");
+    const answer = await botSaid("C1", said.ts, /All/);
+    expect(answer.text).toBe("All *fine*, see <https://example.com/a|docs> &amp; `x&lt;y`");
+    await waitFor(
+      () => said.reactions.has("white_check_mark") && !said.reactions.has("eyes"),
+      "the check mark",
+    );
+    expect(slack.unacked()).toEqual([]);
+  });
+
+  it("ignores channel talk without a mention, but follows replies in its own threads", async () => {
+    const before = delivered.length;
+    const idle = slack.say({ user: ADA, channel: "C2", text: "just chatting" });
+    const started = slack.say({ user: ADA, channel: "C2", text: `<@${slack.botUserId}> start` });
+    const channelId = `slack:${slack.teamId}:C2:${started.ts}`;
+    await deliveredTo(channelId);
+    slack.say({ user: ADA, channel: "C2", text: "and more", threadTs: started.ts });
+    await waitFor(() => delivered.some((each) => each.text === "and more"), "the thread reply");
+    expect(delivered.slice(before).map((each) => [each.channelId, each.text])).toEqual([
+      [channelId, "start"],
+      [channelId, "and more"],
+    ]);
+    expect(idle.reactions.size).toBe(0);
+  });
+
+  it("takes any DM message, and answers a stranger only in a DM (pairing)", async () => {
+    const dm = slack.say({ user: ADA, channel: "D1", text: "hello in private" });
+    await deliveredTo(`slack:${slack.teamId}:D1:${dm.ts}`);
+    slack.say({ user: STRANGER, channel: "C3", text: `<@${slack.botUserId}> let me in` });
+    const knock = slack.say({ user: STRANGER, channel: "D2", text: "let me in" });
+    await botSaid("D2", knock.ts, /pair/i);
+    expect(slack.messages.filter((message) => message.botId && message.channel === "C3")).toEqual(
+      [],
+    );
+    expect(delivered.some((each) => each.text.includes("let me in"))).toBe(false);
+  });
+
+  it("asks with Block Kit buttons: a stranger refused, Ada's press decides and the card says so", async () => {
+    const said = slack.say({ user: ADA, channel: "C4", text: `<@${slack.botUserId}> clean up` });
+    const channelId = `slack:${slack.teamId}:C4:${said.ts}`;
+    await deliveredTo(channelId);
+    const decision = permissions.ask(channelId, {
+      requestId: "r1",
+      toolName: "bash",
+      input: { command: "rm old.log" },
+      toolUseId: undefined,
+      raw: {},
+    });
+    const card = await botSaid("C4", said.ts, /rm old\.log/);
+    const buttons = card.blocks?.find((block) => block.type === "actions")?.elements ?? [];
+    expect(buttons.map((button: { text: { text: string } }) => button.text.text)).toHaveLength(3);
+    const allowOnce = String(buttons[0].value);
+    const ephemerals = () => slack.calls.filter((call) => call.method === "chat.postEphemeral");
+    slack.press({ user: STRANGER, channel: "C4", ts: card.ts, value: allowOnce });
+    await waitFor(() => ephemerals().length > 0, "the stranger's refusal");
+    expect(ephemerals()[0]?.body).toMatchObject({ user: STRANGER, channel: "C4" });
+    slack.press({ user: ADA, channel: "C4", ts: card.ts, value: allowOnce });
+    expect(await decision).toEqual({ behavior: "allow" });
+    await waitFor(
+      () => /allowed once/i.test(card.text),
+      () => `the card edited: ${card.text}`,
+    );
+    expect(card.blocks?.some((block) => block.type === "actions")).toBe(false);
+  });
+
+  it("runs a slash command on the channel's latest conversation, and says so where there is none", async () => {
+    const said = slack.say({ user: ADA, channel: "C5", text: `<@${slack.botUserId}> hi` });
+    await deliveredTo(`slack:${slack.teamId}:C5:${said.ts}`);
+    slack.slash({ user: ADA, channel: "C5", command: "/help" });
+    await botSaid("C5", said.ts, /\/status/);
+    const envelope = slack.slash({ user: ADA, channel: "C6", command: "/status" });
+    const ack = await waitFor(
+      () => slack.acks.find((each) => each.envelopeId === envelope),
+      "the ack",
+    );
+    expect(ack.payload.text).toMatch(/No conversation here yet/);
+  });
+
+  it("waits out a 429's Retry-After and sends the answer once", async () => {
+    const said = slack.say({ user: ADA, channel: "C7", text: `<@${slack.botUserId}> slow` });
+    const channelId = `slack:${slack.teamId}:C7:${said.ts}`;
+    await deliveredTo(channelId);
+    slack.failNext("chat.postMessage", { status: 429, retryAfter: 1 });
+    const asked = Date.now();
+    reply(channelId, "after the wait");
+    await botSaid("C7", said.ts, /after the wait/);
+    expect(Date.now() - asked).toBeGreaterThanOrEqual(950);
+    expect(
+      slack.botMessages("C7", said.ts).filter((message) => message.text === "after the wait"),
+    ).toHaveLength(1);
+  });
+
+  it("connects again after the socket drops and takes what is said next", async () => {
+    const hellos = slack.helloCount();
+    slack.dropSockets();
+    await waitFor(
+      () => slack.helloCount() > hellos && slack.connections() > 0,
+      "the new connection",
+    );
+    const said = slack.say({ user: ADA, channel: "C8", text: `<@${slack.botUserId}> back?` });
+    await deliveredTo(`slack:${slack.teamId}:C8:${said.ts}`);
+    expect(logs.some((line) => line.includes("connected again"))).toBe(true);
+  });
+
+  it("never logs a token", () => {
+    const all = logs.join("\n");
+    expect(all).not.toContain(slack.botToken);
+    expect(all).not.toContain(slack.appToken);
+  });
+});

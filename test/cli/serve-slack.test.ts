@@ -1,0 +1,155 @@
+/**
+ * The built `rudder serve` with Slack on, one gateway for the file: its agents talk to the fake
+ * Messages API (rudder by default; the real Claude Code CLI for the channel C0CLAUDE through a
+ * binding), its Slack source to the fake Slack over Socket Mode. A mention is answered in its
+ * thread; a permission request is a card whose button decides; both engines answer.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { claudeCodeEnv } from "../helpers/claude-code-env.js";
+import {
+  echoFallback,
+  type FakeMessagesApi,
+  lastToolResults,
+  startFakeMessagesApi,
+} from "../helpers/fake-messages-api.js";
+import { type FakeSlack, startFakeSlack } from "../helpers/fake-slack.js";
+import { type RudderRun, startRudder, stopRudder } from "../helpers/rudder-cli.js";
+import { waitFor } from "../helpers/wait-for.js";
+
+const repository = resolve(import.meta.dirname, "..", "..");
+const ADA = "U0ADA";
+
+let root: string;
+let messagesApi: FakeMessagesApi;
+let slack: FakeSlack;
+let server: RudderRun;
+
+function serve(): RudderRun {
+  const claudeBin = execFileSync(
+    "bash",
+    [join(repository, "scripts", "install-claude-code.sh"), "--print-path"],
+    { encoding: "utf8" },
+  ).trim();
+  return startRudder(
+    [
+      ...["serve", "--port", "0", "--data", join(root, "data"), "--no-sandbox"],
+      ...["--config", join(root, "config.json")],
+      ...["--slack-app-token-file", join(root, "app-token")],
+      ...["--slack-bot-token-file", join(root, "bot-token"), "--slack-allow", ADA],
+    ],
+    {
+      cwd: join(root, "workspace"),
+      env: {
+        ...claudeCodeEnv(join(root, "home"), messagesApi.url),
+        RUDDER_CLAUDE_BIN: claudeBin,
+        RUDDER_MAX_RETRIES: "0",
+        RUDDER_SLACK_API_URL: slack.url,
+      },
+    },
+  );
+}
+
+const botSaid = (channel: string, threadTs: string, pattern: RegExp, timeoutMs = 30_000) =>
+  waitFor(
+    () => slack.botMessages(channel, threadTs).find((message) => pattern.test(message.text)),
+    () =>
+      `the bot to say ${pattern} in ${channel}/${threadTs}; it said ${JSON.stringify(slack.botMessages(channel, threadTs).map((each) => each.text))}\n${server.stderr()}`,
+    timeoutMs,
+  );
+
+beforeAll(async () => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), "rudder-serve-slack-")));
+  for (const folder of ["home", "workspace", "data"]) mkdirSync(join(root, folder));
+  mkdirSync(join(root, "workspace", ".rudder"));
+  writeFileSync(
+    join(root, "workspace", ".rudder", "settings.json"),
+    '{"permissions":{"ask":["Bash(rm:*)"]}}',
+  );
+  writeFileSync(
+    join(root, "config.json"),
+    JSON.stringify({
+      defaults: { engine: "rudder", cwd: join(root, "workspace") },
+      bindings: [{ name: "claude", match: ["slack:*:C0CLAUDE:*"], engine: "claude" }],
+    }),
+  );
+  messagesApi = await startFakeMessagesApi({
+    fallback: (request) => {
+      const results = lastToolResults(request);
+      return results.length > 0
+        ? { text: `tool said: ${JSON.stringify(results[0]?.content ?? "")}` }
+        : echoFallback(request);
+    },
+  });
+  slack = await startFakeSlack();
+  writeFileSync(join(root, "app-token"), `${slack.appToken}\n`, { mode: 0o600 });
+  writeFileSync(join(root, "bot-token"), `${slack.botToken}\n`, { mode: 0o600 });
+  server = serve();
+  await waitFor(
+    () =>
+      /one-time link/.test(server.stdout()) && /connected \(Socket Mode\)/.test(server.stderr()),
+    () => `the gateway connected to Slack: ${server.stderr()}`,
+    60_000,
+  );
+}, 120_000);
+
+afterAll(async () => {
+  if (server) await stopRudder(server);
+  await slack?.close();
+  await messagesApi?.close();
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+describe("rudder serve with Slack", () => {
+  it("answers a mention in its thread (rudder), eyes then a check, and never logs a token", async () => {
+    const said = slack.say({
+      user: ADA,
+      channel: "C0MAIN",
+      text: `<@${slack.botUserId}> hello from slack`,
+    });
+    const answer = await botSaid("C0MAIN", said.ts, /hello from slack/);
+    expect(answer.text).toMatch(/^echo: /);
+    await waitFor(() => said.reactions.has("white_check_mark"), "the check mark");
+    const logged = `${server.stdout()}${server.stderr()}`;
+    expect(logged).not.toContain(slack.botToken);
+    expect(logged).not.toContain(slack.appToken);
+  });
+
+  it("asks with buttons, and Ada's Allow once runs the command", async () => {
+    const doomed = join(root, "workspace", "doomed.txt");
+    writeFileSync(doomed, "bye");
+    messagesApi.push({ toolUse: { name: "Bash", input: { command: "rm doomed.txt" } } });
+    const said = slack.say({
+      user: ADA,
+      channel: "C0MAIN",
+      text: `<@${slack.botUserId}> delete doomed.txt`,
+    });
+    const card = await botSaid("C0MAIN", said.ts, /Permission request.*\n.*rm doomed\.txt/);
+    const actions = card.blocks?.find((block) => block.type === "actions");
+    slack.press({
+      user: ADA,
+      channel: "C0MAIN",
+      ts: card.ts,
+      value: String(actions?.elements[0]?.value),
+    });
+    await botSaid("C0MAIN", said.ts, /tool said/);
+    expect(existsSync(doomed)).toBe(false);
+    await waitFor(
+      () => /allowed once/i.test(card.text),
+      () => `the card edited: ${card.text}`,
+    );
+  });
+
+  it("answers through the real Claude Code where a binding says so", async () => {
+    const said = slack.say({
+      user: ADA,
+      channel: "C0CLAUDE",
+      text: `<@${slack.botUserId}> hello claude`,
+    });
+    const answer = await botSaid("C0CLAUDE", said.ts, /hello claude/, 90_000);
+    expect(answer.text).toMatch(/echo: /);
+  }, 120_000);
+});
