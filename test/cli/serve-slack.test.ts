@@ -28,6 +28,15 @@ let messagesApi: FakeMessagesApi;
 let slack: FakeSlack;
 let server: RudderRun;
 
+const connected = (run: RudderRun, count: number) =>
+  waitFor(
+    () =>
+      /one-time link/.test(run.stdout()) &&
+      (run.stderr().match(/connected (again )?\(Socket Mode\)/g) ?? []).length >= count,
+    () => `the gateway connected to Slack: ${run.stderr()}`,
+    60_000,
+  );
+
 function serve(): RudderRun {
   const claudeBin = execFileSync(
     "bash",
@@ -142,6 +151,36 @@ describe("rudder serve with Slack", () => {
       () => `the card edited: ${card.text}`,
     );
   });
+
+  it("catches up after a restart: what was said while it was down is answered once each", async () => {
+    const said = slack.say({ user: ADA, channel: "C0MAIN", text: `<@${slack.botUserId}> before` });
+    await botSaid("C0MAIN", said.ts, /before/);
+    const earlier = slack.say({ user: ADA, channel: "D0ADA", text: "a DM before" });
+    await botSaid("D0ADA", earlier.ts, /a DM before/);
+    await stopRudder(server);
+    const first = slack.say({
+      user: ADA,
+      channel: "C0MAIN",
+      text: "while down one",
+      threadTs: said.ts,
+      offline: true,
+    });
+    const dm = slack.say({ user: ADA, channel: "D0ADA", text: "hello while down", offline: true });
+    server = serve();
+    await connected(server, 1);
+    await botSaid("C0MAIN", said.ts, /while down one/);
+    await botSaid("D0ADA", dm.ts, /hello while down/);
+    // A live message after the catch-up: once it is answered, nothing before it is still coming.
+    slack.say({ user: ADA, channel: "C0MAIN", text: "after", threadTs: said.ts });
+    await botSaid("C0MAIN", said.ts, /echo: .*after/s);
+    const answers = slack.botMessages("C0MAIN", said.ts).map((message) => message.text);
+    expect(answers.filter((text) => text.includes("before"))).toHaveLength(1);
+    expect(answers.filter((text) => text.includes("while down one"))).toHaveLength(1);
+    expect(
+      slack.botMessages("D0ADA", dm.ts).filter((m) => m.text.includes("hello while down")),
+    ).toHaveLength(1);
+    expect(first.ts > said.ts).toBe(true);
+  }, 120_000);
 
   it("answers through the real Claude Code where a binding says so", async () => {
     const said = slack.say({

@@ -46,7 +46,7 @@ export interface SlackReading {
 /** Subtypes that are someone writing; the rest (edits, joins, deletions) are not messages. */
 const WRITTEN = new Set([undefined, "file_share", "thread_broadcast"]);
 
-/** An `IncomingChat` with the delivery key of the kit's dedupe (`<channel>:<ts>`). */
+/** An `IncomingChat` always with its delivery key (`<channel>:<ts>`: the store's dedupe). */
 export type SlackIncoming = IncomingChat & { deliveryKey: string };
 
 export function isDirect(event: SlackMessageEvent): boolean {

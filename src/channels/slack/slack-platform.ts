@@ -18,8 +18,10 @@ import type {
   OutgoingChat,
   PlatformFailure,
   PlatformHandlers,
+  ReceiveContext,
 } from "../kit/chat-platform.js";
-import { slackAddressOf } from "./slack-address.js";
+import { slackAddressOf, slackChannelId } from "./slack-address.js";
+import { catchUp, knownConversations } from "./slack-catch-up.js";
 import { type SlackClients, slackClients } from "./slack-clients.js";
 import {
   commandOf,
@@ -80,7 +82,11 @@ export class SlackPlatform implements ChatPlatform {
     return this.#botName;
   }
 
-  async receive(handlers: PlatformHandlers, signal: AbortSignal): Promise<void> {
+  async receive(
+    handlers: PlatformHandlers,
+    signal: AbortSignal,
+    context: ReceiveContext,
+  ): Promise<void> {
     this.#log = handlers.log;
     const { socket } = await this.#load();
     if (!(await this.#identify(handlers, signal))) return;
@@ -89,7 +95,7 @@ export class SlackPlatform implements ChatPlatform {
       await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
       return;
     }
-    const unlisten = this.#listen(socket, handlers, signal);
+    const unlisten = this.#listen(socket, handlers, signal, context);
     const stopped = new Promise<void>((resolve) =>
       signal.addEventListener("abort", () => resolve(), { once: true }),
     );
@@ -139,7 +145,12 @@ export class SlackPlatform implements ChatPlatform {
   }
 
   /** Listens to the socket's envelopes; returns what takes the listeners off again. */
-  #listen(socket: SocketModeClient, handlers: PlatformHandlers, signal: AbortSignal): () => void {
+  #listen(
+    socket: SocketModeClient,
+    handlers: PlatformHandlers,
+    signal: AbortSignal,
+    context: ReceiveContext,
+  ): () => void {
     let connections = 0;
     // biome-ignore lint/suspicious/noExplicitAny: the Socket Mode client's events are untyped.
     const listeners: Record<string, (...args: any[]) => void> = {
@@ -150,9 +161,17 @@ export class SlackPlatform implements ChatPlatform {
             ? "slack: connected (Socket Mode)"
             : "slack: connected again (Socket Mode)",
         );
+        void this.#catchUp(handlers, signal, context);
       },
-      message: ({ event, ack }: { event: SlackMessageEvent; ack: Ack }) =>
-        this.#enqueue(signal, ack, () => this.#message(handlers, event, signal)),
+      message: ({
+        event,
+        ack,
+        retry_num,
+      }: {
+        event: SlackMessageEvent;
+        ack: Ack;
+        retry_num?: number;
+      }) => this.#enqueue(signal, ack, () => this.#message(handlers, event, signal, !retry_num)),
       interactive: ({ body, ack }: { body: SlackBlockActions; ack: Ack }) =>
         this.#enqueue(signal, ack, () => this.#press(handlers, body)),
       slash_commands: ({ body, ack }: { body: SlackSlashCommand; ack: Ack }) =>
@@ -187,10 +206,30 @@ export class SlackPlatform implements ChatPlatform {
     });
   }
 
+  /** Reads what the known conversations said since their last stored message (see catchUp). */
+  async #catchUp(
+    handlers: PlatformHandlers,
+    signal: AbortSignal,
+    context: ReceiveContext,
+  ): Promise<void> {
+    const known = await knownConversations(context).catch(() => []);
+    for (const { address } of known) this.#threads.add(slackChannelId(address));
+    const web = this.#web;
+    if (known.length === 0 || web === undefined || signal.aborted) return;
+    const read = async () => {};
+    await catchUp(
+      web,
+      known,
+      (event) => this.#enqueue(signal, read, () => this.#message(handlers, event, signal, false)),
+      handlers.log,
+    );
+  }
+
   async #message(
     handlers: PlatformHandlers,
     event: SlackMessageEvent,
     signal: AbortSignal,
+    firstSight: boolean,
   ): Promise<void> {
     const bot = this.#bot;
     if (bot === undefined || event.user === undefined) return;
@@ -205,7 +244,8 @@ export class SlackPlatform implements ChatPlatform {
     if (incoming.addressed) {
       this.#threads.add(incoming.channelId);
       this.#latest.set(event.channel, incoming.channelId);
-      if (!incoming.text.startsWith("/")) {
+      // A message read again (a retry, a catch-up) may be answered already: no eyes on it.
+      if (firstSight && !incoming.text.startsWith("/")) {
         this.#reactions.received(incoming.channelId, event.channel, event.ts);
       }
     }

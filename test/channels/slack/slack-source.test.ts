@@ -216,6 +216,22 @@ describe("Slack source", () => {
     expect(logs.some((line) => line.includes("connected again"))).toBe(true);
   });
 
+  it("takes an event Slack sends again (its ack lost) once", async () => {
+    const said = slack.say({ user: ADA, channel: "C9", text: `<@${slack.botUserId}> once` });
+    const channelId = `slack:${slack.teamId}:C9:${said.ts}`;
+    await deliveredTo(channelId);
+    const envelope = slack.acks.at(-1)?.envelopeId ?? "";
+    slack.redeliver(envelope);
+    const after = slack.say({ user: ADA, channel: "C9", text: "then this", threadTs: said.ts });
+    await waitFor(() => delivered.some((each) => each.text === "then this"), "the next message");
+    expect(delivered.filter((each) => each.channelId === channelId).map((each) => each.text)).toEqual([
+      "once",
+      "then this",
+    ]);
+    expect(after.ts > said.ts).toBe(true);
+    expect(slack.unacked()).toEqual([]);
+  });
+
   it("never logs a token", () => {
     const all = logs.join("\n");
     expect(all).not.toContain(slack.botToken);
