@@ -224,10 +224,9 @@ describe("Slack source", () => {
     slack.redeliver(envelope);
     const after = slack.say({ user: ADA, channel: "C9", text: "then this", threadTs: said.ts });
     await waitFor(() => delivered.some((each) => each.text === "then this"), "the next message");
-    expect(delivered.filter((each) => each.channelId === channelId).map((each) => each.text)).toEqual([
-      "once",
-      "then this",
-    ]);
+    expect(
+      delivered.filter((each) => each.channelId === channelId).map((each) => each.text),
+    ).toEqual(["once", "then this"]);
     expect(after.ts > said.ts).toBe(true);
     expect(slack.unacked()).toEqual([]);
   });
