@@ -80,6 +80,7 @@ export async function serveConfig(options: ServeConfigOptions): Promise<ServeCon
         model: modelOf(binding, model),
         noSandbox,
         env,
+        settings: binding.settings,
       }),
   };
 }
