@@ -8,6 +8,12 @@ import { grantCovering } from "./channel-grant-match.js";
 
 export const DEFAULT_PERMISSION_TIMEOUT_MS = 5 * 60_000;
 
+/**
+ * Permission requests a channel may have waiting at once: past it an agent that asks in a loop
+ * is refused at once instead of filling the channel (and the store, when shared) with cards.
+ */
+export const DEFAULT_MAX_PENDING_PER_CHANNEL = 20;
+
 /** Resolved requests remembered so a second decision is told apart from an unknown id. */
 const REMEMBERED_DECISIONS = 1000;
 
@@ -51,6 +57,13 @@ function asDecision(settled: LedgerDecision): PermissionDecision {
 export interface PermissionRequestsOptions {
   bus: EventBus;
   timeoutMs?: number;
+  /** Requests of one channel waiting at once at most (`DEFAULT_MAX_PENDING_PER_CHANNEL`). */
+  maxPendingPerChannel?: number;
+  /**
+   * Tells the channel's people one line: here, that its agent asks more than the cap allows
+   * (said once, until the channel has no request waiting again).
+   */
+  tell?: (channelId: string, text: string) => void;
   /**
    * With several workers on one database: this worker's name and the requests every worker
    * stores, so that a person answers one through any worker (see SharedPermissions).
@@ -82,13 +95,40 @@ export class PermissionRequests {
   readonly #pending = new Map<string, Pending>();
   /** Request id to what a person decided, oldest first. */
   readonly #decided = new Map<string, PermissionVerdict>();
+  readonly #maxPending: number;
+  readonly #tell: PermissionRequestsOptions["tell"];
+  /** Requests waiting, per channel. */
+  readonly #pendingCount = new Map<string, number>();
+  /** Channels told that their agent asks past the cap; forgotten once none waits. */
+  readonly #toldFlood = new Set<string>();
   #closed = false;
 
   constructor(options: PermissionRequestsOptions) {
     this.#bus = options.bus;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_PERMISSION_TIMEOUT_MS;
+    this.#maxPending = Math.max(1, options.maxPendingPerChannel ?? DEFAULT_MAX_PENDING_PER_CHANNEL);
+    this.#tell = options.tell;
     this.#shared = options.shared;
     this.#grants = options.grants;
+  }
+
+  /**
+   * The refusal for a request past the channel's cap, or undefined when it may wait. The first
+   * refusal tells the channel's people once.
+   */
+  #overCap(channelId: string, toolName: string): PermissionDecision | undefined {
+    if ((this.#pendingCount.get(channelId) ?? 0) < this.#maxPending) return undefined;
+    if (!this.#toldFlood.has(channelId)) {
+      this.#toldFlood.add(channelId);
+      this.#tell?.(
+        channelId,
+        `The agent asked for more permissions than can wait at once (${this.#maxPending}); further requests are denied until these are answered.`,
+      );
+    }
+    return {
+      behavior: "deny",
+      message: `Denied without asking: ${this.#maxPending} permission requests of this channel already wait for a person (this one was for ${toolName}). Wait for their answers before asking again.`,
+    };
   }
 
   async ask(channelId: string, request: PermissionRequest): Promise<PermissionDecision> {
@@ -106,6 +146,8 @@ export class PermissionRequests {
         message: "Denied: the gateway is shutting down.",
       });
     }
+    const refused = this.#overCap(channelId, request.toolName);
+    if (refused !== undefined) return Promise.resolve(refused);
     const info: PermissionRequestInfo = {
       id: randomUUID(),
       channelId,
@@ -121,6 +163,7 @@ export class PermissionRequests {
       }, this.#timeoutMs);
       timer.unref();
       this.#pending.set(info.id, { info, resolve, timer });
+      this.#pendingCount.set(channelId, (this.#pendingCount.get(channelId) ?? 0) + 1);
       void this.#announce(info);
     });
   }
@@ -267,6 +310,13 @@ export class PermissionRequests {
     const pending = this.#pending.get(requestId);
     if (!pending) return;
     this.#pending.delete(requestId);
+    const { channelId } = pending.info;
+    const left = (this.#pendingCount.get(channelId) ?? 1) - 1;
+    if (left > 0) this.#pendingCount.set(channelId, left);
+    else {
+      this.#pendingCount.delete(channelId);
+      this.#toldFlood.delete(channelId);
+    }
     clearTimeout(pending.timer);
     pending.resolve(decision);
     this.#bus.publish({

@@ -17,6 +17,7 @@ import { type GatewayOptions, processOptions } from "../gateway-options.js";
 import { ChannelMedia } from "../media/channel-media.js";
 import { createTranscriber } from "../media/transcriber.js";
 import type { Router } from "../routing/router.js";
+import { storedMessage } from "../routing/settlements.js";
 import { TranscriptMirror } from "../transcripts/transcript-mirror.js";
 import { startTranscriptPruning } from "../transcripts/transcript-pruning.js";
 import { ChannelWorktrees } from "../worktrees/channel-worktrees.js";
@@ -53,6 +54,15 @@ export function createAgentRuntime(
     options.workerName ?? `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
   const permissions = new PermissionRequests({
     bus,
+    // A line in the channel's history and stream (and the log): its agent asks past the cap.
+    tell: (channelId, text) => {
+      log(`gateway: ${channelId}: ${text}`);
+      void store.insertSystemMessage(channelId, text, "error").then(
+        (record) => bus.publish({ type: "error", message: storedMessage(record), channelId }),
+        (error: unknown) =>
+          log(`gateway: ${channelId}: that line was not stored: ${String(error)}`),
+      );
+    },
     ...(options.permissionTimeoutMs ? { timeoutMs: options.permissionTimeoutMs } : {}),
     ...(shared ? { shared: { worker, ledger: shared.permissionLedger(), logger: log } } : {}),
     grants: store.sourceStore().grants,
