@@ -37,6 +37,8 @@ const unitTests = [
   "test/docs-links.test.ts",
   "test/function-length.test.ts",
   "test/gateway/agent-info.test.ts",
+  "test/gateway/agent-starts.test.ts",
+  "test/gateway/permission-flood.test.ts",
   "test/gateway/bindings/gateway-config.test.ts",
   "test/gateway/budget-resets.test.ts",
   "test/gateway/event-bus.test.ts",

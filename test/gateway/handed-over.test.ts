@@ -91,7 +91,12 @@ describe("a message that starts a turn is counted as handed over in its insert",
     expect(store.handedTo.get("first")).toEqual(expect.any(String));
     for (const text of ["second", "third", "/clear"])
       expect(store.handedTo.get(text)).toBe(undefined);
-    // The steers are counted as they are handed over, by the same run as the insert counted.
+    for (const { id } of [first, second, third]) {
+      expect((await gateway.settled(id)).state).toBe("answered");
+      expect((await store.getMessage(id))?.deliveries).toBe(1);
+    }
+    // The steers are counted as they are handed over (once the turn's agent has started), by
+    // the same run as the insert counted.
     const run = store.handedTo.get("first");
     expect(
       store.states.filter((write) => write.text !== "/clear" && write.run !== undefined),
@@ -99,9 +104,5 @@ describe("a message that starts a turn is counted as handed over in its insert",
       { text: "second", state: "steered", run },
       { text: "third", state: "steered", run },
     ]);
-    for (const { id } of [first, second, third]) {
-      expect((await gateway.settled(id)).state).toBe("answered");
-      expect((await store.getMessage(id))?.deliveries).toBe(1);
-    }
   });
 });

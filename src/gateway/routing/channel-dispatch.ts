@@ -3,6 +3,7 @@ import type { Disposition, MessageState } from "../events.js";
 import { GatewayClosedError } from "../gateway-closed-error.js";
 import type { MessageRecord } from "../store/store.js";
 import { AgentSlots } from "./agent-slots.js";
+import { AgentStarts } from "./agent-starts.js";
 import { type ChannelCommand, parseChannelCommand } from "./channel-command.js";
 import { ChannelCommands, type CommandOutcome } from "./channel-commands.js";
 import type { ChannelState } from "./channel-state.js";
@@ -28,6 +29,8 @@ export interface ChannelDispatchOptions {
   settlements: Settlements;
   /** Whether the router is closed: nothing more is routed or released. */
   closed: () => boolean;
+  /** Whether a message is being stored now: agent processes start after (`AgentStarts`). */
+  admitting: () => boolean;
 }
 
 /**
@@ -41,6 +44,7 @@ export class ChannelDispatch {
   readonly #options: ChannelDispatchOptions;
   readonly #retries: RetryTimers;
   readonly #slots: AgentSlots;
+  readonly #starts: AgentStarts;
   readonly #outcomes: TurnSettlement;
   readonly #turns: TurnRunner;
   readonly #commands: ChannelCommands;
@@ -60,6 +64,7 @@ export class ChannelDispatch {
       admit: (channel) => this.release(channel),
       logger: router.logger,
     });
+    this.#starts = new AgentStarts({ admitting: options.admitting });
     this.#outcomes = new TurnSettlement(
       settlements,
       this.#retries,
@@ -75,6 +80,7 @@ export class ChannelDispatch {
       observe: (channel, line) => this.observe(channel, line),
       record: (event) => settlements.displays.record(event),
       release: (channel) => this.release(channel),
+      starts: this.#starts,
     });
     const { store, pool, bus, turnTimeoutMs, worktrees } = router;
     this.#commands = new ChannelCommands({
@@ -184,6 +190,7 @@ export class ChannelDispatch {
   close(): void {
     this.#retries.close();
     this.#slots.clear();
+    this.#starts.close();
     for (const channel of this.#options.channels.values()) channel.commands.close();
   }
 

@@ -63,6 +63,7 @@ export class Router {
       routed: this.#routed,
       settlements: this.#settlements,
       closed: () => this.#closed,
+      admitting: () => this.#storing.size > 0,
     });
     this.#idleOutput = new IdleOutput({
       store,

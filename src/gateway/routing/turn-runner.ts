@@ -2,6 +2,7 @@ import type { AgentTurnOptions, AgentTurnResult, TurnFailure } from "../agents/a
 import { heldText } from "../budgets/budget-text.js";
 import type { GatewayEvent } from "../events.js";
 import type { MessageRecord } from "../store/store.js";
+import type { AgentStarts } from "./agent-starts.js";
 import type { ActiveTurn, ChannelState } from "./channel-state.js";
 import type { RouterOptions } from "./router-options.js";
 import { withSenderLine } from "./sender-line.js";
@@ -27,6 +28,8 @@ export interface TurnRunnerOptions {
   record: (event: GatewayEvent) => void;
   /** The channel's turn is over (settled or not): what waited for it goes next. */
   release: (channel: ChannelState) => void;
+  /** When a turn that needs a new process may start it (one start per turn of the loop). */
+  starts: AgentStarts;
 }
 
 /**
@@ -38,6 +41,8 @@ export class TurnRunner {
   readonly #options: TurnRunnerOptions;
   /** The messages each early result answered (see `#answerEarly`), gathered as it is handed out. */
   readonly #answeredTogether = new WeakMap<AgentTurnResult, MessageRecord[]>();
+  /** Each turn's end, once what it covered is settled (see `#afterTurn`). */
+  readonly #turnEnds = new WeakMap<ActiveTurn, { done: Promise<void>; resolve: () => void }>();
 
   constructor(options: TurnRunnerOptions) {
     this.#options = options;
@@ -56,12 +61,20 @@ export class TurnRunner {
     const delivered = handedOver
       ? Promise.resolve()
       : store.setMessageState(message.id, "received", this.#options.run);
+    const { process } = acquired;
+    const worktree = worktrees?.prepare(channel.id) ?? Promise.resolve(undefined);
     return {
-      process: acquired.process,
+      process,
       oneShot: acquired.oneShot,
       starter: message,
       handedOver: delivered,
-      prepared: worktrees?.prepare(channel.id) ?? Promise.resolve(undefined),
+      // A process to be started waits for its start's turn (`AgentStarts`), after the message
+      // is stored: never in the macrotask that stored it and answers its POST.
+      prepared: worktree.then(async (unprepared) => {
+        await delivered.catch(() => {});
+        if (unprepared === undefined && !process.alive()) await this.#options.starts.next();
+        return unprepared;
+      }),
       ...(budget ? { budget: new TurnBudget(budget, channel.id, delivered, logger) } : {}),
       steered: [],
       steerCalls: new Set(),
@@ -101,6 +114,10 @@ export class TurnRunner {
         channelId: channel.id,
       });
       const unprepared = await turn.prepared;
+      if (this.#options.closed()) {
+        if (turn.oneShot) this.#options.track(this.#options.router.pool.releaseOneShot(process));
+        return;
+      }
       if (unprepared !== undefined) failure = { kind: "crash", message: unprepared };
       else {
         try {
@@ -125,6 +142,7 @@ export class TurnRunner {
       settled = result !== undefined;
     } finally {
       turn.ended = true;
+      this.#turnEnd(turn).resolve();
       if (turn.budget) this.#options.track(turn.budget.end(settled || turn.answered.size > 0));
       if (channel.turn === turn) channel.turn = null;
       channel.backlog.unshift(...redispatch);
@@ -183,6 +201,20 @@ export class TurnRunner {
     // next start replays it.
     turn.answering = work.catch(() => {});
     this.#options.track(work);
+  }
+
+  /** The turn's end (settled, or given up): made on first use. */
+  #turnEnd(turn: ActiveTurn): { done: Promise<void>; resolve: () => void } {
+    let end = this.#turnEnds.get(turn);
+    if (end === undefined) {
+      let resolve = () => {};
+      const done = new Promise<void>((settle) => {
+        resolve = settle;
+      });
+      end = { done, resolve };
+      this.#turnEnds.set(turn, end);
+    }
+    return end;
   }
 
   /** What must hold before an answer is stored: the session noted, and its transcript stored. */
@@ -283,9 +315,17 @@ export class TurnRunner {
       if (!result || this.#options.closed() || turn.abandoned) return;
       // Answered by a result of its own already; what came after was for later messages.
       if (turn.answered.has(message.id)) return;
-      events.ended(result);
-      await this.#sessionDurable(channel, result.sessionId);
-      await this.#options.outcomes.result([message], result);
+      // It ran as a turn of its own after the turn it missed, whose end waits for this call:
+      // its answer is stored after that turn's (the process is free now, so that wait is not
+      // counted in `steerCalls`).
+      this.#options.track(
+        this.#turnEnd(turn).done.then(async () => {
+          if (this.#options.closed() || turn.abandoned) return;
+          events.ended(result);
+          await this.#sessionDurable(channel, result.sessionId);
+          await this.#options.outcomes.result([message], result);
+        }),
+      );
     } catch (error) {
       if (!this.#options.closed() && !turn.abandoned) {
         await this.#options.outcomes.failure([message], classifyTurnError(error));
