@@ -25,6 +25,10 @@ export class ApiClient {
     return this.request<T>("POST", path, body);
   }
 
+  patch<T>(path: string, body: unknown): Promise<ApiResult<T>> {
+    return this.request<T>("PATCH", path, body);
+  }
+
   delete<T>(path: string): Promise<ApiResult<T>> {
     return this.request<T>("DELETE", path);
   }

@@ -1,14 +1,17 @@
+import { channelLabel } from "./channel-settings.js";
 import { clock, h } from "./dom.js";
 import type { ChannelSummary, WorktreeStatus } from "./types.js";
 
 /**
- * The channels on the left. Channels opened on the page but not yet written
- * to exist only here until the gateway stores their first message.
+ * The channels on the left, by their names (see `channelLabel`). Channels opened on the page
+ * but not yet written to exist only here until the gateway stores their first message.
+ * Archived channels are left out but for the open one, behind "Archived (n)".
  */
 export class ChannelList {
   private known: ChannelSummary[] = [];
   private readonly local = new Set<string>();
   private selected: string | null = null;
+  private showArchived = false;
 
   constructor(
     private readonly list: HTMLElement,
@@ -40,37 +43,60 @@ export class ChannelList {
 
   private render(): void {
     const ids = new Set(this.known.map((channel) => channel.id));
+    const archived = this.known.filter((channel) => channel.archivedAt);
     // Channels opened here but not yet written to are not stored, so they have only an id.
     const rows: Array<Pick<ChannelSummary, "id"> & Partial<ChannelSummary>> = [
       ...[...this.local].filter((id) => !ids.has(id)).map((id) => ({ id })),
-      ...this.known,
+      ...this.known.filter(
+        (channel) => !channel.archivedAt || this.showArchived || channel.id === this.selected,
+      ),
     ];
-    if (rows.length === 0) {
-      this.list.replaceChildren(h("li", { class: "empty" }, "No channels yet."));
-      return;
-    }
-    this.list.replaceChildren(
-      ...rows.map((channel) => {
-        const current = channel.id === this.selected;
-        const button = h(
-          "button",
-          {
-            type: "button",
-            class: "channel",
-            "data-testid": "channel",
-            "data-channel": channel.id,
-            "aria-current": current ? "page" : false,
-          },
-          h("span", { class: "channel-name" }, channel.id),
-          ...(channel.worktree ? [worktreeLine(channel.worktree)] : []),
-          channel.inflight
-            ? h("span", { class: "channel-working", "data-testid": "channel-working" }, "working")
-            : h("span", { class: "channel-time" }, clock(channel.lastActivityAt)),
-        );
-        button.addEventListener("click", () => this.select(channel.id));
-        return h("li", {}, button);
-      }),
+    const items = rows.map((channel) => h("li", {}, this.row(channel)));
+    if (items.length === 0) items.push(h("li", { class: "empty" }, "No channels yet."));
+    if (archived.length > 0) items.push(h("li", {}, this.archivedToggle(archived.length)));
+    this.list.replaceChildren(...items);
+  }
+
+  private row(channel: Pick<ChannelSummary, "id"> & Partial<ChannelSummary>): HTMLElement {
+    const current = channel.id === this.selected;
+    const label = channelLabel(channel);
+    const button = h(
+      "button",
+      {
+        type: "button",
+        class: "channel",
+        "data-testid": "channel",
+        "data-channel": channel.id,
+        "data-archived": channel.archivedAt ? "true" : false,
+        "aria-current": current ? "page" : false,
+        title: label === channel.id ? channel.id : `${label} (${channel.id})`,
+      },
+      h("span", { class: "channel-name" }, label),
+      ...(channel.worktree ? [worktreeLine(channel.worktree)] : []),
+      channel.inflight
+        ? h("span", { class: "channel-working", "data-testid": "channel-working" }, "working")
+        : h("span", { class: "channel-time" }, clock(channel.lastActivityAt)),
     );
+    button.addEventListener("click", () => this.select(channel.id));
+    return button;
+  }
+
+  private archivedToggle(count: number): HTMLElement {
+    const toggle = h(
+      "button",
+      {
+        type: "button",
+        class: "small archived-toggle",
+        "data-testid": "channels-archived",
+        "aria-expanded": String(this.showArchived),
+      },
+      `${this.showArchived ? "Hide archived" : "Archived"} (${count})`,
+    );
+    toggle.addEventListener("click", () => {
+      this.showArchived = !this.showArchived;
+      this.render();
+    });
+    return toggle;
   }
 }
 

@@ -3,6 +3,7 @@ import "./chat.css";
 import { ApiClient } from "./api.js";
 import { bindingChoice, showChannelInfo } from "./binding-view.js";
 import { ChannelList } from "./channel-list.js";
+import { ChannelSettingsControls, channelLabel } from "./channel-settings.js";
 import { ContextControls } from "./context-controls.js";
 import { Conversation } from "./conversation.js";
 import { byTestId, h } from "./dom.js";
@@ -120,8 +121,7 @@ async function openChannel(id: string, again = false): Promise<void> {
   selection = current;
   channelId = id;
   remember(id);
-  title.textContent = id;
-  document.title = `${id} \u00b7 rudder`;
+  showName(id);
   if (!scheduleChannel.value || scheduleChannel.dataset.auto === "true") {
     scheduleChannel.value = id;
     scheduleChannel.dataset.auto = "true";
@@ -306,8 +306,19 @@ async function showAgentInfo(): Promise<void> {
   info.title = `Agents work in ${cwd} with the ${engine} engine, model ${model}, sandbox ${sandbox ? "on" : "off"}`;
 }
 
-/** The channels as last listed, for their context usage. */
+/** The channels as last listed, for their context usage and names. */
 const listed = new Map<string, ChannelSummary>();
+const settings = new ChannelSettingsControls(api, () => void refreshChannels());
+title.after(settings.element);
+
+/** The open channel's name in the head and the tab, and its Rename and Archive. */
+function showName(id: string): void {
+  const channel = listed.get(id);
+  title.textContent = channel ? channelLabel(channel) : id;
+  title.title = id;
+  document.title = `${title.textContent} \u00b7 rudder`;
+  settings.show(channel);
+}
 
 async function refreshChannels(): Promise<void> {
   const result = await api.get<{ channels: ChannelSummary[] }>("/api/channels");
@@ -317,6 +328,7 @@ async function refreshChannels(): Promise<void> {
   for (const channel of result.value.channels) listed.set(channel.id, channel);
   if (channelId !== null && listed.has(channelId)) {
     context.showUsage(listed.get(channelId)?.context ?? null);
+    showName(channelId);
   }
 }
 

@@ -12,6 +12,8 @@ export interface TelegramChat {
   id: number;
   type: string;
   is_forum?: boolean;
+  /** A group's, supergroup's or channel's title. */
+  title?: string;
 }
 
 export interface TelegramEntity {

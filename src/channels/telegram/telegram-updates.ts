@@ -112,6 +112,8 @@ export function incomingOf(
       chatId,
       ...(userId === undefined ? {} : { userId }),
       messageId: message.message_id,
+      // The page names the channel so: a group's title, a private chat's person.
+      chatTitle: message.chat.title ?? (group ? undefined : nameOf(message.from)),
     },
   };
 }

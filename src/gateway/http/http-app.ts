@@ -19,6 +19,7 @@ import { oversizedBody } from "./oversized-body.js";
 import { requestGuard } from "./request-guard.js";
 import { bindingRoutes } from "./routes/binding-routes.js";
 import { type ChannelRoutesOptions, channelRoutes } from "./routes/channel-routes.js";
+import { channelSettingsRoutes } from "./routes/channel-settings-routes.js";
 import { gatewayRoutes } from "./routes/gateway-routes.js";
 import { type OpenRoutesOptions, openRoutes } from "./routes/open-routes.js";
 import { pairingRoutes } from "./routes/pairing-routes.js";
@@ -143,6 +144,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   app.route("/api", gatewayRoutes(options.linkCodes, options.info));
   app.route("/api", bindingRoutes(options.bindingInfo));
   app.route("/api", channelRoutes(options));
+  app.route("/api", channelSettingsRoutes(options.store));
   app.route("/api", permissionRoutes(options.permissions, options.store.sourceStore().grants));
   app.route("/api", pairingRoutes(options.store));
   app.route("/api", runnerRoutes(options.pool, options.permissions));

@@ -5,6 +5,7 @@
  * Rejects with the first failure; the caller then shuts down what was started.
  */
 import type { ChannelSource, SourceContext } from "../channel-source.js";
+import { ChatTitles } from "../routing/chat-titles.js";
 import { senderSource } from "../routing/sender-line.js";
 import type { AgentRuntime } from "./agent-runtime.js";
 import type { EventFlow } from "./event-flow.js";
@@ -51,12 +52,18 @@ export async function startSources({
     allowFor: (channelId) => runtime.bindings.bindingFor(channelId).allow,
     attachments: runtime.media,
   };
+  const chatTitles = new ChatTitles(store.channelSettings());
   for (const source of sources) {
-    await source.start(
-      (channelId, text, meta) =>
-        (ownership ?? router).deliver(channelId, text, senderSource(meta, source.name)),
-      sourceContext,
-    );
+    await source.start(async (channelId, text, meta) => {
+      const delivery = await (ownership ?? router).deliver(
+        channelId,
+        text,
+        senderSource(meta, source.name),
+      );
+      // Stored after the message, whose channel then exists.
+      chatTitles.note(channelId, meta?.chatTitle);
+      return delivery;
+    }, sourceContext);
   }
   // A person's answer through another worker to a request of this worker's agents.
   feeds.permissions = await shared?.permissionLedger().listen(

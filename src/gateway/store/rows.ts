@@ -31,6 +31,9 @@ export interface ChannelRow<Time> {
   last_activity_at: Time;
   context_tokens: number | null;
   context_window: number | null;
+  title: string | null;
+  chat_title: string | null;
+  archived_at: Time | null;
 }
 
 export interface ScheduleRow<Time, Flag> {
@@ -86,6 +89,9 @@ export function rowMapping<Time, Flag>(
         row.context_tokens === null
           ? null
           : { tokens: row.context_tokens, window: row.context_window },
+      title: row.title ?? null,
+      chatTitle: row.chat_title ?? null,
+      archivedAt: optional(row.archived_at ?? null),
     }),
     toSchedule: (row) => ({
       id: row.id,

@@ -1,6 +1,7 @@
 import type { ContextUsage } from "../agents/context-usage.js";
 import type { MessageState, StoredMessage } from "../events.js";
 import type { SourceStore } from "../source-store.js";
+import type { ChannelSettings } from "./channel-settings.js";
 import type { StoreHealth } from "./store-health.js";
 import type { TranscriptChunks } from "./transcript-chunks.js";
 import type { TurnDisplays } from "./turn-displays.js";
@@ -14,6 +15,12 @@ export interface ChannelRecord {
   lastActivityAt: string;
   /** How full the conversation was after its last turn or compaction; null when unknown. */
   context: ContextUsage | null;
+  /** The name given to it on the page (see `ChannelSettings`); null when none. */
+  title: string | null;
+  /** Its chat's own title on its platform, when its source said it; null otherwise. */
+  chatTitle: string | null;
+  /** When it was archived (hidden from the page's list, kept); null when it is not. */
+  archivedAt: string | null;
 }
 
 /** A stored message with the bookkeeping the router needs. */
@@ -223,6 +230,8 @@ export interface GatewayStore extends TranscriptChunks {
 
   /** What the page showed of each turn (see `TurnDisplays`). */
   turnDisplays(): TurnDisplays;
+  /** Names and archiving (see `ChannelSettings`). */
+  channelSettings(): ChannelSettings;
   /** The chat sources' tables: the reply ledger, pairings, grants (see `SourceStore`). */
   sourceStore(): SourceStore;
 

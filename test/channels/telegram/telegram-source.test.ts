@@ -144,7 +144,8 @@ describe("the Telegram source", () => {
     expect(harness.delivered[0]).toMatchObject({
       channelId: "telegram:111",
       text: "hello agent",
-      meta: { source: "telegram", chatId: "111", userId: "111" },
+      // A private chat's title (the page's name for the channel) is the person's.
+      meta: { source: "telegram", chatId: "111", userId: "111", chatTitle: "user 111" },
     });
     const confirming = await waitFor(
       () => updateCalls().find((call) => call.body.offset === update.update_id + 1),

@@ -296,6 +296,12 @@ export const migrations: readonly string[] = [
   );
   CREATE INDEX spend_entries_by_time ON spend_entries(created_at);
   `,
+  // A channel's name given on the page, its chat's own title, and whether it is archived.
+  `
+  ALTER TABLE channels ADD COLUMN title text;
+  ALTER TABLE channels ADD COLUMN chat_title text;
+  ALTER TABLE channels ADD COLUMN archived_at timestamptz;
+  `,
 ];
 
 /** The schema version a fully migrated database reports. */

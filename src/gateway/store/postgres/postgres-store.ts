@@ -35,6 +35,7 @@ import { MessageWrites } from "./message-writes.js";
 import { migrate } from "./migrations.js";
 import { NotifyListener } from "./notify-listener.js";
 import { PermissionLedger } from "./permission-ledger.js";
+import { postgresChannelSettings } from "./postgres-channel-settings.js";
 import { type ChannelRow, type MessageRow, toChannel, toMessage } from "./postgres-rows.js";
 import { PostgresSchedules } from "./postgres-schedules.js";
 import { settleStatement } from "./postgres-settle.js";
@@ -206,6 +207,7 @@ export class PostgresGatewayStore implements SharedStore {
   }
 
   turnDisplays = () => postgresTurnDisplays(this.#pool);
+  channelSettings = () => postgresChannelSettings(this.#pool);
   sourceStore() {
     return postgresSourceStore(this.#pool, this.insertSystemMessage.bind(this));
   }

@@ -200,6 +200,12 @@ export const migrations: readonly string[] = [
   );
   CREATE INDEX spend_entries_by_time ON spend_entries(created_at);
   `,
+  // A channel's name given on the page, its chat's own title, and whether it is archived.
+  `
+  ALTER TABLE channels ADD COLUMN title TEXT;
+  ALTER TABLE channels ADD COLUMN chat_title TEXT;
+  ALTER TABLE channels ADD COLUMN archived_at TEXT;
+  `,
 ];
 
 /** The schema version a fully migrated database reports. */

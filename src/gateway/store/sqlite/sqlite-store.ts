@@ -2,6 +2,7 @@ import type Database from "better-sqlite3";
 import type { ContextUsage } from "../../agents/context-usage.js";
 import type { MessageState } from "../../events.js";
 import type { SourceStore } from "../../source-store.js";
+import type { ChannelSettings } from "../channel-settings.js";
 import { newMessage } from "../new-message.js";
 import {
   putSpendStatement,
@@ -31,6 +32,7 @@ import {
 import type { TurnDisplays } from "../turn-displays.js";
 import { GroupCommit } from "./group-commit.js";
 import { openDatabase, PROBE_SQL } from "./open-database.js";
+import { sqliteChannelSettings } from "./sqlite-channel-settings.js";
 import { healthGuard } from "./sqlite-faults.js";
 import { spendLinkCode } from "./sqlite-link-codes.js";
 import { type ChannelRow, type MessageRow, toChannel, toMessage } from "./sqlite-rows.js";
@@ -373,6 +375,10 @@ export class SqliteGatewayStore implements GatewayStore {
 
   spendLinkCode(nonce: string, expiresAt: Date): Promise<boolean> {
     return this.#commits.write(() => spendLinkCode(this.#database, nonce, expiresAt));
+  }
+
+  channelSettings(): ChannelSettings {
+    return sqliteChannelSettings(this.#database, this.#commits);
   }
 
   turnDisplays(): TurnDisplays {
