@@ -57,7 +57,7 @@ function model(request: RecordedRequest) {
   const results = lastToolResults(request);
   if (results.length > 0) return { text: `the file says: ${JSON.stringify(results[0]?.content)}` };
   const text = lastUserText(request);
-  const file = /\[attached file: (inbox\/notes[^ ]*\.txt)/.exec(text)?.[1];
+  const file = [...text.matchAll(/\[attached file: (inbox\/notes[^ ]*\.txt)/g)].at(-1)?.[1];
   if (file)
     return { toolUse: { name: "Read", input: { file_path: join(root, "workspace", file) } } };
   const images = imagesOf(request);
@@ -180,6 +180,64 @@ describe("media through the kit on rudder's engine", () => {
     const refusal = await sentTo("111", /big\.bin is 196 KB; files up to 64 KB reach the agent/);
     expect(refusal.text).not.toContain("saw");
     expect(telegram.calls.filter((call) => call.method === "download").length).toBe(downloads);
+  });
+});
+
+describe("attachments through the HTTP API", () => {
+  const post = (body: string | FormData, type?: string) =>
+    fetch(`${gateways[0]?.url}/api/channels/web-media/messages`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${gateways[0]?.token}`,
+        ...(type ? { "content-type": type } : {}),
+      },
+      body,
+    });
+
+  it("takes JSON with a base64 image (shown to the model) and multipart with a file", async () => {
+    const json = await post(
+      JSON.stringify({
+        text: "look",
+        attachments: [{ name: "shot.png", mediaType: "image/png", data: PNG.toString("base64") }],
+      }),
+      "application/json",
+    );
+    expect(json.status).toBe(202);
+    const gateway = gateways[0] as TestGateway;
+    const seen = await waitFor(async () => {
+      const list = await gateway.messages("web-media");
+      return list.find((message) => message.kind === "reply" && /saw 1 image/.test(message.text));
+    }, "the reply to the image");
+    expect(seen.text).toContain("image/png");
+    expect(seen.text).toContain("[attached image: inbox/shot.png]");
+
+    const form = new FormData();
+    form.append("text", "and a list");
+    form.append("file", new Blob(["eggs"], { type: "text/plain" }), "notes-2.txt");
+    expect((await post(form)).status).toBe(202);
+    const read = await waitFor(async () => {
+      const list = await gateway.messages("web-media");
+      return list.find((message) => message.kind === "reply" && /eggs/.test(message.text));
+    }, "the reply after reading the file");
+    expect(read.text).toContain("the file says");
+  });
+
+  it("refuses a file over the cap with 413 and bad attachments with 400, one line each", async () => {
+    const big = Buffer.alloc(70 * 1024).toString("base64");
+    const cases: Array<[string, number, RegExp]> = [
+      [
+        JSON.stringify({ attachments: [{ name: "a.bin", data: big }] }),
+        413,
+        /a\.bin is 70\.0 KB; files up to 64\.0 KB/,
+      ],
+      [JSON.stringify({ attachments: [{ name: "a.bin", data: "not base64!" }] }), 400, /base64/],
+      [JSON.stringify({ attachments: [] }), 400, /text is required/],
+    ];
+    for (const [body, status, error] of cases) {
+      const response = await post(body, "application/json");
+      expect(response.status).toBe(status);
+      expect(((await response.json()) as { error: string }).error).toMatch(error);
+    }
   });
 });
 

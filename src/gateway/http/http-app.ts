@@ -32,6 +32,12 @@ import { serveStatic } from "./static-files.js";
 
 /** Request bodies above this get 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;
+/**
+ * `POST /api/channels/:id/messages` with attachments: 40 MiB, room for the 20 MB attachment
+ * cap in base64 and form fields (a file past the cap is refused by its own check, 413).
+ */
+export const MAX_MESSAGE_BODY_BYTES = 40 * 1024 * 1024;
+const MESSAGES_PATH = /^\/api\/channels\/[^/]+\/messages$/;
 
 export interface HttpAppOptions extends OpenRoutesOptions, ChannelRoutesOptions {
   /** The `Host` values served; others are refused with 421. */
@@ -120,24 +126,34 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   );
 
   app.use(requestGuard(options.hosts));
-  const tooLarge = `the body is larger than ${MAX_BODY_BYTES} bytes`;
-  app.use("/api/*", oversizedBody(MAX_BODY_BYTES, tooLarge));
-  const streamedLimit = bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    // The rest of the body is never read, so the connection cannot carry another request.
-    onError: (context) => {
-      context.header("connection", "close");
-      return context.json({ error: tooLarge }, 413);
-    },
-  });
+  // A posted message may carry attachments: its body may be as big as they are, base64 and all.
+  const maxBody = (method: string, path: string) =>
+    method === "POST" && MESSAGES_PATH.test(path) ? MAX_MESSAGE_BODY_BYTES : MAX_BODY_BYTES;
+  const tooLarge = (limit: number) => `the body is larger than ${limit} bytes`;
+  app.use("/api/*", oversizedBody(maxBody, tooLarge));
+  const limitedTo = (limit: number) =>
+    bodyLimit({
+      maxSize: limit,
+      // The rest of the body is never read, so the connection cannot carry another request.
+      onError: (context) => {
+        context.header("connection", "close");
+        return context.json({ error: tooLarge(limit) }, 413);
+      },
+    });
+  const streamedLimit = limitedTo(MAX_BODY_BYTES);
+  const streamedMessageLimit = limitedTo(MAX_MESSAGE_BODY_BYTES);
   // Only a body of no declared length is counted as it streams: a declared one was checked
   // just above, and looking at the body makes the server build a whole web Request for it.
-  app.use("/api/*", (context, next) =>
-    context.req.header("content-length") !== undefined &&
-    context.req.header("transfer-encoding") === undefined
-      ? next()
-      : streamedLimit(context, next),
-  );
+  app.use("/api/*", (context, next) => {
+    if (
+      context.req.header("content-length") !== undefined &&
+      context.req.header("transfer-encoding") === undefined
+    ) {
+      return next();
+    }
+    const limit = maxBody(context.req.method, context.req.path);
+    return (limit === MAX_BODY_BYTES ? streamedLimit : streamedMessageLimit)(context, next);
+  });
 
   app.route("/api", openRoutes(options));
   app.use("/api/*", bearerToken(options.token));

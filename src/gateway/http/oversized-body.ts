@@ -28,19 +28,23 @@ function drain(incoming: IncomingMessage, limit: number): Promise<void> {
 }
 
 /**
- * A body whose `Content-Length` is over `maxBytes` gets 413 with a one-line `{error}`, but only
+ * A body whose `Content-Length` is over `maxBytes` (by method and path) gets 413 with a one-line `{error}`, but only
  * after what the client sends has been read and dropped (up to 64 MiB; the body timeout bounds
  * how long): closing a socket with unread bytes makes the kernel send a reset, which can destroy
  * the answer before the client reads it. Bodies without a declared length are left to the
  * streaming limit behind this.
  */
-export function oversizedBody(maxBytes: number, message: string): MiddlewareHandler {
+export function oversizedBody(
+  maxBytes: (method: string, path: string) => number,
+  message: (maxBytes: number) => string,
+): MiddlewareHandler {
   return async (context, next) => {
     const declared = Number(context.req.header("content-length") ?? "");
     const incoming = (context.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-    if (!Number.isFinite(declared) || declared <= maxBytes || !incoming) return next();
+    const limit = maxBytes(context.req.method, context.req.path);
+    if (!Number.isFinite(declared) || declared <= limit || !incoming) return next();
     await drain(incoming, DRAIN_LIMIT_BYTES);
     context.header("connection", "close");
-    return context.json({ error: message }, 413);
+    return context.json({ error: message(limit) }, 413);
   };
 }

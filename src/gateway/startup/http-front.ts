@@ -79,6 +79,7 @@ export function createHttpFront(
     scheduler: routing.scheduler,
     budget: routing.budget,
     permissions: runtime.permissions,
+    media: runtime.media,
     webRoot: options.webRoot ?? join(packageRoot(), "web", "dist"),
     ...(health ? { storeStatus: () => health.status() } : {}),
     info: options.info ?? {

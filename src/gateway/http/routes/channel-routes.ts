@@ -5,6 +5,7 @@
 import { Hono } from "hono";
 import * as v from "valibot";
 import type { ProcessPool } from "../../agents/agent-process.js";
+import type { SourceAttachments } from "../../channel-source.js";
 import type { EventBus } from "../../event-bus.js";
 import type { CommandOutcome } from "../../routing/channel-commands.js";
 import type { Router } from "../../routing/router.js";
@@ -15,6 +16,7 @@ import { channelEvents } from "../sse-route.js";
 import type { StreamLimits } from "../stream-limits.js";
 import { TrustedProxies } from "../trusted-proxies.js";
 import { ApiError, channelParam, readJson } from "./api-request.js";
+import { readMessageBody } from "./message-body.js";
 
 export interface ChannelRoutesOptions {
   source: HttpChannelSource;
@@ -35,13 +37,10 @@ export interface ChannelRoutesOptions {
   bindingOf?: (channelId: string) => string;
   /** Whose `X-Forwarded-For` names the client (default: nobody's; the socket's peer is). */
   trustedProxies?: TrustedProxies;
+  /** Attachments of posted messages: into the channel's workspace and to its model. */
+  media?: SourceAttachments;
 }
 
-const messageBody = v.object({
-  text: v.pipe(v.string(), v.minLength(1, "text must not be empty")),
-  /** Who sends through the API: `cli` for `rudder send` (shown as such on the page). */
-  via: v.optional(v.picklist(["page", "cli"], 'via must be "page" or "cli"')),
-});
 const resetBody = v.object({
   confirm: v.optional(v.boolean("confirm must be true or false")),
 });
@@ -90,8 +89,17 @@ export function channelRoutes(options: ChannelRoutesOptions): Hono {
 
   routes.post("/channels/:id/messages", async (context) => {
     const channelId = channelParam(context.req.param("id"));
-    const { text, via } = await readJson(context.req.raw, messageBody);
-    const delivery = await options.source.deliver(channelId, text, via === "cli" ? "cli" : "http");
+    const { media } = options;
+    const body = await readMessageBody(context.req.raw, media?.maxBytes ?? 0);
+    let text = body.text ?? "";
+    if (body.files.length > 0) {
+      if (!media) throw new ApiError("this gateway takes no attachments");
+      const received = await media.receive(channelId, text, body.files, options.closing);
+      if ("answer" in received) throw new ApiError(received.answer);
+      text = received.text;
+    }
+    const via = body.via === "cli" ? "cli" : "http";
+    const delivery = await options.source.deliver(channelId, text, via);
     return context.json(delivery, 202);
   });
 
