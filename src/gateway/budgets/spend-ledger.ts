@@ -3,10 +3,12 @@
  * result says it, and a running turn's after each of its model calls, so that a gateway killed
  * mid-turn (SIGKILL, a power cut) still counts what the turn spent before it. The turn's own
  * record replaces that entry once the turn is settled. A write that fails is logged: spend is
- * never a reason to fail a turn.
+ * never a reason to fail a turn. A write given up because the store is unavailable is not: the
+ * store's own lines say so, and a shutdown's one line names what it did not store.
  */
 import { randomUUID } from "node:crypto";
 import type { GatewayStore, SpendEntry } from "../store/store.js";
+import { isStoreUnavailable } from "../store/store-unavailable-error.js";
 import type { TurnMeter } from "./turn-meter.js";
 
 export type SpendStore = Pick<GatewayStore, "putSpend" | "deleteSpend">;
@@ -23,6 +25,7 @@ export class SpendLedger {
   /** Stores `entry`; resolves once it is written or its failure logged (never rejects). */
   put(entry: SpendEntry): Promise<void> {
     return this.#store.putSpend(entry).catch((error: unknown) => {
+      if (isStoreUnavailable(error)) return;
       this.#logger?.(`gateway: spend of ${entry.channelId} not stored: ${String(error)}`);
     });
   }
