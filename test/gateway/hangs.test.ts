@@ -53,7 +53,7 @@ function answer(request: RecordedRequest): ScriptStep {
   if (said.includes("[case: stall-silent]")) return { neverAnswer: true };
   if (said.includes("[case: mcp-hang]")) {
     return done === 0
-      ? { toolUse: { name: "mcp__fake__hang", input: {} } }
+      ? { toolUse: { name: "mcp__slow__hang", input: {} } }
       : { text: `After the hang: ${last}` };
   }
   if (said.includes("[case: hook]")) {
@@ -75,14 +75,19 @@ beforeAll(async () => {
   writeFileSync(
     join(workspace, ".mcp.json"),
     JSON.stringify({
-      mcpServers: { fake: { command: process.execPath, args: [FAKE_MCP_SERVER] } },
+      // "fake" has a per-server timeout long enough for a loaded machine; "slow", the hang's,
+      // has the gateway's MCP_TOOL_TIMEOUT (0.3 s).
+      mcpServers: {
+        fake: { command: process.execPath, args: [FAKE_MCP_SERVER], timeout: 60_000 },
+        slow: { command: process.execPath, args: [FAKE_MCP_SERVER] },
+      },
     }),
   );
   mkdirSync(join(workspace, ".rudder"));
   writeFileSync(
     join(workspace, ".rudder", "settings.json"),
     JSON.stringify({
-      permissions: { allow: ["mcp__fake"] },
+      permissions: { allow: ["mcp__fake", "mcp__slow"] },
       hooks: {
         PreToolUse: [
           {
@@ -99,7 +104,11 @@ beforeAll(async () => {
     workspace,
     args: ["--include-hook-events"],
     logger: (line) => logLines.push(line),
-    env: { RUDDER_STREAM_IDLE_TIMEOUT_MS: "300", RUDDER_MAX_RETRIES: "1", MCP_TOOL_TIMEOUT: "300" },
+    env: {
+      RUDDER_STREAM_IDLE_TIMEOUT_MS: "1000",
+      RUDDER_MAX_RETRIES: "1",
+      MCP_TOOL_TIMEOUT: "300",
+    },
   });
 });
 
@@ -129,7 +138,7 @@ describe.concurrent("hangs through the gateway", () => {
     expect(messages.at(-1)).toMatchObject({
       kind: "error",
       text:
-        "The agent's turn failed: API Error: the Messages API sent nothing for 0.3 s on each " +
+        "The agent's turn failed: API Error: the Messages API sent nothing for 1 s on each " +
         "of 2 tries; rudder stopped waiting for the model (RUDDER_STREAM_IDLE_TIMEOUT_MS sets " +
         "how long it waits)",
     });
@@ -142,14 +151,14 @@ describe.concurrent("hangs through the gateway", () => {
   it("fails a turn whose request is never answered the same way", async () => {
     const messages = await exchange("stall-silent", "[case: stall-silent] anyone?");
     expect(messages.at(-1)?.kind).toBe("error");
-    expect(messages.at(-1)?.text).toMatch(/sent nothing for 0.3 s on each of 2 tries; rudder/);
+    expect(messages.at(-1)?.text).toMatch(/sent nothing for 1 s on each of 2 tries; rudder/);
   });
 
   it("ends a hung MCP call at MCP_TOOL_TIMEOUT with a tool error, and the turn goes on", async () => {
     const messages = await exchange("mcp-hang", "[case: mcp-hang] hang");
     expect(messages.at(-1)?.kind).toBe("reply");
     expect(messages.at(-1)?.text).toBe(
-      'After the hang: Error: MCP server "fake" did not answer the call to hang within 0.3 s, ' +
+      'After the hang: Error: MCP server "slow" did not answer the call to hang within 0.3 s, ' +
         'so rudder stopped waiting (MCP_TOOL_TIMEOUT, or the server\'s "timeout", sets the limit)',
     );
   });
