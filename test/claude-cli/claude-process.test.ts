@@ -1,5 +1,4 @@
 /** Behaviours beyond the seed, against the fake CLI over real pipes. */
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,6 +8,7 @@ import { ClaudeTimeoutError, RateLimitError } from "../../src/claude-cli/errors.
 import { RunnerRegistry } from "../../src/claude-cli/runner-registry.js";
 import type { TurnResult } from "../../src/claude-cli/turn-result.js";
 import { FAKE_CLAUDE } from "../helpers/fixtures.js";
+import { runProcess } from "../helpers/owned-process.js";
 import { isAlive } from "../helpers/process-state.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { fakeProcessFactory } from "./helpers.js";
@@ -398,16 +398,9 @@ const timer = setInterval(() => {
 }, 10);
 `,
     );
-    const host = spawn(process.execPath, ["--import", "tsx", script], {
-      stdio: ["ignore", "pipe", "inherit"],
-      detached: true,
-    });
-    let output = "";
-    host.stdout.on("data", (chunk) => {
-      output += chunk;
-    });
-    await new Promise((resolve) => host.once("exit", resolve));
-    const childPid = Number(output.trim());
+    const host = await runProcess(process.execPath, ["--import", "tsx", script]);
+    expect(host.code, host.stderr).toBe(0);
+    const childPid = Number(host.stdout.trim());
     expect(childPid).toBeGreaterThan(0);
     await waitFor(() => !isAlive(childPid));
   });

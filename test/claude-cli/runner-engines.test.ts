@@ -10,7 +10,6 @@
  * Where the engines legitimately differ, the engine table says so, field by field.
  */
 
-import { execFileSync } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
@@ -28,6 +27,7 @@ import { ClaudeProcess, type ClaudeProcessOptions } from "../../src/claude-cli/c
 import { ClaudeTimeoutError, RateLimitError } from "../../src/claude-cli/errors.js";
 import { listDescendants } from "../../src/claude-cli/process-tree.js";
 import { RunnerRegistry } from "../../src/claude-cli/runner-registry.js";
+import { claudeCodeBinary } from "../helpers/claude-code-env.js";
 import {
   echoFallback,
   type FakeMessagesApi,
@@ -43,7 +43,6 @@ import { isAlive } from "../helpers/process-state.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { writeSettings } from "../protocol/helpers.js";
 
-const repositoryRoot = join(import.meta.dirname, "..", "..");
 const scratch = realpathSync(mkdtempSync(join(tmpdir(), "rudder-runner-engines-")));
 
 /** One test case's directories; `apiUrl` is empty for the fake CLI, which calls no API. */
@@ -91,11 +90,7 @@ const engines: Engine[] = [
     name: "claude",
     usesApi: true,
     prepare() {
-      claudeBin = execFileSync(
-        "bash",
-        [join(repositoryRoot, "scripts", "install-claude-code.sh"), "--print-path"],
-        { encoding: "utf8" },
-      ).trim();
+      claudeBin = claudeCodeBinary();
     },
     options: (sandbox) => ({
       claudeBin,

@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claudeCodeEnv } from "../helpers/claude-code-env.js";
+import { claudeCodeBinary, claudeCodeEnv } from "../helpers/claude-code-env.js";
 import {
   type FakeMessagesApi,
   lastToolResults,
@@ -23,7 +23,6 @@ import {
 import { type RudderRun, runRudder, startRudder, stopRudder } from "../helpers/rudder-cli.js";
 import { waitFor } from "../helpers/wait-for.js";
 
-const repository = join(import.meta.dirname, "..", "..");
 let root = "";
 let alpha = "";
 let beta = "";
@@ -136,11 +135,7 @@ async function ask(channelId: string, text: string): Promise<Message> {
 }
 
 beforeAll(async () => {
-  const claudeBin = execFileSync(
-    "bash",
-    [join(repository, "scripts", "install-claude-code.sh"), "--print-path"],
-    { encoding: "utf8" },
-  ).trim();
+  const claudeBin = claudeCodeBinary();
   root = realpathSync(mkdtempSync(join(tmpdir(), "rudder-ws-bindings-")));
   alpha = join(root, "alpha");
   beta = join(root, "beta");

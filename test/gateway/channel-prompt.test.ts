@@ -4,14 +4,13 @@
  * model inside the fence with a `From:` line naming its sender. Both engines, against the fake
  * Messages API: rudder itself, and the real Claude Code CLI (`--append-system-prompt`).
  */
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { withChannelPrompt } from "../../src/gateway/agents/channel-prompt.js";
 import { senderOf, senderSource } from "../../src/gateway/routing/sender-line.js";
-import { claudeCodeEnv } from "../helpers/claude-code-env.js";
+import { claudeCodeBinary, claudeCodeEnv } from "../helpers/claude-code-env.js";
 import {
   type FakeMessagesApi,
   lastUserText,
@@ -21,7 +20,6 @@ import {
 import { waitFor } from "../helpers/wait-for.js";
 import { startRudderGateway, startTestGateway, type TestGateway } from "./helpers.js";
 
-const repository = join(import.meta.dirname, "..", "..");
 const cleanups: Array<() => Promise<void> | void> = [];
 
 afterEach(async () => {
@@ -92,11 +90,7 @@ describe("the fence explained to an agent behind the gateway", () => {
   }, 90_000);
 
   it("tells a Claude Code agent the same through --append-system-prompt", async () => {
-    const claudeBin = execFileSync(
-      "bash",
-      [join(repository, "scripts", "install-claude-code.sh"), "--print-path"],
-      { encoding: "utf8" },
-    ).trim();
+    const claudeBin = claudeCodeBinary();
     const api = await fakeApi();
     const home = folder("claude");
     const gateway = await startTestGateway({

@@ -4,28 +4,23 @@
  * bubblewrap with the folder covered (src/cli/data-folder-wrapper.ts), so neither its Bash tool
  * nor its Read tool finds the token or `gateway.db`, while the workspace works as before.
  */
-import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { gatewayEngine } from "../../src/cli/gateway-engine.js";
 import { findExecutable } from "../../src/sandbox/bubblewrap-probe.js";
+import { claudeCodeBinary } from "../helpers/claude-code-env.js";
 import { lastToolResults, startFakeMessagesApi } from "../helpers/fake-messages-api.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { startTestGateway, type TestGateway } from "./helpers.js";
 
-const repository = join(import.meta.dirname, "..", "..");
 const NO_BUBBLEWRAP = findExecutable("bwrap", process.env.PATH) === undefined;
 let claudeBin = "";
 let root = "";
 let gateway: TestGateway | undefined;
 
 beforeAll(() => {
-  claudeBin = execFileSync(
-    "bash",
-    [join(repository, "scripts", "install-claude-code.sh"), "--print-path"],
-    { encoding: "utf8" },
-  ).trim();
+  claudeBin = claudeCodeBinary();
   // Outside /tmp, so that nothing is hidden for the wrong reason.
   root = realpathSync(mkdtempSync("/var/tmp/rudder-claude-data-"));
   for (const folder of ["home", "tmp", "workspace"]) mkdirSync(join(root, folder));

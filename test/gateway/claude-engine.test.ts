@@ -6,7 +6,6 @@
  * Claude Code's own /compact and a reset starts a new Claude Code session; a turn that crosses
  * its channel's budget is interrupted at its next model call, with a line saying so.
  */
-import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,6 +13,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { GatewayBindings } from "../../src/gateway/bindings/bindings.js";
 import type { SpendReport } from "../../src/gateway/budgets/spend-report.js";
 import { costUsd } from "../../src/model/pricing.js";
+import { claudeCodeBinary } from "../helpers/claude-code-env.js";
 import {
   echoFallback,
   type FakeMessagesApi,
@@ -23,7 +23,6 @@ import { waitFor } from "../helpers/wait-for.js";
 import { compactThenReset } from "./compact-reset-scenario.js";
 import { openEvents, startTestGateway, type TestGateway } from "./helpers.js";
 
-const repository = join(import.meta.dirname, "..", "..");
 let claudeBin = "";
 let gateway: TestGateway | undefined;
 /** The first gateway's fake API and bindings, which the budget case goes on with. */
@@ -32,13 +31,7 @@ let bindings: GatewayBindings | undefined;
 let sandbox = "";
 
 beforeAll(() => {
-  claudeBin = execFileSync(
-    "bash",
-    [join(repository, "scripts", "install-claude-code.sh"), "--print-path"],
-    {
-      encoding: "utf8",
-    },
-  ).trim();
+  claudeBin = claudeCodeBinary();
   sandbox = mkdtempSync(join(tmpdir(), "rudder-claude-engine-"));
   for (const folder of ["home", "tmp", "workspace"]) mkdirSync(join(sandbox, folder));
 }, 300_000);

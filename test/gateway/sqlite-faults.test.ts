@@ -5,13 +5,12 @@
  * `Retry-After` and the reason; health says the store is in trouble and why, at once (no
  * busy wait freezes the gateway); the fault and its end are logged once each.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { echoFallback, startFakeMessagesApi } from "../helpers/fake-messages-api.js";
+import { outputMatching, runProcess, startProcess } from "../helpers/owned-process.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { startRudderGateway, type TestGateway } from "./helpers.js";
 
@@ -31,24 +30,16 @@ async function holdLock(path: string): Promise<{ release(): Promise<void> }> {
     process.stdout.write("locked\\n");
     process.stdin.on("end", () => { database.exec("COMMIT"); database.close(); process.exit(0); });
     process.stdin.resume();`;
-  const child: ChildProcess = spawn(process.execPath, ["-e", code, path], {
+  const holder = startProcess(process.execPath, ["-e", code, path], {
     cwd: repository,
-    stdio: ["pipe", "pipe", "inherit"],
+    stdin: "pipe",
   });
-  const exited = once(child, "exit");
-  cleanups.push(() => {
-    if (child.exitCode === null) child.kill("SIGKILL");
-  });
-  await new Promise<void>((resolve, reject) => {
-    child.stdout?.on("data", (chunk: Buffer) => {
-      if (chunk.toString().includes("locked")) resolve();
-    });
-    child.once("exit", () => reject(new Error("the lock holder exited")));
-  });
+  cleanups.push(() => holder.kill());
+  await outputMatching(holder, /locked/);
   return {
     release: async () => {
-      child.stdin?.end();
-      await exited;
+      holder.child.stdin?.end();
+      await holder.exited;
     },
   };
 }
@@ -148,10 +139,10 @@ it.runIf(root)(
   "holds an answer while the disk is full (a tmpfs), and stores it after",
   async () => {
     const mountPoint = mkdtempSync(join(tmpdir(), "rudder-full-disk-"));
-    const mount = spawn("mount", ["-t", "tmpfs", "-o", "size=3m", "tmpfs", mountPoint]);
-    expect((await once(mount, "exit"))[0]).toBe(0);
+    const mount = await runProcess("mount", ["-t", "tmpfs", "-o", "size=3m", "tmpfs", mountPoint]);
+    expect(mount.code, mount.stderr).toBe(0);
     cleanups.push(async () => {
-      await once(spawn("umount", ["-l", mountPoint]), "exit");
+      await runProcess("umount", ["-l", mountPoint]);
       rmSync(mountPoint, { recursive: true, force: true });
     });
     const dataDir = join(mountPoint, "data");

@@ -5,12 +5,11 @@
  * message it answers, exactly as the live stream showed it. Both engines: rudder itself, and
  * the real Claude Code CLI (a message written while a tool runs is folded into the turn).
  */
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
-import { claudeCodeEnv } from "../helpers/claude-code-env.js";
+import { claudeCodeBinary, claudeCodeEnv } from "../helpers/claude-code-env.js";
 import {
   type FakeMessagesApi,
   lastUserText,
@@ -25,7 +24,6 @@ import {
   type TestGateway,
 } from "./helpers.js";
 
-const repository = join(import.meta.dirname, "..", "..");
 const cleanups: Array<() => Promise<void> | void> = [];
 
 afterEach(async () => {
@@ -122,11 +120,7 @@ it("stores every answer of a steered rudder turn, linked to each message", async
 });
 
 it("stores every answer of a Claude Code turn a message was folded into", async () => {
-  const claudeBin = execFileSync(
-    "bash",
-    [join(repository, "scripts", "install-claude-code.sh"), "--print-path"],
-    { encoding: "utf8" },
-  ).trim();
+  const claudeBin = claudeCodeBinary();
   const api = await fakeApi({
     script: [
       {

@@ -1,6 +1,6 @@
-import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { claudeCodeBinary } from "../helpers/claude-code-env.js";
 import { RUDDER_CLI } from "../helpers/fixtures.js";
 import { runProcess } from "../helpers/owned-process.js";
 import type { Sandbox } from "./helpers.js";
@@ -25,14 +25,7 @@ export const SDK_ENGINES: SdkEngine[] = [
   {
     name: "claude",
     executable: () => {
-      claudePath ??= execFileSync(
-        "bash",
-        [
-          join(import.meta.dirname, "..", "..", "scripts", "install-claude-code.sh"),
-          "--print-path",
-        ],
-        { encoding: "utf8" },
-      ).trim();
+      claudePath ??= claudeCodeBinary();
       return claudePath;
     },
     env: (sandbox) => {

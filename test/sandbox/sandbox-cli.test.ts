@@ -208,12 +208,14 @@ describe.skipIf(NO_BUBBLEWRAP !== undefined)(`rudder run's sandbox ${NO_BUBBLEWR
   });
 
   it("starts no sandbox when bash is denied", async () => {
+    // The sandbox would be spawned as soon as the first request is out (the warm-up, no proxy
+    // to wait for), so by the second request, a tool call and its result later, it would be
+    // there: the run is still waiting for the model's reply, the sandbox not yet ended.
+    fixture.api.push({ toolUse: [{ name: "glob", input: { pattern: "*" } }] });
     fixture.api.push({ hangUntilAborted: true });
     const run = rudder(["run", "--disallowedTools", "Bash", "go"]);
-    const [request] = await fixture.api.waitForMainRequests(1, 15_000);
+    const [request] = await fixture.api.waitForMainRequests(2, 15_000);
     expect(request?.body.tools.map((tool: { name: string }) => tool.name)).not.toContain("Bash");
-    // Long enough for a sandbox to show up, had one been started with the request.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(processesMatching(`--chdir ${fixture.workspace}`)).toEqual([]);
     run.child.kill("SIGTERM");
     await run.exited;

@@ -5,7 +5,6 @@
  * the gate, headless (nobody to ask). Not one write may land in `.rudder/`; writes that the
  * gate allowed land in `sub/`.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,17 +12,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { dispatchToolUse } from "../../src/agent/tool-dispatch.js";
 import { emptyRules } from "../../src/permissions/types.js";
 import { createDefaultTools } from "../../src/tools/default-tools.js";
+import { type OwnedProcess, startProcess } from "../helpers/owned-process.js";
 
-let flipper: ChildProcess | undefined;
+let flipper: OwnedProcess | undefined;
 let root: string | undefined;
 afterEach(() => {
-  if (flipper?.pid !== undefined) {
-    try {
-      process.kill(-flipper.pid, "SIGKILL");
-    } catch {
-      // Gone already.
-    }
-  }
+  flipper?.kill();
   flipper = undefined;
   if (root !== undefined) rmSync(root, { recursive: true, force: true });
   root = undefined;
@@ -38,13 +32,13 @@ describe("write_file against a link flipped meanwhile", () => {
     symlinkSync("sub", join(workspace, "d"));
     // Atomic swaps (a link renamed over the link), hundreds of thousands a second, so `d` always
     // exists and points one way or the other.
-    flipper = spawn(
+    flipper = startProcess(
       "perl",
       [
         "-e",
         'while (1) { symlink("sub", "d.a"); rename("d.a", "d"); symlink(".rudder", "d.b"); rename("d.b", "d") }',
       ],
-      { cwd: workspace, detached: true, stdio: "ignore" },
+      { cwd: workspace },
     );
     const tools = createDefaultTools();
     let written = 0;
