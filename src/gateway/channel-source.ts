@@ -101,8 +101,20 @@ export interface SourceContext {
  * platform the adapter subscribes to the channel's events through `context`
  * and posts `reply`, `fallback` and `error` messages back. `stop()` disconnects; the gateway calls it on shutdown.
  */
+/**
+ * A source's own HTTP entry for its platform's callbacks (Slack's Events API): mounted on the
+ * gateway's HTTP server at `path` for POST, before the token check (the source verifies the
+ * platform's signature itself).
+ */
+export interface SourceWebhook {
+  readonly path: string;
+  handle(request: Request): Promise<Response>;
+}
+
 export interface ChannelSource {
   readonly name: string;
+  /** Platform callbacks over HTTP, when the source takes them. */
+  readonly webhook?: SourceWebhook | undefined;
   start(
     deliver: (channelId: string, text: string, meta?: DeliveryMeta) => Promise<SourceDelivery>,
     context?: SourceContext,

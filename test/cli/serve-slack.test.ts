@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { slackSignature } from "../../src/channels/slack/slack-events-api.js";
 import { claudeCodeEnv } from "../helpers/claude-code-env.js";
 import {
   echoFallback,
@@ -22,6 +23,7 @@ import { waitFor } from "../helpers/wait-for.js";
 
 const repository = resolve(import.meta.dirname, "..", "..");
 const ADA = "U0ADA";
+const SECRET = "a-signing-secret";
 
 let root: string;
 let messagesApi: FakeMessagesApi;
@@ -83,8 +85,10 @@ beforeAll(async () => {
     JSON.stringify({
       defaults: { engine: "rudder", cwd: join(root, "workspace") },
       bindings: [{ name: "claude", match: ["slack:*:C0CLAUDE:*"], engine: "claude" }],
+      slack: { signingSecretFile: "signing-secret" },
     }),
   );
+  writeFileSync(join(root, "signing-secret"), `${SECRET}\n`, { mode: 0o600 });
   messagesApi = await startFakeMessagesApi({
     fallback: (request) => {
       const results = lastToolResults(request);
@@ -181,6 +185,28 @@ describe("rudder serve with Slack", () => {
     ).toHaveLength(1);
     expect(first.ts > said.ts).toBe(true);
   }, 120_000);
+
+  it("takes the Events API at POST /slack/events, signed, before the token check", async () => {
+    const url = (/one-time link\): (\S+)/.exec(server.stdout())?.[1] ?? "").replace(
+      /\/#code=.*/,
+      "",
+    );
+    const body = JSON.stringify({ type: "url_verification", challenge: "c-1" });
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const signed = (signature: string) =>
+      fetch(`${url}/slack/events`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "x-slack-request-timestamp": timestamp,
+          "x-slack-signature": signature,
+        },
+        body,
+      });
+    expect((await signed("v0=00")).status).toBe(401);
+    const answered = await signed(slackSignature(SECRET, timestamp, body));
+    expect(await answered.json()).toEqual({ challenge: "c-1" });
+  });
 
   it("answers through the real Claude Code where a binding says so", async () => {
     const said = slack.say({

@@ -72,6 +72,7 @@ export class SlackPlatform implements ChatPlatform {
   #botName: string | undefined;
   #queue: Promise<void> = Promise.resolve();
   #log: (line: string) => void = () => {};
+  #receiving: { handlers: PlatformHandlers; signal: AbortSignal } | undefined;
 
   constructor(options: SlackPlatformOptions) {
     this.#options = options;
@@ -90,9 +91,12 @@ export class SlackPlatform implements ChatPlatform {
     this.#log = handlers.log;
     const { socket } = await this.#load();
     if (!(await this.#identify(handlers, signal))) return;
+    this.#receiving = { handlers, signal };
     if (socket === undefined) {
       handlers.log("slack: no app token: events only over HTTP (the Events API)");
+      await this.#catchUp(handlers, signal, context);
       await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+      await this.#queue;
       return;
     }
     const unlisten = this.#listen(socket, handlers, signal, context);
@@ -163,24 +167,50 @@ export class SlackPlatform implements ChatPlatform {
         );
         void this.#catchUp(handlers, signal, context);
       },
-      message: ({
-        event,
-        ack,
-        retry_num,
-      }: {
-        event: SlackMessageEvent;
-        ack: Ack;
-        retry_num?: number;
-      }) => this.#enqueue(signal, ack, () => this.#message(handlers, event, signal, !retry_num)),
-      interactive: ({ body, ack }: { body: SlackBlockActions; ack: Ack }) =>
-        this.#enqueue(signal, ack, () => this.#press(handlers, body)),
-      slash_commands: ({ body, ack }: { body: SlackSlashCommand; ack: Ack }) =>
-        this.#enqueue(signal, ack, () => this.#slash(handlers, body, ack)),
+      slack_event: ({ type, body, ack, retry_num }: SocketEnvelope) =>
+        this.dispatch({ type, body, ack, retry: (retry_num ?? 0) > 0 }),
     };
     for (const [name, listener] of Object.entries(listeners)) socket.on(name, listener);
     return () => {
       for (const [name, listener] of Object.entries(listeners)) socket.off(name, listener);
     };
+  }
+
+  /**
+   * One envelope from Slack (Socket Mode, or the Events API over HTTP), taken in turn and
+   * acknowledged once handled. False when this worker is not receiving (another holds the
+   * connection, or the source stopped): the caller lets Slack send it again.
+   */
+  dispatch(envelope: SlackEnvelope): boolean {
+    const receiving = this.#receiving;
+    if (receiving === undefined || receiving.signal.aborted) return false;
+    const { handlers, signal } = receiving;
+    const { body, ack } = envelope;
+    switch (envelope.type) {
+      case "events_api": {
+        const event = (body as { event?: SlackMessageEvent }).event;
+        if (event?.type !== "message") {
+          void ack().catch(() => undefined);
+          return true;
+        }
+        this.#enqueue(signal, ack, () => this.#message(handlers, event, signal, !envelope.retry));
+        return true;
+      }
+      case "interactive":
+        this.#enqueue(signal, ack, () => this.#press(handlers, body as SlackBlockActions));
+        return true;
+      case "slash_commands":
+        this.#enqueue(signal, ack, () => this.#slash(handlers, body as SlackSlashCommand, ack));
+        return true;
+      default:
+        void ack().catch(() => undefined);
+        return true;
+    }
+  }
+
+  /** Whether a slash command in this Slack channel has a conversation to act on. */
+  hasConversation(slackChannel: string): boolean {
+    return this.#latest.has(slackChannel);
   }
 
   /**
@@ -392,6 +422,23 @@ export class SlackPlatform implements ChatPlatform {
 }
 
 type Ack = (response?: Record<string, unknown>) => Promise<void>;
+
+/** An envelope as Socket Mode's client reports it (`slack_event`). */
+interface SocketEnvelope {
+  type: string;
+  body: unknown;
+  ack: Ack;
+  retry_num?: number;
+}
+
+export interface SlackEnvelope {
+  type: "events_api" | "interactive" | "slash_commands" | string;
+  body: unknown;
+  /** Tells Slack it was taken (a slash command's answer as its payload). */
+  ack: Ack;
+  /** Slack sent it before: it may be answered already. */
+  retry: boolean;
+}
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

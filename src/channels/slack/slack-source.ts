@@ -11,6 +11,7 @@ import type {
 } from "../../gateway/channel-source.js";
 import type { Backoff } from "../kit/backoff.js";
 import { type AttachmentHandler, ChatSource } from "../kit/chat-source.js";
+import { SlackEventsApi } from "./slack-events-api.js";
 import { SlackPlatform } from "./slack-platform.js";
 
 export interface SlackSourceOptions {
@@ -18,6 +19,8 @@ export interface SlackSourceOptions {
   botToken: string;
   /** `xapp-...`, for Socket Mode; without it, events come only over HTTP. Never logged. */
   appToken?: string | undefined;
+  /** The signing secret: with it, events are taken over HTTP too (`POST /slack/events`). */
+  signingSecret?: string | undefined;
   /** Slack user ids or channel ids whose messages reach the agents; empty: pairing mode. */
   allow: readonly string[];
   /** The Web API's base URL; default https://slack.com/api/. */
@@ -37,6 +40,8 @@ export interface SlackSourceOptions {
 export class SlackChannelSource implements ChannelSource {
   readonly name = "slack";
   readonly platform: SlackPlatform;
+  /** The Events API's route, when a signing secret is given. */
+  readonly webhook: SlackEventsApi | undefined;
   readonly #kit: ChatSource;
 
   constructor(options: SlackSourceOptions) {
@@ -47,6 +52,10 @@ export class SlackChannelSource implements ChannelSource {
       backoff: options.backoff,
       socketRetryMs: options.socketRetryMs,
     });
+    this.webhook =
+      options.signingSecret === undefined
+        ? undefined
+        : new SlackEventsApi(options.signingSecret, this.platform);
     this.#kit = new ChatSource({
       platform: this.platform,
       allow: options.allow,

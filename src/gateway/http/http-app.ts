@@ -9,6 +9,7 @@ import { HTTPException } from "hono/http-exception";
 import type { PermissionRequests } from "../agents/permission-requests.js";
 import type { BindingInfo } from "../bindings/binding-info.js";
 import type { BudgetGuard } from "../budgets/budget-guard.js";
+import type { SourceWebhook } from "../channel-source.js";
 import type { AgentInfo } from "../gateway-options.js";
 import { GatewayClosedError } from "../routing/router.js";
 import type { Scheduler } from "../scheduler/scheduler.js";
@@ -51,6 +52,8 @@ export interface HttpAppOptions extends OpenRoutesOptions, ChannelRoutesOptions 
   info: AgentInfo;
   /** What each binding's and channel's agents are. */
   bindingInfo: BindingInfo;
+  /** Chat sources' platform callbacks (Slack's Events API), mounted before the token check. */
+  webhooks?: readonly SourceWebhook[] | undefined;
 }
 
 /**
@@ -155,6 +158,9 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     return (limit === MAX_BODY_BYTES ? streamedLimit : streamedMessageLimit)(context, next);
   });
 
+  for (const webhook of options.webhooks ?? []) {
+    app.post(webhook.path, (context) => webhook.handle(context.req.raw));
+  }
   app.route("/api", openRoutes(options));
   app.use("/api/*", bearerToken(options.token));
   app.route("/api", gatewayRoutes(options.linkCodes, options.info));

@@ -74,6 +74,7 @@ export function createHttpFront(
     bus: flow.bus,
     pool: runtime.pool,
     bindingInfo: runtime.info,
+    webhooks: sources.flatMap((source) => (source.webhook ? [source.webhook] : [])),
     bindingOf: (channelId) => runtime.bindings.bindingFor(channelId).name,
     worktrees: runtime.worktrees,
     scheduler: routing.scheduler,

@@ -5,6 +5,7 @@
  * file: each case writes in its own channel.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { slackSignature } from "../../../src/channels/slack/slack-events-api.js";
 import { SlackChannelSource } from "../../../src/channels/slack/slack-source.js";
 import { PermissionRequests } from "../../../src/gateway/agents/permission-requests.js";
 import { EventBus } from "../../../src/gateway/event-bus.js";
@@ -14,6 +15,7 @@ import { waitFor } from "../../helpers/wait-for.js";
 
 const ADA = "U0ADA";
 const STRANGER = "U0STRANGER";
+const SECRET = "8f742231b10e8888abcd99yyyzzz85a5";
 
 let slack: FakeSlack;
 let source: SlackChannelSource;
@@ -34,6 +36,7 @@ beforeAll(async () => {
     allow: [ADA],
     backoff: { initialMs: 20, maxMs: 200 },
     socketRetryMs: 1000,
+    signingSecret: SECRET,
     logger: (line) => logs.push(line),
   });
   await source.start(
@@ -229,6 +232,78 @@ describe("Slack source", () => {
     ).toEqual(["once", "then this"]);
     expect(after.ts > said.ts).toBe(true);
     expect(slack.unacked()).toEqual([]);
+  });
+
+  describe("the Events API over HTTP", () => {
+    const post = (body: string, options: { type?: string; secret?: string; at?: number } = {}) => {
+      const timestamp = String(Math.floor((options.at ?? Date.now()) / 1000));
+      return new Request("http://127.0.0.1/slack/events", {
+        method: "POST",
+        headers: {
+          "content-type": options.type ?? "application/json",
+          "x-slack-request-timestamp": timestamp,
+          "x-slack-signature": slackSignature(options.secret ?? SECRET, timestamp, body),
+        },
+        body,
+      });
+    };
+    const webhook = () => source.webhook ?? expect.fail("no webhook");
+
+    it("answers url_verification with its challenge", async () => {
+      const response = await webhook().handle(
+        post(JSON.stringify({ type: "url_verification", challenge: "abc" })),
+      );
+      expect(await response.json()).toEqual({ challenge: "abc" });
+    });
+
+    it("refuses a bad signature, a stale timestamp and a replay", async () => {
+      const body = JSON.stringify({ type: "url_verification", challenge: "x" });
+      expect((await webhook().handle(post(body, { secret: "wrong" }))).status).toBe(401);
+      expect((await webhook().handle(post(body, { at: Date.now() - 6 * 60_000 }))).status).toBe(
+        401,
+      );
+      const first = post(body);
+      const again = first.clone();
+      expect((await webhook().handle(first)).status).toBe(200);
+      const replay = await webhook().handle(again);
+      expect(replay.status).toBe(401);
+      expect(await replay.json()).toEqual({ error: "the request was sent before (a replay)" });
+    });
+
+    it("takes a signed event at once and delivers it off the request's path", async () => {
+      const ts = `${Math.floor(Date.now() / 1000)}.999001`;
+      const event = {
+        type: "event_callback",
+        team_id: slack.teamId,
+        event: {
+          type: "message",
+          channel: "C10",
+          channel_type: "channel",
+          user: ADA,
+          text: `<@${slack.botUserId}> over http`,
+          ts,
+          team: slack.teamId,
+        },
+      };
+      const started = performance.now();
+      const response = await webhook().handle(post(JSON.stringify(event)));
+      expect(response.status).toBe(200);
+      expect(performance.now() - started).toBeLessThan(3000);
+      await deliveredTo(`slack:${slack.teamId}:C10:${ts}`);
+    });
+
+    it("says privately that a slash command needs a conversation first", async () => {
+      const form = new URLSearchParams({
+        command: "/status",
+        channel_id: "C11",
+        user_id: ADA,
+        text: "",
+      });
+      const response = await webhook().handle(
+        post(form.toString(), { type: "application/x-www-form-urlencoded" }),
+      );
+      expect(await response.json()).toMatchObject({ response_type: "ephemeral" });
+    });
   });
 
   it("never logs a token", () => {
