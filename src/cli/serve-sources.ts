@@ -4,7 +4,7 @@
  */
 import { slackConfig } from "../channels/slack/slack-config.js";
 import { SlackChannelSource } from "../channels/slack/slack-source.js";
-import { telegramConfig } from "../channels/telegram/telegram-config.js";
+import { telegramConfig, telegramSection } from "../channels/telegram/telegram-config.js";
 import { TelegramChannelSource } from "../channels/telegram/telegram-source.js";
 import type { ChannelSource } from "../gateway/index.js";
 import { type ParsedArgs, stringFlag } from "./args.js";
@@ -22,6 +22,10 @@ export function serveSources(
     env,
   });
   if (telegram instanceof Error) return telegram;
+  const telegramOptions = telegramSection(config.sourceSection("telegram")?.values);
+  if (telegramOptions instanceof Error) {
+    return new Error(`the configuration's ${telegramOptions.message}`);
+  }
   const slack = slackConfig({
     appTokenFile: stringFlag(args, "slack-app-token-file"),
     botTokenFile: stringFlag(args, "slack-bot-token-file"),
@@ -31,7 +35,9 @@ export function serveSources(
   });
   if (slack instanceof Error) return slack;
   return [
-    ...(telegram ? [new TelegramChannelSource({ stateDir: dataDir, ...telegram, logger })] : []),
+    ...(telegram
+      ? [new TelegramChannelSource({ stateDir: dataDir, ...telegram, ...telegramOptions, logger })]
+      : []),
     ...(slack ? [new SlackChannelSource({ ...slack, logger })] : []),
   ];
 }

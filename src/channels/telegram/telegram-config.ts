@@ -71,3 +71,27 @@ export function telegramConfig(settings: TelegramSettings): TelegramConfig | nul
   }
   return { token, allow: [...new Set(allow)], ...(apiUrl ? { apiUrl } : {}) };
 }
+
+/** What the configuration file's `telegram` section may hold; read when the gateway starts. */
+export interface TelegramSection {
+  /** In groups: answer only when mentioned, replied to or commanded (default), or every message. */
+  groups?: "mention" | "all";
+}
+
+/**
+ * Checks the `telegram` section of the gateway's configuration file: an unknown key or a wrong
+ * value is an Error naming it (`telegram.groups must be "mention" or "all"`).
+ */
+export function telegramSection(
+  section: Record<string, unknown> | undefined,
+): TelegramSection | Error {
+  if (section === undefined) return {};
+  const unknown = Object.keys(section).find((key) => key !== "groups");
+  if (unknown !== undefined) return new Error(`telegram.${unknown} is not a known key`);
+  const { groups } = section;
+  if (groups === undefined) return {};
+  if (groups !== "mention" && groups !== "all") {
+    return new Error('telegram.groups must be "mention" or "all"');
+  }
+  return { groups };
+}

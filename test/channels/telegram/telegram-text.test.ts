@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { TelegramApiError } from "../../../src/channels/telegram/telegram-api.js";
-import { telegramConfig } from "../../../src/channels/telegram/telegram-config.js";
+import { telegramConfig, telegramSection } from "../../../src/channels/telegram/telegram-config.js";
 import { retryDelayMs } from "../../../src/channels/telegram/telegram-platform.js";
 import { parseCommand, splitMessage } from "../../../src/channels/telegram/telegram-text.js";
 
@@ -109,5 +109,23 @@ describe("telegramConfig", () => {
       expect(message.split("\n")).toHaveLength(1);
       expect(message).not.toContain("ABC-def");
     }
+  });
+});
+
+describe("telegramSection", () => {
+  it("takes groups: mention or all from the configuration file's telegram section", () => {
+    expect(telegramSection(undefined)).toEqual({});
+    expect(telegramSection({})).toEqual({});
+    expect(telegramSection({ groups: "all" })).toEqual({ groups: "all" });
+    expect(telegramSection({ groups: "mention" })).toEqual({ groups: "mention" });
+  });
+
+  it("refuses a wrong value or an unknown key with one line naming it", () => {
+    expect((telegramSection({ groups: "some" }) as Error).message).toBe(
+      'telegram.groups must be "mention" or "all"',
+    );
+    expect((telegramSection({ group: "all" }) as Error).message).toBe(
+      "telegram.group is not a known key",
+    );
   });
 });
