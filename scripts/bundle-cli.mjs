@@ -20,6 +20,8 @@ const dist = join(root, "dist");
  */
 const EXTERNAL = [
   "better-sqlite3",
+  // discord.js re-exports its REST and gateway classes in a way a bundle loses.
+  "discord.js",
   "playwright-core",
   "web-tree-sitter",
   // Slack's clients read their own package.json (their User-Agent) and are CommonJS.

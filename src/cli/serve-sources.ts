@@ -1,7 +1,9 @@
 /**
- * `rudder serve`'s chat sources from its flags, configuration and environment: Telegram and
- * Slack, each only when its token is given; an Error with one line when one is misconfigured.
+ * `rudder serve`'s chat sources from its flags, configuration and environment: Telegram,
+ * Slack and Discord, each only when its token is given; an Error with one line when one is
+ * misconfigured. Discord's code (and discord.js) is loaded only when it has a token.
  */
+import { discordSource } from "../channels/discord/discord-config.js";
 import { slackConfig } from "../channels/slack/slack-config.js";
 import { SlackChannelSource } from "../channels/slack/slack-source.js";
 import { telegramConfig, telegramSection } from "../channels/telegram/telegram-config.js";
@@ -10,11 +12,11 @@ import type { ChannelSource } from "../gateway/index.js";
 import { type ParsedArgs, stringFlag } from "./args.js";
 import type { ServeConfig } from "./serve-config.js";
 
-export function serveSources(
+export async function serveSources(
   args: ParsedArgs,
   config: ServeConfig,
   options: { env: NodeJS.ProcessEnv; dataDir: string; logger: (line: string) => void },
-): ChannelSource[] | Error {
+): Promise<ChannelSource[] | Error> {
   const { env, dataDir, logger } = options;
   const telegram = telegramConfig({
     tokenFile: stringFlag(args, "telegram-token-file"),
@@ -34,10 +36,18 @@ export function serveSources(
     env,
   });
   if (slack instanceof Error) return slack;
+  const discord = await discordSource(
+    { tokenFile: stringFlag(args, "discord-token-file"), allow: stringFlag(args, "discord-allow") },
+    config.sourceSection("discord"),
+    env,
+    logger,
+  );
+  if (discord instanceof Error) return discord;
   return [
     ...(telegram
       ? [new TelegramChannelSource({ stateDir: dataDir, ...telegram, ...telegramOptions, logger })]
       : []),
     ...(slack ? [new SlackChannelSource({ ...slack, logger })] : []),
+    ...(discord ? [discord] : []),
   ];
 }

@@ -46,6 +46,8 @@ export const SERVE_FLAGS: FlagSpecs = {
   "slack-app-token-file": { type: "string" },
   "slack-bot-token-file": { type: "string" },
   "slack-allow": { type: "string" },
+  "discord-token-file": { type: "string" },
+  "discord-allow": { type: "string" },
 };
 
 export const SERVE_USAGE = `usage: rudder serve [--port 4317] [--host 127.0.0.1] [--allowed-hosts NAME,NAME:PORT]
@@ -55,6 +57,7 @@ export const SERVE_USAGE = `usage: rudder serve [--port 4317] [--host 127.0.0.1]
                     [--min-free-memory SIZE] [--permission-timeout 300] [--no-permission-prompts] [--no-sandbox]
                     [--telegram-token-file FILE [--telegram-allow ID,ID]] [--config FILE]
                     [--slack-app-token-file FILE --slack-bot-token-file FILE [--slack-allow ID,ID]]
+                    [--discord-token-file FILE [--discord-allow ID,role:ID]]
   Starts the gateway: the web page, the HTTP API, the scheduler. Each channel gets its own
   long-lived agent process: rudder itself (default) or the Claude Code CLI (--engine claude).
   --max-live channels keep their process; past them a message is answered by a one-shot process.
@@ -78,6 +81,9 @@ export const SERVE_USAGE = `usage: rudder serve [--port 4317] [--host 127.0.0.1]
   configuration's "slack" section, or RUDDER_SLACK_APP_TOKEN and RUDDER_SLACK_BOT_TOKEN), each
   Slack thread the bot is asked in is the channel slack:<team>:<channel>:<thread ts>; the user
   or channel ids of --slack-allow (or RUDDER_SLACK_ALLOW) reach an agent (docs/slack.md).
+  With a Discord bot token (--discord-token-file, the configuration's "discord" section, or
+  RUDDER_DISCORD_TOKEN), a mention of the bot opens a thread, the channel
+  discord:<guild>:<channel>:<thread>, and a DM is discord:dm:<channel>:<channel> (docs/discord.md).
   Requests must name the gateway in Host: a loopback name or --host on its port, or one of
   --allowed-hosts (a proxy's name; NAME matches any port); others are refused. A client has
   --header-timeout seconds for a request's headers and --body-timeout more for its body; at most
@@ -198,7 +204,7 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
     env: io.env,
   });
   if (config instanceof Error) return fail(config.message);
-  const sources = serveSources(args, config, { env: io.env, dataDir, logger });
+  const sources = await serveSources(args, config, { env: io.env, dataDir, logger });
   if (sources instanceof Error) return fail(sources.message);
   const defaults = config.bindings.named("defaults") as ResolvedBinding;
   const demo = config.demoFor(defaults);

@@ -85,6 +85,11 @@ export interface OutgoingChat {
   buttons?: Button[][];
   /** Sent as a reply to this platform message id, when the platform can. */
   replyTo?: string;
+  /**
+   * An acknowledgement's emoji: a platform that reacts to messages (Discord) may put it on
+   * `replyTo` instead of sending the text, and resolve to `replyTo`.
+   */
+  reaction?: string;
 }
 
 export interface PlatformLimits {

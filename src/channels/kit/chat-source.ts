@@ -21,7 +21,7 @@ import type {
   PlatformHandlers,
   ReceiveContext,
 } from "./chat-platform.js";
-import { acknowledgementText, MENU_COMMANDS } from "./kit-texts.js";
+import { acknowledgementReaction, acknowledgementText, MENU_COMMANDS } from "./kit-texts.js";
 import { memorySourceStore } from "./memory-source-store.js";
 import { ReplyOutbox } from "./reply-outbox.js";
 import { TurnProgress } from "./turn-progress.js";
@@ -296,6 +296,7 @@ export class ChatSource implements ChannelSource {
         text: acknowledgement,
         format: "plain",
         replyTo: message.messageId,
+        reaction: acknowledgementReaction(delivery.disposition),
       });
     }
     if (delivery.disposition !== "deferred") session.typing.start(channelId);

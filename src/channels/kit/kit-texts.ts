@@ -67,3 +67,8 @@ export function acknowledgementText(disposition: Disposition | string): string |
       return null;
   }
 }
+
+/** The emoji of an acknowledgement, where a platform reacts instead: seen, or waiting. */
+export function acknowledgementReaction(disposition: Disposition | string): string {
+  return disposition === "steered" ? "\u{1F440}" : "\u{23F3}";
+}

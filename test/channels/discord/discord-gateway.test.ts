@@ -1,0 +1,264 @@
+/**
+ * Discord end to end: the built `rudder serve` with its Discord source on the fake Discord
+ * (discord.js unchanged, REST and gateway on loopback) and its agents on the fake Messages API.
+ * A mention opens a thread on it where the answer goes and the talk goes on without mentions;
+ * a DM is answered in the DM; a long answer is cut under 2,000 characters; a 429 is waited out
+ * for its `retry_after`; a message arriving while the agent works gets a reaction; slash
+ * commands are registered in the guild and answered; a permission card's buttons refuse a
+ * stranger and let the allowed person decide; after a dropped connection the session resumes
+ * and what is said after it is answered. One gateway serves the cases; one case runs the real
+ * Claude Code CLI (`--engine claude`).
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { claudeCodeEnv } from "../../helpers/claude-code-env.js";
+import { type FakeDiscord, startFakeDiscord } from "../../helpers/fake-discord.js";
+import {
+  echoFallback,
+  type FakeMessagesApi,
+  lastToolResults,
+  startFakeMessagesApi,
+} from "../../helpers/fake-messages-api.js";
+import { type RudderRun, startRudder, stopRudder } from "../../helpers/rudder-cli.js";
+import { waitFor } from "../../helpers/wait-for.js";
+
+const ADA = "111111111111111111";
+const STRANGER = "999999999999999999";
+
+let root: string;
+let messagesApi: FakeMessagesApi;
+let discord: FakeDiscord;
+const servers: RudderRun[] = [];
+
+function serve(data: string, extra: string[] = [], env: NodeJS.ProcessEnv = {}): RudderRun {
+  const run = startRudder(
+    [
+      "serve",
+      "--port",
+      "0",
+      "--data",
+      join(root, data),
+      "--discord-token-file",
+      join(root, "bot-token"),
+      "--discord-allow",
+      ADA,
+      ...extra,
+    ],
+    {
+      cwd: join(root, "workspace"),
+      env: {
+        PATH: process.env.PATH,
+        HOME: join(root, "home"),
+        RUDDER_MAX_RETRIES: "0",
+        ANTHROPIC_BASE_URL: messagesApi.url,
+        ANTHROPIC_API_KEY: "dummy",
+        RUDDER_DISCORD_API_URL: discord.apiUrl,
+        ...env,
+      },
+    },
+  );
+  servers.push(run);
+  return run;
+}
+
+async function connected(run: RudderRun): Promise<void> {
+  await waitFor(
+    () => /one-time link/.test(run.stdout()) && /connected as @rudder/.test(run.stderr()),
+    () => `the gateway connected to Discord; stderr: ${run.stderr()}`,
+    30_000,
+  );
+}
+
+const find = (channelId: string, pattern: RegExp) =>
+  discord.sent.find((message) => message.channelId === channelId && pattern.test(message.text));
+
+const sentTo = (channelId: string, pattern: RegExp, what = String(pattern)) =>
+  waitFor(
+    () => find(channelId, pattern),
+    () =>
+      `a message to ${channelId}: ${what}; stderr: ${servers.map((run) => run.stderr()).join("\n")}`,
+    30_000,
+  );
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), "rudder-discord-"));
+  mkdirSync(join(root, "home"));
+  mkdirSync(join(root, "workspace", ".rudder"), { recursive: true });
+  writeFileSync(
+    join(root, "workspace", ".rudder", "settings.json"),
+    '{"permissions":{"ask":["Bash(rm:*)"]}}',
+  );
+  messagesApi = await startFakeMessagesApi({
+    fallback: (request) => {
+      const results = lastToolResults(request);
+      if (results.length > 0)
+        return { text: `tool said: ${JSON.stringify(results.at(-1)?.content ?? "")}` };
+      const echoed = echoFallback(request);
+      return /make it long/.test(echoed.text ?? "")
+        ? { text: `${"long line of words\n".repeat(250)}the end` }
+        : echoed;
+    },
+  });
+  discord = await startFakeDiscord();
+  writeFileSync(join(root, "bot-token"), `${discord.token}\n`, { mode: 0o600 });
+});
+
+afterAll(async () => {
+  for (const run of servers) await stopRudder(run);
+  await discord?.close();
+  await messagesApi?.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe("rudder serve on Discord (rudder engine)", () => {
+  let server: RudderRun;
+
+  beforeAll(async () => {
+    server = serve("data");
+    await connected(server);
+  });
+
+  // One bot, one connection: the next describe's gateway takes over.
+  afterAll(() => stopRudder(server));
+
+  it("registers the slash commands in the guild and answers one", async () => {
+    await waitFor(() => discord.commands.get(discord.guildId), "guild commands registered");
+    expect(discord.commands.get(discord.guildId)?.map((command) => command.name)).toEqual([
+      "status",
+      "stop",
+      "compact",
+      "clear",
+      "model",
+      "help",
+    ]);
+    const dm = discord.dm(ADA);
+    const id = discord.slash({ userId: ADA, channelId: dm, name: "help" });
+    await waitFor(() => discord.callbacks.get(id), "the interaction answered");
+    expect(discord.callbacks.get(id)?.data?.content).toBe("/help");
+    await sentTo(dm, /This chat talks to a coding agent/);
+  });
+
+  it("opens a thread on a mention and goes on there without one", async () => {
+    const mention = discord.say({
+      userId: ADA,
+      channelId: discord.channelId,
+      text: "hello from the channel",
+      mention: true,
+    });
+    const answer = await sentTo(mention.id, /hello from the channel/);
+    expect(discord.threadsStarted).toContain(mention.id);
+    expect(answer.text).not.toContain(`<@${discord.botId}>`);
+    discord.say({ userId: ADA, channelId: mention.id, text: "and a follow-up" });
+    await sentTo(mention.id, /and a follow-up/);
+    // Not addressed in the channel itself: nothing happens there.
+    expect(discord.sent.filter((message) => message.channelId === discord.channelId)).toEqual([]);
+  });
+
+  it("answers a DM in the DM, a long answer in parts under 2,000 characters", async () => {
+    const dm = discord.dm(ADA);
+    discord.say({ userId: ADA, channelId: dm, text: "make it long" });
+    await sentTo(dm, /the end$/);
+    const parts = discord.sent.filter(
+      (message) => message.channelId === dm && /long line/.test(message.text),
+    );
+    expect(parts.length).toBeGreaterThan(2);
+    for (const part of parts) expect(part.text.length).toBeLessThanOrEqual(2000);
+  });
+
+  it("waits out a 429 for its retry_after", async () => {
+    const dm = discord.dm(ADA);
+    discord.failNext(/POST \/channels\/\d+\/messages$/, { status: 429, retryAfterSeconds: 1 }, 1);
+    discord.say({ userId: ADA, channelId: dm, text: "rate limited hello" });
+    const limited = discord.calls.length;
+    const answer = await sentTo(dm, /rate limited hello/);
+    const tries = discord.calls
+      .slice(limited)
+      .filter((call) => call.method === "POST" && call.path.endsWith("/messages"));
+    expect(tries.length).toBeGreaterThanOrEqual(2);
+    const [first, second] = tries;
+    expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(900);
+    expect(answer.text).toContain("rate limited hello");
+  });
+
+  it("asks with buttons: a stranger's press refused, Allow once runs it, the card says who", async () => {
+    const doomed = join(root, "workspace", "doomed.txt");
+    writeFileSync(doomed, "bye");
+    messagesApi.push({ toolUse: { name: "Bash", input: { command: "rm doomed.txt" } } });
+    const mention = discord.say({
+      userId: ADA,
+      channelId: discord.channelId,
+      text: "delete doomed.txt",
+      mention: true,
+    });
+    const card = await sentTo(mention.id, /Permission request .*\n.*rm doomed\.txt/);
+    expect(card.buttons.flat().map((data) => data.slice(0, 3))).toEqual(["pa:", "pA:", "pd:"]);
+    const allowOnce = card.buttons[0]?.[0] ?? "";
+    const refused = discord.press({ userId: STRANGER, messageId: card.id, customId: allowOnce });
+    await waitFor(() => discord.callbacks.get(refused), "the stranger's press answered");
+    expect(discord.callbacks.get(refused)?.data?.content).toMatch(/only people allowed/i);
+    expect(discord.callbacks.get(refused)?.data?.flags).toBe(64);
+    expect(existsSync(doomed)).toBe(true);
+    const pressed = discord.press({ userId: ADA, messageId: card.id, customId: allowOnce });
+    await sentTo(mention.id, /tool said/);
+    expect(discord.callbacks.get(pressed)?.type).toBe(6);
+    expect(existsSync(doomed)).toBe(false);
+    await waitFor(() => /allowed once by/.test(card.text), "the card edited with the decision");
+    expect(card.buttons).toEqual([]);
+  });
+
+  it("reacts to a message that joins the running turn", async () => {
+    messagesApi.push({ toolUse: { name: "Bash", input: { command: "sleep 1.5; echo slow" } } });
+    const dm = discord.dm(ADA);
+    discord.say({ userId: ADA, channelId: dm, text: "start something slow" });
+    await sentTo(dm, /sleep 1\.5/, "the status message");
+    const joining = discord.say({ userId: ADA, channelId: dm, text: "and this too" });
+    await waitFor(
+      () => discord.reactions.find((reaction) => reaction.messageId === joining.id),
+      "a reaction on the joining message",
+    );
+    expect(find(dm, /Added to what the agent is doing/)).toBeUndefined();
+  });
+
+  it("resumes after a dropped connection and answers what is said after it", async () => {
+    const resumes = discord.gateway.resumes;
+    discord.gateway.drop();
+    await waitFor(() => discord.gateway.resumes > resumes, "a RESUME");
+    const mention = discord.say({
+      userId: ADA,
+      channelId: discord.channelId,
+      text: "after the resume",
+      mention: true,
+    });
+    await sentTo(mention.id, /after the resume/);
+    expect(discord.gateway.identifies).toBe(1);
+    expect(server.stdout() + server.stderr()).not.toContain(discord.token);
+  });
+});
+
+describe("rudder serve on Discord (Claude Code engine)", () => {
+  it("answers a mention in its thread", async () => {
+    const claudeBin = execFileSync(
+      "bash",
+      [resolve("scripts", "install-claude-code.sh"), "--print-path"],
+      { encoding: "utf8" },
+    ).trim();
+    const home = join(root, "claude-home");
+    mkdirSync(home, { recursive: true });
+    const run = serve("claude-data", ["--engine", "claude", "--no-permission-prompts"], {
+      ...claudeCodeEnv(home, messagesApi.url),
+      RUDDER_CLAUDE_BIN: claudeBin,
+      RUDDER_DISCORD_API_URL: discord.apiUrl,
+    });
+    await connected(run);
+    const mention = discord.say({
+      userId: ADA,
+      channelId: discord.channelId,
+      text: "hello claude code",
+      mention: true,
+    });
+    await sentTo(mention.id, /hello claude code/);
+  }, 60_000);
+});
