@@ -169,6 +169,7 @@ export function pressOf(interaction: DiscordInteraction, place: Place): ButtonPr
     data,
     pressId: pressIdOf(interaction),
     messageId: interaction.message.id,
+    roles: interaction.member?.roles ?? [],
   };
 }
 

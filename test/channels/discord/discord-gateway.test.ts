@@ -97,7 +97,7 @@ beforeAll(async () => {
       if (results.length > 0)
         return { text: `tool said: ${JSON.stringify(results.at(-1)?.content ?? "")}` };
       const echoed = echoFallback(request);
-      return /make it long/.test(echoed.text ?? "")
+      return /make it long/.test(JSON.stringify(echoed))
         ? { text: `${"long line of words\n".repeat(250)}the end` }
         : echoed;
     },
