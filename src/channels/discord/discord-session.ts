@@ -25,7 +25,6 @@ import {
   pressOf,
   withoutMention,
 } from "./discord-incoming.js";
-import type { DiscordPlatform } from "./discord-platform.js";
 import type { DiscordRest } from "./discord-rest.js";
 
 /** Guilds, guild messages, DMs, and the text of messages (privileged: enabled in the portal). */
@@ -40,6 +39,15 @@ const PERSON_MESSAGE_TYPES = new Set([0, 19]);
 const APPLICATION_COMMAND = 2;
 const MESSAGE_COMPONENT = 3;
 
+/** What the session asks of its platform (the thread and command book-keeping it shares). */
+export interface SessionPlatform {
+  readonly commands: ReadonlyArray<{ command: string; description: string }> | undefined;
+  /** Names for the threads mentions will open, by the mention's id. */
+  readonly threadNames: Map<string, string>;
+  knowThread(threadId: string): void;
+  answerCommand(interactionId: string, token: string, text: string): Promise<void>;
+}
+
 export interface DiscordSessionOptions {
   token: string;
   apiUrl: string;
@@ -47,7 +55,7 @@ export interface DiscordSessionOptions {
   rest: DiscordRest;
   handlers: PlatformHandlers;
   context: ReceiveContext;
-  platform: DiscordPlatform;
+  platform: SessionPlatform;
 }
 
 interface Dispatch {
