@@ -3,12 +3,25 @@
  * folder (its token, `gateway.db` with every channel's conversation) and would let its Bash and
  * Read tools read it. So the gateway starts it inside bubblewrap with that folder covered by an
  * empty read-only tmpfs and everything else as on the host (`--dev-bind / /`: Claude Code's
- * settings, its own sandbox and the workspace work as before), dying with the gateway. A rudder
- * agent needs none of this: its own sandbox hides the folder it is told of.
- * Where bubblewrap is missing or cannot start here (tried once, as `rudder serve` starts), the
- * agents run as before and `reason` says so, for a line at start.
+ * settings, its own sandbox and the workspace work as before). A rudder agent needs none of
+ * this: its own sandbox hides the folder it is told of. `RUDDER_HIDE_DATA_FROM_CLAUDE=0` opts out.
+ *
+ * Signals, so that a stop gives Claude Code its grace and a gateway's death leaves nothing
+ * running, as without the wrapper: bubblewrap stays in front as a monitor that waits for its
+ * child, and dies at once of a SIGTERM, which made the gateway take Claude Code's stop for done
+ * and SIGKILL what was left (with `--die-with-parent`, the monitor's death SIGKILLed Claude Code
+ * itself, and its running tool was left behind). So the monitor ignores SIGTERM (`env
+ * --ignore-signal`), and the SIGTERM sent to the agent's process group reaches Claude Code
+ * alone (in that group, its disposition set back to the default before it starts); the
+ * monitor ends when Claude Code does, or with the group's SIGKILL after the grace. The gateway's
+ * death SIGKILLs the monitor (its parent-death signal made SIGKILL, since it ignores SIGTERM),
+ * and the monitor's death sends Claude Code SIGTERM (its own parent-death signal), which stops
+ * its tools as when it runs unwrapped.
+ * Where bubblewrap, `env` or `setpriv` is missing or it cannot start here (tried once, as
+ * `rudder serve` starts), the agents run as before and `reason` says so, for a line at start.
  */
 import { spawnSync } from "node:child_process";
+import { accessSync, constants } from "node:fs";
 import { findExecutable } from "../sandbox/bubblewrap-probe.js";
 
 export type DataFolderWrapper =
@@ -17,22 +30,54 @@ export type DataFolderWrapper =
 
 const tried = new Map<string, string | undefined>();
 
+/** coreutils' `env` (its `--ignore-signal` and `--default-signal`, 8.31 and later). */
+const ENV = "/usr/bin/env";
+/** util-linux's `setpriv`, which sets the parent-death signal and execs. */
+const SETPRIV = "/usr/bin/setpriv";
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** How to start a program with `dataDir` hidden: bubblewrap's path and its arguments before the program. */
 export function dataFolderWrapper(dataDir: string, env: NodeJS.ProcessEnv): DataFolderWrapper {
-  // Opt-in for now: under bubblewrap's supervisor a SIGTERM to the agent's group ends bwrap
-  // at once and its --die-with-parent kills Claude Code without its grace, and a gateway killed
-  // mid-tool can leave the agent's tool behind (test/cli/serve-agent-death, serve-shutdown-health).
-  if (env.RUDDER_HIDE_DATA_FROM_CLAUDE !== "1") {
-    return {
-      kind: "unavailable",
-      reason: "hiding it needs RUDDER_HIDE_DATA_FROM_CLAUDE=1 (bubblewrap around Claude Code)",
-    };
+  if (env.RUDDER_HIDE_DATA_FROM_CLAUDE === "0") {
+    return { kind: "unavailable", reason: "RUDDER_HIDE_DATA_FROM_CLAUDE=0 turns hiding it off" };
   }
-  const bin = findExecutable("bwrap", env.PATH);
-  if (bin === undefined)
+  const bwrap = findExecutable("bwrap", env.PATH);
+  if (bwrap === undefined)
     return { kind: "unavailable", reason: "bubblewrap (bwrap) is not installed" };
-  const args = ["--dev-bind", "/", "/", "--tmpfs", dataDir, "--remount-ro", dataDir];
-  args.push("--die-with-parent", "--");
+  if (!isExecutable(ENV) || !isExecutable(SETPRIV)) {
+    return { kind: "unavailable", reason: `${ENV} or ${SETPRIV} is missing` };
+  }
+  const bin = ENV;
+  const args = [
+    "--ignore-signal=TERM",
+    SETPRIV,
+    "--pdeathsig",
+    "KILL",
+    "--",
+    bwrap,
+    "--dev-bind",
+    "/",
+    "/",
+    "--tmpfs",
+    dataDir,
+    "--remount-ro",
+    dataDir,
+    "--",
+    ENV,
+    "--default-signal=TERM",
+    SETPRIV,
+    "--pdeathsig",
+    "TERM",
+    "--",
+  ];
   const key = `${bin}\0${dataDir}`;
   if (!tried.has(key)) {
     const probe = spawnSync(bin, [...args, "true"], {

@@ -6,11 +6,12 @@
  * that runs out names what was not stored, and the next owner answers it.
  * A real PostgreSQL server, stopped and started; fake Claude CLIs as agents.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listDescendants } from "../../src/claude-cli/process-tree.js";
 import { fakeLogEntries } from "../gateway/helpers.js";
 import { FAKE_CLAUDE_SWITCH } from "../helpers/fixtures.js";
 import { type PostgresCluster, startPostgresCluster } from "../helpers/postgres-cluster.js";
@@ -104,7 +105,17 @@ async function answerHeldInOutage(
     return runners.find((each) => each.channelId === channelId && each.inflight);
   }, "the turn in flight");
   await cluster.stop();
-  process.kill(runner.pid!, "SIGUSR2");
+  // The agent itself: the runner's pid is bubblewrap's when Claude Code runs inside it.
+  const fake = [runner.pid!, ...listDescendants(runner.pid!).map((each) => each.pid)].filter(
+    (pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("fake-claude");
+      } catch {
+        return false;
+      }
+    },
+  );
+  process.kill(fake.at(-1) ?? runner.pid!, "SIGUSR2");
   // `/api/runners` needs no database: the turn has ended, its answer waits for the store.
   await waitFor(async () => {
     const { runners } = await owner.api<{ runners: Runner[] }>("GET", "/api/runners");

@@ -55,7 +55,6 @@ it.skipIf(NO_BUBBLEWRAP)(
       const env = {
         ...process.env,
         RUDDER_CLAUDE_BIN: claudeBin,
-        RUDDER_HIDE_DATA_FROM_CLAUDE: "1",
       };
       const engine = gatewayEngine("claude", {
         cwd: workspace,
@@ -64,7 +63,9 @@ it.skipIf(NO_BUBBLEWRAP)(
         env,
         dataDir,
       });
-      expect(engine.claudeBin).toMatch(/bwrap$/);
+      // The default: Claude Code inside bubblewrap (behind env and setpriv, for its signals).
+      expect(engine.claudeBin).toBe("/usr/bin/env");
+      expect(engine.binArgs?.some((arg) => arg.endsWith("bwrap"))).toBe(true);
       gateway = await startTestGateway({
         prefix: "claude-data",
         dataDir,
