@@ -2,14 +2,17 @@
  * The page as a daily chat, in headless Chromium against the real gateway whose agents are
  * rudder (`rudder run` in stream-json mode, from source) on the fake Messages API: answers
  * rendered as markdown (and hostile answers that must not run), Stop on a running turn,
- * honest errors with Retry, and tool calls as readable rows. One browser, one gateway and one
- * channel for the file; what the fake model answers depends on the words of the message.
+ * honest errors with Retry, and tool calls as readable rows; a channel opened on a binding of the
+ * configuration, renamed and archived; spend against the budgets. One browser and one gateway
+ * for the file; what the fake model answers depends on the words of the message.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GatewayBindings } from "../../src/gateway/bindings/bindings.js";
+import { loadGatewayConfig } from "../../src/gateway/bindings/load-gateway-config.js";
 import { type GatewayOptions, type RunningGateway, startGateway } from "../../src/gateway/index.js";
 import {
   type FakeMessagesApi,
@@ -100,7 +103,25 @@ beforeAll(async () => {
   mkdirSync(workspace);
   writeFileSync(join(workspace, "notes.txt"), "alpha\nbeta\ngamma\n");
   api = await startFakeMessagesApi({ fallback: answer });
+  // One binding the page can open channels on, with budgets; the channel "chat" uses the defaults.
+  const configFile = join(harness.scratch, "gateway.json");
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      budget: { monthlyUsd: 50 },
+      bindings: [
+        {
+          name: "billing",
+          match: ["web:billing-*"],
+          budget: { dailyUsd: 5, channel: { dailyUsd: 1 } },
+        },
+      ],
+    }),
+  );
+  const loaded = await loadGatewayConfig(configFile);
+  if (loaded instanceof Error) throw loaded;
   gatewayOptions = {
+    bindings: new GatewayBindings(loaded, { cwd: workspace, engine: "rudder" }),
     dataDir: join(harness.scratch, "data"),
     port: 0,
     webRoot: harness.webRoot,
@@ -387,6 +408,69 @@ describe("who said it", () => {
       .toBe("Ada Lovelace (Telegram)");
     expect(await author("the morning report").textContent()).toBe("schedule");
     expect(await author("the morning report").getAttribute("title")).toContain("sched-1");
+    expect(pageErrors).toEqual([]);
+  });
+});
+
+describe("channels on bindings, named and archived, and spend", () => {
+  it("opens a channel on a chosen binding, renames it, archives and restores it; spend against budgets", async () => {
+    const channel = (id: string) => page.locator(`[data-testid="channel"][data-channel="${id}"]`);
+    const openChat = async () => {
+      await page.getByTestId("new-channel-binding").selectOption("");
+      await page.getByTestId("new-channel-input").fill("chat");
+      await page.getByTestId("new-channel-input").press("Enter");
+    };
+    await page.getByTestId("new-channel-binding").selectOption("billing");
+    await page.getByTestId("new-channel-input").fill("q3");
+    await page.getByTestId("new-channel-input").press("Enter");
+    await expect
+      .poll(() => page.getByTestId("conversation-title").textContent())
+      .toBe("web:billing-q3");
+    await expect
+      .poll(() => page.getByTestId("agent-info").textContent())
+      .toMatch(/^billing \u00b7 /);
+    await send("hello billing");
+    // The fake model echoes the end of what it got (here the fence around the message).
+    await lastTurn().filter({ hasText: "hello billing" }).waitFor();
+
+    // Rename: the head and the list say the new name; the id stays in the tooltip.
+    await page.getByTestId("channel-rename").click();
+    await page.getByTestId("channel-rename-input").fill("Q3 invoices");
+    await page.getByTestId("channel-rename-input").press("Enter");
+    await expect
+      .poll(() => page.getByTestId("conversation-title").textContent())
+      .toBe("Q3 invoices");
+    await expect
+      .poll(() => channel("web:billing-q3").locator(".channel-name").textContent())
+      .toBe("Q3 invoices");
+
+    // Archive: hidden from the list once another channel is open, behind "Archived (1)".
+    await page.getByTestId("channel-archive").click();
+    await expect.poll(() => page.getByTestId("channel-archive").textContent()).toBe("Restore");
+    await openChat();
+    await expect.poll(() => channel("web:billing-q3").count()).toBe(0);
+    await page.getByTestId("channels-archived").click();
+    await channel("web:billing-q3").and(page.locator("[data-archived]")).click();
+    await expect
+      .poll(() => page.getByTestId("conversation-title").textContent())
+      .toBe("Q3 invoices");
+    await userMessage(page, "hello billing").waitFor();
+    await page.getByTestId("channel-archive").click();
+    await expect.poll(() => page.getByTestId("channels-archived").count()).toBe(0);
+    await page.screenshot({ path: join(results, "page-channels.png"), fullPage: true });
+
+    // Spend: the gateway's month and the binding's day, each against its limit.
+    const spend = page.getByTestId("spend");
+    await expect
+      .poll(() => spend.getByTestId("spend-gateway").getByTestId("spend-limit").textContent())
+      .toMatch(/^this month: \$\d+\.\d+ \/ \$50/);
+    expect(
+      await spend
+        .locator('[data-testid="spend-binding"][data-name="billing"]')
+        .getByTestId("spend-limit")
+        .textContent(),
+    ).toMatch(/^today: \$\d+\.\d+ \/ \$5\.00/);
+    await openChat();
     expect(pageErrors).toEqual([]);
   });
 });

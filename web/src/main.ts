@@ -11,6 +11,7 @@ import { EventStream, type StreamStatus } from "./event-stream.js";
 import { PairingPanel } from "./pairing-panel.js";
 import { RunnersPanel } from "./runners-panel.js";
 import { SchedulesPanel } from "./schedules-panel.js";
+import { SpendPanel } from "./spend-panel.js";
 import { TabNotices } from "./tab-notices.js";
 import { takeToken } from "./token.js";
 import type {
@@ -379,6 +380,8 @@ async function start(): Promise<void> {
   if (side) {
     const pairings = new PairingPanel(api, side);
     every(15000, () => pairings.refresh());
+    const spend = new SpendPanel(api, side);
+    every(10000, () => spend.refresh());
   }
   window.setInterval(() => {
     if (!document.hidden) void refreshChannels();

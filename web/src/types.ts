@@ -4,6 +4,7 @@
  */
 export type { AgentEvent, TurnOutcome } from "../../src/agent/events.js";
 export type { ContextUsage } from "../../src/gateway/agents/context-usage.js";
+export type { SpendFigures, SpendReport } from "../../src/gateway/budgets/spend-report.js";
 export type {
   Disposition,
   GatewayEvent,
