@@ -17,6 +17,26 @@ export class PostgresSchedules {
     return (await this.#pool.query<ScheduleRow>(preparedQuery(text, values))).rows;
   }
 
+  /**
+   * Claims the firing due at `dueAt` for this worker, moving the schedule on to `nextRunAt`:
+   * true for the one worker whose statement moved it. Records carry milliseconds; half a second
+   * of slack, as the cron fires on each worker's clock.
+   */
+  async claimFiring(
+    scheduleId: string,
+    dueAt: string,
+    nextRunAt: string | null,
+    now: Date,
+  ): Promise<boolean> {
+    const result = await this.#pool.query(
+      `UPDATE schedules SET last_run_at = $4, next_run_at = $3
+       WHERE id = $1 AND date_trunc('milliseconds', next_run_at) = $2
+         AND next_run_at <= $4::timestamptz + interval '500 ms'`,
+      [scheduleId, dueAt, nextRunAt, now],
+    );
+    return (result.rowCount ?? 0) > 0;
+  }
+
   async list(): Promise<ScheduleRecord[]> {
     const rows = await this.#rows("SELECT * FROM schedules ORDER BY created_at, id");
     return rows.map(toSchedule);

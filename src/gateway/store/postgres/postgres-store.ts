@@ -3,13 +3,6 @@ import type { ContextUsage } from "../../agents/context-usage.js";
 import type { GatewayEvent, MessageState } from "../../events.js";
 import type { ScheduleChange } from "../rows.js";
 import type { SharedEvent, SharedStore, WorkerLeases } from "../shared-store.js";
-import {
-  putSpendStatement,
-  putSpendValues,
-  type SpendRow,
-  spendQuery,
-  toSpendTotal,
-} from "../spend-rows.js";
 import type {
   ChannelRecord,
   MessageRecord,
@@ -36,14 +29,15 @@ import { migrate } from "./migrations.js";
 import { NotifyListener } from "./notify-listener.js";
 import { PermissionLedger } from "./permission-ledger.js";
 import { postgresChannelSettings } from "./postgres-channel-settings.js";
-import { type ChannelRow, type MessageRow, toChannel, toMessage } from "./postgres-rows.js";
+import { PostgresChannels } from "./postgres-channels.js";
 import { PostgresSchedules } from "./postgres-schedules.js";
 import { settleStatement } from "./postgres-settle.js";
 import { postgresSourceStore } from "./postgres-source-store.js";
+import { PostgresSpend } from "./postgres-spend.js";
 import { PostgresTranscripts } from "./postgres-transcripts.js";
 import { postgresTurnDisplays } from "./postgres-turn-displays.js";
-import { preparedQuery } from "./prepared-query.js";
 import { announceSchedule, listenForSchedules } from "./schedule-changes.js";
+import { sharedToken } from "./shared-token.js";
 import { spendLinkCode } from "./spent-link-codes.js";
 import { listenForWakeUps, wakeNotification } from "./wake-ups.js";
 import { watchPool } from "./watched-pool.js";
@@ -72,6 +66,8 @@ export class PostgresGatewayStore implements SharedStore {
   readonly #writes: MessageWrites;
   readonly #transcripts: PostgresTranscripts;
   readonly #schedules: PostgresSchedules;
+  readonly #channels: PostgresChannels;
+  readonly #spend: PostgresSpend;
   /** The worker's one LISTEN connection, for all its NOTIFY channels. */
   readonly #notices: NotifyListener;
   readonly #logger: (line: string) => void;
@@ -87,6 +83,8 @@ export class PostgresGatewayStore implements SharedStore {
     this.#writes = new MessageWrites(batch);
     this.#transcripts = new PostgresTranscripts(pool, () => this.#worker);
     this.#schedules = new PostgresSchedules(pool);
+    this.#channels = new PostgresChannels(pool);
+    this.#spend = new PostgresSpend(pool);
     this.health = new StoreHealth({
       name: redactedUrl(url),
       probe: () => pool.query("SELECT 1"),
@@ -141,20 +139,13 @@ export class PostgresGatewayStore implements SharedStore {
     return new ChannelLeases(this.#pool, worker, seconds);
   }
 
-  async claimFiring(
+  claimFiring(
     scheduleId: string,
     dueAt: string,
     nextRunAt: string | null,
     now: Date,
   ): Promise<boolean> {
-    // Records carry milliseconds; half a second of slack: the cron fires on the worker's clock.
-    const result = await this.#pool.query(
-      `UPDATE schedules SET last_run_at = $4, next_run_at = $3
-       WHERE id = $1 AND date_trunc('milliseconds', next_run_at) = $2
-         AND next_run_at <= $4::timestamptz + interval '500 ms'`,
-      [scheduleId, dueAt, nextRunAt, now],
-    );
-    return (result.rowCount ?? 0) > 0;
+    return this.#schedules.claimFiring(scheduleId, dueAt, nextRunAt, now);
   }
 
   async wake(owner: string, messageId: string): Promise<void> {
@@ -269,49 +260,24 @@ export class PostgresGatewayStore implements SharedStore {
     return this.#events.prune(hours);
   }
 
-  async #rows<Row extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<Row[]> {
-    return (await this.#pool.query<Row>(preparedQuery(text, values))).rows;
+  sharedToken(candidate: string): Promise<string> {
+    return sharedToken(this.#pool, candidate);
   }
 
-  /**
-   * The API token every worker on this database accepts: the stored one, or `candidate`
-   * stored now when there is none yet (the first worker's).
-   */
-  async sharedToken(candidate: string): Promise<string> {
-    await this.#rows(
-      "INSERT INTO settings (name, value) VALUES ('api_token', $1) ON CONFLICT (name) DO NOTHING",
-      [candidate],
-    );
-    // A statement of its own: its snapshot sees a token another worker committed meanwhile.
-    const [row] = await this.#rows<{ value: string }>(
-      "SELECT value FROM settings WHERE name = 'api_token'",
-    );
-    if (row === undefined) throw new Error("the stored API token vanished");
-    return row.value;
+  listChannels(): Promise<ChannelRecord[]> {
+    return this.#channels.list();
   }
 
-  async listChannels(): Promise<ChannelRecord[]> {
-    const rows = await this.#rows<ChannelRow>(
-      "SELECT * FROM channels ORDER BY last_activity_at DESC, id",
-    );
-    return rows.map(toChannel);
+  getChannel(channelId: string): Promise<ChannelRecord | null> {
+    return this.#channels.get(channelId);
   }
 
-  async getChannel(channelId: string): Promise<ChannelRecord | null> {
-    const [row] = await this.#rows<ChannelRow>("SELECT * FROM channels WHERE id = $1", [channelId]);
-    return row ? toChannel(row) : null;
+  setChannelContext(channelId: string, usage: ContextUsage | null): Promise<void> {
+    return this.#channels.setContext(channelId, usage);
   }
 
-  async setChannelContext(channelId: string, usage: ContextUsage | null): Promise<void> {
-    await this.#rows("UPDATE channels SET context_tokens = $1, context_window = $2 WHERE id = $3", [
-      usage?.tokens ?? null,
-      usage?.window ?? null,
-      channelId,
-    ]);
-  }
-
-  async setChannelSession(channelId: string, sessionId: string | null): Promise<void> {
-    await this.#rows("UPDATE channels SET session_id = $1 WHERE id = $2", [sessionId, channelId]);
+  setChannelSession(channelId: string, sessionId: string | null): Promise<void> {
+    return this.#channels.setSession(channelId, sessionId);
   }
 
   async insertUserMessage(
@@ -339,19 +305,12 @@ export class PostgresGatewayStore implements SharedStore {
     return this.#writes.insert(channelId, "assistant", kind, text, null, "agent");
   }
 
-  async getMessage(messageId: string): Promise<MessageRecord | null> {
-    const [row] = await this.#rows<MessageRow>("SELECT * FROM messages WHERE id = $1", [messageId]);
-    return row ? toMessage(row) : null;
+  getMessage(messageId: string): Promise<MessageRecord | null> {
+    return this.#channels.message(messageId);
   }
 
-  async listMessages(channelId: string, limit?: number): Promise<MessageRecord[]> {
-    const rows = await this.#rows<MessageRow>(
-      `SELECT * FROM (SELECT * FROM messages WHERE channel_id = $1 ORDER BY seq DESC LIMIT $2)
-         AS latest
-       ORDER BY seq`,
-      [channelId, limit ?? null],
-    );
-    return rows.map(toMessage);
+  listMessages(channelId: string, limit?: number): Promise<MessageRecord[]> {
+    return this.#channels.messages(channelId, limit);
   }
 
   /** Batched with other messages' (see `MessageWrites`). */
@@ -369,31 +328,24 @@ export class PostgresGatewayStore implements SharedStore {
     return settleStatement(this.#pool, this.#worker ?? null, settlement);
   }
 
-  async listUnanswered(): Promise<MessageRecord[]> {
-    const rows = await this.#rows<MessageRow>(
-      "SELECT * FROM messages WHERE kind = 'user' AND state IN ('received', 'steered') ORDER BY seq",
-    );
-    return rows.map(toMessage);
+  listUnanswered(): Promise<MessageRecord[]> {
+    return this.#channels.unanswered();
   }
 
-  async listDeferred(): Promise<MessageRecord[]> {
-    const sql = "SELECT * FROM messages WHERE kind = 'user' AND state = 'deferred' ORDER BY seq";
-    return (await this.#rows<MessageRow>(sql)).map(toMessage);
+  listDeferred(): Promise<MessageRecord[]> {
+    return this.#channels.deferred();
   }
 
-  async spendSince(since: string): Promise<SpendTotal[]> {
-    return (await this.#rows<SpendRow>(spendQuery("$1::timestamptz"), [since])).map(toSpendTotal);
+  spendSince(since: string): Promise<SpendTotal[]> {
+    return this.#spend.since(since);
   }
 
-  async putSpend(entry: SpendEntry): Promise<void> {
-    await this.#rows(
-      putSpendStatement((position) => `$${position}`),
-      putSpendValues(entry),
-    );
+  putSpend(entry: SpendEntry): Promise<void> {
+    return this.#spend.put(entry);
   }
 
-  async deleteSpend(entryId: string): Promise<void> {
-    await this.#rows("DELETE FROM spend_entries WHERE id = $1", [entryId]);
+  deleteSpend(entryId: string): Promise<void> {
+    return this.#spend.delete(entryId);
   }
 
   listSchedules(): Promise<ScheduleRecord[]> {
