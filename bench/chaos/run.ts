@@ -30,6 +30,7 @@ import { oneShotBurst } from "./one-shot-burst.js";
 import { overCapLine } from "./over-cap.js";
 import { restarts } from "./restarts.js";
 import { agentKilledMidTool, longReply, toolOutputFlood } from "./rudder-agents.js";
+import { slackThreads } from "./slack-threads.js";
 import { diskFullFault, lockFault, sqliteFault } from "./sqlite-faults.js";
 import { telegramChats } from "./telegram-chats.js";
 
@@ -150,6 +151,17 @@ try {
         root,
         chats: size.telegramChats,
         perChat: size.telegramPerChat,
+        kills: size.kills,
+        failRate: 0.1,
+      }),
+    )),
+  );
+  figures.push(
+    ...(await scenario("Slack threads", () =>
+      slackThreads({
+        root,
+        threads: size.telegramChats,
+        perThread: size.telegramPerChat,
         kills: size.kills,
         failRate: 0.1,
       }),

@@ -81,6 +81,8 @@ export interface FakeSlack {
   redeliver(envelopeId: string): void;
   /** The next `count` calls of `method` fail: a 429 with Retry-After, or another status. */
   failNext(method: string, failure: { status: number; retryAfter?: number }, count?: number): void;
+  /** From now on, each Web API call fails with this probability: a 429 (Retry-After 1) or a 500. */
+  failRate(rate: number): void;
   /** Closes every Socket Mode connection without a goodbye (a dropped network). */
   dropSockets(): void;
   /** The bot's messages in a thread (or a channel's top level with no thread). */
@@ -108,6 +110,7 @@ export async function startFakeSlack(
   let clock = Math.floor(Date.now() / 1000);
   let sequence = 0;
   let envelopes = 0;
+  let randomFailures = 0;
 
   const nextTs = () => {
     sequence += 1;
@@ -292,7 +295,13 @@ export async function startFakeSlack(
     const method = url.pathname.replace(/^\/api\//, "");
     const body = parseBody(raw, request.headers["content-type"] ?? "");
     calls.push({ method, body, at: Date.now() });
-    const cued = failures.get(method)?.shift();
+    const random =
+      Math.random() < randomFailures
+        ? Math.random() < 0.5
+          ? { status: 429, retryAfter: 1 }
+          : { status: 500 }
+        : undefined;
+    const cued = failures.get(method)?.shift() ?? random;
     if (cued !== undefined) {
       const headers =
         cued.retryAfter === undefined ? {} : { "retry-after": String(cued.retryAfter) };
@@ -421,6 +430,9 @@ export async function startFakeSlack(
       const queue = failures.get(method) ?? [];
       for (let index = 0; index < count; index += 1) queue.push(failure);
       failures.set(method, queue);
+    },
+    failRate(rate) {
+      randomFailures = rate;
     },
     dropSockets() {
       for (const socket of sockets) socket.terminate();
