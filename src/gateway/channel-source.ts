@@ -125,6 +125,12 @@ export interface ChannelSource {
 /** Channel ids every source must produce, so they are safe in URLs, logs and file names. */
 export const CHANNEL_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/**
+ * Channel ids never begin so: the lease table keys sources' leases `source:<name>` beside the
+ * channels' (see cluster/source-leases.ts).
+ */
+export const RESERVED_CHANNEL_PREFIX = "source:";
+
 export function isValidChannelId(channelId: string): boolean {
-  return CHANNEL_ID_PATTERN.test(channelId);
+  return CHANNEL_ID_PATTERN.test(channelId) && !channelId.startsWith(RESERVED_CHANNEL_PREFIX);
 }

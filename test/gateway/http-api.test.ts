@@ -92,6 +92,13 @@ describe("the gateway's HTTP API", () => {
       ["/api/channels/a/messages", JSON.stringify({ text: "" }), "empty"],
       ["/api/channels/a/messages", "[]", ""],
       ["/api/channels/bad%20id/messages", JSON.stringify({ text: "hi" }), "channel ids"],
+      // Kept for the leases of chat sources (`source:<name>`).
+      ["/api/channels/source:telegram/messages", JSON.stringify({ text: "hi" }), "source:"],
+      [
+        "/api/schedules",
+        JSON.stringify({ cron: "* * * * *", channel: "source:x", prompt: "p" }),
+        "not begin with source:",
+      ],
       ["/api/schedules", JSON.stringify({ cron: "not a cron", channel: "c", prompt: "p" }), "cron"],
       ["/api/schedules", JSON.stringify({ cron: "* * * * *", channel: "c" }), "prompt is required"],
       [

@@ -4,11 +4,12 @@
  * `ChannelOwnership`'s ticks, so a dead holder's lease runs out like a channel's and the next
  * tick of another worker takes it: within a lease and a third of one.
  */
+import { RESERVED_CHANNEL_PREFIX } from "../channel-source.js";
 import type { WorkerLeases } from "../store/shared-store.js";
 import { isStoreUnavailable } from "../store/store-unavailable-error.js";
 
-/** Lease keys of sources; no source names a channel so (channels are `<source>:<chat>`). */
-export const SOURCE_LEASE_PREFIX = "source:";
+/** Lease keys of sources: no channel id begins so (`RESERVED_CHANNEL_PREFIX`). */
+export const SOURCE_LEASE_PREFIX = RESERVED_CHANNEL_PREFIX;
 
 export function isSourceLease(key: string): boolean {
   return key.startsWith(SOURCE_LEASE_PREFIX);

@@ -42,7 +42,7 @@ function issueText(issue: v.BaseIssue<unknown>): string {
 
 export function channelParam(value: string | undefined): string {
   if (value === undefined || !isValidChannelId(value)) {
-    throw new ApiError("channel ids match [A-Za-z0-9._:-]{1,128}");
+    throw new ApiError("channel ids match [A-Za-z0-9._:-]{1,128} and do not begin with source:");
   }
   return value;
 }

@@ -1,7 +1,7 @@
 /** The API's schedule routes (token needed): list, add, resume and delete cron schedules. */
 import { Hono } from "hono";
 import * as v from "valibot";
-import { CHANNEL_ID_PATTERN } from "../../channel-source.js";
+import { isValidChannelId } from "../../channel-source.js";
 import { InvalidScheduleError, type Scheduler } from "../../scheduler/scheduler.js";
 import { ApiError, readJson } from "./api-request.js";
 
@@ -17,7 +17,10 @@ const scheduleBody = v.pipe(
     cron: v.pipe(v.string(), v.minLength(1, "cron must not be empty")),
     channel: v.pipe(
       v.string(),
-      v.regex(CHANNEL_ID_PATTERN, "channel must match [A-Za-z0-9._:-]{1,128}"),
+      v.check(
+        isValidChannelId,
+        "channel must match [A-Za-z0-9._:-]{1,128} and not begin with source:",
+      ),
     ),
     prompt: v.pipe(v.string(), v.minLength(1, "prompt must not be empty")),
   }),
