@@ -15,6 +15,7 @@ import type { CommandIo } from "./command-io.js";
 import { dataFolderWrapper } from "./data-folder-wrapper.js";
 import { agentInfoLine } from "./serve-agent-info.js";
 import { bindingLines, serveConfig } from "./serve-config.js";
+import { serveMedia } from "./serve-media.js";
 import { serveSources } from "./serve-sources.js";
 
 export const SERVE_FLAGS: FlagSpecs = {
@@ -190,6 +191,9 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
   const store = storeLocation(stringFlag(args, "store") ?? io.env.RUDDER_STORE);
   if (store instanceof Error) return fail(store.message);
 
+  const media = serveMedia(io.env);
+  if (media instanceof Error) return fail(media.message);
+
   const logger = (line: string) => io.stderr.write(`${line}\n`);
   const dataDir = dataDirectory(stringFlag(args, "data"), io.env);
   const config = await serveConfig({
@@ -249,6 +253,7 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
       info,
       priceUsage: costUsd,
       ...(sources.length > 0 ? { sources } : {}),
+      media,
       logger,
       signal: shutdown.signal,
     });

@@ -87,6 +87,11 @@ function answer(request: RecordedRequest): ScriptStep {
     };
   }
   if (said.includes("think forever")) return { hangUntilAborted: true, text: "Thinking hard" };
+  const last = (request.body?.messages ?? []).at(-1) as { content?: unknown } | undefined;
+  const image = Array.isArray(last?.content)
+    ? last.content.find((block: { type?: string }) => block?.type === "image")
+    : undefined;
+  if (image) return { text: `I see a pasted ${image.source.media_type} image.` };
   return { text: `echo: ${said.slice(-40)}` };
 }
 
@@ -471,6 +476,31 @@ describe("channels on bindings, named and archived, and spend", () => {
         .textContent(),
     ).toMatch(/^today: \$\d+\.\d+ \/ \$5\.00/);
     await openChat();
+  });
+});
+
+describe("attachments", () => {
+  it("sends an image pasted into the message box, which the model sees", async () => {
+    const png =
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+    // A paste as Chromium makes it: a ClipboardEvent whose clipboardData holds the file.
+    await page.evaluate(`(() => {
+      const bytes = Uint8Array.from(atob("${png}"), (char) => char.charCodeAt(0));
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([bytes], "pasted.png", { type: "image/png" }));
+      const box = document.querySelector('[data-testid="composer-input"]');
+      box.dispatchEvent(new ClipboardEvent("paste", { clipboardData: transfer, bubbles: true }));
+    })()`);
+    await page.getByTestId("composer-attachment").filter({ hasText: "pasted.png" }).waitFor();
+    await page.getByTestId("composer-input").fill("what did I paste?");
+    await page.getByTestId("composer-input").press("Enter");
+    await lastTurn().filter({ hasText: "I see a pasted image/png image." }).waitFor();
+    expect(await page.getByTestId("composer-attachment").count()).toBe(0);
+    await page.screenshot({ path: join(results, "page-pasted-image.png") });
+    const seen = api.requests.filter((request) =>
+      JSON.stringify(request.body?.messages ?? []).includes(png.slice(0, 40)),
+    );
+    expect(seen.length).toBeGreaterThan(0);
     expect(pageErrors).toEqual([]);
   });
 });

@@ -4,6 +4,7 @@ import { ApiClient } from "./api.js";
 import { bindingChoice, showChannelInfo } from "./binding-view.js";
 import { ChannelList } from "./channel-list.js";
 import { ChannelSettingsControls, channelLabel } from "./channel-settings.js";
+import { ComposerAttachments } from "./composer-attachments.js";
 import { ContextControls } from "./context-controls.js";
 import { Conversation } from "./conversation.js";
 import { byTestId, h } from "./dom.js";
@@ -50,6 +51,9 @@ const turnStatus = byTestId("turn-status");
 const composer = byTestId<HTMLFormElement>("composer");
 const input = byTestId<HTMLTextAreaElement>("composer-input");
 const composerError = byTestId("composer-error");
+const attachments = new ComposerAttachments(composer, input, (line) => {
+  composerError.textContent = line;
+});
 const scheduleChannel = byTestId<HTMLInputElement>("schedule-channel");
 
 const stopButton = byTestId<HTMLButtonElement>("turn-stop");
@@ -205,17 +209,20 @@ function showConnection(status: StreamStatus): void {
   connection.dataset.status = status;
 }
 
-/** Sends the message box's text, or `again` (a failed message's Retry). */
+/** Sends the message box's text and files, or `again` (a failed message's Retry). */
 async function send(again?: string): Promise<void> {
   const text = again ?? input.value.trim();
-  if (!text || !channelId) return;
+  const withFiles = again === undefined && attachments.count > 0;
+  if ((!text && !withFiles) || !channelId) return;
   const id = channelId;
   if (again === undefined) input.value = "";
   composerError.textContent = "";
-  const key = conversation.showPending(text);
+  const taken = withFiles ? await attachments.take() : { files: [], attachments: [] };
+  const shown = [text, ...taken.files.map((file) => `[${file.name || file.type}]`)];
+  const key = conversation.showPending(shown.filter(Boolean).join("\n"));
   const result = await api.post<{ id: string; disposition: Disposition }>(
     `/api/channels/${encodeURIComponent(id)}/messages`,
-    { text },
+    taken.attachments.length > 0 ? { text, attachments: taken.attachments } : { text },
   );
   if (id !== channelId) return;
   if (result.ok) {
@@ -225,6 +232,7 @@ async function send(again?: string): Promise<void> {
   }
   conversation.dropPending(key);
   if (!input.value) input.value = text;
+  attachments.restore(taken.files);
   composerError.textContent = `Not sent: ${result.error}`;
 }
 
