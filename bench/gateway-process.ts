@@ -87,7 +87,13 @@ export class GatewayProcess {
         "--gateway",
         JSON.stringify(options),
       ],
-      { stdio: ["pipe", "pipe", "pipe"], detached: true, env },
+      // As the `rudder` launcher starts a gateway (src/cli.ts's first line): glibc's mmap
+      // threshold fixed, so large replies' blocks go back to the system once freed.
+      {
+        stdio: ["pipe", "pipe", "pipe"],
+        detached: true,
+        env: { MALLOC_MMAP_THRESHOLD_: "131072", ...env },
+      },
     );
     this.child.stderr?.on("data", (chunk: Buffer) => {
       this.#stderr = (this.#stderr + chunk.toString()).slice(-64_000);
