@@ -25,6 +25,7 @@ const BENCHES = [
   "cluster.ts",
   "transcripts.ts",
   "page.ts",
+  "slack.ts",
 ];
 
 const args = process.argv.slice(2);

@@ -29,6 +29,8 @@ export interface SlackMessage {
   /** Every text it had, the first first (the bot's messages are edited). */
   edits: string[];
   reactions: Set<string>;
+  /** The Socket Mode envelope that carried it, when one did. */
+  envelopeId?: string;
 }
 
 export interface SlackCall {
@@ -381,7 +383,9 @@ export async function startFakeSlack(
         }));
         extra.subtype = "file_share";
       }
-      if (!said.offline) envelope("events_api", eventOf(message, rawOf(message, extra)));
+      if (!said.offline) {
+        message.envelopeId = envelope("events_api", eventOf(message, rawOf(message, extra)));
+      }
       return message;
     },
     press(press) {

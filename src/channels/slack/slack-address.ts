@@ -25,3 +25,13 @@ export function slackAddressOf(channelId: string): SlackAddress | null {
   if (!team || !channel || !threadTs || rest.length > 0) return null;
   return { team, channel, threadTs };
 }
+
+/** The conversation a channel id names; throws Slack's own refusal for a foreign one. */
+export function slackAddressOrRefusal(channelId: string): SlackAddress {
+  const address = slackAddressOf(channelId);
+  if (address !== null) return address;
+  throw Object.assign(new Error(`not a Slack channel: ${channelId}`), {
+    code: "slack_webapi_platform_error",
+    data: { error: "channel_not_found" },
+  });
+}

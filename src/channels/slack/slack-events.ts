@@ -130,6 +130,17 @@ function attachmentOf(file: SlackFile, reading: SlackReading): Attachment {
   };
 }
 
+/** A file's bytes, with the bot token (Slack's private file URLs need it). */
+export async function downloadFile(
+  url: string,
+  token: string,
+  signal: AbortSignal,
+): Promise<Buffer> {
+  const response = await fetch(url, { headers: { authorization: `Bearer ${token}` }, signal });
+  if (!response.ok) throw new Error(`slack: file download failed (${response.status})`);
+  return Buffer.from(await response.arrayBuffer());
+}
+
 export interface SlackBlockActions {
   type: string;
   team?: { id: string };

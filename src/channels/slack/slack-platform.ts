@@ -8,11 +8,10 @@
  * with Retry-After for the reply ledger to wait out. `exclusive`: one Socket Mode connection per
  * cluster (the gateway holds it under a lease).
  */
-import { setTimeout as sleep } from "node:timers/promises";
 import type { SocketModeClient } from "@slack/socket-mode";
 import type { WebClient } from "@slack/web-api";
 import { GatewayClosedError } from "../../gateway/gateway-closed-error.js";
-import { type Backoff, backoffDelayMs, DEFAULT_BACKOFF } from "../kit/backoff.js";
+import { type Backoff, DEFAULT_BACKOFF } from "../kit/backoff.js";
 import type {
   ChatPlatform,
   OutgoingChat,
@@ -20,11 +19,13 @@ import type {
   PlatformHandlers,
   ReceiveContext,
 } from "../kit/chat-platform.js";
-import { slackAddressOf, slackChannelId } from "./slack-address.js";
+import { slackAddressOrRefusal, slackChannelId } from "./slack-address.js";
 import { catchUp, knownConversations } from "./slack-catch-up.js";
 import { type SlackClients, slackClients } from "./slack-clients.js";
+import type { Ack, SlackEnvelope, SocketEnvelope } from "./slack-envelope.js";
 import {
   commandOf,
+  downloadFile,
   incomingOf,
   pressOf,
   type SlackBlockActions,
@@ -33,6 +34,7 @@ import {
   type SlackSlashCommand,
 } from "./slack-events.js";
 import { slackErrorName, slackFailure } from "./slack-failure.js";
+import { SlackNames, signIn } from "./slack-identity.js";
 import { SLACK_MESSAGE_LIMIT, slackMessage } from "./slack-message.js";
 import { SlackReactions } from "./slack-reactions.js";
 
@@ -64,7 +66,7 @@ export class SlackPlatform implements ChatPlatform {
   readonly #threads = new Set<string>();
   /** The newest conversation of each Slack channel (where its slash commands go). */
   readonly #latest = new Map<string, string>();
-  readonly #names = new Map<string, string>();
+  readonly #names = new SlackNames();
   readonly #reactions: SlackReactions;
   #clients: Promise<SlackClients> | undefined;
   #web: WebClient | undefined;
@@ -121,30 +123,14 @@ export class SlackPlatform implements ChatPlatform {
 
   /** `auth.test` until it answers: the bot's user and team; false when the token is refused. */
   async #identify(handlers: PlatformHandlers, signal: AbortSignal): Promise<boolean> {
+    if (this.#bot !== undefined) return true;
     const backoff = this.#options.backoff ?? DEFAULT_BACKOFF;
-    for (let failures = 1; this.#bot === undefined; failures += 1) {
-      if (signal.aborted) return false;
-      try {
-        const me = await this.#requireWeb().auth.test();
-        this.#bot = { userId: String(me.user_id), teamId: String(me.team_id) };
-        this.#botName = me.user === undefined ? undefined : String(me.user);
-        handlers.log(
-          `slack: signed in as @${this.#botName ?? me.user_id} in ${me.team ?? me.team_id}`,
-        );
-      } catch (error) {
-        if (slackFailure(error).kind === "bad_token") {
-          handlers.badToken(401);
-          return false;
-        }
-        const failure = slackFailure(error);
-        const retryAfter = failure.kind === "transient" ? failure.retryAfterMs : undefined;
-        const delay = backoffDelayMs(failures, backoff, retryAfter);
-        handlers.log(
-          `slack: auth.test failed (${this.redact(describe(error))}); again in ${delay} ms`,
-        );
-        await sleep(delay, undefined, { signal }).catch(() => undefined);
-      }
-    }
+    const me = await signIn(this.#requireWeb(), handlers, signal, backoff, (text) =>
+      this.redact(text),
+    );
+    if (me === undefined) return false;
+    this.#bot = me.bot;
+    this.#botName = me.name;
     return true;
   }
 
@@ -193,7 +179,8 @@ export class SlackPlatform implements ChatPlatform {
           void ack().catch(() => undefined);
           return true;
         }
-        this.#enqueue(signal, ack, () => this.#message(handlers, event, signal, !envelope.retry));
+        this.#sighted(event, !envelope.retry);
+        this.#enqueue(signal, ack, () => this.#message(handlers, event, signal));
         return true;
       }
       case "interactive":
@@ -250,7 +237,7 @@ export class SlackPlatform implements ChatPlatform {
     await catchUp(
       web,
       known,
-      (event) => this.#enqueue(signal, read, () => this.#message(handlers, event, signal, false)),
+      (event) => this.#enqueue(signal, read, () => this.#message(handlers, event, signal)),
       handlers.log,
     );
   }
@@ -259,7 +246,6 @@ export class SlackPlatform implements ChatPlatform {
     handlers: PlatformHandlers,
     event: SlackMessageEvent,
     signal: AbortSignal,
-    firstSight: boolean,
   ): Promise<void> {
     const bot = this.#bot;
     if (bot === undefined || event.user === undefined) return;
@@ -267,19 +253,39 @@ export class SlackPlatform implements ChatPlatform {
     const reading = {
       bot,
       inThread: (channelId: string) => this.#threads.has(channelId),
-      fetchFile: (url: string, fetchSignal: AbortSignal) => this.#download(url, fetchSignal),
+      fetchFile: (url: string, fetchSignal: AbortSignal) =>
+        downloadFile(url, this.#options.botToken, fetchSignal),
     };
     const incoming = incomingOf(event, reading, userName);
     if (incoming === null || signal.aborted) return;
     if (incoming.addressed) {
       this.#threads.add(incoming.channelId);
       this.#latest.set(event.channel, incoming.channelId);
-      // A message read again (a retry, a catch-up) may be answered already: no eyes on it.
-      if (firstSight && !incoming.text.startsWith("/")) {
-        this.#reactions.received(incoming.channelId, event.channel, event.ts);
-      }
     }
     await handlers.message(incoming);
+  }
+
+  /**
+   * A live event's first sight, before it waits its turn in the queue: a message for the bot
+   * gets its eyes at once (the acknowledgement people see, however long the queue), and its
+   * thread is known from now on (a reply right behind it needs no mention). A message read
+   * again (a retry) may be answered already: no eyes on it.
+   */
+  #sighted(event: SlackMessageEvent, firstSight: boolean): void {
+    const bot = this.#bot;
+    if (bot === undefined || event.user === undefined) return;
+    const reading = {
+      bot,
+      inThread: (channelId: string) => this.#threads.has(channelId),
+      fetchFile: () => Promise.reject(new Error("not fetched here")),
+    };
+    const incoming = incomingOf(event, reading, event.user);
+    if (incoming === null || !incoming.addressed) return;
+    this.#threads.add(incoming.channelId);
+    this.#latest.set(event.channel, incoming.channelId);
+    if (firstSight && !incoming.text.startsWith("/")) {
+      this.#reactions.received(incoming.channelId, event.channel, event.ts);
+    }
   }
 
   async #press(handlers: PlatformHandlers, payload: SlackBlockActions): Promise<void> {
@@ -301,36 +307,13 @@ export class SlackPlatform implements ChatPlatform {
     await handlers.message(commandOf(command, channelId, userName));
   }
 
-  /** "Person (@name)" from `users.info`, remembered; the id when Slack does not say. */
-  async #nameOf(userId: string): Promise<string> {
-    const known = this.#names.get(userId);
-    if (known !== undefined) return known;
-    let name = userId;
-    try {
-      const { user } = await this.#requireWeb().users.info({ user: userId });
-      const real = user?.real_name ?? user?.profile?.real_name;
-      const handle = user?.name ? `@${user.name}` : "";
-      name = real && handle ? `${real} (${handle})` : real || handle || userId;
-    } catch {
-      return userId;
-    }
-    this.#names.set(userId, name);
-    return name;
-  }
-
-  /** A file's bytes, with the bot token (Slack's private file URLs need it). */
-  async #download(url: string, signal: AbortSignal): Promise<Buffer> {
-    const response = await fetch(url, {
-      headers: { authorization: `Bearer ${this.#options.botToken}` },
-      signal,
-    });
-    if (!response.ok) throw new Error(`slack: file download failed (${response.status})`);
-    return Buffer.from(await response.arrayBuffer());
+  #nameOf(userId: string): Promise<string> {
+    return this.#names.nameOf(this.#requireWeb(), userId);
   }
 
   async send(channelId: string, message: OutgoingChat, signal: AbortSignal): Promise<string> {
     signal.throwIfAborted();
-    const address = this.#address(channelId);
+    const address = slackAddressOrRefusal(channelId);
     const { web } = await this.#load();
     const result = await web.chat.postMessage({
       channel: address.channel,
@@ -353,7 +336,7 @@ export class SlackPlatform implements ChatPlatform {
     signal: AbortSignal,
   ): Promise<void> {
     signal.throwIfAborted();
-    const address = this.#address(channelId);
+    const address = slackAddressOrRefusal(channelId);
     const { web } = await this.#load();
     await web.chat.update({
       channel: address.channel,
@@ -388,18 +371,6 @@ export class SlackPlatform implements ChatPlatform {
     return result;
   }
 
-  /** The conversation a channel id names; throws Slack's own refusal for a foreign one. */
-  #address(channelId: string) {
-    const address = slackAddressOf(channelId);
-    if (address === null) {
-      throw Object.assign(new Error(`not a Slack channel: ${channelId}`), {
-        code: "slack_webapi_platform_error",
-        data: { error: "channel_not_found" },
-      });
-    }
-    return address;
-  }
-
   #requireWeb(): WebClient {
     if (this.#web === undefined) throw new Error("slack: the Web API client is not loaded");
     return this.#web;
@@ -419,25 +390,6 @@ export class SlackPlatform implements ChatPlatform {
     });
     return this.#clients;
   }
-}
-
-type Ack = (response?: Record<string, unknown>) => Promise<void>;
-
-/** An envelope as Socket Mode's client reports it (`slack_event`). */
-interface SocketEnvelope {
-  type: string;
-  body: unknown;
-  ack: Ack;
-  retry_num?: number;
-}
-
-export interface SlackEnvelope {
-  type: "events_api" | "interactive" | "slash_commands" | string;
-  body: unknown;
-  /** Tells Slack it was taken (a slash command's answer as its payload). */
-  ack: Ack;
-  /** Slack sent it before: it may be answered already. */
-  retry: boolean;
 }
 
 function describe(error: unknown): string {

@@ -223,7 +223,8 @@ describe("Slack source", () => {
     const said = slack.say({ user: ADA, channel: "C9", text: `<@${slack.botUserId}> once` });
     const channelId = `slack:${slack.teamId}:C9:${said.ts}`;
     await deliveredTo(channelId);
-    const envelope = slack.acks.at(-1)?.envelopeId ?? "";
+    const envelope = said.envelopeId ?? "";
+    await waitFor(() => slack.acks.some((ack) => ack.envelopeId === envelope), "the ack");
     slack.redeliver(envelope);
     const after = slack.say({ user: ADA, channel: "C9", text: "then this", threadTs: said.ts });
     await waitFor(() => delivered.some((each) => each.text === "then this"), "the next message");
