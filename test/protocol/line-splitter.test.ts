@@ -53,6 +53,7 @@ describe("parseInputLine", () => {
     ).toEqual({
       type: "user",
       text: "hi",
+      images: [],
       uuid: "u1",
       warnings: [],
     });

@@ -1,7 +1,7 @@
 /**
  * Markdown (the agent's) as Slack's mrkdwn: `**bold**` is `*bold*`, `*italic*` is `_italic_`,
  * `~~struck~~` is `~struck~`, `[text](url)` is `<url|text>`, headings are bold lines, list
- * bullets are `•`; code spans and fenced blocks keep their backticks (a fence loses its
+ * bullets are `\u2022` (a bullet); code spans and fenced blocks keep their backticks (a fence loses its
  * language, which Slack would show as code); `&`, `<` and `>` are escaped everywhere but in
  * the links it makes and a line's leading quote marker, as Slack asks.
  */
@@ -44,8 +44,8 @@ function convertLine(line: string): string {
   const quote = /^(\s*>+\s?)(.*)$/.exec(line);
   if (quote) return `>${quote[2] === "" ? "" : ` ${convertInline(quote[2] ?? "")}`}`;
   const bullet = /^(\s*)[-*+]\s+(.*)$/.exec(line);
-  if (bullet) return `${bullet[1]}• ${convertInline(bullet[2] ?? "")}`;
-  if (/^\s*([-*_])(\s*\1){2,}\s*$/.test(line)) return "───";
+  if (bullet) return `${bullet[1]}\u2022 ${convertInline(bullet[2] ?? "")}`;
+  if (/^\s*([-*_])(\s*\1){2,}\s*$/.test(line)) return "\u2500\u2500\u2500";
   return convertInline(line);
 }
 
