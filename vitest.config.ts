@@ -18,6 +18,7 @@ const unitTests = [
   "test/agent/project-instructions.test.ts",
   "test/agent/session-catalog.test.ts",
   "test/ascii-source.test.ts",
+  "test/channels/discord/discord-platform.test.ts",
   "test/channels/kit/binding-access.test.ts",
   "test/channels/kit/chat-commands.test.ts",
   "test/channels/kit/inbound-deliveries.test.ts",

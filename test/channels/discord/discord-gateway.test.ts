@@ -26,6 +26,7 @@ import { type RudderRun, startRudder, stopRudder } from "../../helpers/rudder-cl
 import { waitFor } from "../../helpers/wait-for.js";
 
 const ADA = "111111111111111111";
+const BEN = "222222222222222222";
 const STRANGER = "999999999999999999";
 
 let root: string;
@@ -44,7 +45,7 @@ function serve(data: string, extra: string[] = [], env: NodeJS.ProcessEnv = {}):
       "--discord-token-file",
       join(root, "bot-token"),
       "--discord-allow",
-      ADA,
+      `${ADA},${BEN}`,
       ...extra,
     ],
     {
@@ -235,6 +236,38 @@ describe("rudder serve on Discord (rudder engine)", () => {
     await sentTo(mention.id, /after the resume/);
     expect(discord.gateway.identifies).toBe(1);
     expect(server.stdout() + server.stderr()).not.toContain(discord.token);
+  });
+
+  it("answers once what was said in its threads and DMs while it was down", async () => {
+    const thread = discord.say({
+      userId: ADA,
+      channelId: discord.channelId,
+      text: "a thread to come back to",
+      mention: true,
+    });
+    await sentTo(thread.id, /a thread to come back to/);
+    const dm = discord.dm(BEN);
+    discord.say({ userId: BEN, channelId: dm, text: "a DM to come back to" });
+    await sentTo(dm, /a DM to come back to/);
+    await stopRudder(server);
+    discord.say({ userId: ADA, channelId: thread.id, text: "said in the thread meanwhile" });
+    discord.say({ userId: BEN, channelId: dm, text: "said in the DM meanwhile" });
+    server = serve("data");
+    await connected(server);
+    await sentTo(thread.id, /said in the thread meanwhile/);
+    await sentTo(dm, /said in the DM meanwhile/);
+    // Something said after the catch-up is answered after it: nothing of it is still to come.
+    const later = discord.say({
+      userId: ADA,
+      channelId: thread.id,
+      text: "after the catch-up",
+    });
+    await sentTo(thread.id, /after the catch-up/);
+    for (const said of [/said in the thread meanwhile/, /said in the DM meanwhile/]) {
+      expect(discord.sent.filter((message) => said.test(message.text))).toHaveLength(1);
+    }
+    expect(later.id).not.toBe("");
+    expect(server.stderr()).toMatch(/caught up: 2 message/);
   });
 });
 
