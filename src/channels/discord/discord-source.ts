@@ -45,6 +45,8 @@ export class DiscordChannelSource implements ChannelSource {
     this.#kit = new ChatSource({
       platform: this.platform,
       allow: options.allow,
+      // Strangers are ignored in servers, offered a pairing code in DMs.
+      pairing: "direct",
       backoff: options.backoff,
       sendTimeoutMs: options.sendTimeoutMs,
       freshnessMs: options.freshnessMs,

@@ -158,6 +158,21 @@ describe("rudder serve on Discord (rudder engine)", () => {
     expect(discord.sent.filter((message) => message.channelId === discord.channelId)).toEqual([]);
   });
 
+  it("ignores a stranger in the server and offers pairing in a DM", async () => {
+    const ignored = discord.say({
+      userId: STRANGER,
+      channelId: discord.channelId,
+      text: "let me in",
+      mention: true,
+    });
+    const stranger = discord.dm(STRANGER);
+    discord.say({ userId: STRANGER, channelId: stranger, text: "hello?" });
+    await sentTo(stranger, /pairing code: [A-Z0-9]{8}/);
+    // Taken in order: by the time the DM is answered the mention was passed over.
+    expect(discord.sent.filter((message) => message.channelId === ignored.id)).toEqual([]);
+    expect(discord.threadsStarted).not.toContain(ignored.id);
+  });
+
   it("answers a DM in the DM, a long answer in parts under 2,000 characters", async () => {
     const dm = discord.dm(ADA);
     discord.say({ userId: ADA, channelId: dm, text: "make it long" });
