@@ -63,6 +63,8 @@ export interface Place {
   group: boolean;
   /** A thread that is a conversation with the bot: its messages need no mention. */
   conversation: boolean;
+  /** The thread's name, for the page (a DM is named after the person). */
+  title?: string | undefined;
 }
 
 /** Downloads an attachment's URL. */
@@ -143,6 +145,7 @@ export function incomingOf(
       chatId,
       userId,
       messageId: message.id,
+      chatTitle: place.group ? place.title : nameOf(message.author),
       ...(message.guild_id === undefined ? {} : { guildId: message.guild_id }),
     },
   };

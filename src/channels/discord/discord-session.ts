@@ -239,7 +239,7 @@ export class DiscordSession {
     if (channel.isThread()) {
       const address = { guild: guildId, channel: channel.parentId ?? channelId, thread: channelId };
       const ours = channel.ownerId === this.#botId || this.#conversations.has(channelId);
-      return { address, group: true, conversation: ours };
+      return { address, group: true, conversation: ours, title: channel.name };
     }
     const address = { guild: guildId, channel: channelId, thread: channelId };
     return { address, group: true, conversation: false };
@@ -257,6 +257,7 @@ export class DiscordSession {
       address.thread = message.id;
       const name = withoutMention(message.content, this.#botId).split("\n")[0]?.trim();
       this.#options.platform.threadNames.set(message.id, name || "rudder");
+      place.title = name || "rudder";
       this.#conversations.add(message.id);
     } else if (place.group && address.thread !== address.channel && mentioned) {
       this.#conversations.add(address.thread);
