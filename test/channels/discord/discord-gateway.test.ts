@@ -282,7 +282,10 @@ describe("rudder serve on Discord (rudder engine)", () => {
       expect(discord.sent.filter((message) => said.test(message.text))).toHaveLength(1);
     }
     expect(later.id).not.toBe("");
-    expect(server.stderr()).toMatch(/caught up: 2 message/);
+    // Both said meanwhile were read back; a message read back that was answered before the stop
+    // (its time at the edge of the last stored one) is dropped by its delivery key, not answered.
+    const caught = /caught up: (\d+) message/.exec(server.stderr());
+    expect(Number(caught?.[1])).toBeGreaterThanOrEqual(2);
   });
 });
 
