@@ -53,7 +53,7 @@ it("refuses to start, in one line, on a gateway.db it cannot write", async () =>
     : await runProcess(process.execPath, command, options);
   expect(code).toBe(1);
   const lines = stderr.trim().split("\n");
-  expect(lines).toHaveLength(1);
+  expect(lines, stderr).toHaveLength(1);
   expect(lines[0]).toMatch(/^rudder serve: cannot write the store .*gateway\.db: .*readonly/);
 }, 30_000);
 
