@@ -92,6 +92,22 @@ export interface OutgoingChat {
   reaction?: string;
 }
 
+/**
+ * A file the agent sends to the conversation (its `send_file` tool): the kit has read it from
+ * the channel's workspace (judged inside it, within the size cap) before the platform sees it.
+ */
+export interface OutgoingFile {
+  /** The file's name as people should see it (`report.pdf`). */
+  name: string;
+  /** Its media type (`image/png`, `application/pdf`, `application/octet-stream`). */
+  mediaType: string;
+  data: Buffer;
+  /** Markdown shown with the file (a platform without captions sends it as a message after). */
+  caption?: string | undefined;
+  /** Sent as a reply to this platform message id, when the platform can. */
+  replyTo?: string | undefined;
+}
+
 export interface PlatformLimits {
   /** Characters one message may hold after rendering (Telegram: 4096). */
   messageLength: number;
@@ -150,6 +166,12 @@ export interface ChatPlatform {
   receive(handlers: PlatformHandlers, signal: AbortSignal, context: ReceiveContext): Promise<void>;
   /** Sends a message to a channel; resolves to the platform's id of it. */
   send(channelId: string, message: OutgoingChat, signal: AbortSignal): Promise<string>;
+  /**
+   * Sends a file (an image as a photo where the platform shows one inline); resolves to the
+   * platform's id of the message that carries it. Absent: the kit tells the conversation in
+   * text that this platform cannot carry files. Failures are read by `failure`, as `send`'s.
+   */
+  sendFile?(channelId: string, file: OutgoingFile, signal: AbortSignal): Promise<string>;
   /** Replaces a sent message's text (and buttons). */
   edit(
     channelId: string,
