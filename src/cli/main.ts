@@ -4,7 +4,8 @@ const USAGE = `rudder: an agent harness and channel gateway
 
 usage:
   rudder serve [--port N] [--host H] [--data DIR] [--max-live N] [--max-agents N] [--engine rudder|claude]
-               [--telegram-token-file FILE [--telegram-allow ID,ID]]
+               [--telegram-token-file FILE] [--slack-app-token-file FILE --slack-bot-token-file FILE]
+               [--discord-token-file FILE] [--config FILE]   (all of them: rudder serve --help)
   rudder run [--model M] [--settings FILE] [--cwd DIR] [--output-format text|json|stream-json]
              [--resume ID | --continue] [--mcp-config FILE] "<prompt>"
   rudder chat [--model M] [--settings FILE] [--cwd DIR] [--wake] [--resume ID | --continue]
