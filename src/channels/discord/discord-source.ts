@@ -6,73 +6,36 @@
  * Everything the kit does (the reply ledger, approvals as buttons, progress edits, pairing,
  * acknowledgements, commands) it does here.
  */
-import type {
-  ChannelSource,
-  DeliveryMeta,
-  SourceContext,
-  SourceDelivery,
-} from "../../gateway/channel-source.js";
-import type { Backoff } from "../kit/backoff.js";
-import { type AttachmentHandler, ChatSource } from "../kit/chat-source.js";
+import { ChatSource, type ChatSourceSettings } from "../kit/chat-source.js";
 import { DiscordPlatform } from "./discord-platform.js";
 
-export interface DiscordSourceOptions {
+/**
+ * Discord's side of a source's options: `allow` takes user, channel or `role:<id>` ids. No
+ * `groups`: in a server the bot answers a mention by opening a thread, and in its threads always.
+ */
+export interface DiscordSourceOptions extends Omit<ChatSourceSettings, "groups"> {
   /** The bot's token from the Developer Portal. Never logged. */
   token: string;
-  /** User, channel or `role:<id>` ids whose messages reach the agents; empty: pairing mode. */
-  allow: readonly string[];
   /** The REST base URL; default https://discord.com/api. */
   apiUrl?: string;
-  backoff?: Backoff;
-  sendTimeoutMs?: number;
-  freshnessMs?: number;
-  now?: () => number;
-  attachments?: AttachmentHandler;
-  logger?: (line: string) => void;
 }
 
-export class DiscordChannelSource implements ChannelSource {
-  readonly name = "discord";
+export class DiscordChannelSource extends ChatSource {
   readonly platform: DiscordPlatform;
-  readonly #kit: ChatSource;
 
   constructor(options: DiscordSourceOptions) {
-    this.platform = new DiscordPlatform({
+    const platform = new DiscordPlatform({
       token: options.token,
       apiUrl: options.apiUrl,
       backoff: options.backoff,
     });
-    this.#kit = new ChatSource({
-      platform: this.platform,
-      allow: options.allow,
+    super({
+      ...options,
+      platform,
       // Strangers are ignored in servers, offered a pairing code in DMs.
       pairing: "direct",
-      backoff: options.backoff,
-      sendTimeoutMs: options.sendTimeoutMs,
-      freshnessMs: options.freshnessMs,
-      now: options.now,
-      attachments: options.attachments,
       badTokenHint: "Check --discord-token-file or RUDDER_DISCORD_TOKEN.",
-      logger: options.logger,
     });
-  }
-
-  get recovered(): number {
-    return this.#kit.recovered;
-  }
-
-  start(
-    deliver: (channelId: string, text: string, meta?: DeliveryMeta) => Promise<SourceDelivery>,
-    context?: SourceContext,
-  ): Promise<void> {
-    return this.#kit.start(deliver, context);
-  }
-
-  stop(): Promise<void> {
-    return this.#kit.stop();
-  }
-
-  finished(): Promise<void> {
-    return this.#kit.finished();
+    this.platform = platform;
   }
 }
