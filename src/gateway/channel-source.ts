@@ -1,5 +1,5 @@
 import type { PermissionRequests } from "./agents/permission-requests.js";
-import type { Disposition, GatewayEvent } from "./events.js";
+import type { Disposition, GatewayEvent, SentFile } from "./events.js";
 import type { SourceStore } from "./source-store.js";
 
 /** Extra facts an inbound source attaches to a message (sender, thread, platform ids). */
@@ -87,6 +87,12 @@ export interface SourceContext {
   ): Promise<void>;
   /** Media handling: a message's files into the workspace and to the model. */
   attachments?: SourceAttachments;
+  /**
+   * The bytes of a file the agent sent (a reply's `files`), read from the channel's workspace
+   * now (inside it, no link followed, within the size cap); rejects with a one-line reason
+   * (gone, too big). Absent: a source tells the chat in text where the file is instead.
+   */
+  readSentFile?(channelId: string, file: SentFile, signal: AbortSignal): Promise<Buffer>;
 }
 
 /**

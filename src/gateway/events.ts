@@ -49,6 +49,26 @@ export interface StoredMessage {
   source?: string;
   /** For a reply or error in `GET /api/channels/:id/messages`: what the page showed of its turn. */
   display?: TurnDisplay;
+  /** For a reply or error: the files the agent sent in its turn (its `send_file` tool), in order. */
+  files?: SentFile[];
+}
+
+/**
+ * A file the agent sent to its conversation with its `send_file` tool, as the store keeps it
+ * with the reply of that turn: where it is in the channel's workspace, not its bytes (a chat
+ * source and the page read it from there; `GET /api/channels/:id/files/<path>`).
+ */
+export interface SentFile {
+  /** Relative to the channel's workspace, POSIX separators (`out/report.pdf`). */
+  path: string;
+  /** The name people see (the path's last part). */
+  name: string;
+  /** `image/png`, `application/pdf`, ... (`application/octet-stream` when unknown). */
+  mediaType: string;
+  /** In bytes, when the agent sent it. */
+  size: number;
+  /** The agent's words for it, markdown, when it gave some. */
+  caption?: string;
 }
 
 /**

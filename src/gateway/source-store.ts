@@ -5,7 +5,7 @@
  */
 
 /** What an outbound message is, for the ledger's readers and the chat's manners. */
-export type OutboundKind = "answer" | "progress" | "approval" | "ack" | "notice";
+export type OutboundKind = "answer" | "progress" | "approval" | "ack" | "notice" | "file";
 
 /**
  * `pending`: not sent yet (or to be tried again at `nextAt`); `sending`: a worker is sending it

@@ -5,7 +5,7 @@ import type {
   SourceContext,
   SourceDelivery,
 } from "../../gateway/channel-source.js";
-import type { GatewayEvent } from "../../gateway/events.js";
+import type { GatewayEvent, StoredMessage } from "../../gateway/events.js";
 import { GatewayClosedError } from "../../gateway/gateway-closed-error.js";
 import { parseChannelCommand } from "../../gateway/routing/channel-command.js";
 import type { SourceStore } from "../../gateway/source-store.js";
@@ -125,6 +125,7 @@ export class ChatSource implements ChannelSource {
       now: this.#options.now,
       log: this.#log,
       onBadToken: (status) => this.#rejectToken(status),
+      readSentFile: context.readSentFile?.bind(context),
     });
     const access = new ChatAccess(this.name, this.#options.allow, store.pairings, (channelId) =>
       context.allowFor?.(channelId),
@@ -311,6 +312,20 @@ export class ChatSource implements ChannelSource {
     if (delivery.disposition !== "deferred") session.typing.start(channelId);
   }
 
+  /** Records the answer, then each file the agent sent with it, in that order. */
+  async #answer(session: Session, message: StoredMessage, markdown: boolean): Promise<void> {
+    const { channelId } = message;
+    await session.outbox.send(
+      channelId,
+      markdown ? "answer" : "notice",
+      { text: message.text, format: markdown ? "markdown" : "plain" },
+      message.id,
+    );
+    for (const [index, file] of (message.files ?? []).entries()) {
+      await session.outbox.sendFile(channelId, file, `${message.id}:file:${index + 1}`);
+    }
+  }
+
   async #button(session: Session, press: ButtonPress): Promise<void> {
     const { platform } = this.#options;
     let answer: string | undefined;
@@ -340,12 +355,9 @@ export class ChatSource implements ChannelSource {
         session.progress.finish(channelId);
         session.typing.stop(channelId);
         const markdown = event.type === "reply" || event.type === "fallback";
-        void session.outbox.send(
-          channelId,
-          markdown ? "answer" : "notice",
-          { text: event.message.text, format: markdown ? "markdown" : "plain" },
-          event.message.id,
-        );
+        void this.#answer(session, event.message, markdown).catch((error: unknown) => {
+          this.#log(`${this.name}: an answer was not recorded: ${describe(error)}`);
+        });
         return;
       }
       case "permission_request":

@@ -1,7 +1,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import type { SentFile } from "../../gateway/events.js";
 import type { OutboundEntry, OutboundKind, OutboundLedger } from "../../gateway/source-store.js";
 import { type Backoff, backoffDelayMs } from "./backoff.js";
 import type { ChatPlatform, OutgoingChat } from "./chat-platform.js";
+import { type ReadSentFile, sendFileEntry } from "./sent-file-delivery.js";
 import { splitMessage } from "./split-message.js";
 
 /** Past this age an unsent message is given up, with a line in its channel's history. */
@@ -22,6 +24,8 @@ export interface ReplyOutboxOptions {
   now?: (() => number) | undefined;
   log: (line: string) => void;
   onBadToken: (status: number) => void;
+  /** The bytes of a file the agent sent; absent: the chat is told in text where it is. */
+  readSentFile?: ReadSentFile | undefined;
 }
 
 /** What a recorded message resolves to: its ledger id, and the platform's id once sent. */
@@ -92,6 +96,22 @@ export class ReplyOutbox {
       first ??= recorded;
     }
     return first;
+  }
+
+  /**
+   * Records a file the agent sent (`origin`: the reply it came with and its place among the
+   * reply's files) and queues it; its bytes are read from the workspace when it is sent.
+   */
+  async sendFile(channelId: string, file: SentFile, origin: string): Promise<Recorded | null> {
+    const entry = await this.#options.ledger.record({
+      source: this.#options.platform.name,
+      channelId,
+      kind: "file",
+      action: "send",
+      origin,
+      body: JSON.stringify({ file }),
+    });
+    return entry === null ? null : { id: entry.id, delivered: this.#enqueue(entry) };
   }
 
   /** Records an edit of the message `target` (a ledger id) sent, and queues it. */
@@ -239,6 +259,9 @@ export class ReplyOutbox {
     const onStop = () => attempt.abort(signal.reason);
     signal.addEventListener("abort", onStop, { once: true });
     try {
+      if (entry.kind === "file") {
+        return await sendFileEntry(entry, platform, this.#options.readSentFile, attempt.signal);
+      }
       if (entry.action === "send") {
         return await this.#withMarkupFallback(message, (chat) =>
           platform.send(entry.channelId, chat, attempt.signal),
