@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { DiscordFailure, FakeDiscord } from "./fake-discord.js";
 import {
+  type FakeAttachment,
   type FakeChannel,
   type FakeMessage,
   type FakeUser,
@@ -23,8 +24,12 @@ export interface FakeDiscordState {
   history: Map<string, FakeMessage[]>;
   files: Map<string, { body: Buffer; contentType: string }>;
   failures: Array<{ route: RegExp; failure: DiscordFailure }>;
+  /** The share of calls that fail at random (`failRate`). */
+  randomFailures: number;
   url: () => string;
   store: (item: FakeMessage) => void;
+  /** Keeps a file under an attachment URL this server answers; resolves to the attachment. */
+  keepFile: (channelId: string, file: SentDiscordFile) => FakeAttachment;
   findMessage: (id: string) => FakeMessage | undefined;
 }
 
@@ -33,11 +38,38 @@ export const json = (response: ServerResponse, status: number, body: unknown, he
   response.end(body === undefined ? undefined : JSON.stringify(body));
 };
 
-async function readBody(request: IncomingMessage): Promise<Record<string, unknown>> {
+/** A file the bot attached to a message (multipart `files[n]`). */
+export interface SentDiscordFile {
+  name: string;
+  contentType: string;
+  data: Buffer;
+}
+
+/** A call's JSON body, or a multipart one's `payload_json` and its files. */
+async function readBody(
+  request: IncomingMessage,
+): Promise<{ body: Record<string, unknown>; files: SentDiscordFile[] }> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString("utf8");
-  return text === "" ? {} : (JSON.parse(text) as Record<string, unknown>);
+  const raw = Buffer.concat(chunks);
+  const type = request.headers["content-type"] ?? "";
+  if (!type.startsWith("multipart/form-data")) {
+    const text = raw.toString("utf8");
+    return { body: text === "" ? {} : (JSON.parse(text) as Record<string, unknown>), files: [] };
+  }
+  const form = await new Response(raw, { headers: { "content-type": type } }).formData();
+  const files: SentDiscordFile[] = [];
+  for (const [key, value] of form.entries()) {
+    if (!/^files\[\d+\]$/.test(key) || typeof value === "string") continue;
+    files.push({
+      name: value.name,
+      contentType: value.type,
+      data: Buffer.from(await value.arrayBuffer()),
+    });
+  }
+  const payload = form.get("payload_json");
+  const body = typeof payload === "string" ? (JSON.parse(payload) as Record<string, unknown>) : {};
+  return { body, files };
 }
 
 function buttonsOf(components: unknown): string[][] {
@@ -58,11 +90,11 @@ const rateHeaders = () => ({
 function botSends(
   state: FakeDiscordState,
   channelId: string,
-  body: Record<string, unknown>,
+  { body, files }: { body: Record<string, unknown>; files: SentDiscordFile[] },
   response: ServerResponse,
 ): unknown {
   const content = String(body.content ?? "");
-  if (content.trim() === "" || content.length > 2000) {
+  if ((content.trim() === "" && files.length === 0) || content.length > 2000) {
     const reason =
       content.length > 2000 ? "Must be 2000 or fewer in length." : "Cannot send an empty message";
     return json(response, 400, {
@@ -78,6 +110,7 @@ function botSends(
     author: state.bot,
     content,
     components: (body.components as unknown[]) ?? [],
+    attachments: files.map((file) => state.keepFile(channelId, file)),
     replyTo: reference?.message_id ? state.findMessage(reference.message_id) : undefined,
   });
   state.store(item);
@@ -87,6 +120,7 @@ function botSends(
     text: content,
     buttons: buttonsOf(body.components),
     replyTo: reference?.message_id,
+    files,
     edits: [{ text: content, at: Date.now() }],
   });
   state.fake.gateway.dispatch("MESSAGE_CREATE", item);
@@ -103,8 +137,17 @@ function cuedFailure(
   const cued = state.failures.findIndex(
     ({ route, failure }) => route.test(call) && (!failure.text || failure.text.test(content)),
   );
-  if (cued < 0) return false;
-  const { failure } = state.failures.splice(cued, 1)[0] as { failure: DiscordFailure };
+  const random =
+    Math.random() < state.randomFailures
+      ? Math.random() < 0.5
+        ? { status: 429, retryAfterSeconds: 1 }
+        : { status: 500 }
+      : undefined;
+  if (cued < 0 && random === undefined) return false;
+  const failure =
+    cued < 0
+      ? (random as DiscordFailure)
+      : (state.failures.splice(cued, 1)[0] as { failure: DiscordFailure }).failure;
   if (failure.status === 429) {
     const seconds = failure.retryAfterSeconds ?? 1;
     json(
@@ -204,7 +247,8 @@ export async function handleRest(
   }
   const path = address.pathname.replace(/^\/api\/v10/, "");
   fake.calls.push({ method, path, at: Date.now() });
-  const body = method === "GET" ? {} : await readBody(request);
+  const read = method === "GET" ? { body: {}, files: [] } : await readBody(request);
+  const body: Record<string, unknown> = read.body;
   const isCallback = path.startsWith("/interactions/");
   if (!isCallback && request.headers.authorization !== `Bot ${fake.token}`) {
     return json(response, 401, { message: "401: Unauthorized", code: 0 });
@@ -237,7 +281,7 @@ export async function handleRest(
       return json(response, 404, { message: "Unknown Channel", code: 10003 });
     }
     return method === "POST"
-      ? botSends(state, channelId, body, response)
+      ? botSends(state, channelId, read, response)
       : readMessages(state, channelId, address.searchParams, response);
   }
   const edit = on("PATCH", /^\/channels\/\d+\/messages\/(\d+)$/);

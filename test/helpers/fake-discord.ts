@@ -1,11 +1,12 @@
 /**
  * A fake Discord on 127.0.0.1 for tests, which `discord.js` talks to unchanged: the REST API
  * under `/api/v10` (`/gateway/bot` answering this server's WebSocket URL, `users/@me`,
- * channels and their messages with `after`, message create and edit (2,000 characters at most),
- * threads started on a message (the thread's id is the message's, as Discord does; a second
- * start is refused with code 160004), reactions, typing, interaction callbacks, guild commands
- * bulk overwrite, attachments' URLs) with rate-limit headers, 401 for another token and cued
- * failures (a 429 with `retry_after`, a 5xx) by `failNext`; and the gateway
+ * channels and their messages with `after`, message create (JSON, or multipart with files, kept
+ * in `sent`) and edit (2,000 characters at most), threads started on a message (the thread's id
+ * is the message's, as Discord does; a second start is refused with code 160004), reactions,
+ * typing, interaction callbacks, guild commands bulk overwrite, attachments' URLs) with
+ * rate-limit headers, 401 for another token and cued failures (a 429 with `retry_after`, a 5xx)
+ * by `failNext` or a share of all calls by `failRate`; and the gateway
  * (test/helpers/fake-discord-gateway.ts). One guild with a text channel and a forum; people
  * speak with `say`, open forum posts with `post`, press buttons with `press` and run slash
  * commands with `slash`; what the bot sends is in `sent`, with every edit.
@@ -28,7 +29,12 @@ import {
   threadChannel,
   user,
 } from "./fake-discord-objects.js";
-import { type FakeDiscordState, handleRest, json } from "./fake-discord-rest.js";
+import {
+  type FakeDiscordState,
+  handleRest,
+  json,
+  type SentDiscordFile,
+} from "./fake-discord-rest.js";
 
 export type { FakeMessage } from "./fake-discord-objects.js";
 
@@ -39,6 +45,8 @@ export interface SentDiscordMessage {
   text: string;
   buttons: string[][];
   replyTo: string | undefined;
+  /** The files attached to it (multipart `files[n]`). */
+  files: SentDiscordFile[];
   edits: Array<{ text: string; at: number }>;
 }
 
@@ -94,6 +102,8 @@ export interface FakeDiscord {
   press(fields: { userId: string; messageId: string; customId: string; roles?: string[] }): string;
   slash(fields: { userId: string; channelId: string; name: string; options?: unknown[] }): string;
   failNext(route: RegExp, failure: DiscordFailure, count?: number): void;
+  /** From now on this share of REST calls fails: half 429s (`retry_after` 1 s), half 500s. */
+  failRate(rate: number): void;
   close(): Promise<void>;
 }
 
@@ -128,6 +138,22 @@ export async function startFakeDiscord(options: { port?: number } = {}): Promise
     history.set(item.channel_id, list);
     const channel = channels.get(item.channel_id);
     if (channel) channel.last_message_id = item.id;
+  };
+  const keepFile = (channelId: string, file: SentDiscordFile): FakeAttachment => {
+    const id = snowflake();
+    const location = `${url}/attachments/${channelId}/${id}/${file.name}`;
+    files.set(location, {
+      body: file.data,
+      contentType: file.contentType || "application/octet-stream",
+    });
+    return {
+      id,
+      filename: file.name,
+      size: file.data.length,
+      url: location,
+      proxy_url: location,
+      ...(file.contentType ? { content_type: file.contentType } : {}),
+    };
   };
   const findMessage = (id: string) => {
     for (const list of history.values()) {
@@ -170,22 +196,13 @@ export async function startFakeDiscord(options: { port?: number } = {}): Promise
     say(fields) {
       const channel = channels.get(fields.channelId);
       if (!channel) throw new Error(`no channel ${fields.channelId}`);
-      const attachments: FakeAttachment[] = (fields.attachments ?? []).map((file) => {
-        const id = snowflake();
-        const location = `${url}/attachments/${channel.id}/${id}/${file.name}`;
-        files.set(location, {
-          body: file.body,
-          contentType: file.contentType ?? "application/octet-stream",
-        });
-        return {
-          id,
-          filename: file.name,
-          size: file.body.length,
-          url: location,
-          proxy_url: location,
-          ...(file.contentType ? { content_type: file.contentType } : {}),
-        };
-      });
+      const attachments: FakeAttachment[] = (fields.attachments ?? []).map((file) =>
+        keepFile(channel.id, {
+          name: file.name,
+          data: file.body,
+          contentType: file.contentType ?? "",
+        }),
+      );
       const item = message({
         channelId: channel.id,
         guildId: channel.guild_id,
@@ -244,6 +261,9 @@ export async function startFakeDiscord(options: { port?: number } = {}): Promise
     failNext(route, failure, count = 1) {
       for (let index = 0; index < count; index += 1) failures.push({ route, failure });
     },
+    failRate(rate) {
+      state.randomFailures = rate;
+    },
     close: async () => undefined,
   };
 
@@ -255,8 +275,10 @@ export async function startFakeDiscord(options: { port?: number } = {}): Promise
     history,
     files,
     failures,
+    randomFailures: 0,
     url: () => url,
     store,
+    keepFile,
     findMessage,
   };
 

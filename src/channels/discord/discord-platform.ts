@@ -5,7 +5,8 @@
  * threads and DMs the store knows are read back (`discord-catch-up.ts`) and what was said
  * meanwhile is handled once (the kit drops a message id it has seen). A mention in a guild
  * channel opens a thread on that message, where the conversation lives; a DM is its own
- * conversation. Buttons and slash commands arrive as interactions, answered at once.
+ * conversation. Buttons and slash commands arrive as interactions, answered at once. A file goes
+ * as a message with an attachment (multipart), its caption the message's text.
  * Rate limits are the ledger's to wait out: a 429 (or a bucket run dry) is a transient failure
  * with Discord's `retry_after`.
  */
@@ -14,10 +15,12 @@ import type { Backoff } from "../kit/backoff.js";
 import type {
   ChatPlatform,
   OutgoingChat,
+  OutgoingFile,
   PlatformFailure,
   PlatformHandlers,
   ReceiveContext,
 } from "../kit/chat-platform.js";
+import { splitMessage } from "../kit/split-message.js";
 import { addressOf, type DiscordAddress } from "./discord-address.js";
 import { DISCORD_MESSAGE_LIMIT, renderMessage } from "./discord-render.js";
 import { type DiscordRest, discordFailure, discordRest } from "./discord-rest.js";
@@ -148,6 +151,32 @@ export class DiscordPlatform implements ChatPlatform {
     }
     const sent = (await rest.post(`/channels/${address.thread}/messages`, {
       body: renderMessage(message),
+      signal,
+    })) as { id: string };
+    return sent.id;
+  }
+
+  /**
+   * A message with the file attached (multipart: `files[0]` and `payload_json`), the caption
+   * its text. A caption past 2,000 characters goes first in messages of its own, and its last
+   * part with the file; the first message sent replies to `replyTo`.
+   */
+  async sendFile(channelId: string, file: OutgoingFile, signal: AbortSignal): Promise<string> {
+    const { rest, address } = await this.#target(channelId);
+    const parts = splitMessage(file.caption ?? "", DISCORD_MESSAGE_LIMIT);
+    const last = parts.pop() ?? "";
+    let replyTo = file.replyTo;
+    for (const part of parts) {
+      await rest.post(`/channels/${address.thread}/messages`, {
+        body: renderMessage({ text: part, format: "markdown", ...(replyTo ? { replyTo } : {}) }),
+        signal,
+      });
+      replyTo = undefined;
+    }
+    const body = renderMessage({ text: last, format: "markdown", ...(replyTo ? { replyTo } : {}) });
+    const sent = (await rest.post(`/channels/${address.thread}/messages`, {
+      body: { ...body, attachments: [{ id: 0, filename: file.name }] },
+      files: [{ name: file.name, data: file.data, contentType: file.mediaType }],
       signal,
     })) as { id: string };
     return sent.id;

@@ -3,7 +3,8 @@
  * has not enabled (close 4014) and a refused token each end receiving with one clear line;
  * kit messages rendered for Discord (markdown as it is, plain text escaped, no mention pings,
  * buttons in rows, replies that survive a deleted message); channel ids and snowflake times;
- * the configuration's one-line errors, which never hold the token.
+ * the configuration's one-line errors, which never hold the token; files sent as attachments
+ * (multipart, the caption the message's text, in the thread, replying).
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -92,6 +93,74 @@ describe("connecting", () => {
       .catch((error: unknown) => error);
     expect(platform.failure(refused).kind).toBe("bad_token");
     expect(platform.redact(`token ${discord.token} here`)).toBe("token [token] here");
+  });
+});
+
+describe("files out", () => {
+  const platform = () => new DiscordPlatform({ token: discord.token, apiUrl: discord.apiUrl });
+  const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
+
+  it("attaches the file to a message in the thread, the caption its text, replying", async () => {
+    const mention = discord.say({
+      userId: "4243",
+      channelId: discord.channelId,
+      text: "draw me something",
+      mention: true,
+      quiet: true,
+    });
+    const channelId = channelIdOf({
+      guild: discord.guildId,
+      channel: discord.channelId,
+      thread: mention.id,
+    });
+    const id = await platform().sendFile(
+      channelId,
+      {
+        name: "chart.png",
+        mediaType: "image/png",
+        data: PNG,
+        caption: "Here is **the chart**",
+        replyTo: mention.id,
+      },
+      AbortSignal.timeout(10_000),
+    );
+    const sent = discord.sent.find((message) => message.id === id);
+    expect(discord.threadsStarted).toContain(mention.id);
+    expect(sent).toMatchObject({
+      channelId: mention.id,
+      text: "Here is **the chart**",
+      replyTo: mention.id,
+    });
+    expect(sent?.files).toEqual([{ name: "chart.png", contentType: "image/png", data: PNG }]);
+  });
+
+  it("sends a long caption first, its last part with the file; a file alone needs none", async () => {
+    const dm = discord.dm("4244");
+    const channelId = channelIdOf({ guild: "dm", channel: dm, thread: dm });
+    const caption = `${"a line of the caption\n".repeat(120)}the end`;
+    const id = await platform().sendFile(
+      channelId,
+      { name: "notes.txt", mediaType: "text/plain", data: Buffer.from("notes"), caption },
+      AbortSignal.timeout(10_000),
+    );
+    const inDm = discord.sent.filter((message) => message.channelId === dm);
+    expect(inDm.length).toBe(2);
+    expect(inDm.map((message) => message.text).join("\n")).toBe(caption);
+    expect(inDm[0]?.files).toEqual([]);
+    expect(inDm[1]?.id).toBe(id);
+    expect(inDm[1]?.text).toMatch(/the end$/);
+    expect(inDm[1]?.files.map((file) => file.data.toString())).toEqual(["notes"]);
+    const alone = await platform().sendFile(
+      channelId,
+      { name: "data.bin", mediaType: "application/octet-stream", data: Buffer.from([0, 1]) },
+      AbortSignal.timeout(10_000),
+    );
+    const sent = discord.sent.find((message) => message.id === alone);
+    expect(sent?.text).toBe("");
+    expect(sent?.files[0]).toMatchObject({
+      name: "data.bin",
+      contentType: "application/octet-stream",
+    });
   });
 });
 
