@@ -4,13 +4,6 @@ import type { MessageState } from "../../events.js";
 import type { SourceStore } from "../../source-store.js";
 import type { ChannelSettings } from "../channel-settings.js";
 import { newMessage } from "../new-message.js";
-import {
-  putSpendStatement,
-  putSpendValues,
-  type SpendRow,
-  spendQuery,
-  toSpendTotal,
-} from "../spend-rows.js";
 import type {
   ChannelRecord,
   GatewayStore,
@@ -39,6 +32,7 @@ import { type ChannelRow, type MessageRow, toChannel, toMessage } from "./sqlite
 import { type ScheduleChange, SqliteSchedules } from "./sqlite-schedules.js";
 import { settleRows } from "./sqlite-settle.js";
 import { sqliteSourceStore } from "./sqlite-source-store.js";
+import { SqliteSpend } from "./sqlite-spend.js";
 import { SqliteTranscripts } from "./sqlite-transcripts.js";
 import { sqliteTurnDisplays } from "./sqlite-turn-displays.js";
 
@@ -58,6 +52,7 @@ export class SqliteGatewayStore implements GatewayStore {
   readonly #statements = new Map<string, Database.Statement>();
   readonly #commits: GroupCommit;
   readonly #schedules: SqliteSchedules;
+  readonly #spend: SqliteSpend;
   /** Whether the file can be written now; down from a fault until a probe write goes through. */
   readonly health: StoreHealth;
   #sources: SourceStore | undefined;
@@ -74,6 +69,7 @@ export class SqliteGatewayStore implements GatewayStore {
     this.#transcripts = new SqliteTranscripts(this.#database);
     this.#commits = new GroupCommit(this.#database, healthGuard(this.health));
     this.#schedules = new SqliteSchedules(this.#database, this.#commits);
+    this.#spend = new SqliteSpend((sql) => this.#statement(sql), this.#commits);
   }
 
   async appendTranscript(chunk: NewTranscriptChunk): Promise<boolean> {
@@ -336,21 +332,16 @@ export class SqliteGatewayStore implements GatewayStore {
     return rows.map(toMessage);
   }
 
-  async spendSince(since: string): Promise<SpendTotal[]> {
-    const rows = this.#statement(spendQuery("?")).all(since, since) as SpendRow[];
-    return rows.map(toSpendTotal);
+  spendSince(since: string): Promise<SpendTotal[]> {
+    return this.#spend.since(since);
   }
 
   putSpend(entry: SpendEntry): Promise<void> {
-    return this.#commits.write(() => {
-      this.#statement(putSpendStatement(() => "?")).run(...putSpendValues(entry));
-    });
+    return this.#spend.put(entry);
   }
 
   deleteSpend(entryId: string): Promise<void> {
-    return this.#commits.write(() => {
-      this.#statement("DELETE FROM spend_entries WHERE id = ?").run(entryId);
-    });
+    return this.#spend.delete(entryId);
   }
 
   listSchedules(): Promise<ScheduleRecord[]> {
