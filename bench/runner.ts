@@ -10,7 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
-import { ClaudeProcess, type ClaudeProcessOptions } from "../src/claude-cli/claude-process.js";
+import { ClaudeProcess } from "../src/claude-cli/claude-process.js";
+import type { ClaudeProcessOptions } from "../src/claude-cli/claude-process-types.js";
 import { NdjsonDecoder } from "../src/claude-cli/ndjson.js";
 import { echoFallback, startFakeMessagesApi } from "../test/helpers/fake-messages-api.js";
 

@@ -1,13 +1,13 @@
 /** The package entry: the public API of rudder as a library. */
 export type { AgentEvent, AgentEventSink, TurnOutcome } from "./agent/events.js";
+export { ClaudeProcess } from "./claude-cli/claude-process.js";
 export {
-  ClaudeProcess,
   type ClaudeProcessOptions,
   DEFAULT_TURN_TIMEOUT_MS,
   type RunTurnOptions,
   type SteerOutcome,
   type SteerStatus,
-} from "./claude-cli/claude-process.js";
+} from "./claude-cli/claude-process-types.js";
 export { ClaudeTimeoutError, RateLimitError } from "./claude-cli/errors.js";
 export { wrapExternalContent } from "./claude-cli/external-content.js";
 export { NdjsonDecoder, type NdjsonError, type NdjsonHandlers } from "./claude-cli/ndjson.js";

@@ -1,5 +1,6 @@
 import type { ClaudeChild } from "./claude-child.js";
 import type { RunTurnOptions } from "./claude-process-types.js";
+import { userLine } from "./stream-lines.js";
 import type { TurnOutcome } from "./turn-outcome.js";
 import type { TurnResult } from "./turn-result.js";
 import { TurnState } from "./turn-state.js";
@@ -67,6 +68,20 @@ export class ActiveTurn {
     const signal = this.options.signal;
     if (signal?.aborted) this.#onAbort();
     else signal?.addEventListener("abort", this.#onAbort, { once: true });
+  }
+
+  /**
+   * `--resume` named `missing`, a session the CLI does not know: the turn moves to `child`, a
+   * new session, and its messages are written there again; the reply will say so.
+   */
+  startFresh(child: ClaudeChild, missing: string): void {
+    this.missingSession = undefined;
+    this.freshStartNote = `(The earlier conversation ${missing} could not be resumed, so this reply starts a new conversation.)`;
+    this.child = child;
+    this.costBefore = 0;
+    for (const { uuid, text } of this.state.messages()) {
+      child.write(userLine(text, uuid)).catch(() => {});
+    }
   }
 
   settle(outcome: TurnOutcome): void {

@@ -378,13 +378,7 @@ export class ClaudeProcess {
   /** `--resume` named a session the CLI does not know: start a new session, once per turn. */
   #startFresh(turn: ActiveTurn, missing: string): void {
     this.#sessionId = null;
-    turn.missingSession = undefined;
-    turn.freshStartNote = `(The earlier conversation ${missing} could not be resumed, so this reply starts a new conversation.)`;
-    turn.child = this.#spawn();
-    turn.costBefore = 0;
-    for (const { uuid, text } of turn.state.messages()) {
-      turn.child.write(userLine(text, uuid)).catch(() => {});
-    }
+    turn.startFresh(this.#spawn(), missing);
   }
 
   #failTurn(turn: ActiveTurn, subtype: string, message: string): void {
@@ -392,11 +386,3 @@ export class ClaudeProcess {
     turn.settle({ result: failedOutcome(turn.state, subtype, message, this.#context(turn)) });
   }
 }
-
-export {
-  type ClaudeProcessOptions,
-  DEFAULT_TURN_TIMEOUT_MS,
-  type RunTurnOptions,
-  type SteerOutcome,
-  type SteerStatus,
-} from "./claude-process-types.js";

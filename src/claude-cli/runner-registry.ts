@@ -1,5 +1,6 @@
 import { performance } from "node:perf_hooks";
-import { ClaudeProcess, type ClaudeProcessOptions } from "./claude-process.js";
+import { ClaudeProcess } from "./claude-process.js";
+import type { ClaudeProcessOptions } from "./claude-process-types.js";
 
 export interface RegistryLogger {
   warn(message: string): void;

@@ -2,7 +2,7 @@
  * What `startGateway` takes and gives back: its options (the engine its agents run, the store,
  * the limits), the running gateway, and the options each agent process gets from the engine.
  */
-import type { ClaudeProcessOptions } from "../claude-cli/claude-process.js";
+import type { ClaudeProcessOptions } from "../claude-cli/claude-process-types.js";
 import type { GatewayBindings } from "./bindings/bindings.js";
 import type { ReloadOutcome } from "./bindings/config-reload.js";
 import type { ResolvedBinding } from "./bindings/resolved-binding.js";

@@ -1,4 +1,5 @@
-import { ClaudeProcess, type ClaudeProcessOptions } from "../../src/claude-cli/claude-process.js";
+import { ClaudeProcess } from "../../src/claude-cli/claude-process.js";
+import type { ClaudeProcessOptions } from "../../src/claude-cli/claude-process-types.js";
 import { FAKE_CLAUDE } from "../helpers/fixtures.js";
 
 /**

@@ -23,7 +23,8 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ClaudeProcess, type ClaudeProcessOptions } from "../../src/claude-cli/claude-process.js";
+import { ClaudeProcess } from "../../src/claude-cli/claude-process.js";
+import type { ClaudeProcessOptions } from "../../src/claude-cli/claude-process-types.js";
 import { ClaudeTimeoutError, RateLimitError } from "../../src/claude-cli/errors.js";
 import { listDescendants } from "../../src/claude-cli/process-tree.js";
 import { RunnerRegistry } from "../../src/claude-cli/runner-registry.js";

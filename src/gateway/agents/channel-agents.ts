@@ -5,7 +5,7 @@
  * Claude Code settings as `--settings` and its system-prompt addition. `key` changes exactly
  * when a process made now would differ, so the pool restarts a kept process between turns.
  */
-import type { ClaudeProcessOptions } from "../../claude-cli/claude-process.js";
+import type { ClaudeProcessOptions } from "../../claude-cli/claude-process-types.js";
 import type { GatewayBindings } from "../bindings/bindings.js";
 import type { ChannelModels } from "../bindings/channel-models.js";
 import type { ResolvedBinding } from "../bindings/resolved-binding.js";

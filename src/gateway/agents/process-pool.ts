@@ -1,5 +1,6 @@
 import { performance } from "node:perf_hooks";
-import { ClaudeProcess, type ClaudeProcessOptions } from "../../claude-cli/claude-process.js";
+import { ClaudeProcess } from "../../claude-cli/claude-process.js";
+import type { ClaudeProcessOptions } from "../../claude-cli/claude-process-types.js";
 import type { PermissionHandler, PermissionRequest } from "../../claude-cli/permission-request.js";
 import { RunnerRegistry } from "../../claude-cli/runner-registry.js";
 import type { AcquiredProcess, AgentProcess, ProcessPool, RunnerInfo } from "./agent-process.js";
