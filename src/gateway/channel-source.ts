@@ -103,7 +103,7 @@ export interface SourceContext {
  * `start(deliver)` connects to the platform and, for each incoming message,
  * calls `deliver(channelId, text, meta)` with a channel id it derives from the
  * platform (e.g. `telegram:<chat id>`; ids match `[A-Za-z0-9._:-]{1,128}`).
- * `deliver` resolves once the message is stored and routed. To answer on the
+ * `deliver` resolves once the message is stored and routed (see `SourceDeliver`). To answer on the
  * platform the adapter subscribes to the channel's events through `context`
  * and posts `reply`, `fallback` and `error` messages back. `stop()` disconnects; the gateway calls it on shutdown.
  */
@@ -117,14 +117,24 @@ export interface SourceWebhook {
   handle(request: Request): Promise<Response>;
 }
 
+/**
+ * Stores a message and routes it; resolves once it is stored and its route chosen. `stored`, when
+ * given, is called as soon as the message is in the store, before it is routed: a platform
+ * that must be acknowledged quickly (Slack's 3 seconds) is acknowledged then. Not called when
+ * the message was not stored (the gateway closing: `GatewayClosedError`).
+ */
+export type SourceDeliver = (
+  channelId: string,
+  text: string,
+  meta?: DeliveryMeta,
+  stored?: () => void,
+) => Promise<SourceDelivery>;
+
 export interface ChannelSource {
   readonly name: string;
   /** Platform callbacks over HTTP, when the source takes them. */
   readonly webhook?: SourceWebhook | undefined;
-  start(
-    deliver: (channelId: string, text: string, meta?: DeliveryMeta) => Promise<SourceDelivery>,
-    context?: SourceContext,
-  ): Promise<void>;
+  start(deliver: SourceDeliver, context?: SourceContext): Promise<void>;
   stop(): Promise<void>;
 }
 

@@ -156,12 +156,22 @@ describe("rudder serve with Slack", () => {
     );
   });
 
-  it("catches up after a restart: what was said while it was down is answered once each", async () => {
+  it("after being killed, answers what it had acknowledged and what was said while it was down, once each", async () => {
     const said = slack.say({ user: ADA, channel: "C0MAIN", text: `<@${slack.botUserId}> before` });
     await botSaid("C0MAIN", said.ts, /before/);
     const earlier = slack.say({ user: ADA, channel: "D0ADA", text: "a DM before" });
     await botSaid("D0ADA", earlier.ts, /a DM before/);
-    await stopRudder(server);
+    // Acknowledged once stored; killed while its turn waits on the model: the store has it.
+    const asked = messagesApi.mainRequests().length;
+    messagesApi.push({ hangUntilAborted: true });
+    const held = slack.say({ user: ADA, channel: "C0HELD", text: `<@${slack.botUserId}> held` });
+    await waitFor(
+      () => slack.acks.some((ack) => ack.envelopeId === held.envelopeId),
+      () => `the ack of the held message: ${server.stderr()}`,
+    );
+    await waitFor(() => messagesApi.mainRequests().length > asked, "the held turn asking");
+    server.kill("SIGKILL");
+    await server.exited;
     const first = slack.say({
       user: ADA,
       channel: "C0MAIN",
@@ -174,6 +184,7 @@ describe("rudder serve with Slack", () => {
     await connected(server, 1);
     await botSaid("C0MAIN", said.ts, /while down one/);
     await botSaid("D0ADA", dm.ts, /hello while down/);
+    await botSaid("C0HELD", held.ts, /echo: .*held/s);
     // A live message after the catch-up: once it is answered, nothing before it is still coming.
     slack.say({ user: ADA, channel: "C0MAIN", text: "after", threadTs: said.ts });
     await botSaid("C0MAIN", said.ts, /echo: .*after/s);
@@ -184,6 +195,7 @@ describe("rudder serve with Slack", () => {
       slack.botMessages("D0ADA", dm.ts).filter((m) => m.text.includes("hello while down")),
     ).toHaveLength(1);
     expect(first.ts > said.ts).toBe(true);
+    expect(slack.botMessages("C0HELD", held.ts).filter((m) => /echo/.test(m.text))).toHaveLength(1);
   }, 120_000);
 
   it("takes the Events API at POST /slack/events, signed, before the token check", async () => {

@@ -129,8 +129,15 @@ export type PlatformFailure =
 
 /** What the kit gives a platform's receiving loop. */
 export interface PlatformHandlers {
-  /** Resolves once the message is stored and routed (or answered): then confirm it. */
-  message(message: IncomingChat): Promise<void>;
+  /**
+   * Resolves once the message is stored and routed (or answered): then confirm it. `stored`,
+   * when given, is called earlier: as soon as the message is in the store (its delivery key
+   * claimed for good), or once it is clear it will not be stored (not for the bot, a stranger's,
+   * a duplicate, answered here). A platform that must acknowledge quickly (Slack's 3 seconds)
+   * acknowledges then and need not wait for routing. Never called when the gateway refused the
+   * message because it is closing (the promise rejects with `GatewayClosedError`).
+   */
+  message(message: IncomingChat, stored?: () => void): Promise<void>;
   button(press: ButtonPress): Promise<void>;
   /** The platform rejected the token: the source stops, the gateway runs on. */
   badToken(status: number): void;
@@ -164,6 +171,13 @@ export interface ChatPlatform {
    * order, one at a time; backs off on failures. Resolves when it stops.
    */
   receive(handlers: PlatformHandlers, signal: AbortSignal, context: ReceiveContext): Promise<void>;
+  /**
+   * Entries every worker takes, whoever holds the connection (Slack's Events API over HTTP):
+   * called once on every worker when the source starts, before `receive`, with the handlers
+   * and context `receive` gets and the source's own signal. The store's delivery claim keeps
+   * what several workers take from being taken twice.
+   */
+  accept?(handlers: PlatformHandlers, signal: AbortSignal, context: ReceiveContext): void;
   /** Sends a message to a channel; resolves to the platform's id of it. */
   send(channelId: string, message: OutgoingChat, signal: AbortSignal): Promise<string>;
   /**

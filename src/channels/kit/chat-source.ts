@@ -1,9 +1,8 @@
 import { hostname } from "node:os";
 import type {
   ChannelSource,
-  DeliveryMeta,
+  SourceDeliver as Deliver,
   SourceContext,
-  SourceDelivery,
 } from "../../gateway/channel-source.js";
 import type { GatewayEvent, StoredMessage } from "../../gateway/events.js";
 import { GatewayClosedError } from "../../gateway/gateway-closed-error.js";
@@ -29,8 +28,6 @@ import { TypingIndicator } from "./typing-indicator.js";
 
 /** How often the ledger is looked through again for what nobody is sending. */
 const DEFAULT_RESCAN_MS = 30_000;
-
-type Deliver = (channelId: string, text: string, meta?: DeliveryMeta) => Promise<SourceDelivery>;
 
 export type { AttachmentHandler };
 
@@ -165,7 +162,7 @@ export class ChatSource implements ChannelSource {
     signal.addEventListener("abort", () => clearInterval(rescan), { once: true });
     const commands = platform.setCommands?.(MENU_COMMANDS).catch(() => undefined);
     const handlers: PlatformHandlers = {
-      message: (message) => this.#message(session, message),
+      message: (message, stored) => this.#message(session, message, stored),
       button: (press) => this.#button(session, press),
       badToken: (status) => this.#rejectToken(status),
       log: this.#log,
@@ -173,6 +170,7 @@ export class ChatSource implements ChannelSource {
     const receiveContext: ReceiveContext = {
       knownChannels: () => store.deliveries.channels(this.name),
     };
+    platform.accept?.(handlers, signal, receiveContext);
     const receive = (receiving: AbortSignal) =>
       platform.receive(handlers, receiving, receiveContext);
     // One connection per cluster: only the worker holding the source's lease receives.
@@ -218,15 +216,38 @@ export class ChatSource implements ChannelSource {
     }
   }
 
-  async #message(session: Session, message: IncomingChat): Promise<void> {
+  async #message(
+    session: Session,
+    message: IncomingChat,
+    onStored: () => void = () => {},
+  ): Promise<void> {
     const key = message.deliveryKey;
     const { deliveries } = session.store;
     if (key !== undefined && !(await deliveries.claim(this.name, key))) {
       this.#log(`${this.name}: message ${key} was delivered before; dropped`);
+      onStored();
       return;
     }
+    // The claim is finished before the platform hears the message is taken: an acknowledged
+    // message read again (a catch-up after a crash) must find its claim held for good.
+    let finishing: Promise<void> | undefined;
+    const finish = () => {
+      finishing ??=
+        key === undefined
+          ? Promise.resolve()
+          : deliveries.finish(this.name, key).catch((error: unknown) => {
+              this.#log(`${this.name}: could not mark message ${key} taken: ${describe(error)}`);
+            });
+      return finishing;
+    };
+    let told = false;
+    const stored = () => {
+      if (told) return;
+      told = true;
+      void finish().then(onStored);
+    };
     try {
-      await this.#take(session, message);
+      await this.#take(session, message, stored);
     } catch (error) {
       if (error instanceof GatewayClosedError) {
         // Not taken: the platform delivers it again after the restart, and that is claimed.
@@ -239,13 +260,11 @@ export class ChatSource implements ChannelSource {
         format: "plain",
       });
     }
-    if (key === undefined) return;
-    await deliveries.finish(this.name, key).catch((error: unknown) => {
-      this.#log(`${this.name}: could not mark message ${key} taken: ${describe(error)}`);
-    });
+    stored();
+    await finish();
   }
 
-  async #take(session: Session, message: IncomingChat): Promise<void> {
+  async #take(session: Session, message: IncomingChat, stored: () => void): Promise<void> {
     const { outbox, access } = session;
     const { channelId } = message;
     if (message.group && this.#options.groups !== "all" && !message.addressed) return;
@@ -299,7 +318,7 @@ export class ChatSource implements ChannelSource {
     }
     this.#watch(session, channelId);
     const meta = { ...message.meta, userName: message.userName };
-    const delivery = await session.deliver(channelId, text, meta);
+    const delivery = await session.deliver(channelId, text, meta, stored);
     const acknowledgement = acknowledgementText(delivery.disposition);
     if (acknowledgement !== null) {
       await outbox.send(channelId, "ack", {

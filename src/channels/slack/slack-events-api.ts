@@ -3,16 +3,21 @@
  * each request's signature checked (`v0=` HMAC-SHA256 of `v0:<timestamp>:<body>` with the
  * signing secret, in constant time), a timestamp more than five minutes off refused, the same
  * signed request refused the second time, `url_verification` answered with its challenge, and
- * everything else answered at once (well within Slack's 3 seconds) with the work handed to the
- * platform's queue, off the request's path. Events, button presses (`payload=`) and slash
+ * everything else handed to the platform's queue and answered once its message is stored,
+ * before it is routed (a slash command with its reply); not stored within 2.5 s (Slack waits
+ * 3), a 503, and Slack sends it again (the store's delivery claim drops it if it was stored
+ * meanwhile). Events, button presses (`payload=`) and slash
  * commands (form fields) arrive here as Socket Mode's envelopes do.
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { SourceWebhook } from "../../gateway/channel-source.js";
 import type { SlackPlatform } from "./slack-platform.js";
 
 /** Slack's replay window. */
 const WINDOW_SECONDS = 5 * 60;
+/** How long a request waits for its message to be stored: Slack gives up after 3 s. */
+const STORE_WAIT_MS = 2500;
 /** Slack's requests are small; anything past this is not Slack. */
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -44,7 +49,9 @@ export class SlackEventsApi implements SourceWebhook {
     const refusal = this.#verify(request.headers, body);
     if (refusal !== undefined) return refuse(401, refusal);
     const type = request.headers.get("content-type") ?? "";
-    return type.includes("application/json") ? this.#json(body, request.headers) : this.#form(body);
+    return type.includes("application/json")
+      ? await this.#json(body, request.headers)
+      : await this.#form(body);
   }
 
   /** Undefined when the request is Slack's and new; else why not. */
@@ -66,7 +73,7 @@ export class SlackEventsApi implements SourceWebhook {
     return undefined;
   }
 
-  #json(body: string, headers: Headers): Response {
+  async #json(body: string, headers: Headers): Promise<Response> {
     let parsed: { type?: string; challenge?: string };
     try {
       parsed = JSON.parse(body) as typeof parsed;
@@ -78,7 +85,7 @@ export class SlackEventsApi implements SourceWebhook {
     return this.#hand("events_api", parsed, retry);
   }
 
-  #form(body: string): Response {
+  async #form(body: string): Promise<Response> {
     const fields = new URLSearchParams(body);
     const payload = fields.get("payload");
     if (payload !== null) {
@@ -90,25 +97,32 @@ export class SlackEventsApi implements SourceWebhook {
     }
     const command = Object.fromEntries(fields);
     if (!command.command || !command.channel_id) return refuse(400, "not a slash command");
-    if (!this.#platform.hasConversation(command.channel_id)) {
-      return Response.json({
-        response_type: "ephemeral",
-        text: `No conversation here yet: mention me to start one, then ${command.command} works on it.`,
-      });
-    }
     return this.#hand("slash_commands", command, false);
   }
 
-  /** Handed to the platform's queue; a 503 when this worker is not receiving (Slack retries). */
-  #hand(type: string, body: unknown, retry: boolean): Response {
-    const taken = this.#platform.dispatch({ type, body, retry, ack: async () => {} });
-    if (!taken) {
-      return new Response("not receiving here now", {
-        status: 503,
-        headers: { "retry-after": "5" },
-      });
+  /**
+   * Handed to the platform's queue and answered once stored (with the ack's payload, if any); a
+   * 503 when this worker is not receiving or the message was not stored in time (Slack retries).
+   */
+  async #hand(type: string, body: unknown, retry: boolean): Promise<Response> {
+    let answer: (payload: Record<string, unknown> | undefined) => void = () => {};
+    const acked = new Promise<Record<string, unknown> | undefined>((resolve) => {
+      answer = resolve;
+    });
+    const taken = this.#platform.dispatch({
+      type,
+      body,
+      retry,
+      ack: async (payload) => answer(payload),
+    });
+    const late = Symbol("late");
+    const payload = taken
+      ? await Promise.race([acked, sleep(STORE_WAIT_MS, late, { ref: false })])
+      : late;
+    if (payload === late) {
+      return new Response("not taken here now", { status: 503, headers: { "retry-after": "5" } });
     }
-    return new Response(null, { status: 200 });
+    return payload === undefined ? new Response(null, { status: 200 }) : Response.json(payload);
   }
 }
 

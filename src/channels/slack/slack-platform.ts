@@ -1,7 +1,7 @@
 /**
  * Slack as a chat kit platform: Socket Mode in (messages, button presses, slash commands, each
- * envelope acknowledged once its handler has stored it; Slack sends again what was not
- * acknowledged, and the store's delivery claim drops the second copy), the Web API out
+ * envelope acknowledged once its message is stored, before it is routed; Slack sends again what
+ * was not acknowledged, and the store's delivery claim drops the second copy), the Web API out
  * (`chat.postMessage` in the conversation's thread, `chat.update` for progress and cards,
  * reactions as acknowledgements). One conversation per thread: a mention or a DM starts one,
  * replies in a thread the bot is part of continue it without a mention. A 429 fails the call
@@ -10,7 +10,6 @@
  */
 import type { SocketModeClient } from "@slack/socket-mode";
 import type { WebClient } from "@slack/web-api";
-import { GatewayClosedError } from "../../gateway/gateway-closed-error.js";
 import { type Backoff, DEFAULT_BACKOFF } from "../kit/backoff.js";
 import type {
   ChatPlatform,
@@ -19,10 +18,11 @@ import type {
   PlatformHandlers,
   ReceiveContext,
 } from "../kit/chat-platform.js";
-import { slackAddressOrRefusal, slackChannelId } from "./slack-address.js";
+import { slackChannelId } from "./slack-address.js";
 import { catchUp, knownConversations } from "./slack-catch-up.js";
 import { type SlackClients, slackClients } from "./slack-clients.js";
 import type { Ack, SlackEnvelope, SocketEnvelope } from "./slack-envelope.js";
+import { EnvelopeQueue } from "./slack-envelope-queue.js";
 import {
   commandOf,
   downloadFile,
@@ -35,7 +35,8 @@ import {
 } from "./slack-events.js";
 import { slackErrorName, slackFailure } from "./slack-failure.js";
 import { SlackNames, signIn } from "./slack-identity.js";
-import { SLACK_MESSAGE_LIMIT, slackMessage } from "./slack-message.js";
+import { SLACK_MESSAGE_LIMIT } from "./slack-message.js";
+import { answerPress, postMessage, updateMessage } from "./slack-outgoing.js";
 import { SlackReactions } from "./slack-reactions.js";
 
 export interface SlackPlatformOptions {
@@ -49,9 +50,6 @@ export interface SlackPlatformOptions {
   /** Socket Mode's wait before connecting again (times the failures), and for a pong; 5 s. */
   socketRetryMs?: number | undefined;
 }
-
-/** Envelope handlers take turns: one message at a time, in the order they came. */
-type Job = () => Promise<void>;
 
 export class SlackPlatform implements ChatPlatform {
   readonly name = "slack";
@@ -72,7 +70,7 @@ export class SlackPlatform implements ChatPlatform {
   #web: WebClient | undefined;
   #bot: SlackBot | undefined;
   #botName: string | undefined;
-  #queue: Promise<void> = Promise.resolve();
+  readonly #queue = new EnvelopeQueue();
   #log: (line: string) => void = () => {};
   #receiving: { handlers: PlatformHandlers; signal: AbortSignal } | undefined;
 
@@ -98,7 +96,7 @@ export class SlackPlatform implements ChatPlatform {
       handlers.log("slack: no app token: events only over HTTP (the Events API)");
       await this.#catchUp(handlers, signal, context);
       await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
-      await this.#queue;
+      await this.#queue.idle();
       return;
     }
     const unlisten = this.#listen(socket, handlers, signal, context);
@@ -118,7 +116,7 @@ export class SlackPlatform implements ChatPlatform {
     await stopped;
     unlisten();
     await socket.disconnect().catch(() => undefined);
-    await this.#queue;
+    await this.#queue.idle();
   }
 
   /** `auth.test` until it answers: the bot's user and team; false when the token is refused. */
@@ -180,47 +178,21 @@ export class SlackPlatform implements ChatPlatform {
           return true;
         }
         this.#sighted(event, !envelope.retry);
-        this.#enqueue(signal, ack, () => this.#message(handlers, event, signal));
+        this.#queue.add(signal, ack, (stored) => this.#message(handlers, event, signal, stored));
         return true;
       }
       case "interactive":
-        this.#enqueue(signal, ack, () => this.#press(handlers, body as SlackBlockActions));
+        this.#queue.add(signal, ack, () => this.#press(handlers, body as SlackBlockActions));
         return true;
       case "slash_commands":
-        this.#enqueue(signal, ack, () => this.#slash(handlers, body as SlackSlashCommand, ack));
+        this.#queue.add(signal, ack, (stored, answer) =>
+          this.#slash(handlers, body as SlackSlashCommand, answer, stored),
+        );
         return true;
       default:
         void ack().catch(() => undefined);
         return true;
     }
-  }
-
-  /** Whether a slash command in this Slack channel has a conversation to act on. */
-  hasConversation(slackChannel: string): boolean {
-    return this.#latest.has(slackChannel);
-  }
-
-  /**
-   * Runs `job` after the ones before it, then acknowledges the envelope (an ack already sent by
-   * the job, a slash command's answer, is not repeated). A job the gateway refused because it
-   * is closing is left unacknowledged: Slack gives it to the next connection.
-   */
-  #enqueue(signal: AbortSignal, ack: Ack, job: Job): void {
-    let acked = false;
-    const once: Ack = async (response) => {
-      if (acked) return;
-      acked = true;
-      await ack(response);
-    };
-    this.#queue = this.#queue.then(async () => {
-      if (signal.aborted) return;
-      try {
-        await job();
-      } catch (error) {
-        if (error instanceof GatewayClosedError || signal.aborted) return;
-      }
-      await once().catch(() => undefined);
-    });
   }
 
   /** Reads what the known conversations said since their last stored message (see catchUp). */
@@ -237,7 +209,8 @@ export class SlackPlatform implements ChatPlatform {
     await catchUp(
       web,
       known,
-      (event) => this.#enqueue(signal, read, () => this.#message(handlers, event, signal)),
+      (event) =>
+        this.#queue.add(signal, read, (stored) => this.#message(handlers, event, signal, stored)),
       handlers.log,
     );
   }
@@ -246,6 +219,7 @@ export class SlackPlatform implements ChatPlatform {
     handlers: PlatformHandlers,
     event: SlackMessageEvent,
     signal: AbortSignal,
+    stored: () => void,
   ): Promise<void> {
     const bot = this.#bot;
     if (bot === undefined || event.user === undefined) return;
@@ -262,7 +236,7 @@ export class SlackPlatform implements ChatPlatform {
       this.#threads.add(incoming.channelId);
       this.#latest.set(event.channel, incoming.channelId);
     }
-    await handlers.message(incoming);
+    await handlers.message(incoming, stored);
   }
 
   /**
@@ -294,7 +268,12 @@ export class SlackPlatform implements ChatPlatform {
     if (press !== null) await handlers.button(press);
   }
 
-  async #slash(handlers: PlatformHandlers, command: SlackSlashCommand, ack: Ack): Promise<void> {
+  async #slash(
+    handlers: PlatformHandlers,
+    command: SlackSlashCommand,
+    ack: Ack,
+    stored: () => void,
+  ): Promise<void> {
     const channelId = this.#latest.get(command.channel_id);
     if (channelId === undefined) {
       await ack({
@@ -304,7 +283,7 @@ export class SlackPlatform implements ChatPlatform {
       return;
     }
     const userName = await this.#nameOf(command.user_id);
-    await handlers.message(commandOf(command, channelId, userName));
+    await handlers.message(commandOf(command, channelId, userName), stored);
   }
 
   #nameOf(userId: string): Promise<string> {
@@ -313,20 +292,13 @@ export class SlackPlatform implements ChatPlatform {
 
   async send(channelId: string, message: OutgoingChat, signal: AbortSignal): Promise<string> {
     signal.throwIfAborted();
-    const address = slackAddressOrRefusal(channelId);
     const { web } = await this.#load();
-    const result = await web.chat.postMessage({
-      channel: address.channel,
-      thread_ts: address.threadTs,
-      unfurl_links: false,
-      unfurl_media: false,
-      ...slackMessage(message),
-    } as Parameters<WebClient["chat"]["postMessage"]>[0]);
+    const ts = await postMessage(web, channelId, message);
     this.#threads.add(channelId);
     if (message.format === "markdown" && message.buttons === undefined) {
       this.#reactions.answered(channelId);
     }
-    return String(result.ts);
+    return ts;
   }
 
   async edit(
@@ -336,25 +308,14 @@ export class SlackPlatform implements ChatPlatform {
     signal: AbortSignal,
   ): Promise<void> {
     signal.throwIfAborted();
-    const address = slackAddressOrRefusal(channelId);
     const { web } = await this.#load();
-    await web.chat.update({
-      channel: address.channel,
-      ts: messageId,
-      ...slackMessage(message),
-    } as Parameters<WebClient["chat"]["update"]>[0]);
+    await updateMessage(web, channelId, messageId, message);
   }
 
   async answerButton(pressId: string, text: string | undefined): Promise<void> {
     if (text === undefined) return;
-    const [channel = "", user = "", threadTs] = pressId.split("|");
     const { web } = await this.#load();
-    await web.chat.postEphemeral({
-      channel,
-      user,
-      text,
-      ...(threadTs ? { thread_ts: threadTs } : {}),
-    });
+    await answerPress(web, pressId, text);
   }
 
   /** Slack shows no typing indicator for a bot's messages: the eyes reaction says it instead. */

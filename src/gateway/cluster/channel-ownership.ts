@@ -166,14 +166,20 @@ export class ChannelOwnership {
    * What the sources deliver through: routed here, or stored for the channel's owner. While
    * this worker shuts down, stored for another worker: the owner woken when another holds the
    * channel, else every worker (the first to claim it routes it); one this worker holds goes
-   * with its leases (see `stop`).
+   * with its leases (see `stop`). `stored`: as the router's.
    */
-  async deliver(channelId: string, text: string, source: string): Promise<Delivery> {
+  async deliver(
+    channelId: string,
+    text: string,
+    source: string,
+    stored?: () => void,
+  ): Promise<Delivery> {
     const { router, store } = this.#options;
-    if (await this.#take(channelId)) return router.deliver(channelId, text, source);
+    if (await this.#take(channelId)) return router.deliver(channelId, text, source, stored);
     const watch = this.#options.watchForwarded?.(channelId);
     try {
       const message = await store.insertUserMessage(channelId, text, source);
+      stored?.();
       let holder: { owner: string; live: boolean } | null;
       try {
         holder = await this.#leases.holder(channelId);

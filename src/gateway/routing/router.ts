@@ -137,8 +137,15 @@ export class Router {
    * Stores the message, then routes it. Resolves once it is stored and its route chosen; one
    * stored after `close()` began is `stored`: left unanswered for the next start (or the
    * channel's next owner) to route, never handed to an agent that is being stopped.
+   * `stored` is called once the message is committed, before it is routed (a chat source
+   * acknowledges to its platform then).
    */
-  async deliver(channelId: string, text: string, source = "http"): Promise<Delivery> {
+  async deliver(
+    channelId: string,
+    text: string,
+    source = "http",
+    stored?: () => void,
+  ): Promise<Delivery> {
     if (this.#closed) throw new GatewayClosedError();
     // A message that will start a turn is counted as handed over in its insert, not in a
     // second write the agent waits for. Should the route change meanwhile (a catch-up pass
@@ -153,6 +160,7 @@ export class Router {
       if (left === 0) this.#storing.delete(channelId);
       else this.#storing.set(channelId, left);
     }
+    stored?.();
     // Committed before this await resumed, so a catch-up pass may have listed and routed it
     // meanwhile (`routeStored`): it is dispatched once, and its client told the route it took.
     const routed = this.#routed.route(message.id);

@@ -54,11 +54,12 @@ export async function startSources({
   };
   const chatTitles = new ChatTitles(store.channelSettings());
   for (const source of sources) {
-    await source.start(async (channelId, text, meta) => {
+    await source.start(async (channelId, text, meta, stored) => {
       const delivery = await (ownership ?? router).deliver(
         channelId,
         text,
         senderSource(meta, source.name),
+        stored,
       );
       // Stored after the message, whose channel then exists.
       chatTitles.note(channelId, meta?.chatTitle);

@@ -23,6 +23,9 @@ let bus: EventBus;
 let permissions: PermissionRequests;
 const closing = new AbortController();
 const delivered: Array<{ channelId: string; text: string; meta: unknown }> = [];
+/** Routing held for a message of this text until the gate opens (stored at once). */
+const holds = new Map<string, Promise<void>>();
+const routed: string[] = [];
 const logs: string[] = [];
 
 beforeAll(async () => {
@@ -40,9 +43,13 @@ beforeAll(async () => {
     logger: (line) => logs.push(line),
   });
   await source.start(
-    async (channelId, text, meta) => {
+    async (channelId, text, meta, stored) => {
       delivered.push({ channelId, text, meta });
-      return { id: `message-${delivered.length}`, disposition: "started" };
+      const id = `message-${delivered.length}`;
+      stored?.();
+      await holds.get(text);
+      routed.push(text);
+      return { id, disposition: "started" };
     },
     {
       subscribe: (channelId, listener) =>
@@ -217,6 +224,26 @@ describe("Slack source", () => {
     const said = slack.say({ user: ADA, channel: "C8", text: `<@${slack.botUserId}> back?` });
     await deliveredTo(`slack:${slack.teamId}:C8:${said.ts}`);
     expect(logs.some((line) => line.includes("connected again"))).toBe(true);
+  });
+
+  it("acknowledges a message once it is stored, while its routing is held, and takes the next meanwhile", async () => {
+    let release = () => {};
+    holds.set(
+      "held",
+      new Promise<void>((resolve) => {
+        release = resolve;
+      }),
+    );
+    const acked = (envelope: string | undefined) => () =>
+      slack.acks.some((ack) => ack.envelopeId === envelope);
+    const said = slack.say({ user: ADA, channel: "C12", text: `<@${slack.botUserId}> held` });
+    await waitFor(acked(said.envelopeId), "the ack while its routing is held");
+    const next = slack.say({ user: ADA, channel: "C12", text: "behind it", threadTs: said.ts });
+    await waitFor(acked(next.envelopeId), "the next message acknowledged meanwhile");
+    await waitFor(() => routed.includes("behind it"), "the next message routed meanwhile");
+    expect(routed).not.toContain("held");
+    release();
+    await waitFor(() => routed.includes("held"), "the held routing ended");
   });
 
   it("takes an event Slack sends again (its ack lost) once", async () => {
