@@ -50,6 +50,18 @@ describe("the SQLite store's group commit", () => {
     await store.close();
   });
 
+  it("commits every 16 writes even within one loop turn, so a burst's first are answered early", async () => {
+    const path = databasePath();
+    const store = new SqliteGatewayStore(path);
+    const texts = Array.from({ length: 17 }, (_, index) => `burst ${index}`);
+    const writes = texts.map((text, index) => store.insertUserMessage(`c-${index}`, text, "http"));
+    // The 17th write committed the 16 before it; it waits for the loop's turn to end.
+    expect(committedMessages(path)).toEqual(texts.slice(0, 16));
+    await Promise.all(writes);
+    expect(committedMessages(path)).toEqual(texts);
+    await store.close();
+  });
+
   it("commits what is open at once when asked (before the gateway writes to an agent)", async () => {
     const path = databasePath();
     const store = new SqliteGatewayStore(path);

@@ -20,6 +20,14 @@ const OPEN: CommitGuard = {
   committed: () => {},
 };
 
+/**
+ * Writes a transaction takes at most before it is committed, even within one turn of the loop:
+ * a burst of POSTs read in one turn (400 at once) was answered all together at the turn's end,
+ * after the slowest; committed every 16 writes, the first are answered while the rest are read.
+ * 400 inserts took as long in 25 commits as in one (WAL, no sync at commit).
+ */
+const MAX_WRITES = 16;
+
 interface Waiting {
   resolve: () => void;
   reject: (error: unknown) => void;
@@ -38,8 +46,9 @@ interface Waiting {
  * a write may count on it as before. Commits keep the order of the writes, so a write awaited
  * also vouches for every write issued before it. `flush` commits at once what is open, for
  * writes whose callers act on them without waiting (the gateway calls it before it writes to
- * an agent, which may act on a count it was not told of). If the commit fails, or a write's failure ends the transaction, every write of
- * the transaction fails with that error.
+ * an agent, which may act on a count it was not told of). A transaction with `MAX_WRITES`
+ * writes is committed as the next write comes. If the commit fails, or a write's failure ends
+ * the transaction, every write of the transaction fails with that error.
  */
 export class GroupCommit {
   readonly #database: Database.Database;
@@ -64,6 +73,7 @@ export class GroupCommit {
 
   /** Like `write`, never refused: how the store's health finds out whether it can write again. */
   probe<T>(work: () => T): Promise<T> {
+    if (this.#waiting !== undefined && this.#waiting.length >= MAX_WRITES) this.flush();
     if (this.#waiting === undefined) {
       try {
         this.#begin.run();

@@ -134,7 +134,7 @@ export class SqliteGatewayStore implements GatewayStore {
   }
 
   async getChannel(channelId: string): Promise<ChannelRecord | null> {
-    const row = this.#database.prepare("SELECT * FROM channels WHERE id = ?").get(channelId) as
+    const row = this.#statement("SELECT * FROM channels WHERE id = ?").get(channelId) as
       | ChannelRow
       | undefined;
     return row ? toChannel(row) : null;
@@ -268,12 +268,10 @@ export class SqliteGatewayStore implements GatewayStore {
   }
 
   async listMessages(channelId: string, limit?: number): Promise<MessageRecord[]> {
-    const rows = this.#database
-      .prepare(
-        `SELECT * FROM (SELECT * FROM messages WHERE channel_id = ? ORDER BY seq DESC LIMIT ?)
+    const rows = this.#statement(
+      `SELECT * FROM (SELECT * FROM messages WHERE channel_id = ? ORDER BY seq DESC LIMIT ?)
          ORDER BY seq`,
-      )
-      .all(channelId, limit ?? -1) as MessageRow[];
+    ).all(channelId, limit ?? -1) as MessageRow[];
     return rows.map(toMessage);
   }
 
