@@ -87,7 +87,7 @@ describe("layers", () => {
   it("reads each row's value and type-only imports from the table", () => {
     expect(ALLOWED.model).toEqual({ values: [], types: [] });
     expect(ALLOWED.background).toEqual({ values: ["tools"], types: ["sandbox"] });
-    expect(ALLOWED.channels?.types).toEqual(["gateway/events", "gateway/source-store"]);
+    expect(ALLOWED.channels?.types).toEqual(["gateway/events", "gateway/store/source-store"]);
     expect(ALLOWED.cli?.values).toContain("gateway");
   });
 

@@ -1,6 +1,6 @@
 import type { PermissionRequests } from "./agents/permission-requests.js";
 import type { Disposition, GatewayEvent, SentFile } from "./events.js";
-import type { SourceStore } from "./source-store.js";
+import type { SourceStore } from "./store/source-store.js";
 
 /** Extra facts an inbound source attaches to a message (sender, thread, platform ids). */
 export type DeliveryMeta = Record<string, unknown>;

@@ -56,6 +56,7 @@ export {
   MAX_CONSECUTIVE_FAILURES,
   Scheduler,
 } from "./scheduler/scheduler.js";
+export { startGateway } from "./start-gateway.js";
 export type {
   ChannelGrant,
   ChannelGrants,
@@ -67,8 +68,7 @@ export type {
   PairingBook,
   PairingRequest,
   SourceStore,
-} from "./source-store.js";
-export { startGateway } from "./start-gateway.js";
+} from "./store/source-store.js";
 export { SqliteGatewayStore } from "./store/sqlite/sqlite-store.js";
 export type {
   ChannelRecord,

@@ -4,7 +4,7 @@ import type {
   PermissionResolver,
   PermissionVerdict,
 } from "../../gateway/events.js";
-import type { ChannelGrants } from "../../gateway/source-store.js";
+import type { ChannelGrants } from "../../gateway/store/source-store.js";
 import type { Button, ButtonPress, OutgoingChat } from "./chat-platform.js";
 import type { ReplyOutbox } from "./reply-outbox.js";
 import { requestDetail, toolVerb } from "./tool-summary.js";

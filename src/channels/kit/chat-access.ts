@@ -1,4 +1,4 @@
-import type { PairingBook, PairingRequest } from "../../gateway/source-store.js";
+import type { PairingBook, PairingRequest } from "../../gateway/store/source-store.js";
 import type { IncomingChat } from "./chat-platform.js";
 import { pairingText } from "./kit-texts.js";
 

@@ -7,7 +7,7 @@ import type {
 import type { GatewayEvent, StoredMessage } from "../../gateway/events.js";
 import { GatewayClosedError } from "../../gateway/gateway-closed-error.js";
 import { parseChannelCommand } from "../../gateway/routing/channel-command.js";
-import type { SourceStore } from "../../gateway/source-store.js";
+import type { SourceStore } from "../../gateway/store/source-store.js";
 import { ApprovalCards } from "./approval-cards.js";
 import { type AttachmentHandler, attachmentIntake } from "./attachment-intake.js";
 import { type Backoff, DEFAULT_BACKOFF } from "./backoff.js";

@@ -4,7 +4,7 @@ import type {
   OutboundEntry,
   PairingRequest,
   SourceStore,
-} from "../../gateway/source-store.js";
+} from "../../gateway/store/source-store.js";
 
 const CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
 

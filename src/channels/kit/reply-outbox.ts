@@ -1,6 +1,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { SentFile } from "../../gateway/events.js";
-import type { OutboundEntry, OutboundKind, OutboundLedger } from "../../gateway/source-store.js";
+import type {
+  OutboundEntry,
+  OutboundKind,
+  OutboundLedger,
+} from "../../gateway/store/source-store.js";
 import { type Backoff, backoffDelayMs } from "./backoff.js";
 import type { ChatPlatform, OutgoingChat } from "./chat-platform.js";
 import { type ReadSentFile, sendFileEntry } from "./sent-file-delivery.js";

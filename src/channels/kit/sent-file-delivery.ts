@@ -6,7 +6,7 @@
  * and where it is in the workspace, so the conversation always learns of it.
  */
 import type { SentFile } from "../../gateway/events.js";
-import type { OutboundEntry } from "../../gateway/source-store.js";
+import type { OutboundEntry } from "../../gateway/store/source-store.js";
 import type { ChatPlatform } from "./chat-platform.js";
 
 /** `SourceContext.readSentFile`: the file's bytes, or a rejection with a one-line reason. */

@@ -3,7 +3,7 @@
  * Bash the exact same command (a grant of another tool covers every call of it). The chat
  * kit's cards and the page's both store grants of this shape (`ChannelGrants`).
  */
-import type { ChannelGrant } from "../source-store.js";
+import type { ChannelGrant } from "../store/source-store.js";
 
 /** What a grant of this call keeps: the exact command for Bash, null (any input) otherwise. */
 export function grantCommand(toolName: string, input: Record<string, unknown>): string | null {

@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { PermissionDecision, PermissionRequest } from "../../claude-cli/permission-request.js";
 import type { EventBus } from "../event-bus.js";
 import type { PermissionRequestInfo, PermissionResolver, PermissionVerdict } from "../events.js";
-import type { ChannelGrants } from "../source-store.js";
 import type { LedgerDecision, SharedPermissions } from "../store/shared-permissions.js";
+import type { ChannelGrants } from "../store/source-store.js";
 import { grantCovering } from "./channel-grant-match.js";
 
 export const DEFAULT_PERMISSION_TIMEOUT_MS = 5 * 60_000;

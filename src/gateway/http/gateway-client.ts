@@ -1,5 +1,5 @@
 import type { Disposition, PermissionRequestInfo, PermissionVerdict } from "../events.js";
-import type { PairingRequest } from "../source-store.js";
+import type { PairingRequest } from "../store/source-store.js";
 import type { ScheduleRecord } from "../store/store.js";
 
 export interface GatewayClientOptions {

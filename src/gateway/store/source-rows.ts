@@ -10,7 +10,7 @@ import type {
   OutboundKind,
   OutboundState,
   PairingRequest,
-} from "../source-store.js";
+} from "./source-store.js";
 
 type Time = string | Date;
 

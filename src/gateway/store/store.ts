@@ -1,7 +1,7 @@
 import type { ContextUsage } from "../agents/context-usage.js";
 import type { MessageState, StoredMessage } from "../events.js";
-import type { SourceStore } from "../source-store.js";
 import type { ChannelSettings } from "./channel-settings.js";
+import type { SourceStore } from "./source-store.js";
 import type { StoreHealth } from "./store-health.js";
 import type { TranscriptChunks } from "./transcript-chunks.js";
 import type { TurnDisplays } from "./turn-displays.js";

@@ -11,7 +11,7 @@ import { memorySourceStore } from "../../../src/channels/kit/memory-source-store
 import { PermissionRequests } from "../../../src/gateway/agents/permission-requests.js";
 import { EventBus } from "../../../src/gateway/event-bus.js";
 import type { SentFile, StoredMessage } from "../../../src/gateway/events.js";
-import type { SourceStore } from "../../../src/gateway/source-store.js";
+import type { SourceStore } from "../../../src/gateway/store/source-store.js";
 import { FakeChatPlatform } from "../../helpers/fake-chat-platform.js";
 import { waitFor } from "../../helpers/wait-for.js";
 

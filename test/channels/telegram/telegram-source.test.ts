@@ -16,7 +16,7 @@ import { PermissionRequests } from "../../../src/gateway/agents/permission-reque
 import { EventBus } from "../../../src/gateway/event-bus.js";
 import type { Disposition, GatewayEvent } from "../../../src/gateway/events.js";
 import { GatewayClosedError } from "../../../src/gateway/routing/router.js";
-import type { SourceStore } from "../../../src/gateway/source-store.js";
+import type { SourceStore } from "../../../src/gateway/store/source-store.js";
 import { SqliteGatewayStore } from "../../../src/gateway/store/sqlite/sqlite-store.js";
 import { type FakeTelegramApi, startFakeTelegramApi } from "../../helpers/fake-telegram-api.js";
 import { waitFor } from "../../helpers/wait-for.js";

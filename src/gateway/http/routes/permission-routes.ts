@@ -6,7 +6,7 @@ import { Hono } from "hono";
 import * as v from "valibot";
 import { grantCommand } from "../../agents/channel-grant-match.js";
 import type { PermissionRequests } from "../../agents/permission-requests.js";
-import type { ChannelGrants } from "../../source-store.js";
+import type { ChannelGrants } from "../../store/source-store.js";
 import { ApiError, channelParam, readJson } from "./api-request.js";
 
 const decisionBody = v.object({

@@ -9,7 +9,7 @@ import {
   type InboundDeliveries,
   type KnownChannel,
   UNFINISHED_CLAIM_MS,
-} from "../../source-store.js";
+} from "../source-store.js";
 
 /** Old claims are deleted at most this often by one worker. */
 const PRUNE_EVERY_MS = 60 * 60 * 1000;

@@ -1,12 +1,5 @@
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
-import type {
-  ChannelGrants,
-  NewOutbound,
-  OutboundLedger,
-  PairingBook,
-  SourceStore,
-} from "../../source-store.js";
 import {
   CHAT_MESSAGE_KINDS,
   type GrantRow,
@@ -18,6 +11,13 @@ import {
   toOutbound,
   toPairing,
 } from "../source-rows.js";
+import type {
+  ChannelGrants,
+  NewOutbound,
+  OutboundLedger,
+  PairingBook,
+  SourceStore,
+} from "../source-store.js";
 import { postgresInboundDeliveries } from "./postgres-inbound-deliveries.js";
 
 /** Stores a line in a channel's history (an `error` message). */

@@ -3,11 +3,7 @@
  * source took, by the platform's own id of each, and which of the source's channels have history.
  */
 import type Database from "better-sqlite3";
-import {
-  DELIVERY_KEY_DAYS,
-  type InboundDeliveries,
-  type KnownChannel,
-} from "../../source-store.js";
+import { DELIVERY_KEY_DAYS, type InboundDeliveries, type KnownChannel } from "../source-store.js";
 import type { GroupCommit } from "./group-commit.js";
 
 /** Old claims are deleted at most this often (a claim's write carries the delete). */

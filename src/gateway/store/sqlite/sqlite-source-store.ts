@@ -1,15 +1,5 @@
 import { randomUUID } from "node:crypto";
 import type Database from "better-sqlite3";
-import type {
-  ChannelGrant,
-  ChannelGrants,
-  NewOutbound,
-  OutboundEntry,
-  OutboundLedger,
-  PairingBook,
-  PairingRequest,
-  SourceStore,
-} from "../../source-store.js";
 import {
   CHAT_MESSAGE_KINDS,
   type GrantRow,
@@ -20,6 +10,16 @@ import {
   toOutbound,
   toPairing,
 } from "../source-rows.js";
+import type {
+  ChannelGrant,
+  ChannelGrants,
+  NewOutbound,
+  OutboundEntry,
+  OutboundLedger,
+  PairingBook,
+  PairingRequest,
+  SourceStore,
+} from "../source-store.js";
 import type { GroupCommit } from "./group-commit.js";
 import { sqliteInboundDeliveries } from "./sqlite-inbound-deliveries.js";
 

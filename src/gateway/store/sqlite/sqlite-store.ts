@@ -1,9 +1,9 @@
 import type Database from "better-sqlite3";
 import type { ContextUsage } from "../../agents/context-usage.js";
 import type { MessageState } from "../../events.js";
-import type { SourceStore } from "../../source-store.js";
 import type { ChannelSettings } from "../channel-settings.js";
 import { newMessage } from "../new-message.js";
+import type { SourceStore } from "../source-store.js";
 import type {
   ChannelRecord,
   GatewayStore,
