@@ -1,8 +1,11 @@
-// A gateway in a process of its own, for benches and `npm run chaos`: started with
-// `node --expose-gc --import tsx bench/gateway-process.ts --gateway '<options JSON>'`, it prints
-// one JSON line `{url, token}` once listening, answers each `stats` line on stdin with its
-// memory (after a forced GC), and closes when stdin ends. Its agents are whatever engine the
-// options name (the fake Claude CLI, or rudder itself against a fake Messages API).
+// A gateway in a process of its own, for benches, `npm run chaos` and the tests that take their
+// scenarios: started with `node --expose-gc --import tsx bench/gateway-process.ts --gateway
+// '<options JSON>'`, it prints one JSON line `{url, token}` once listening, answers each `stats`
+// line on stdin with its memory (after a forced GC), and closes when stdin ends. Its agents are
+// whatever engine the options name (the fake Claude CLI, or rudder itself against a fake Messages
+// API). The gateway is the built one (dist/, `npm run build`), as `rudder serve` runs it: loading
+// src/ through tsx cost each start twice the CPU (1.5 s against 0.75 s here), and the chaos
+// tests start about twenty.
 import { type ChildProcess, spawn } from "node:child_process";
 import { appendFileSync, readFileSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
@@ -33,8 +36,13 @@ export function residentMiB(pid: number): number {
   }
 }
 
+/** The built gateway's entry; a name TypeScript does not resolve, so no build is needed to check. */
+const BUILT_GATEWAY = new URL("../dist/gateway/index.js", import.meta.url).href;
+
 async function runGateway(options: GatewayChildOptions): Promise<void> {
-  const { startGateway } = await import("../src/gateway/index.js");
+  const { startGateway } = (await import(
+    BUILT_GATEWAY
+  )) as typeof import("../src/gateway/index.js");
   const gateway = await startGateway({
     ...options,
     logger: (line) => process.stderr.write(`${line}\n`),
