@@ -33,9 +33,14 @@ export interface FakeDiscordState {
   findMessage: (id: string) => FakeMessage | undefined;
 }
 
+/** An answer; one without a body (a 204) has no content type, as Discord's (discord.js would parse it). */
 export const json = (response: ServerResponse, status: number, body: unknown, headers = {}) => {
+  if (body === undefined) {
+    response.writeHead(status, headers);
+    return void response.end();
+  }
   response.writeHead(status, { "content-type": "application/json", ...headers });
-  response.end(body === undefined ? undefined : JSON.stringify(body));
+  response.end(JSON.stringify(body));
 };
 
 /** A file the bot attached to a message (multipart `files[n]`). */

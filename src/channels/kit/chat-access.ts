@@ -89,6 +89,7 @@ export class ChatAccess {
     }
     if (this.#allow.has(chatId)) return true;
     if (userId === undefined) return false;
+    if (roles?.some((role) => this.#allow.has(`role:${role}`))) return true;
     return this.#allow.has(userId) || this.#approved.has(userId);
   }
 

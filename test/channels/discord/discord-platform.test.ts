@@ -23,7 +23,7 @@ import {
   renderMessage,
 } from "../../../src/channels/discord/discord-render.js";
 import { MISSING_INTENT_TEXT } from "../../../src/channels/discord/discord-session.js";
-import type { PlatformHandlers } from "../../../src/channels/kit/chat-platform.js";
+import type { OutgoingChat, PlatformHandlers } from "../../../src/channels/kit/chat-platform.js";
 import { type FakeDiscord, startFakeDiscord } from "../../helpers/fake-discord.js";
 
 let discord: FakeDiscord;
@@ -93,6 +93,28 @@ describe("connecting", () => {
       .catch((error: unknown) => error);
     expect(platform.failure(refused).kind).toBe("bad_token");
     expect(platform.redact(`token ${discord.token} here`)).toBe("token [token] here");
+  });
+});
+
+describe("acknowledgements", () => {
+  it("reacts to the message and resolves to its id; typing resolves", async () => {
+    const platform = new DiscordPlatform({ token: discord.token, apiUrl: discord.apiUrl });
+    const dm = discord.dm("4245");
+    const said = discord.say({ userId: "4245", channelId: dm, text: "hi", quiet: true });
+    const channelId = channelIdOf({ guild: "dm", channel: dm, thread: dm });
+    const acknowledgement: OutgoingChat = {
+      text: "Waits",
+      format: "plain",
+      replyTo: said.id,
+      reaction: "\u23F3",
+    };
+    await expect(
+      platform.send(channelId, acknowledgement, AbortSignal.timeout(5000)),
+    ).resolves.toBe(said.id);
+    expect(discord.reactions.filter((each) => each.messageId === said.id)).toEqual([
+      { channelId: dm, messageId: said.id, emoji: "\u23F3" },
+    ]);
+    await expect(platform.typing(channelId)).resolves.toBeUndefined();
   });
 });
 
