@@ -1,6 +1,6 @@
 // Bundles the `rudder` executable (src/cli.ts) into dist/cli.js plus lazily loaded chunks, after
-// tsc has emitted dist/. Loading one bundled file instead of a few hundred ES modules (ours and the
-// Anthropic SDK's) is most of what `rudder run` costs before its first model request.
+// tsc has emitted dist/. Loading one bundled file instead of a few hundred ES modules
+// is most of what `rudder run` costs before its first model request.
 // Only dist/cli.js and dist/cli-chunk-*.js are written; the library entries (dist/index.js,
 // dist/agent, dist/gateway) stay as tsc emitted them.
 // Run: node scripts/bundle-cli.mjs (part of `npm run build`).
@@ -79,9 +79,6 @@ await build({
   sourcemap: true,
   external: EXTERNAL,
   plugins: [importMetaAsEmitted],
-  // `Headers` without loading Node's fetch stack: see src/model/bundled-globals.ts, which
-  // src/cli.ts imports first.
-  define: { Headers: "globalThis.__rudderHeaders", FormData: "globalThis.__rudderFormData" },
   // Bundled CommonJS dependencies call require() for Node's built-ins.
   banner: {
     js: 'import { createRequire as __rudderCreateRequire } from "node:module";\nconst require = __rudderCreateRequire(import.meta.url);',

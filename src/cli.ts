@@ -6,8 +6,6 @@
  * keeps. Ten 20 MB replies left a gateway 52 MiB up, idle, with its JS heap flat; 9 MiB with this
  * (docs/reliability.md). Not passed on to what rudder starts (agents, tools, your commands).
  */
-// First: the bundle's Headers and FormData (see the module), before any other code runs.
-import "./model/bundled-globals.js";
 import { main } from "./cli/main.js";
 
 if (process.env.RUDDER_MALLOC_TUNED === "1") {

@@ -1,7 +1,5 @@
-import type { MessageCreateParamsStreaming } from "@anthropic-ai/sdk/resources/messages/messages";
-import { MessagesClient } from "./messages-client.js";
+import { createMessagesClient, type MessagesClient } from "./messages-client.js";
 import { abortedFailure, classifyFailure, type ModelFailure } from "./model-failure.js";
-import { nodeHttpFetch } from "./node-http-fetch.js";
 import { buildRequestBody } from "./request-body.js";
 import {
   DEFAULT_MAX_RETRIES,
@@ -16,7 +14,11 @@ import type { Model, ModelOutcome, ModelRequest, ModelResponse } from "./types.j
 export interface AnthropicModelOptions {
   /** Model id sent to the API, e.g. `claude-sonnet-5-5`; also the model's `name`. */
   model: string;
-  /** Give at most one of `apiKey` and `authToken`; with neither the SDK's own lookup applies. */
+  /**
+   * Give at most one of `apiKey` and `authToken`; with neither, `ANTHROPIC_API_KEY` or else
+   * `ANTHROPIC_AUTH_TOKEN` is used, and with none of them each call fails as
+   * `authentication_failed`.
+   */
   apiKey?: string;
   authToken?: string;
   baseURL?: string;
@@ -28,7 +30,7 @@ export interface AnthropicModelOptions {
   retryBaseDelayMs?: number;
   /** Longest single wait; a server asking for more is reported instead. Default 60 s. */
   maxRetryDelayMs?: number;
-  /** Per-attempt timeout until the response starts; default the SDK's (10 minutes). */
+  /** Per-attempt timeout until the response starts; default 10 minutes, as the SDK's. */
   timeoutMs?: number;
   /**
    * An attempt that receives nothing for this long (no answer, or a stream gone quiet) is a
@@ -36,7 +38,7 @@ export interface AnthropicModelOptions {
    * plain message. Default `DEFAULT_STREAM_IDLE_TIMEOUT_MS` (`RUDDER_STREAM_IDLE_TIMEOUT_MS`).
    */
   streamIdleTimeoutMs?: number;
-  /** The SDK's transport; default `nodeHttpFetch`, which starts faster than the global fetch. */
+  /** Sends the requests instead of `node:http` (which starts faster than the global fetch). */
   fetch?: typeof globalThis.fetch;
 }
 
@@ -78,18 +80,12 @@ function defaultMaxTokens(model: string): number {
 }
 
 function createClient(options: AnthropicModelOptions): MessagesClient {
-  const credential =
-    options.apiKey !== undefined
-      ? { apiKey: options.apiKey }
-      : options.authToken !== undefined
-        ? { authToken: options.authToken }
-        : {};
-  return new MessagesClient({
-    ...credential,
+  return createMessagesClient({
+    ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+    ...(options.authToken === undefined ? {} : { authToken: options.authToken }),
     ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
-    ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
-    fetch: options.fetch ?? nodeHttpFetch,
-    maxRetries: 0,
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
   });
 }
 
@@ -131,10 +127,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
         options.model,
         options.maxTokens ?? defaultMaxTokens(options.model),
       );
-      const stream = await client.messages.create(
-        { ...body, stream: true } as MessageCreateParamsStreaming,
-        { signal: AbortSignal.any([request.signal, idle.signal]), maxRetries: 0 },
-      );
+      const stream = await client.stream(body, AbortSignal.any([request.signal, idle.signal]));
       clearTimeout(idleTimer);
       idleTimer = undefined;
       const watched = watchIdle(stream, idleMs, () => idle.abort());

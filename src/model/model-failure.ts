@@ -1,4 +1,4 @@
-import { APIError } from "@anthropic-ai/sdk/error";
+import { ApiError } from "./api-error.js";
 import { type HeaderReader, isRetryableStatus } from "./retry-policy.js";
 import type { ModelError, ModelErrorSubtype } from "./types.js";
 
@@ -74,10 +74,10 @@ export function rateLimitResetAt(header: HeaderReader, now = Date.now()): number
   return undefined;
 }
 
-/** Classifies an error thrown by the SDK (or while reading its stream). */
+/** Classifies an error thrown by the Messages client (or while reading its stream). */
 export function classifyFailure(error: unknown, signal: AbortSignal): ModelFailure {
   if (signal.aborted) return abortedFailure();
-  if (!(error instanceof APIError) || (error.status === undefined && error.error === undefined)) {
+  if (!(error instanceof ApiError) || (error.status === undefined && error.body === undefined)) {
     return {
       error: {
         subtype: "network_error",
@@ -86,15 +86,10 @@ export function classifyFailure(error: unknown, signal: AbortSignal): ModelFailu
       retryable: true,
     };
   }
-  const body = error.error as { error?: { type?: unknown; message?: unknown } } | undefined;
-  const type = typeof body?.error?.type === "string" ? body.error.type : (error.type ?? undefined);
+  const type = error.type;
   const status = error.status ?? (type === undefined ? undefined : STATUS_BY_TYPE[type]);
-  const detail =
-    typeof body?.error?.message === "string"
-      ? body.error.message
-      : (error.apiMessage ?? error.message);
-  const headers = error.headers;
-  const header: HeaderReader = (name) => headers?.get(name);
+  const detail = error.apiMessage ?? error.message;
+  const header = error.header;
   const subtype = subtypeForStatus(status);
   const prefix = status === undefined ? "API Error:" : `API Error: Request rejected (${status})`;
   const message = oneLine(`${prefix} ${type === undefined ? "" : `${type}: `}${detail}`);

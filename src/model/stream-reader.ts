@@ -1,4 +1,4 @@
-import { APIConnectionError } from "@anthropic-ai/sdk/error";
+import { ApiConnectionError } from "./api-error.js";
 import type { ContentBlock, ModelResponse } from "./types.js";
 import { emptyUsage } from "./types.js";
 
@@ -84,7 +84,7 @@ export async function readMessageStream(
     }
   }
   if (!finished) {
-    throw new APIConnectionError({ message: "stream ended before message_stop" });
+    throw new ApiConnectionError("stream ended before message_stop");
   }
 
   const content: ContentBlock[] = [...blocks.entries()]
