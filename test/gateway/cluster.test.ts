@@ -249,6 +249,7 @@ describe("two gateway workers on one PostgreSQL", () => {
     await first.cleanup();
     gateways.splice(gateways.indexOf(first), 1);
     await sql(url, "UPDATE schedules SET next_run_at = now() - interval '1 minute'");
+    // Each worker's start resolves once it stored the missed firing's prompt or lost its claim.
     const [a, b] = await Promise.all([worker(url, "left"), worker(url, "right")]);
     const reply = await waitFor(
       async () => (await a.messages("yearly")).find((message) => message.kind === "reply"),
@@ -261,7 +262,6 @@ describe("two gateway workers on one PostgreSQL", () => {
       async () => (await sql(url, "SELECT count(*)::int AS n FROM leases"))[0]?.n === 1,
       "the channel's lease",
     );
-    await new Promise((resolve) => setTimeout(resolve, 1000));
     const users = (await b.messages("yearly")).filter((message) => message.kind === "user");
     expect(users.map((message) => message.text)).toEqual(["happy new year"]);
     expect([...prompts(a), ...prompts(b)]).toEqual([expect.stringContaining("happy new year")]);

@@ -91,27 +91,49 @@ export class Scheduler {
     this.#options = options;
   }
 
+  /**
+   * Arms every schedule; one whose next run passed while the gateway was down fires once.
+   * Resolves when each such firing's prompt is stored (claimed here) or the firing is found
+   * another worker's; the answer comes later.
+   */
   async start(): Promise<void> {
     const now = Date.now();
+    const claims: Promise<void>[] = [];
     for (const schedule of await this.#options.store.listSchedules()) {
       if (schedule.paused) continue;
       const missed = schedule.nextRunAt !== null && Date.parse(schedule.nextRunAt) <= now;
       this.#arm(schedule);
-      if (missed) void this.#fire(schedule.id).catch((error: unknown) => this.#report(error));
+      if (missed) claims.push(this.#fireUnawaited(schedule.id));
     }
+    await Promise.all(claims);
   }
 
   /**
    * Fires once each armed schedule whose next run passed unfired (the store was unreachable
-   * when it was due); resolves once they are started, not answered.
+   * when it was due); resolves once each firing's prompt is stored or the firing is found
+   * another worker's, not once answered.
    */
   async fireMissed(): Promise<void> {
     const now = Date.now();
+    const claims: Promise<void>[] = [];
     for (const schedule of await this.#options.store.listSchedules()) {
       if (schedule.paused || !this.#jobs.has(schedule.id)) continue;
       if (schedule.nextRunAt === null || Date.parse(schedule.nextRunAt) > now) continue;
-      void this.#fire(schedule.id).catch((error: unknown) => this.#report(error));
+      claims.push(this.#fireUnawaited(schedule.id));
     }
+    await Promise.all(claims);
+  }
+
+  /**
+   * Fires the schedule without waiting for its answer: resolves once its prompt is stored, or
+   * the firing ended before (another worker's claim, a budget, a failure).
+   */
+  #fireUnawaited(scheduleId: string): Promise<void> {
+    return new Promise((stored) => {
+      this.#fire(scheduleId, stored)
+        .catch((error: unknown) => this.#report(error))
+        .finally(stored);
+    });
   }
 
   list(): Promise<ScheduleRecord[]> {
@@ -226,7 +248,8 @@ export class Scheduler {
     this.#options.logger?.(`gateway: schedule firing failed: ${String(error)}`);
   }
 
-  async #fire(scheduleId: string): Promise<void> {
+  /** `stored` is called once the firing's prompt is delivered (stored, routed or forwarded). */
+  async #fire(scheduleId: string, stored?: () => void): Promise<void> {
     const { store, router } = this.#options;
     const schedule = await store.getSchedule(scheduleId);
     if (!schedule || schedule.paused || this.#stopped) return;
@@ -259,6 +282,7 @@ export class Scheduler {
         schedule.prompt,
         source,
       );
+      stored?.();
       // Forwarded (or stored while stopping): the channel's owner, another worker (or the next
       // start), answers it and keeps no count here.
       if (delivery.disposition === "forwarded" || delivery.disposition === "stored") return;
