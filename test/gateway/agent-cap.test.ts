@@ -176,3 +176,74 @@ describe("admission under a backlog of agents to start", () => {
     expect(healthMs).toBeLessThan(2_000);
   }, 90_000);
 });
+
+describe("every agent process counts: a /compact and a steer in the mix", () => {
+  it("holds the cap; a /compact at the cap waits its turn (not refused), a steer joins its turn", async () => {
+    gateway = await startTestGateway({
+      prefix: "cap-mix",
+      maxLive: 1,
+      maxAgents: 2,
+      engine: { claudeBin: FAKE_CLAUDE_SWITCH, env: { FAKE_CLAUDE_REPLY_DELAY_MS: "150" } },
+    });
+    const running = gateway;
+    const post = async (channelId: string, text: string) => {
+      const { status, body } = await running.api<{ id: string; disposition: string }>(
+        "POST",
+        `/api/channels/${channelId}/messages`,
+        { text },
+      );
+      expect(status).toBe(202);
+      return body;
+    };
+    // The channel to compact has a conversation, and the one kept process.
+    await post("mix-compact", "hello");
+    await waitFor(
+      async () => (await running.messages("mix-compact")).some((m) => m.kind === "reply"),
+      "the first answer",
+    );
+    let most = 0;
+    const sampler = setInterval(() => {
+      most = Math.max(most, agentProcesses());
+    }, 5);
+    const posted: string[] = [];
+    try {
+      // A one-shot turn and a steer into it; one-shots that wait (the kept process idle, stopped
+      // to make room); the /compact, which must wait as they do, and channels waiting behind it
+      // (admitted as it awaits its own process: the pool must not hand them its slot).
+      const first = await post("mix-steer", "first");
+      const second = await post("mix-steer", "second");
+      expect(second.disposition).toBe("steered");
+      posted.push(first.id, second.id);
+      for (let index = 0; index < 4; index += 1) {
+        posted.push((await post(`mix-${index}`, `one-shot ${index}`)).id);
+      }
+      const compact = await post("mix-compact", "/compact");
+      for (let index = 4; index < 6; index += 1) {
+        posted.push((await post(`mix-${index}`, `one-shot ${index}`)).id);
+      }
+      const channels = [
+        "mix-steer",
+        "mix-compact",
+        ...Array.from({ length: 6 }, (_, i) => `mix-${i}`),
+      ];
+      const replies = await waitFor(
+        async () => {
+          const all: ApiMessage[] = [];
+          for (const channelId of channels) all.push(...(await running.messages(channelId)));
+          const ended = all.filter((m) => m.kind !== "user");
+          const done = [...posted, compact.id].every((id) => ended.some((m) => m.replyTo === id));
+          return done ? ended : undefined;
+        },
+        "every message and the /compact answered",
+        60_000,
+      );
+      const compacted = replies.find((m) => m.replyTo === compact.id);
+      expect(compacted?.kind, compacted?.text).toBe("compaction");
+      for (const id of posted) expect(replies.find((m) => m.replyTo === id)?.kind).toBe("reply");
+    } finally {
+      clearInterval(sampler);
+    }
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThanOrEqual(2);
+  }, 90_000);
+});

@@ -1,4 +1,4 @@
-import type { ProcessPool } from "../agents/agent-process.js";
+import type { AcquiredProcess, ProcessPool } from "../agents/agent-process.js";
 import {
   type CompactBoundary,
   type ContextUsage,
@@ -82,6 +82,17 @@ export interface ChannelCommandsOptions {
   worktrees?: ChannelWorktrees | undefined;
   /** Counts and stores what a `/compact` cost (its summary is a model call). */
   budget?: BudgetGuard | undefined;
+  /**
+   * The channel's process for `/compact`: at once when the pool has room, else once its turn
+   * among the channels waiting for one comes (`--max-agents`); null when the router closed.
+   * Without it, the pool's now or never.
+   */
+  acquire?: (channel: CommandChannel) => Promise<AcquiredProcess | null>;
+  /**
+   * Resolves when a process that is not running may be started (`AgentStarts`); false when the
+   * router closed meanwhile, and nothing may be started.
+   */
+  mayStart?: () => Promise<boolean>;
 }
 
 /**
@@ -201,9 +212,16 @@ export class ChannelCommands {
       return failed(409, "nothing to compact: the channel has no conversation yet");
     }
     const { pool, bus } = this.#options;
-    const acquired = pool.acquire(channel.id, channel.sessionId);
+    const acquired = this.#options.acquire
+      ? await this.#options.acquire(channel)
+      : pool.acquire(channel.id, channel.sessionId);
     if (acquired === null) return failed(502, "no agent process is free to compact; try again");
     const { process, oneShot } = acquired;
+    // Started like a turn's process: one start per turn of the loop, after messages being stored.
+    if (!process.alive() && this.#options.mayStart && !(await this.#options.mayStart())) {
+      if (oneShot) await pool.releaseOneShot(process);
+      return failed(502, "the gateway is shutting down; compact again once it is back");
+    }
     let boundary: CompactBoundary | null = null;
     let usage: ContextUsage | null = null;
     // The compaction's own lines are not the channel's turn: only its divider is shown.

@@ -1,3 +1,4 @@
+import type { AcquiredProcess } from "../agents/agent-process.js";
 import { ContextUsageTracker } from "../agents/context-usage.js";
 import type { Disposition, MessageState } from "../events.js";
 import { GatewayClosedError } from "../gateway-closed-error.js";
@@ -48,6 +49,8 @@ export class ChannelDispatch {
   readonly #outcomes: TurnSettlement;
   readonly #turns: TurnRunner;
   readonly #commands: ChannelCommands;
+  /** Commands (`/compact`) waiting among the channels for a process, given it when admitted. */
+  readonly #slotWaiters = new Map<ChannelState, (acquired: AcquiredProcess | null) => void>();
 
   constructor(options: ChannelDispatchOptions) {
     this.#options = options;
@@ -61,7 +64,7 @@ export class ChannelDispatch {
         if (channel === undefined) return true;
         return channel.turn === null && !channel.commands.busy && channel.backlog.length === 0;
       },
-      admit: (channel) => this.release(channel),
+      admit: (channel) => this.#admit(channel),
       logger: router.logger,
     });
     this.#starts = new AgentStarts({ admitting: options.admitting });
@@ -94,7 +97,45 @@ export class ChannelDispatch {
       budget: router.budget,
       onSession: (channelId, sessionId) =>
         track(channels.rememberSession(channels.get(channelId), sessionId)),
+      acquire: (channel) => this.#acquire(channels.get(channel.id)),
+      mayStart: async () => {
+        await this.#starts.next();
+        return !options.closed();
+      },
     });
+  }
+
+  /**
+   * A process for a command of the channel: at once when the pool has room, else when the
+   * channel's turn among those waiting comes (null if the router closes first).
+   */
+  #acquire(channel: ChannelState): Promise<AcquiredProcess | null> {
+    if (this.#options.closed()) return Promise.resolve(null);
+    if (!this.#slots.mustWait(channel)) {
+      const acquired = this.#options.router.pool.acquire(channel.id, channel.sessionId);
+      if (acquired !== null) return Promise.resolve(acquired);
+    }
+    return new Promise((resolve) => {
+      this.#slotWaiters.set(channel, resolve);
+      this.#slots.wait(channel);
+    });
+  }
+
+  /** The channel's turn for a process came: a command waiting takes it, else what it holds goes. */
+  #admit(channel: ChannelState): void {
+    const waiter = this.#slotWaiters.get(channel);
+    if (waiter === undefined) {
+      this.release(channel);
+      return;
+    }
+    // Taken now, in the admission's own step, so the next channel admitted sees it counted.
+    const acquired = this.#options.router.pool.acquire(channel.id, channel.sessionId);
+    if (acquired === null) {
+      this.#slots.wait(channel);
+      return;
+    }
+    this.#slotWaiters.delete(channel);
+    waiter(acquired);
   }
 
   /**
@@ -190,6 +231,8 @@ export class ChannelDispatch {
   close(): void {
     this.#retries.close();
     this.#slots.clear();
+    for (const resolve of this.#slotWaiters.values()) resolve(null);
+    this.#slotWaiters.clear();
     this.#starts.close();
     for (const channel of this.#options.channels.values()) channel.commands.close();
   }

@@ -20,6 +20,11 @@ export interface ActiveTurn {
   steered: MessageRecord[];
   /** `steer()` calls not yet settled; the turn's end waits for them. */
   steerCalls: Set<Promise<unknown>>;
+  /**
+   * The last steer's wait for its start (its process was not running, see `AgentStarts`), while
+   * it waits: a later steer waits behind it, so steers reach the agent in the order they came.
+   */
+  steerStart?: Promise<void> | undefined;
   /** Set once `runTurn` settled: later messages wait in the channel's backlog. */
   ended: boolean;
   /**

@@ -282,6 +282,22 @@ export class TurnRunner {
     return work;
   }
 
+  /**
+   * Waits, when the turn's process is not running (it died: the steer runs as a turn of its own
+   * on a new one), for a start's turn (`AgentStarts`), behind the steers before it that wait.
+   */
+  async #startTurnOf(turn: ActiveTurn): Promise<void> {
+    const before = turn.steerStart;
+    if (before === undefined && turn.process.alive()) return;
+    const start = (async () => {
+      await before;
+      if (!turn.process.alive()) await this.#options.starts.next();
+    })();
+    turn.steerStart = start;
+    await start;
+    if (turn.steerStart === start) turn.steerStart = undefined;
+  }
+
   async #steerOnce(channel: ChannelState, turn: ActiveTurn, message: MessageRecord): Promise<void> {
     const events = this.#turnEvents(channel);
     await turn.handedOver;
@@ -301,6 +317,8 @@ export class TurnRunner {
       return;
     }
     await this.#options.router.store.setMessageState(message.id, "steered", this.#options.run);
+    await this.#startTurnOf(turn);
+    if (this.#options.closed()) return;
     try {
       const outcome = await turn.process.steer(
         withSenderLine(message),
