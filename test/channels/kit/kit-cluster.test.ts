@@ -3,10 +3,12 @@
  * whose platform is `exclusive` receives on one worker only, and the other takes over within
  * two lease periods once the first is stopped or dies; a message's delivery key is claimed
  * once across workers, and a dead worker's unfinished claim is taken again; the replies a
- * worker recorded in the ledger and died before sending are sent once by the other.
+ * worker recorded in the ledger and died before sending are sent once by the other. Discord on
+ * the fake Discord: one worker holds the gateway connection; when it dies the other connects.
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DiscordChannelSource } from "../../../src/channels/discord/discord-source.js";
 import { ChatSource } from "../../../src/channels/kit/chat-source.js";
 import { PermissionRequests } from "../../../src/gateway/agents/permission-requests.js";
 import { ChannelOwnership } from "../../../src/gateway/cluster/channel-ownership.js";
@@ -15,10 +17,12 @@ import type { GatewayEvent } from "../../../src/gateway/events.js";
 import type { Router } from "../../../src/gateway/routing/router.js";
 import { PostgresGatewayStore } from "../../../src/gateway/store/postgres/postgres-store.js";
 import { FakeChatPlatform } from "../../helpers/fake-chat-platform.js";
+import { startFakeDiscord } from "../../helpers/fake-discord.js";
 import { type PostgresCluster, startPostgresCluster } from "../../helpers/postgres-cluster.js";
 import { waitFor } from "../../helpers/wait-for.js";
 
 const LEASE_SECONDS = 1;
+const ADA = "411111111111111111";
 
 let cluster: PostgresCluster;
 /** One database for the file: each test's source has a name (and so a lease) of its own. */
@@ -54,7 +58,20 @@ interface WorkerOptions {
   sendTimeoutMs?: number;
 }
 
-async function startWorker(name: string, sourceName: string, options: WorkerOptions = {}) {
+function startWorker(name: string, sourceName: string, options: WorkerOptions = {}) {
+  return startWorkerWith(name, sourceName, (log) => {
+    const platform = new FakeChatPlatform(sourceName, { exclusive: true });
+    const source = new ChatSource({ platform, allow: ["7"], logger: log, ...options });
+    return { platform, source, thaw: () => platform.thaw() };
+  });
+}
+
+/** A worker whose chat source `make` builds (its platform's hung sends let go by `thaw`). */
+async function startWorkerWith<P>(
+  name: string,
+  sourceName: string,
+  make: (log: (line: string) => void) => { platform: P; source: ChatSource; thaw?: () => void },
+) {
   const store = await PostgresGatewayStore.open(url);
   const logs: string[] = [];
   const log = (line: string) => logs.push(line);
@@ -68,8 +85,7 @@ async function startWorker(name: string, sourceName: string, options: WorkerOpti
   });
   const bus = new EventBus();
   const permissions = new PermissionRequests({ bus });
-  const platform = new FakeChatPlatform(sourceName, { exclusive: true });
-  const source = new ChatSource({ platform, allow: ["7"], logger: log, ...options });
+  const { platform, source, thaw } = make(log);
   const closing = new AbortController();
   const delivered: string[] = [];
   await source.start(
@@ -102,7 +118,7 @@ async function startWorker(name: string, sourceName: string, options: WorkerOpti
     /** A clean shutdown: receiving stops and the leases are released. */
     stop: async () => {
       closing.abort();
-      platform.thaw();
+      thaw?.();
       await source.stop();
       await ownership.stop();
       permissions.close();
@@ -179,6 +195,48 @@ describe("an exclusive chat source on two PostgreSQL workers", () => {
     await deliveriesB.finish("fake", "7:1");
     await ageClaims();
     expect(await deliveriesA.claim("fake", "7:1")).toBe(false);
+  });
+});
+
+describe("Discord on two PostgreSQL workers", () => {
+  it("connects one worker to the gateway; when it dies the other connects and answers", async () => {
+    // Loaded first: loading it blocks a worker's event loop longer than a 1 s lease allows.
+    await import("discord.js");
+    const discord = await startFakeDiscord();
+    cleanups.push(() => discord.close());
+    const discordWorker = (name: string) =>
+      startWorkerWith(name, "discord", (log) => {
+        const source = new DiscordChannelSource({
+          token: discord.token,
+          apiUrl: discord.apiUrl,
+          allow: [ADA],
+          backoff: { initialMs: 20, maxMs: 200 },
+          logger: log,
+        });
+        return { platform: source.platform, source };
+      });
+    const workers = [await discordWorker("worker-a"), await discordWorker("worker-b")];
+    const holder = await waitFor(
+      () => workers.find((worker) => worker.platform.client !== undefined),
+      "a worker connected to Discord",
+    );
+    const other = workers.find((worker) => worker !== holder)!;
+    await other.ownership.revalidate();
+    expect(other.platform.client).toBeUndefined();
+    const identified = discord.gateway.identifies;
+    // Dead to the cluster: its leases neither renewed nor released.
+    const died = Date.now();
+    await holder.store.close();
+    await waitFor(() => other.platform.client?.isReady(), "the other worker connected", 4_000);
+    expect(Date.now() - died).toBeLessThan(2 * LEASE_SECONDS * 1000 + 2000);
+    expect(discord.gateway.identifies).toBeGreaterThan(identified);
+    const dm = discord.dm(ADA);
+    discord.say({ userId: ADA, channelId: dm, text: "who answers now?" });
+    await waitFor(
+      () => other.delivered.includes("who answers now?"),
+      "the other worker delivering",
+    );
+    expect(holder.delivered).toEqual([]);
   });
 });
 
