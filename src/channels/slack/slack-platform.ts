@@ -6,7 +6,8 @@
  * reactions as acknowledgements). One conversation per thread: a mention or a DM starts one,
  * replies in a thread the bot is part of continue it without a mention. A 429 fails the call
  * with Retry-After for the reply ledger to wait out. `exclusive`: one Socket Mode connection per
- * cluster (the gateway holds it under a lease).
+ * cluster (the gateway holds it under a lease); the Events API over HTTP is taken on every
+ * worker (`accept`), the store's delivery claim deciding between them.
  */
 import type { SocketModeClient } from "@slack/socket-mode";
 import type { WebClient } from "@slack/web-api";
@@ -38,6 +39,7 @@ import { SlackNames, signIn } from "./slack-identity.js";
 import { SLACK_MESSAGE_LIMIT } from "./slack-message.js";
 import { answerPress, postMessage, updateMessage } from "./slack-outgoing.js";
 import { SlackReactions } from "./slack-reactions.js";
+import { SlackThreads } from "./slack-threads.js";
 
 export interface SlackPlatformOptions {
   /** `xoxb-...`: the Web API. Never logged. */
@@ -61,7 +63,7 @@ export class SlackPlatform implements ChatPlatform {
     editIntervalMs: () => 1500,
   };
   readonly #options: SlackPlatformOptions;
-  readonly #threads = new Set<string>();
+  readonly #threads = new SlackThreads();
   /** The newest conversation of each Slack channel (where its slash commands go). */
   readonly #latest = new Map<string, string>();
   readonly #names = new SlackNames();
@@ -72,7 +74,9 @@ export class SlackPlatform implements ChatPlatform {
   #botName: string | undefined;
   readonly #queue = new EnvelopeQueue();
   #log: (line: string) => void = () => {};
-  #receiving: { handlers: PlatformHandlers; signal: AbortSignal } | undefined;
+  /** What every worker takes envelopes with (`accept`), whoever holds the connection. */
+  #entry: Entry | undefined;
+  #identified: Promise<boolean> | undefined;
 
   constructor(options: SlackPlatformOptions) {
     this.#options = options;
@@ -83,15 +87,22 @@ export class SlackPlatform implements ChatPlatform {
     return this.#botName;
   }
 
+  /** Every worker: envelopes over HTTP are taken from now on (see `dispatch`). */
+  accept(handlers: PlatformHandlers, signal: AbortSignal, context: ReceiveContext): void {
+    this.#log = handlers.log;
+    this.#entry = { handlers, signal, context };
+    void this.#identify(handlers, signal);
+  }
+
   async receive(
     handlers: PlatformHandlers,
     signal: AbortSignal,
     context: ReceiveContext,
   ): Promise<void> {
     this.#log = handlers.log;
+    this.#entry ??= { handlers, signal, context };
     const { socket } = await this.#load();
     if (!(await this.#identify(handlers, signal))) return;
-    this.#receiving = { handlers, signal };
     if (socket === undefined) {
       handlers.log("slack: no app token: events only over HTTP (the Events API)");
       await this.#catchUp(handlers, signal, context);
@@ -119,17 +130,18 @@ export class SlackPlatform implements ChatPlatform {
     await this.#queue.idle();
   }
 
-  /** `auth.test` until it answers: the bot's user and team; false when the token is refused. */
-  async #identify(handlers: PlatformHandlers, signal: AbortSignal): Promise<boolean> {
-    if (this.#bot !== undefined) return true;
-    const backoff = this.#options.backoff ?? DEFAULT_BACKOFF;
-    const me = await signIn(this.#requireWeb(), handlers, signal, backoff, (text) =>
-      this.redact(text),
-    );
-    if (me === undefined) return false;
-    this.#bot = me.bot;
-    this.#botName = me.name;
-    return true;
+  /** `auth.test` until it answers, once: the bot's user and team; false when refused. */
+  #identify(handlers: PlatformHandlers, signal: AbortSignal): Promise<boolean> {
+    this.#identified ??= (async () => {
+      const { web } = await this.#load();
+      const backoff = this.#options.backoff ?? DEFAULT_BACKOFF;
+      const me = await signIn(web, handlers, signal, backoff, (text) => this.redact(text));
+      if (me === undefined) return false;
+      this.#bot = me.bot;
+      this.#botName = me.name;
+      return true;
+    })();
+    return this.#identified;
   }
 
   /** Listens to the socket's envelopes; returns what takes the listeners off again. */
@@ -162,13 +174,13 @@ export class SlackPlatform implements ChatPlatform {
 
   /**
    * One envelope from Slack (Socket Mode, or the Events API over HTTP), taken in turn and
-   * acknowledged once handled. False when this worker is not receiving (another holds the
-   * connection, or the source stopped): the caller lets Slack send it again.
+   * acknowledged once stored. False when the source has not started or has stopped: the
+   * caller lets Slack send it again.
    */
   dispatch(envelope: SlackEnvelope): boolean {
-    const receiving = this.#receiving;
-    if (receiving === undefined || receiving.signal.aborted) return false;
-    const { handlers, signal } = receiving;
+    const entry = this.#entry;
+    if (entry === undefined || entry.signal.aborted) return false;
+    const { handlers, signal } = entry;
     const { body, ack } = envelope;
     switch (envelope.type) {
       case "events_api": {
@@ -221,9 +233,15 @@ export class SlackPlatform implements ChatPlatform {
     signal: AbortSignal,
     stored: () => void,
   ): Promise<void> {
+    await this.#identified;
     const bot = this.#bot;
     if (bot === undefined || event.user === undefined) return;
     const userName = await this.#nameOf(event.user);
+    if (event.thread_ts !== undefined && event.thread_ts !== event.ts) {
+      const thread = { team: event.team ?? bot.teamId, channel: event.channel };
+      const channelId = slackChannelId({ ...thread, threadTs: event.thread_ts });
+      await this.#threads.lookUp(channelId, this.#entry?.context);
+    }
     const reading = {
       bot,
       inThread: (channelId: string) => this.#threads.has(channelId),
@@ -263,6 +281,7 @@ export class SlackPlatform implements ChatPlatform {
   }
 
   async #press(handlers: PlatformHandlers, payload: SlackBlockActions): Promise<void> {
+    await this.#identified;
     if (this.#bot === undefined) return;
     const press = pressOf(payload, this.#bot);
     if (press !== null) await handlers.button(press);
@@ -351,6 +370,12 @@ export class SlackPlatform implements ChatPlatform {
     });
     return this.#clients;
   }
+}
+
+interface Entry {
+  handlers: PlatformHandlers;
+  signal: AbortSignal;
+  context: ReceiveContext;
 }
 
 function describe(error: unknown): string {

@@ -5,11 +5,13 @@
  * file: each case writes in its own channel.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { memorySourceStore } from "../../../src/channels/kit/memory-source-store.js";
 import { slackSignature } from "../../../src/channels/slack/slack-events-api.js";
 import { SlackChannelSource } from "../../../src/channels/slack/slack-source.js";
 import { PermissionRequests } from "../../../src/gateway/agents/permission-requests.js";
 import { EventBus } from "../../../src/gateway/event-bus.js";
 import type { GatewayEvent } from "../../../src/gateway/events.js";
+import type { KnownChannel, SourceStore } from "../../../src/gateway/source-store.js";
 import { type FakeSlack, startFakeSlack } from "../../helpers/fake-slack.js";
 import { waitFor } from "../../helpers/wait-for.js";
 
@@ -26,6 +28,16 @@ const delivered: Array<{ channelId: string; text: string; meta: unknown }> = [];
 /** Routing held for a message of this text until the gate opens (stored at once). */
 const holds = new Map<string, Promise<void>>();
 const routed: string[] = [];
+/** The store both workers share (its claims), with the channels it has history of. */
+const storeChannels: KnownChannel[] = [];
+const base = memorySourceStore();
+const shared: SourceStore = {
+  ...base,
+  deliveries: { ...base.deliveries, channels: async () => storeChannels },
+};
+/** A second worker: not holding the Socket Mode connection (another worker's lease). */
+let other: SlackChannelSource;
+const otherDelivered: Array<{ channelId: string; text: string }> = [];
 const logs: string[] = [];
 
 beforeAll(async () => {
@@ -61,6 +73,30 @@ beforeAll(async () => {
       channelIds: async () => [],
       permissions,
       signal: closing.signal,
+      store: shared,
+    },
+  );
+  other = new SlackChannelSource({
+    botToken: slack.botToken,
+    appToken: slack.appToken,
+    apiUrl: slack.url,
+    allow: [ADA],
+    signingSecret: SECRET,
+  });
+  await other.start(
+    async (channelId, text, _meta, stored) => {
+      otherDelivered.push({ channelId, text });
+      stored?.();
+      return { id: `other-${otherDelivered.length}`, disposition: "started" };
+    },
+    {
+      subscribe: () => () => {},
+      channelIds: async () => [],
+      permissions,
+      signal: closing.signal,
+      store: shared,
+      exclusive: (_name, _receive, signal) =>
+        new Promise((resolve) => signal.addEventListener("abort", () => resolve())),
     },
   );
   await waitFor(
@@ -70,6 +106,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  closing.abort();
+  await other?.stop();
   await source?.stop();
   permissions?.close();
   await slack?.close();
@@ -318,6 +356,59 @@ describe("Slack source", () => {
       expect(response.status).toBe(200);
       expect(performance.now() - started).toBeLessThan(3000);
       await deliveredTo(`slack:${slack.teamId}:C10:${ts}`);
+    });
+
+    it("is taken by a worker not holding the connection; the same event to another worker is dropped", async () => {
+      const ts = `${Math.floor(Date.now() / 1000)}.999002`;
+      const event = JSON.stringify({
+        type: "event_callback",
+        team_id: slack.teamId,
+        event: {
+          type: "message",
+          channel: "C13",
+          channel_type: "channel",
+          user: ADA,
+          text: `<@${slack.botUserId}> to any worker`,
+          ts,
+          team: slack.teamId,
+        },
+      });
+      const taken = await (other.webhook ?? expect.fail("no webhook")).handle(post(event));
+      expect(taken.status).toBe(200);
+      const channelId = `slack:${slack.teamId}:C13:${ts}`;
+      expect(otherDelivered).toContainEqual({ channelId, text: "to any worker" });
+      // Slack's retry (the first answer lost) reaches the worker holding the connection.
+      const retry = post(event);
+      retry.headers.set("x-slack-retry-num", "1");
+      expect((await webhook().handle(retry)).status).toBe(200);
+      await waitFor(
+        () => logs.some((line) => line.includes(`C13:${ts} was delivered before`)),
+        "the retry dropped",
+      );
+      expect(delivered.some((each) => each.channelId === channelId)).toBe(false);
+    });
+
+    it("takes a reply without a mention in a thread only the store knows", async () => {
+      const root = `${Math.floor(Date.now() / 1000) - 60}.000100`;
+      const channelId = `slack:${slack.teamId}:C14:${root}`;
+      storeChannels.push({ channelId, lastMessageAt: new Date().toISOString() });
+      const event = JSON.stringify({
+        type: "event_callback",
+        team_id: slack.teamId,
+        event: {
+          type: "message",
+          channel: "C14",
+          channel_type: "channel",
+          user: ADA,
+          text: "no mention needed here",
+          ts: `${Math.floor(Date.now() / 1000)}.999003`,
+          thread_ts: root,
+          team: slack.teamId,
+        },
+      });
+      const taken = await (other.webhook ?? expect.fail("no webhook")).handle(post(event));
+      expect(taken.status).toBe(200);
+      expect(otherDelivered).toContainEqual({ channelId, text: "no mention needed here" });
     });
 
     it("says privately that a slash command needs a conversation first", async () => {
