@@ -11,7 +11,7 @@ import { SlackChannelSource } from "../../../src/channels/slack/slack-source.js"
 import { PermissionRequests } from "../../../src/gateway/agents/permission-requests.js";
 import { EventBus } from "../../../src/gateway/event-bus.js";
 import type { GatewayEvent } from "../../../src/gateway/events.js";
-import type { KnownChannel, SourceStore } from "../../../src/gateway/source-store.js";
+import type { KnownChannel, SourceStore } from "../../../src/gateway/store/source-store.js";
 import { type FakeSlack, startFakeSlack } from "../../helpers/fake-slack.js";
 import { waitFor } from "../../helpers/wait-for.js";
 
