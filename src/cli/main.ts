@@ -14,6 +14,7 @@ usage:
   rudder permissions list <channel> | allow <channel> <id> | deny <channel> <id> ["message"]
   rudder pairing list | approve <source> <CODE>
   rudder schedule add "<cron>" --channel C "<prompt>" | list | rm <id>
+  rudder channels [list] | rm <id> [--force]
   rudder sessions [list [--all]] | show <id> | rm <id>... | prune --older-than 30d
   rudder acp [--model M] [--settings FILE] [--mcp-config FILE]   (Agent Client Protocol, stdio)
   rudder --version
@@ -68,6 +69,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   if (command === "schedule") {
     return (await import("./schedule.js")).scheduleCommandLine(rest, io());
+  }
+  if (command === "channels") {
+    return (await import("./channels.js")).channelsCommandLine(rest, io());
   }
   if (command === "sessions") {
     return (await import("./sessions.js")).sessionsCommandLine(rest, io());

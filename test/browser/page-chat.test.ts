@@ -3,7 +3,7 @@
  * rudder (`rudder run` in stream-json mode, from source) on the fake Messages API: answers
  * rendered as markdown (and hostile answers that must not run), Stop on a running turn,
  * honest errors with Retry, and tool calls as readable rows; a channel opened on a binding of the
- * configuration, renamed and archived; spend against the budgets. One browser and one gateway
+ * configuration, renamed and archived, deleted; spend against the budgets. One browser and one gateway
  * for the file; what the fake model answers depends on the words of the message.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -476,6 +476,35 @@ describe("channels on bindings, named and archived, and spend", () => {
         .textContent(),
     ).toMatch(/^today: \$\d+\.\d+ \/ \$5\.00/);
     await openChat();
+  });
+});
+
+describe("deleting a channel", () => {
+  it("deletes the open channel once confirmed: gone from the list and the gateway, another opened", async () => {
+    const channel = (id: string) => page.locator(`[data-testid="channel"][data-channel="${id}"]`);
+    await page.getByTestId("new-channel-binding").selectOption("");
+    await page.getByTestId("new-channel-input").fill("doomed");
+    await page.getByTestId("new-channel-input").press("Enter");
+    await send("hello doomed");
+    await lastTurn().filter({ hasText: "hello doomed" }).waitFor();
+    await expect.poll(() => channel("doomed").count()).toBe(1);
+    const asked: string[] = [];
+    page.once("dialog", (dialog) => {
+      asked.push(dialog.message());
+      void dialog.accept();
+    });
+    await page.getByTestId("channel-delete").click();
+    await expect.poll(() => channel("doomed").count()).toBe(0);
+    await expect
+      .poll(() => page.getByTestId("conversation-title").textContent())
+      .not.toBe("doomed");
+    expect(asked[0]).toMatch(/^Delete the channel doomed\? Its history, grants and schedules/);
+    const listed = await fetch(`${gateway.url}/api/channels`, {
+      headers: { authorization: `Bearer ${gateway.token}` },
+    });
+    const { channels } = (await listed.json()) as { channels: Array<{ id: string }> };
+    expect(channels.map((each) => each.id)).not.toContain("doomed");
+    expect(pageErrors).toEqual([]);
   });
 });
 

@@ -10,15 +10,18 @@ export function channelLabel(
 }
 
 /**
- * The open channel's Rename and Archive (Restore, once archived) buttons in the conversation's
- * head, through `PATCH /api/channels/:id`. Rename opens a small field in place: Enter saves
- * (an empty name goes back to the chat's title or the id), Escape leaves it.
+ * The open channel's Rename, Archive (Restore, once archived) and Delete buttons in the
+ * conversation's head, through `PATCH /api/channels/:id` and `DELETE /api/channels/:id`. Rename
+ * opens a small field in place: Enter saves (an empty name goes back to the chat's title or the
+ * id), Escape leaves it. Delete asks first; when the gateway refuses (a turn running, uncommitted
+ * work in its worktree) it shows why and asks again before forcing it.
  */
 export class ChannelSettingsControls {
   readonly element: HTMLElement;
   private channel: ChannelSummary | null = null;
   private readonly rename: HTMLButtonElement;
   private readonly archive: HTMLButtonElement;
+  private readonly remove: HTMLButtonElement;
   private readonly form: HTMLFormElement;
   private readonly field: HTMLInputElement;
   private readonly error: HTMLElement;
@@ -27,6 +30,8 @@ export class ChannelSettingsControls {
     private readonly api: ApiClient,
     /** After a change: list the channels again. */
     private readonly changed: () => void,
+    /** After the channel was deleted: open another. */
+    private readonly removed: (channelId: string) => void,
   ) {
     this.rename = h(
       "button",
@@ -38,6 +43,17 @@ export class ChannelSettingsControls {
       class: "small",
       "data-testid": "channel-archive",
     });
+    this.remove = h(
+      "button",
+      {
+        type: "button",
+        class: "small",
+        "data-testid": "channel-delete",
+        title:
+          "Delete this channel: its history, schedules and worktree go; its spend stays counted",
+      },
+      "Delete",
+    );
     this.field = h("input", {
       type: "text",
       "data-testid": "channel-rename-input",
@@ -57,6 +73,7 @@ export class ChannelSettingsControls {
       this.rename,
       this.form,
       this.archive,
+      this.remove,
       this.error,
     );
     this.rename.addEventListener("click", () => this.editName());
@@ -70,6 +87,29 @@ export class ChannelSettingsControls {
     this.archive.addEventListener("click", () => {
       void this.patch({ archived: !this.channel?.archivedAt });
     });
+    this.remove.addEventListener("click", () => void this.delete());
+  }
+
+  /** Deletes the open channel once confirmed, and once more when the gateway asks for force. */
+  private async delete(): Promise<void> {
+    const channel = this.channel;
+    if (channel === null) return;
+    this.error.textContent = "";
+    const asked =
+      `Delete the channel ${channelLabel(channel)}? Its history, grants and schedules are ` +
+      "deleted and its worktree removed (a branch with commits is kept). This cannot be undone.";
+    if (!window.confirm(asked)) return;
+    const path = `/api/channels/${encodeURIComponent(channel.id)}`;
+    let result = await this.api.delete<{ text: string }>(path);
+    if (!result.ok && result.status === 409 && !/another worker|driven by/.test(result.error)) {
+      if (!window.confirm(`${result.error}\n\nDelete it anyway?`)) return;
+      result = await this.api.delete<{ text: string }>(`${path}?force=1`);
+    }
+    if (!result.ok) {
+      this.error.textContent = `Not deleted: ${result.error}`;
+      return;
+    }
+    this.removed(channel.id);
   }
 
   /** The open channel as last listed; undefined while it is not stored yet (no message). */

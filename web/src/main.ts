@@ -317,10 +317,19 @@ async function showAgentInfo(): Promise<void> {
 
 /** The channels as last listed, for their context usage and names. */
 const listed = new Map<string, ChannelSummary>();
-const settings = new ChannelSettingsControls(api, () => void refreshChannels());
+const settings = new ChannelSettingsControls(
+  api,
+  () => void refreshChannels(),
+  (removed) => {
+    listed.delete(removed);
+    void refreshChannels().then(() => {
+      channels.open(channels.ids.find((id) => id !== removed) ?? defaultChannel);
+    });
+  },
+);
 title.after(settings.element);
 
-/** The open channel's name in the head and the tab, and its Rename and Archive. */
+/** The open channel's name in the head and the tab, and its Rename, Archive and Delete. */
 function showName(id: string): void {
   const channel = listed.get(id);
   title.textContent = channel ? channelLabel(channel) : id;

@@ -148,6 +148,19 @@ export class ChannelOwnership {
     return adopting;
   }
 
+  /** Which worker holds the channel's lease, and whether that lease is live; null when none. */
+  holder(channelId: string): Promise<{ owner: string; live: boolean } | null> {
+    return this.#leases.holder(channelId);
+  }
+
+  /** The channel was removed: its lease is given up (a new message takes it anew). */
+  async release(channelId: string): Promise<void> {
+    this.#held.delete(channelId);
+    this.#confirmedAt.delete(channelId);
+    this.#options.router.forget(channelId);
+    await this.#leases.release(channelId);
+  }
+
   /** Listens for wake-ups and starts renewing; call before the router's `start()`. */
   async start(): Promise<void> {
     this.#listener = await this.#options.store.listenForWakeUps(

@@ -1,6 +1,6 @@
 import type { Disposition, PermissionRequestInfo, PermissionVerdict } from "../events.js";
 import type { PairingRequest } from "../store/source-store.js";
-import type { ScheduleRecord } from "../store/store.js";
+import type { ChannelRecord, ScheduleRecord } from "../store/store.js";
 
 export interface GatewayClientOptions {
   /** The gateway's base URL, e.g. `http://127.0.0.1:4317`. */
@@ -25,6 +25,14 @@ export interface GatewayClient {
   /** A fresh single-use code for the page's link (`<url>/#code=<code>`), valid 10 minutes. */
   createLinkCode(): Promise<{ code: string; expiresAt: string }>;
   sendMessage(channelId: string, text: string): Promise<{ id: string; disposition: Disposition }>;
+  /** The channels, most recent first (`GET /api/channels`). */
+  listChannels(): Promise<Array<ChannelRecord & { binding: string; inflight: boolean }>>;
+  /**
+   * Removes a channel (`DELETE /api/channels/:id`): resolves with the line saying what went;
+   * throws `GatewayRequestError` 404 (none) or 409 (a turn runs, uncommitted work, held by
+   * another worker: `force` goes past the first two).
+   */
+  removeChannel(channelId: string, force?: boolean): Promise<{ text: string }>;
   listSchedules(): Promise<ScheduleRecord[]>;
   addSchedule(schedule: { cron: string; channel: string; prompt: string }): Promise<ScheduleRecord>;
   /** False when there was no such schedule. */
@@ -79,6 +87,15 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     createLinkCode: () => call("POST", "/api/link-codes"),
     sendMessage: (channelId, text) =>
       call("POST", `/api/channels/${encodeURIComponent(channelId)}/messages`, { text, via: "cli" }),
+    listChannels: async () =>
+      (
+        await call<{ channels: Array<ChannelRecord & { binding: string; inflight: boolean }> }>(
+          "GET",
+          "/api/channels",
+        )
+      ).channels,
+    removeChannel: (channelId, force = false) =>
+      call("DELETE", `/api/channels/${encodeURIComponent(channelId)}${force ? "?force=1" : ""}`),
     listSchedules: async () =>
       (await call<{ schedules: ScheduleRecord[] }>("GET", "/api/schedules")).schedules,
     addSchedule: async (schedule) =>

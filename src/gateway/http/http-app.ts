@@ -11,6 +11,7 @@ import type { BindingInfo } from "../bindings/binding-info.js";
 import type { BudgetGuard } from "../budgets/budget-guard.js";
 import type { SourceWebhook } from "../channel-source.js";
 import type { AgentInfo } from "../gateway-options.js";
+import type { ChannelRemoval } from "../routing/channel-removal.js";
 import { GatewayClosedError } from "../routing/router.js";
 import type { Scheduler } from "../scheduler/scheduler.js";
 import { isStoreUnavailable } from "../store/store-unavailable-error.js";
@@ -52,6 +53,8 @@ export interface HttpAppOptions extends OpenRoutesOptions, ChannelRoutesOptions 
   info: AgentInfo;
   /** What each binding's and channel's agents are. */
   bindingInfo: BindingInfo;
+  /** What `DELETE /api/channels/:id` runs; without it the route refuses. */
+  removal?: ChannelRemoval | undefined;
   /** Chat sources' platform callbacks (Slack's Events API), mounted before the token check. */
   webhooks?: readonly SourceWebhook[] | undefined;
 }
@@ -77,6 +80,9 @@ export interface HttpAppOptions extends OpenRoutesOptions, ChannelRoutesOptions 
  *                                                once done | 409 uncommitted work in its worktree
  *   GET    /api/channels                     -> {channels: [ChannelRecord + {inflight, live, binding,
  *                                                worktree?}]}
+ *   DELETE /api/channels/:id[?force=1]       -> {removed, messages, schedules, worktree, text}
+ *                                             | 404 unknown | 409 a turn runs, uncommitted work
+ *                                               in its worktree, or another worker holds it
  *   GET    /api/channels/:id/info            -> {binding, cwd, engine, model, sandbox} (its agents)
  *   GET    /api/bindings                     -> {bindings: [ResolvedBinding + {agentModel, sandbox}],
  *                                                budget, file}
@@ -166,7 +172,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   app.route("/api", gatewayRoutes(options.linkCodes, options.info));
   app.route("/api", bindingRoutes(options.bindingInfo));
   app.route("/api", channelRoutes(options));
-  app.route("/api", channelSettingsRoutes(options.store));
+  app.route("/api", channelSettingsRoutes(options.store, options.removal));
   app.route("/api", permissionRoutes(options.permissions, options.store.sourceStore().grants));
   app.route("/api", pairingRoutes(options.store));
   app.route("/api", runnerRoutes(options.pool, options.permissions));

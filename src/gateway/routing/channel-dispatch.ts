@@ -191,6 +191,17 @@ export class ChannelDispatch {
     return done;
   }
 
+  /**
+   * Runs `work` alone once the channel's agent is idle, as a command (its turn ends first;
+   * messages that come meanwhile wait behind it).
+   */
+  whenIdle<T>(channel: ChannelState, work: () => Promise<T>): Promise<T> {
+    if (this.#options.closed()) return Promise.reject(new GatewayClosedError());
+    const done = channel.commands.push(work);
+    this.release(channel);
+    return done;
+  }
+
   /** A line the channel's agent wrote (context usage, a command's answer). */
   observe(channel: ChannelState, line: unknown): void {
     this.#options.router.onAgentOutput?.(channel.id, line);

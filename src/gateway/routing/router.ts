@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { ContextUsageTracker } from "../agents/context-usage.js";
 import { IdleOutput } from "../agents/idle-output.js";
 import type { Disposition } from "../events.js";
 import { GatewayClosedError } from "../gateway-closed-error.js";
@@ -241,6 +242,31 @@ export class Router {
    */
   reset(channelId: string, confirm = false): Promise<CommandOutcome> {
     return this.#dispatch.command(this.#channels.get(channelId), { name: "reset", confirm });
+  }
+
+  /**
+   * Runs `work` once the channel's agent is idle (its turn over, the commands before it done),
+   * alone: messages that come meanwhile wait behind it. What a channel's removal runs in.
+   */
+  whenIdle<T>(channelId: string, work: () => Promise<T>): Promise<T> {
+    return this.#dispatch.whenIdle(this.#channels.get(channelId), work);
+  }
+
+  /**
+   * The channel was removed from the store: its conversation, context and routed messages are
+   * forgotten, and of the messages it held only those stored since (a new channel of the same
+   * id) are still routed. Called from the `whenIdle` work that removed it.
+   */
+  async removed(channelId: string): Promise<void> {
+    const channel = this.#channels.get(channelId);
+    channel.sessionId = null;
+    channel.context = new ContextUsageTracker();
+    this.#routed.forgetChannel(channelId);
+    const held = channel.backlog.splice(0);
+    for (const message of held) {
+      if ((await this.#options.store.getMessage(message.id)) !== null)
+        channel.backlog.push(message);
+    }
   }
 
   /** What the channel's agent is (binding, folder, engine, model, sandbox, context, spend). */

@@ -14,6 +14,7 @@ import { LinkCodes } from "../http/link-codes.js";
 import { packageRoot, packageVersion } from "../http/package-info.js";
 import { StreamLimits } from "../http/stream-limits.js";
 import type { TrustedProxies } from "../http/trusted-proxies.js";
+import { ChannelRemoval } from "../routing/channel-removal.js";
 import type { AgentRuntime } from "./agent-runtime.js";
 import type { EventFlow } from "./event-flow.js";
 import type { GatewayRouting } from "./gateway-routing.js";
@@ -77,6 +78,16 @@ export function createHttpFront(
     webhooks: sources.flatMap((source) => (source.webhook ? [source.webhook] : [])),
     bindingOf: (channelId) => runtime.bindings.bindingFor(channelId).name,
     worktrees: runtime.worktrees,
+    removal: new ChannelRemoval({
+      store,
+      pool: runtime.pool,
+      router: routing.router,
+      worktrees: runtime.worktrees,
+      schedules: routing.scheduler,
+      permissions: runtime.permissions,
+      ownership,
+      ...(options.logger ? { logger: options.logger } : {}),
+    }),
     scheduler: routing.scheduler,
     budget: routing.budget,
     permissions: runtime.permissions,

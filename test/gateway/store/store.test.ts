@@ -122,6 +122,53 @@ describe.each(adapters)("the $name gateway store", (adapter) => {
     await store.close();
   });
 
+  it("removes a channel whole (messages, turns, transcripts, grants) but its spend, which stays counted", async () => {
+    const store = await adapter.open();
+    const since = new Date(Date.now() - 60_000).toISOString();
+    const asked = await store.insertUserMessage("gone", "hello", "http");
+    await store.settle({
+      messageIds: [asked.id],
+      state: "answered",
+      reply: { kind: "reply", text: "hi" },
+      display: "{}",
+      turn: {
+        ...{ result: "hi", costUsd: 0.25, usage: null, durationMs: 1, numTurns: 1 },
+        ...{ isError: false, subtype: "success", sessionId: "s-gone", binding: "b" },
+        ...{ inputTokens: 10, outputTokens: 5 },
+      },
+    });
+    await store.putSpend({
+      ...{ id: "wake-1", channelId: "gone", binding: "b", kind: "wake" },
+      ...{ costUsd: 0.5, inputTokens: 1, outputTokens: 1 },
+    });
+    await store.appendTranscript({
+      ...{ sessionId: "s-gone", channelId: "gone", offset: 0 },
+      bytes: Buffer.from("{}\n"),
+    });
+    await store.sourceStore().grants.add({
+      ...{ channelId: "gone", toolName: "Bash", command: "ls", grantedBy: "p" },
+    });
+    await store.insertUserMessage("kept", "stay", "http");
+    const spent = await store.spendSince(since);
+
+    expect(await store.channelSettings().remove("gone")).toEqual({ messages: 2 });
+    expect(await store.getChannel("gone")).toBeNull();
+    expect(await store.listMessages("gone")).toEqual([]);
+    expect(await store.getMessage(asked.id)).toBeNull();
+    expect(await store.transcriptLength("s-gone")).toBe(0);
+    expect(await store.sourceStore().grants.list("gone")).toEqual([]);
+    expect(await store.spendSince(since)).toEqual(spent);
+    expect(spent).toEqual([
+      { channelId: "gone", binding: "b", costUsd: 0.75, inputTokens: 11, outputTokens: 6 },
+    ]);
+    expect((await store.listMessages("kept")).map((message) => message.text)).toEqual(["stay"]);
+    expect(await store.channelSettings().remove("gone")).toBeNull();
+    // A message to the same id makes the channel anew.
+    await store.insertUserMessage("gone", "again", "http");
+    expect((await store.listMessages("gone")).map((message) => message.text)).toEqual(["again"]);
+    await store.close();
+  });
+
   it("keeps channels, message states and delivery counts (once per gateway run), in order", async () => {
     const store = await adapter.open();
     const first = await store.insertUserMessage("chan", "one", "http");

@@ -9,7 +9,7 @@ import { isValidChannelId } from "../../channel-source.js";
 
 /** A request the API refuses, with the status and the `{error}` text it answers. */
 export class ApiError extends HTTPException {
-  constructor(message: string, status: 400 | 404 | 409 | 413 | 502 = 400) {
+  constructor(message: string, status: 400 | 404 | 409 | 413 | 500 | 502 = 400) {
     super(status, { message });
   }
 }

@@ -1,10 +1,12 @@
 /**
- * The API's channel settings route (token needed): name a channel, archive or restore it
- * (`PATCH /api/channels/:id {title?, archived?}`). An archived channel is kept whole and still
+ * The API's channel settings routes (token needed): name a channel, archive or restore it
+ * (`PATCH /api/channels/:id {title?, archived?}`), remove it (`DELETE /api/channels/:id
+ * [?force=1]`, see routing/channel-removal.ts). An archived channel is kept whole and still
  * listed by `GET /api/channels` (with `archivedAt`); the page hides it until restored.
  */
 import { Hono } from "hono";
 import * as v from "valibot";
+import type { ChannelRemoval } from "../../routing/channel-removal.js";
 import type { GatewayStore } from "../../store/store.js";
 import { ApiError, channelParam, readJson } from "./api-request.js";
 
@@ -22,8 +24,20 @@ const settingsBody = v.object({
   archived: v.optional(v.boolean("archived must be true or false")),
 });
 
-export function channelSettingsRoutes(store: GatewayStore): Hono {
+export function channelSettingsRoutes(store: GatewayStore, removal?: ChannelRemoval): Hono {
   const routes = new Hono();
+  routes.delete("/channels/:id", async (context) => {
+    const channelId = channelParam(context.req.param("id"));
+    const force = context.req.query("force");
+    if (force !== undefined && !["1", "true", "0", "false"].includes(force)) {
+      throw new ApiError("force must be 1 or 0");
+    }
+    if (removal === undefined) throw new ApiError("this gateway cannot remove channels", 409);
+    const outcome = await removal.remove(channelId, force === "1" || force === "true");
+    if (!outcome.ok) throw new ApiError(outcome.error, outcome.status);
+    const { ok: _, ...removed } = outcome;
+    return context.json(removed);
+  });
   routes.patch("/channels/:id", async (context) => {
     const channelId = channelParam(context.req.param("id"));
     const { title, archived } = await readJson(context.req.raw, settingsBody);
