@@ -8,12 +8,11 @@
  */
 
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LoopbackProxy, startLoopbackProxy } from "../helpers/loopback-proxy.js";
-import { type PostgresCluster, startPostgresCluster } from "../helpers/postgres-cluster.js";
+import { describe, expect, it } from "vitest";
 import { isAlive } from "../helpers/process-state.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { startTestGateway, type TestGateway } from "./helpers.js";
+import { clusterFixture } from "./cluster-fixture.js";
+import type { TestGateway } from "./helpers.js";
 import {
   answeredOnce,
   endHeldTurn,
@@ -25,30 +24,10 @@ import {
   runnerOf,
 } from "./outage-helpers.js";
 
-let cluster: PostgresCluster;
-const gateways: TestGateway[] = [];
-const proxies: LoopbackProxy[] = [];
-beforeAll(async () => {
-  cluster = await startPostgresCluster();
-});
-afterAll(async () => {
-  // Proxies first: a worker whose statements a stalled proxy holds would wait out their timeouts.
-  for (const proxy of proxies) await proxy.close();
-  await Promise.allSettled(gateways.map((gateway) => gateway.cleanup()));
-  await cluster?.destroy();
-});
+const fixture = clusterFixture("outage", { scenario: "hold" });
 
-async function worker(url: string, name: string, lines: string[]): Promise<TestGateway> {
-  const gateway = await startTestGateway({
-    prefix: `outage-${name}`,
-    scenario: "hold",
-    store: { kind: "postgres", url },
-    workerName: name,
-    leaseSeconds: 2,
-    logger: (line) => lines.push(line),
-  });
-  gateways.push(gateway);
-  return gateway;
+function worker(url: string, name: string, lines: string[]): Promise<TestGateway> {
+  return fixture.worker(url, name, { logger: (line) => lines.push(line) });
 }
 
 /** No split brain: a channel's agent runs on one worker at most. */
@@ -62,7 +41,7 @@ async function expectDrivenByOneAtMost(workers: TestGateway[], channelId: string
 
 describe("two PostgreSQL workers whose database goes away for longer than a lease", () => {
   it("answer each channel once when the stopped server comes back, by one worker", async () => {
-    const url = await cluster.createDatabase();
+    const url = await fixture.createDatabase();
     const linesA: string[] = [];
     const linesB: string[] = [];
     const a = await worker(url, "stop-a", linesA);
@@ -72,14 +51,14 @@ describe("two PostgreSQL workers whose database goes away for longer than a leas
     a.setScenario("normal");
     b.setScenario("normal");
 
-    await cluster.stop();
+    await fixture.server().stop();
     try {
       await endHeldTurn(a, "alpha", alpha.pid);
       await endHeldTurn(b, "beta", beta.pid);
       // Two lease periods: neither worker could renew.
       await new Promise((resolve) => setTimeout(resolve, 4000));
     } finally {
-      await cluster.start();
+      await fixture.server().start();
     }
     await healthy(a);
     await healthy(b);
@@ -112,12 +91,11 @@ describe("two PostgreSQL workers whose database goes away for longer than a leas
   });
 
   it("let the other worker take a cut-off worker's channel, whose late answer is refused", async () => {
-    const url = await cluster.createDatabase();
-    const proxy = await startLoopbackProxy(cluster.port);
-    proxies.push(proxy);
+    const url = await fixture.createDatabase();
+    const { proxy, url: cutOff } = await fixture.proxied(url);
     const linesA: string[] = [];
     const linesB: string[] = [];
-    const a = await worker(url.replace(`:${cluster.port}/`, `:${proxy.port}/`), "cut-a", linesA);
+    const a = await worker(cutOff, "cut-a", linesA);
     const b = await worker(url, "cut-b", linesB);
     b.setScenario("normal");
     const held = await holdTurn(a, url, "gamma", "gamma question");
@@ -160,15 +138,11 @@ describe("two PostgreSQL workers whose database goes away for longer than a leas
   ] as const)(
     "stop a cut-off worker's turn when its lease runs out (connections %s), so one agent answers",
     async (_how, cutOff) => {
-      const url = await cluster.createDatabase();
-      const proxy = await startLoopbackProxy(cluster.port);
-      proxies.push(proxy);
+      const url = await fixture.createDatabase();
+      const proxied = await fixture.proxied(url);
+      const proxy = proxied.proxy;
       const linesA: string[] = [];
-      const a = await worker(
-        url.replace(`:${cluster.port}/`, `:${proxy.port}/`),
-        `${cutOff}-a`,
-        linesA,
-      );
+      const a = await worker(proxied.url, `${cutOff}-a`, linesA);
       const b = await worker(url, `${cutOff}-b`, []);
       b.setScenario("normal");
       const held = await holdTurn(a, url, "delta", "delta question");

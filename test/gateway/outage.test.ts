@@ -11,12 +11,11 @@ import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest";
+import { describe, expect, it, onTestFailed } from "vitest";
 import { FAKE_CLAUDE } from "../helpers/fixtures.js";
-import { type LoopbackProxy, startLoopbackProxy } from "../helpers/loopback-proxy.js";
-import { type PostgresCluster, startPostgresCluster } from "../helpers/postgres-cluster.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { openEvents, startTestGateway, type TestGateway } from "./helpers.js";
+import { clusterFixture } from "./cluster-fixture.js";
+import { openEvents, startTestGateway } from "./helpers.js";
 import {
   answeredOnce,
   endHeldTurn,
@@ -29,17 +28,7 @@ import {
   runners,
 } from "./outage-helpers.js";
 
-let cluster: PostgresCluster;
-const gateways: TestGateway[] = [];
-const proxies: LoopbackProxy[] = [];
-beforeAll(async () => {
-  cluster = await startPostgresCluster();
-});
-afterAll(async () => {
-  for (const proxy of proxies) await proxy.close();
-  await Promise.allSettled(gateways.map((gateway) => gateway.cleanup()));
-  await cluster?.destroy();
-});
+const fixture = clusterFixture("outage", { scenario: "hold" });
 
 async function sql(url: string, text: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
@@ -56,19 +45,11 @@ const UNAVAILABLE =
 
 describe("a PostgreSQL worker whose database goes away and comes back", () => {
   it("answers 503 with the reason meanwhile, and then answers everything accepted once", async () => {
-    const url = await cluster.createDatabase();
+    const url = await fixture.createDatabase();
     const lines: string[] = [];
     // A failure that names no step (a wait past the test's time) still shows what the worker said.
     onTestFailed(() => console.error(`the worker's log:\n${lines.join("\n")}`));
-    const solo = await startTestGateway({
-      prefix: "outage-solo",
-      scenario: "hold",
-      store: { kind: "postgres", url },
-      workerName: "solo",
-      leaseSeconds: 2,
-      logger: (line) => lines.push(line),
-    });
-    gateways.push(solo);
+    const solo = await fixture.worker(url, "solo", { logger: (line) => lines.push(line) });
     const held = await holdTurn(solo, url, "held", "long");
     solo.setScenario("normal");
     const quick = await solo.api<Posted>("POST", "/api/channels/quick/messages", { text: "hi" });
@@ -86,7 +67,7 @@ describe("a PostgreSQL worker whose database goes away and comes back", () => {
     // Someone watching the held channel's stream through the outage.
     const watching = openEvents(`${solo.url}/api/channels/held/events?token=${solo.token}`);
     await waitFor(() => watching.comments.length > 0, "the stream to open");
-    await cluster.stop();
+    await fixture.server().stop();
     try {
       const listed = await fetch(`${solo.url}/api/channels`, {
         headers: { authorization: `Bearer ${solo.token}` },
@@ -114,7 +95,7 @@ describe("a PostgreSQL worker whose database goes away and comes back", () => {
       await endHeldTurn(solo, "held", held.pid);
       await new Promise((resolve) => setTimeout(resolve, 3000));
     } finally {
-      await cluster.start();
+      await fixture.server().start();
     }
 
     await healthy(solo);
@@ -150,19 +131,10 @@ describe("a PostgreSQL worker whose database goes away and comes back", () => {
   });
 
   it("stops a turn whose lease ran out while its statements hung, and answers it when they return", async () => {
-    const url = await cluster.createDatabase();
-    const proxy = await startLoopbackProxy(cluster.port);
-    proxies.push(proxy);
+    const url = await fixture.createDatabase();
+    const { proxy, url: throughProxy } = await fixture.proxied(url);
     const lines: string[] = [];
-    const slow = await startTestGateway({
-      prefix: "outage-slow",
-      scenario: "hold",
-      store: { kind: "postgres", url: url.replace(`:${cluster.port}/`, `:${proxy.port}/`) },
-      workerName: "slow",
-      leaseSeconds: 2,
-      logger: (line) => lines.push(line),
-    });
-    gateways.push(slow);
+    const slow = await fixture.worker(throughProxy, "slow", { logger: (line) => lines.push(line) });
     await holdTurn(slow, url, "hung", "hung question");
     slow.setScenario("normal");
 
@@ -187,7 +159,7 @@ describe("a PostgreSQL worker whose database goes away and comes back", () => {
   });
 
   it("shuts down within --shutdown-wait while a channel's context usage waits to be stored", async () => {
-    const url = await cluster.createDatabase();
+    const url = await fixture.createDatabase();
     // A session file the worker mirrors into the database: its last bytes must be stored
     // before the answer is (`beforeAnswer`), so during the outage the answer waits, and the
     // context usage its result line gave, stored with the answer, waits with it.
@@ -207,10 +179,10 @@ describe("a PostgreSQL worker whose database goes away and comes back", () => {
         sessionFile: (sessionId) => join(sessions, `${sessionId}.jsonl`),
       },
     });
-    gateways.push(gateway);
+    fixture.gateways.push(gateway);
     try {
       const { pid } = await holdTurn(gateway, url, "context", "hold on");
-      await cluster.stop();
+      await fixture.server().stop();
       appendFileSync(file, `${JSON.stringify({ type: "assistant", line: 2 })}\n`);
       await endHeldTurn(gateway, "context", pid);
 
@@ -229,7 +201,7 @@ describe("a PostgreSQL worker whose database goes away and comes back", () => {
       );
       expect(lines.some((line) => line.includes("did not come back within 1.5 s"))).toBe(true);
     } finally {
-      await cluster.start();
+      await fixture.server().start();
       rmSync(sessions, { recursive: true, force: true });
     }
   });
