@@ -1,8 +1,13 @@
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { cpSync, lstatSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { type FakeMessagesApi, startFakeMessagesApi } from "../helpers/fake-messages-api.js";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import {
+  type FakeMessagesApi,
+  type RecordedRequest,
+  type ScriptStep,
+  startFakeMessagesApi,
+} from "../helpers/fake-messages-api.js";
 import {
   type Engine,
   isSummaryRequest as isSummary,
@@ -14,7 +19,9 @@ import {
  * A resumed turn the API refuses as too long (`prompt is too long`), with and without
  * `DISABLE_AUTO_COMPACT=1`, through the real Claude Code 2.1.328 and through `rudder run`:
  * without it both compact and answer; with it neither compacts, and the turn ends in error.
- * The window is set per engine just above its third request, so the fourth passes it.
+ * The window is set per engine just above its third request, so the fourth passes it. The
+ * three turns before are the same in both cases: each engine runs them once, and each case
+ * resumes the conversation from a copy of its files as they were after the third turn.
  */
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -22,12 +29,12 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function fakeApi(contextWindow?: number): Promise<FakeMessagesApi> {
-  const api = await startFakeMessagesApi({
-    ...(contextWindow === undefined ? {} : { contextWindow }),
-    fallback: (request) =>
-      isSummary(request) ? { text: "<summary>S</summary>" } : { text: `ok ${"x".repeat(8000)}` },
-  });
+/** A summary for a compaction request, a long answer for anything else. */
+const replies = (request: RecordedRequest): ScriptStep =>
+  isSummary(request) ? { text: "<summary>S</summary>" } : { text: `ok ${"x".repeat(8000)}` };
+
+async function fakeApi(contextWindow: number): Promise<FakeMessagesApi> {
+  const api = await startFakeMessagesApi({ contextWindow, fallback: replies });
   cleanups.push(() => api.close());
   return api;
 }
@@ -35,30 +42,83 @@ async function fakeApi(contextWindow?: number): Promise<FakeMessagesApi> {
 // biome-ignore lint/suspicious/noExplicitAny: a result line is whatever JSON the engine printed.
 type Result = Record<string, any>;
 
-async function overflowingTurn(kind: Engine, disableAutoCompact: boolean) {
-  const home = realpathSync(mkdtempSync(join(tmpdir(), `rudder-overflow-${kind}-`)));
-  cleanups.push(() => rmSync(home, { recursive: true, force: true }));
-  const run = async (api: FakeMessagesApi, args: string[]) => {
-    const env = {
-      ...oneShotEnv(kind, home, api.url),
-      ...(disableAutoCompact ? { DISABLE_AUTO_COMPACT: "1" } : {}),
-    };
-    const done = await runOneShot(kind, ["--output-format", "json", ...args], { cwd: home, env });
-    return { code: done.code, result: JSON.parse(done.stdout) as Result };
+/** Runs `kind` in `home` against `api`, with DISABLE_AUTO_COMPACT=1 if asked. */
+async function runIn(
+  kind: Engine,
+  home: string,
+  api: FakeMessagesApi,
+  args: string[],
+  disableAutoCompact = false,
+) {
+  const env = {
+    ...oneShotEnv(kind, home, api.url),
+    ...(disableAutoCompact ? { DISABLE_AUTO_COMPACT: "1" } : {}),
   };
-  // Three short prompts with long replies, on an API without a window; then a fourth turn on
-  // one whose window is just above the third request: the refused request's compaction must
-  // drop the oldest exchange to fit, and what it leaves (the user's own words are kept) fits.
-  const open = await fakeApi();
-  const first = await run(open, ["remember the first long answer"]);
-  expect(first.code).toBe(0);
-  const id = first.result.session_id as string;
-  for (const prompt of ["and a second one", "and a third one"]) {
-    expect((await run(open, ["--resume", id, prompt])).code).toBe(0);
+  const done = await runOneShot(kind, ["--output-format", "json", ...args], { cwd: home, env });
+  return { code: done.code, result: JSON.parse(done.stdout) as Result };
+}
+
+/** An engine's conversation of three turns: its home as it was then, its id, its last size. */
+interface Opening {
+  home: string;
+  saved: string;
+  id: string;
+  tokens: number;
+}
+
+const openings = new Map<Engine, Promise<Opening>>();
+afterAll(async () => {
+  for (const opening of openings.values()) {
+    const { home, saved } = await opening.catch(() => ({ home: "", saved: "" }));
+    for (const folder of [home, saved])
+      if (folder) rmSync(folder, { recursive: true, force: true });
   }
-  const base = open.mainRequests().at(-1)?.tokens as number;
-  const tight = await fakeApi(base + 1500);
-  const second = await run(tight, ["--resume", id, `fourth ${"z".repeat(2400)}`]);
+});
+
+/**
+ * Three short prompts with long replies, on an API without a window, once per engine; the
+ * home is then copied aside (sockets left out: a running CLI's, gone with it).
+ */
+function openingOf(kind: Engine): Promise<Opening> {
+  let opening = openings.get(kind);
+  if (opening === undefined) {
+    opening = (async () => {
+      const home = realpathSync(mkdtempSync(join(tmpdir(), `rudder-overflow-${kind}-`)));
+      const open = await startFakeMessagesApi({ fallback: replies });
+      try {
+        const first = await runIn(kind, home, open, ["remember the first long answer"]);
+        expect(first.code).toBe(0);
+        const id = first.result.session_id as string;
+        for (const prompt of ["and a second one", "and a third one"]) {
+          expect((await runIn(kind, home, open, ["--resume", id, prompt])).code).toBe(0);
+        }
+        const saved = `${home}-after-three`;
+        cpSync(home, saved, { recursive: true, filter: (path) => !lstatSync(path).isSocket() });
+        return { home, saved, id, tokens: open.mainRequests().at(-1)?.tokens as number };
+      } finally {
+        await open.close();
+      }
+    })();
+    openings.set(kind, opening);
+  }
+  return opening;
+}
+
+async function overflowingTurn(kind: Engine, disableAutoCompact: boolean) {
+  const { home, saved, id, tokens } = await openingOf(kind);
+  rmSync(home, { recursive: true, force: true });
+  cpSync(saved, home, { recursive: true });
+  // A fourth turn on an API whose window is just above the third request: the refused request's
+  // compaction must drop the oldest exchange to fit, and what it leaves (the user's own words
+  // are kept) fits.
+  const tight = await fakeApi(tokens + 1500);
+  const second = await runIn(
+    kind,
+    home,
+    tight,
+    ["--resume", id, `fourth ${"z".repeat(2400)}`],
+    disableAutoCompact,
+  );
   const requests = tight.requests.filter((request) => request.path === "/v1/messages");
   return {
     second,
