@@ -1,4 +1,5 @@
 import { packageVersion } from "../gateway/http/package-info.js";
+import { exitWithoutTeardown } from "./exit-without-teardown.js";
 
 const USAGE = `rudder: an agent harness and channel gateway
 
@@ -56,7 +57,10 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   // Subcommands are loaded when chosen, so a `rudder run` child (started per channel by
   // the gateway, or by an Agent SDK host) does not pay for the gateway and chat at startup.
-  if (command === "run") return (await import("./run.js")).runCommandLine(rest, io());
+  if (command === "run") {
+    exitWithoutTeardown();
+    return (await import("./run.js")).runCommandLine(rest, io());
+  }
   if (command === "chat") return (await import("./chat/chat.js")).chatCommandLine(rest, io());
   if (command === "serve") return (await import("./serve.js")).serveCommandLine(rest, io());
   if (command === "link") return (await import("./link.js")).linkCommandLine(rest, io());
@@ -77,7 +81,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     return (await import("./sessions.js")).sessionsCommandLine(rest, io());
   }
   if (command === "acp") return (await import("./acp.js")).acpCommandLine(rest, io());
-  if (looksLikeHeadlessRun(argv)) return (await import("./run.js")).runCommandLine(argv, io());
+  if (looksLikeHeadlessRun(argv)) {
+    exitWithoutTeardown();
+    return (await import("./run.js")).runCommandLine(argv, io());
+  }
   process.stderr.write(`rudder: unknown command "${command}"\n\n${USAGE}\n`);
   return 2;
 }
