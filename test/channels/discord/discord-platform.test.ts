@@ -4,7 +4,8 @@
  * kit messages rendered for Discord (markdown as it is, plain text escaped, no mention pings,
  * buttons in rows, replies that survive a deleted message); channel ids and snowflake times;
  * the configuration's one-line errors, which never hold the token; files sent as attachments
- * (multipart, the caption the message's text, in the thread, replying).
+ * (multipart, the caption the message's text, in the thread, replying); a catch-up read tried
+ * again after a 5xx or a 429.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,6 +16,7 @@ import {
   channelIdOf,
   snowflakeAt,
 } from "../../../src/channels/discord/discord-address.js";
+import { catchUp } from "../../../src/channels/discord/discord-catch-up.js";
 import { discordConfig } from "../../../src/channels/discord/discord-config.js";
 import { withoutMention } from "../../../src/channels/discord/discord-incoming.js";
 import { DiscordPlatform } from "../../../src/channels/discord/discord-platform.js";
@@ -93,6 +95,29 @@ describe("connecting", () => {
       .catch((error: unknown) => error);
     expect(platform.failure(refused).kind).toBe("bad_token");
     expect(platform.redact(`token ${discord.token} here`)).toBe("token [token] here");
+  });
+});
+
+describe("catch-up", () => {
+  it("reads a channel again after a 500 and a 429, and hands over what was said", async () => {
+    const platform = new DiscordPlatform({ token: discord.token, apiUrl: discord.apiUrl });
+    const dm = discord.dm("4246");
+    const since = new Date(Date.now() - 1000).toISOString();
+    const said = discord.say({ userId: "4246", channelId: dm, text: "while away", quiet: true });
+    const read = /GET \/channels\/\d+\/messages$/;
+    discord.failNext(read, { status: 500 });
+    discord.failNext(read, { status: 429, retryAfterSeconds: 0.2 });
+    const handed: string[] = [];
+    const lines: string[] = [];
+    const known = [{ channelId: `discord:dm:${dm}:${dm}`, lastMessageAt: since }];
+    await catchUp(
+      known,
+      await platform.rest(),
+      async (message) => void handed.push(message.id),
+      (line) => lines.push(line),
+    );
+    expect(handed).toEqual([said.id]);
+    expect(lines).toEqual(["discord: caught up: 1 message(s) read back from 1 channel(s)"]);
   });
 });
 
