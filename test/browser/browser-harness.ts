@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Locator, type Page } from "playwright-core";
 import { build } from "vite";
+import type { GatewayOptions } from "../../src/gateway/index.js";
 import { RUDDER_CLI } from "../helpers/fixtures.js";
 
 export const repository = join(import.meta.dirname, "..", "..");
@@ -90,4 +91,32 @@ export function builtRudderCommand(folder: string): string {
   writeFileSync(command, `#!/bin/sh\nexec "${process.execPath}" "${RUDDER_CLI}" "$@"\n`);
   chmodSync(command, 0o755);
   return command;
+}
+
+/**
+ * A page test's gateway, but for its data folder and port: the built page, and the built
+ * `rudder` as the agent in `workspace` on the fake Messages API at `apiUrl` (no retries, so a
+ * failure shows at once), with a heartbeat each second.
+ */
+export function builtRudderGateway(
+  harness: BrowserHarness,
+  apiUrl: string,
+  workspace: string,
+): Pick<GatewayOptions, "webRoot" | "engine" | "engineName" | "heartbeatMs"> {
+  return {
+    webRoot: harness.webRoot,
+    engine: {
+      claudeBin: builtRudderCommand(harness.scratch),
+      args: ["--include-partial-messages", "--dangerously-skip-permissions"],
+      cwd: workspace,
+      env: {
+        ANTHROPIC_BASE_URL: apiUrl,
+        ANTHROPIC_API_KEY: "test-key",
+        ANTHROPIC_AUTH_TOKEN: undefined,
+        RUDDER_MAX_RETRIES: "0",
+      },
+    },
+    engineName: "rudder",
+    heartbeatMs: 1000,
+  };
 }

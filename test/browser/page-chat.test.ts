@@ -24,7 +24,7 @@ import {
 } from "../helpers/fake-messages-api.js";
 import {
   type BrowserHarness,
-  builtRudderCommand,
+  builtRudderGateway,
   results,
   startBrowserHarness,
   userMessage,
@@ -129,20 +129,7 @@ beforeAll(async () => {
     bindings: new GatewayBindings(loaded, { cwd: workspace, engine: "rudder" }),
     dataDir: join(harness.scratch, "data"),
     port: 0,
-    webRoot: harness.webRoot,
-    engine: {
-      claudeBin: builtRudderCommand(harness.scratch),
-      args: ["--include-partial-messages", "--dangerously-skip-permissions"],
-      cwd: workspace,
-      env: {
-        ANTHROPIC_BASE_URL: api.url,
-        ANTHROPIC_API_KEY: "test-key",
-        ANTHROPIC_AUTH_TOKEN: undefined,
-        RUDDER_MAX_RETRIES: "0",
-      },
-    },
-    engineName: "rudder",
-    heartbeatMs: 1000,
+    ...builtRudderGateway(harness, api.url, workspace),
     demo: true,
     demoHint: "Set ANTHROPIC_API_KEY to use a real model, or run rudder serve --model.",
   };

@@ -26,7 +26,7 @@ import {
 import { FAKE_CLAUDE } from "../helpers/fixtures.js";
 import {
   type BrowserHarness,
-  builtRudderCommand,
+  builtRudderGateway,
   userMessage as messageIn,
   results,
   startBrowserHarness,
@@ -247,20 +247,7 @@ describe("the web page, with rudder agents on the fake Messages API", () => {
     gateway = await startGateway({
       dataDir: join(harness.scratch, "rudder-data"),
       port: 0,
-      webRoot: harness.webRoot,
-      engine: {
-        claudeBin: builtRudderCommand(harness.scratch),
-        args: ["--include-partial-messages", "--dangerously-skip-permissions"],
-        cwd: workspace,
-        env: {
-          ANTHROPIC_BASE_URL: api.url,
-          ANTHROPIC_API_KEY: "test-key",
-          ANTHROPIC_AUTH_TOKEN: undefined,
-          RUDDER_MAX_RETRIES: "0",
-        },
-      },
-      engineName: "rudder",
-      heartbeatMs: 1000,
+      ...builtRudderGateway(harness, api.url, workspace),
     });
     ({ page, pageErrors } = await harness.openTab());
   });
