@@ -2,7 +2,7 @@
  * Slack's payloads as the chat kit reads them: a `message` event as an `IncomingChat` (its
  * thread's channel; addressed when it mentions the bot, is in a DM, or replies in a thread the
  * bot is part of; the mention taken out of the text; its files), a `block_actions` press as a
- * `ButtonPress`, a slash command as the same command typed in its channel's latest thread.
+ * `ButtonPress`, a slash command as the same command typed in the thread it acts on.
  */
 import type { Attachment, ButtonPress, IncomingChat } from "../kit/chat-platform.js";
 import { slackChannelId } from "./slack-address.js";
@@ -182,7 +182,7 @@ export interface SlackSlashCommand {
 
 /**
  * A slash command as the text command the kit parses, for the conversation `channelId` (Slack
- * sends no thread with a slash command: the caller picks the channel's latest one).
+ * sends no thread with a slash command: the caller picks one: see slack-slash.ts).
  */
 export function commandOf(
   command: SlackSlashCommand,

@@ -39,6 +39,7 @@ import { SlackNames, signIn } from "./slack-identity.js";
 import { SLACK_MESSAGE_LIMIT } from "./slack-message.js";
 import { answerPress, postMessage, updateMessage } from "./slack-outgoing.js";
 import { SlackReactions } from "./slack-reactions.js";
+import { slashTarget } from "./slack-slash.js";
 import { SlackThreads } from "./slack-threads.js";
 
 export interface SlackPlatformOptions {
@@ -64,8 +65,6 @@ export class SlackPlatform implements ChatPlatform {
   };
   readonly #options: SlackPlatformOptions;
   readonly #threads = new SlackThreads();
-  /** The newest conversation of each Slack channel (where its slash commands go). */
-  readonly #latest = new Map<string, string>();
   readonly #names = new SlackNames();
   readonly #reactions: SlackReactions;
   #clients: Promise<SlackClients> | undefined;
@@ -252,7 +251,6 @@ export class SlackPlatform implements ChatPlatform {
     if (incoming === null || signal.aborted) return;
     if (incoming.addressed) {
       this.#threads.add(incoming.channelId);
-      this.#latest.set(event.channel, incoming.channelId);
     }
     await handlers.message(incoming, stored);
   }
@@ -274,7 +272,6 @@ export class SlackPlatform implements ChatPlatform {
     const incoming = incomingOf(event, reading, event.user);
     if (incoming === null || !incoming.addressed) return;
     this.#threads.add(incoming.channelId);
-    this.#latest.set(event.channel, incoming.channelId);
     if (firstSight && !incoming.text.startsWith("/")) {
       this.#reactions.received(incoming.channelId, event.channel, event.ts);
     }
@@ -293,16 +290,17 @@ export class SlackPlatform implements ChatPlatform {
     ack: Ack,
     stored: () => void,
   ): Promise<void> {
-    const channelId = this.#latest.get(command.channel_id);
-    if (channelId === undefined) {
-      await ack({
-        response_type: "ephemeral",
-        text: `No conversation here yet: mention me to start one, then ${command.command} works on it.`,
-      });
+    await this.#identified;
+    if (this.#bot === undefined) return;
+    const team = command.team_id ?? this.#bot.teamId;
+    const target = await slashTarget(command, team, this.#entry?.context);
+    if ("answer" in target) {
+      await ack({ response_type: "ephemeral", text: target.answer });
       return;
     }
     const userName = await this.#nameOf(command.user_id);
-    await handlers.message(commandOf(command, channelId, userName), stored);
+    const typed = { ...command, text: target.text };
+    await handlers.message(commandOf(typed, target.channelId, userName), stored);
   }
 
   #nameOf(userId: string): Promise<string> {

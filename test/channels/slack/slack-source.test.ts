@@ -57,6 +57,9 @@ beforeAll(async () => {
   await source.start(
     async (channelId, text, meta, stored) => {
       delivered.push({ channelId, text, meta });
+      if (!storeChannels.some((each) => each.channelId === channelId)) {
+        storeChannels.push({ channelId, lastMessageAt: new Date().toISOString() });
+      }
       const id = `message-${delivered.length}`;
       stored?.();
       await holds.get(text);
@@ -225,11 +228,27 @@ describe("Slack source", () => {
     expect(card.blocks?.some((block) => block.type === "actions")).toBe(false);
   });
 
-  it("runs a slash command on the channel's latest conversation, and says so where there is none", async () => {
-    const said = slack.say({ user: ADA, channel: "C5", text: `<@${slack.botUserId}> hi` });
+  it("runs a slash command on the newest thread the store knows in its channel, or on the thread its text links, and says so where there is none", async () => {
+    const first = slack.say({ user: ADA, channel: "C5", text: `<@${slack.botUserId}> hi` });
+    await deliveredTo(`slack:${slack.teamId}:C5:${first.ts}`);
+    const said = slack.say({ user: ADA, channel: "C5", text: `<@${slack.botUserId}> again` });
     await deliveredTo(`slack:${slack.teamId}:C5:${said.ts}`);
     slack.slash({ user: ADA, channel: "C5", command: "/help" });
     await botSaid("C5", said.ts, /\/status/);
+    const link = `<https://fake.slack.com/archives/C5/p${first.ts.replace(".", "")}>`;
+    slack.slash({ user: ADA, channel: "C5", command: "/help", text: link });
+    await botSaid("C5", first.ts, /\/status/);
+    const elsewhere = slack.slash({
+      user: ADA,
+      channel: "C5",
+      command: "/status",
+      text: `https://fake.slack.com/archives/C6/p${first.ts.replace(".", "")}`,
+    });
+    const refused = await waitFor(
+      () => slack.acks.find((each) => each.envelopeId === elsewhere),
+      "the ack",
+    );
+    expect(refused.payload.text).toMatch(/another channel/);
     const envelope = slack.slash({ user: ADA, channel: "C6", command: "/status" });
     const ack = await waitFor(
       () => slack.acks.find((each) => each.envelopeId === envelope),
@@ -409,6 +428,13 @@ describe("Slack source", () => {
       const taken = await (other.webhook ?? expect.fail("no webhook")).handle(post(event));
       expect(taken.status).toBe(200);
       expect(otherDelivered).toContainEqual({ channelId, text: "no mention needed here" });
+      // A slash command there, through this worker, acts on that thread too.
+      const form = new URLSearchParams({ command: "/help", channel_id: "C14", user_id: ADA });
+      const slashed = await (other.webhook ?? expect.fail("no webhook")).handle(
+        post(form.toString(), { type: "application/x-www-form-urlencoded" }),
+      );
+      expect(slashed.status).toBe(200);
+      await botSaid("C14", root, /\/status/);
     });
 
     it("says privately that a slash command needs a conversation first", async () => {
