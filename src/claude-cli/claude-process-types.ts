@@ -7,6 +7,12 @@ export interface ClaudeProcessOptions extends CommandOptions {
   /** A session to continue: the first spawn passes `--resume <sessionId>`. */
   sessionId?: string | undefined;
   onPermissionRequest?: PermissionHandler | undefined;
+  /**
+   * Asked when a rudder child run with `--ask-before-waking` would wake itself for background
+   * tasks that finished after its turn: resolves with why it may not (it then waits for its
+   * next message), or undefined to let it.
+   */
+  onWakeRequest?: (() => Promise<string | undefined>) | undefined;
   /** SIGTERM-to-SIGKILL grace when ending the process; default 3000 ms. */
   terminateGraceMs?: number | undefined;
   /**

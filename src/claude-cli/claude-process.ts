@@ -54,7 +54,10 @@ export class ClaudeProcess {
   #costTotal = 0;
   /** Of a child resumed on a Claude Code session: the prompts it holds, until a turn ends. */
   #held: HeldPrompts | undefined;
-  readonly #control = new ControlChannel(() => this.options.onPermissionRequest);
+  readonly #control = new ControlChannel(
+    () => this.options.onPermissionRequest,
+    () => this.options.onWakeRequest,
+  );
 
   constructor(channelId: string, options: ClaudeProcessOptions = {}) {
     this.channelId = channelId;

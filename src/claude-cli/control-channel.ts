@@ -10,6 +10,23 @@ import { isRecord } from "./turn-result.js";
 
 const INTERRUPT_WAIT_MS = 5000;
 
+/** Whether the child may wake itself now: a refusal's reason, or undefined to let it. */
+export type WakeHandler = () => Promise<string | undefined>;
+
+/** The answer to a `wake` request: allowed without a handler or when the handler fails. */
+async function decideWake(
+  requestId: string,
+  handler: WakeHandler | undefined,
+): Promise<Record<string, unknown>> {
+  const refusal = await handler?.().catch(() => undefined);
+  const response =
+    refusal === undefined ? { behavior: "allow" } : { behavior: "deny", message: refusal };
+  return {
+    type: "control_response",
+    response: { subtype: "success", request_id: requestId, response },
+  };
+}
+
 /**
  * The control side of stream-json: requests from the CLI (every one is answered, or the turn
  * hangs) and requests to it (interrupt) matched to their responses by `request_id`.
@@ -17,23 +34,34 @@ const INTERRUPT_WAIT_MS = 5000;
 export class ControlChannel {
   readonly #waiters = new Map<string, () => void>();
   readonly #permissionHandler: () => PermissionHandler | undefined;
+  readonly #wakeHandler: () => WakeHandler | undefined;
 
-  constructor(permissionHandler: () => PermissionHandler | undefined) {
+  constructor(
+    permissionHandler: () => PermissionHandler | undefined,
+    wakeHandler: () => WakeHandler | undefined = () => undefined,
+  ) {
     this.#permissionHandler = permissionHandler;
+    this.#wakeHandler = wakeHandler;
   }
 
-  /** Answers a `control_request` line: `can_use_tool` through the handler, others refused. */
+  /**
+   * Answers a `control_request` line: `can_use_tool` through the permission handler, `wake`
+   * (a rudder child run with `--ask-before-waking`) through the wake handler, others refused.
+   */
   answerRequest(child: ClaudeChild, line: Record<string, unknown>): void {
     if (typeof line.request_id !== "string") return;
     const permission = parsePermissionRequest(line);
+    const wake = isRecord(line.request) && line.request.subtype === "wake";
     const answer = permission
       ? decidePermission(permission, this.#permissionHandler())
-      : Promise.resolve(
-          unsupportedControlResponse(
-            line.request_id,
-            isRecord(line.request) && line.request.subtype,
-          ),
-        );
+      : wake
+        ? decideWake(line.request_id, this.#wakeHandler())
+        : Promise.resolve(
+            unsupportedControlResponse(
+              line.request_id,
+              isRecord(line.request) && line.request.subtype,
+            ),
+          );
     void answer.then((response) => child.write(response)).catch(() => {});
   }
 

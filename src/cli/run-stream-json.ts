@@ -29,6 +29,7 @@ export const STREAM_JSON_FLAGS: FlagSpecs = {
   "include-hook-events": { type: "boolean" },
   "dangerously-skip-permissions": { type: "boolean" },
   "await-initialize": { type: "boolean" },
+  "ask-before-waking": { type: "boolean" },
 };
 
 /**
@@ -189,6 +190,7 @@ export async function runStreamJson(args: ParsedArgs, io: CommandIo): Promise<nu
     includePartialMessages: booleanFlag(args, "include-partial-messages"),
     includeHookEvents: booleanFlag(args, "include-hook-events"),
     awaitInitialize: booleanFlag(args, "await-initialize"),
+    askBeforeWaking: booleanFlag(args, "ask-before-waking"),
     env: io.env,
     write,
     warn,

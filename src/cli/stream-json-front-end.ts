@@ -21,6 +21,8 @@ export interface StreamJsonHostOptions {
   includePartialMessages: boolean;
   includeHookEvents: boolean;
   awaitInitialize: boolean;
+  /** `--ask-before-waking`: a wake-up waits for the host's yes (the gateway's budgets). */
+  askBeforeWaking: boolean;
   env: NodeJS.ProcessEnv;
   write: (line: OutputLine) => void;
   warn: (message: string) => void;
@@ -58,6 +60,7 @@ export function createStreamJsonFrontEnd(
     includePartialMessages: host.includePartialMessages,
     includeHookEvents: host.includeHookEvents,
     awaitInitialize: host.awaitInitialize,
+    askBeforeWaking: host.askBeforeWaking,
     persist: resolved.persist,
     warn,
     prepare: async (initializeServers) => {

@@ -30,6 +30,7 @@ import { PermissionPrompt } from "./permission-prompt.js";
 import { registerSdkHooks } from "./sdk-hooks.js";
 import { SessionPreparation } from "./session-preparation.js";
 import type { StreamJsonFrontEndOptions } from "./stream-json-options.js";
+import { WakeGate } from "./wake-gate.js";
 
 export type { SessionOverrides, StreamJsonFrontEndOptions } from "./stream-json-options.js";
 
@@ -50,6 +51,7 @@ export class StreamJsonFrontEnd {
   readonly #prompt: PermissionPrompt | undefined;
   readonly #partial: PartialMessages | undefined;
   readonly #hostRequests: HostRequests;
+  readonly #wakeGate: WakeGate;
   readonly #hookCallbackIds = new Set<string>();
   #info: Omit<SessionInfo, "permissionMode">;
   readonly #preparation: SessionPreparation;
@@ -86,6 +88,7 @@ export class StreamJsonFrontEnd {
     });
     this.#hostRequests = new HostRequests(options.write);
     this.#prompt = options.permissionPrompt ? new PermissionPrompt(this.#hostRequests) : undefined;
+    this.#wakeGate = new WakeGate(options.askBeforeWaking ? this.#hostRequests : undefined);
     this.#partial = options.includePartialMessages
       ? new PartialMessages(options.info.sessionId, options.info.model, options.write)
       : undefined;
@@ -308,7 +311,10 @@ export class StreamJsonFrontEnd {
         (task) => task.status !== "running" && !task.delivered,
       );
       if (finished) {
-        this.#startTurn([], () => session.wake(undefined, { waitForRunning: false }));
+        this.#wakeGate.wake(
+          () => this.#startTurn([], () => session.wake(undefined, { waitForRunning: false })),
+          () => !session.running && this.#turn === undefined,
+        );
       }
     }
     for (const resolve of this.#changeWaiters) resolve();

@@ -29,6 +29,11 @@ export interface StreamJsonFrontEndOptions {
    * `error`) for each hook that failed: timed out, crashed, could not start, bad output.
    */
   includeHookEvents?: boolean;
+  /**
+   * `--ask-before-waking`: a wake-up for background tasks that finished after the turn waits
+   * for the host's yes (a `wake` control request, see `WakeGate`).
+   */
+  askBeforeWaking?: boolean;
   /** Called with the history just before each model call, so it is stored before it is sent. */
   persist?: (history: readonly Message[]) => void;
   /** Notes for people (stderr). */

@@ -3,7 +3,9 @@
  * a turn that crosses its channel's daily limit is stopped at its next model call with what it
  * did kept; the channel's next message is answered at once with the limit, the amount and the
  * reset, and nothing is sent to the model; raising the limit in the configuration (a reload)
- * lets it go on; `GET /api/spend` and `/status` report the spend against the limit.
+ * lets it go on; `GET /api/spend` and `/status` report the spend against the limit; a wake-up
+ * (the agent's turn of its own after a background task) past the limit is held, its model
+ * call never made.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -255,4 +257,42 @@ it("counts a wake-up's spend (a background task's end) and a /compact's", async 
   const afterCompact = await channelSpent("tight-a");
   expect(afterCompact.tokens).toBeGreaterThanOrEqual(afterWake.tokens + summaryTokens);
   expect(afterCompact.usd).toBeGreaterThan(afterWake.usd);
+});
+
+it("holds a wake-up past the limit: the agent does not wake, and its channel says why", async () => {
+  const go = join(workspace, "wake-held-go");
+  api.push(
+    {
+      toolUse: {
+        name: "Bash",
+        input: {
+          command: `while [ ! -e ${go} ]; do sleep 0.05; done; printf second-ok`,
+          run_in_background: true,
+        },
+      },
+    },
+    { text: "Started the second build." },
+  );
+  const posted = await gateway.api<{ id: string }>("POST", "/api/channels/tight-w/messages", {
+    text: "run the second build",
+  });
+  await settledAs("tight-w", posted.body.id, "answered");
+  // The channel's limit falls below what it spent while its task runs.
+  writeConfig(0.001);
+  await gateway.reloadConfig();
+  const before = mainRequests();
+  writeFileSync(go, "");
+  const held = await waitFor(
+    async () => (await gateway.messages("tight-w")).find((each) => each.text.includes("wake-up")),
+    "the held wake-up's line",
+    30_000,
+  );
+  expect(held.text).toMatch(
+    /^The agent's wake-up \(a background task finished\) paused by a budget: Budget reached: the daily limit per channel of binding "tight" is \$0\.0010/,
+  );
+  // The agent asked before its model call and was refused: no call was made.
+  expect(mainRequests()).toBe(before);
+  expect((await gateway.messages("tight-w")).some((each) => each.text.includes("second-ok"))).toBe(
+    false,
+  );
 });

@@ -2,7 +2,8 @@
  * How each channel's agent process is made, from the binding its channel uses now: the engine
  * the caller builds for the binding (`rudder serve` builds rudder or Claude Code in the
  * binding's folder), the model (the channel's `/model` choice or the binding's), the binding's
- * Claude Code settings as `--settings` and its system-prompt addition. `key` changes exactly
+ * Claude Code settings as `--settings` and its system-prompt addition, and for rudder
+ * `--ask-before-waking` (the router's budgets answer). `key` changes exactly
  * when a process made now would differ, so the pool restarts a kept process between turns.
  */
 import type { ClaudeProcessOptions } from "../../claude-cli/claude-process-types.js";
@@ -53,6 +54,8 @@ export function channelAgents(options: ChannelAgentsOptions): ChannelAgents {
       const args = [...(base.extraArgs ?? [])];
       if (binding.settings) args.push("--settings", JSON.stringify(binding.settings));
       if (binding.systemPrompt) args.push("--append-system-prompt", binding.systemPrompt);
+      // A rudder agent asks before it wakes itself, so that a budget can hold the wake-up.
+      if (binding.engine === "rudder") args.push("--ask-before-waking");
       return {
         ...base,
         extraArgs: args,

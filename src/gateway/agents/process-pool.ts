@@ -32,6 +32,8 @@ export interface RegistryPoolOptions {
   /** `--min-free-memory`: below it no new process starts and idle ones are stopped. */
   memoryFloor?: Omit<MemoryFloorOptions, "onReading">;
   logger?: (line: string) => void;
+  /** Whether a channel's agent may wake itself (see `ClaudeProcessOptions.onWakeRequest`). */
+  onWakeRequest?: (channelId: string) => Promise<string | undefined>;
   /** What a channel's process says between turns (see `ClaudeProcessOptions.onIdleLine`). */
   onIdleLine?: (channelId: string, line: Record<string, unknown>, costUsd?: number) => void;
   /** Answers a channel's `can_use_tool` requests; without it the agent refuses what needs asking. */
@@ -78,7 +80,7 @@ export class RegistryProcessPool implements ProcessPool {
 
   constructor(options: RegistryPoolOptions) {
     this.maxAgents = Math.max(1, options.maxAgents ?? DEFAULT_MAX_AGENTS);
-    const { onIdleLine, onPermissionRequest, agents, cwdFor } = options;
+    const { onIdleLine, onPermissionRequest, onWakeRequest, agents, cwdFor } = options;
     this.#agents = agents;
     this.#processOptions = (channelId) => {
       const own = agents?.options(channelId) ?? options.processOptions;
@@ -94,6 +96,7 @@ export class RegistryProcessPool implements ProcessPool {
         ...(onPermissionRequest
           ? { onPermissionRequest: (request) => onPermissionRequest(channelId, request) }
           : {}),
+        ...(onWakeRequest ? { onWakeRequest: () => onWakeRequest(channelId) } : {}),
       };
     };
     const log = options.logger ?? ((line: string) => process.stderr.write(`${line}\n`));

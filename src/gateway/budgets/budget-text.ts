@@ -69,3 +69,12 @@ export function scheduleHeldText(breach: BudgetBreach): string {
     "resume the schedule then, or once the owner raised the limit."
   );
 }
+
+/** Why an agent did not wake itself for its background tasks (said in its channel). */
+export function wakeHeldText(breach: BudgetBreach): string {
+  return (
+    `The agent's wake-up (a background task finished) paused by a budget: ${reached(breach)} ` +
+    `The limit resets at ${resetText(breach.limit, breach.resetsAt)}; the task's result ` +
+    "reaches the agent with the channel's next message."
+  );
+}

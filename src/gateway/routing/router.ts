@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ContextUsageTracker } from "../agents/context-usage.js";
 import { IdleOutput } from "../agents/idle-output.js";
+import { wakeHeldText } from "../budgets/budget-text.js";
 import type { Disposition } from "../events.js";
 import { GatewayClosedError } from "../gateway-closed-error.js";
 import type { MessageRecord } from "../store/store.js";
@@ -13,7 +14,7 @@ import { defaultDeliveryCaps, leftoverWork } from "./leftover-work.js";
 import { RoutedMessages } from "./routed-messages.js";
 import type { Delivery, RouterOptions } from "./router-options.js";
 import { RoutingWork } from "./routing-work.js";
-import { type SettledMessage, Settlements } from "./settlements.js";
+import { type SettledMessage, Settlements, storedMessage } from "./settlements.js";
 
 export type { Delivery, RouterOptions };
 export { GatewayClosedError };
@@ -200,6 +201,23 @@ export class Router {
         budget.record(channelId, "wake", { costUsd: costUsd ?? 0, usage: line.usage }),
       );
     }
+  }
+
+  /**
+   * Whether the channel's agent may wake itself for background tasks that ended after its
+   * turn: undefined when it may; when a budget holds the channel, why not, also said in the
+   * channel (as a schedule paused by a budget says it). A store that cannot be read holds
+   * nothing back.
+   */
+  async mayWake(channelId: string): Promise<string | undefined> {
+    const { budget, store, bus, logger } = this.#options;
+    const breach = await budget?.check(channelId).catch(() => null);
+    if (!breach || this.#closed) return undefined;
+    const text = wakeHeldText(breach);
+    logger?.(`gateway: channel ${channelId}: ${text}`);
+    const record = await store.insertSystemMessage(channelId, text, "error").catch(() => null);
+    if (record) bus.publish({ type: "error", message: storedMessage(record), channelId });
+    return text;
   }
 
   inflight(channelId: string): boolean {

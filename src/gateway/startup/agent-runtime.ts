@@ -104,6 +104,7 @@ export function createAgentRuntime(
     }),
     logger: log,
     onIdleLine: (channelId, line, costUsd) => router()?.acceptIdleLine(channelId, line, costUsd),
+    onWakeRequest: async (channelId) => router()?.mayWake(channelId),
     ...(options.permissionPrompts === false
       ? {}
       : {
