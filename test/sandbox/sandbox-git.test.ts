@@ -6,39 +6,23 @@
  * (init, add, commit, branch, checkout -b, merge) goes on. The person's own git runs after
  * each attack, and a canary outside the workspace and /tmp says whether anything planted ran.
  */
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { BackgroundManager } from "../../src/background/background-manager.js";
-import { NO_BUBBLEWRAP, type SandboxFixture, sandboxFixture } from "./sandbox-helpers.js";
+import {
+  hostGit,
+  SANDBOX_GIT_IDENTITY as IDENTITY,
+  NO_BUBBLEWRAP,
+  type SandboxFixture,
+  sandboxFixture,
+} from "./sandbox-helpers.js";
 
 let fixture: SandboxFixture | undefined;
 afterEach(() => {
   fixture?.cleanup();
   fixture = undefined;
 });
-
-const IDENTITY =
-  "export GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@b GIT_COMMITTER_NAME=a GIT_COMMITTER_EMAIL=a@b; ";
-
-/** The person's git on the host, with the fixture's home and no system config. */
-function hostGit(fixture: SandboxFixture, cwd: string, ...args: string[]): string {
-  const result = spawnSync("git", args, {
-    cwd,
-    encoding: "utf8",
-    env: {
-      PATH: process.env.PATH,
-      HOME: fixture.home,
-      GIT_CONFIG_NOSYSTEM: "1",
-      GIT_AUTHOR_NAME: "p",
-      GIT_AUTHOR_EMAIL: "p@h",
-      GIT_COMMITTER_NAME: "p",
-      GIT_COMMITTER_EMAIL: "p@h",
-    },
-  });
-  return `${result.stdout}${result.stderr}`;
-}
 
 function repository(fixture: SandboxFixture): void {
   hostGit(fixture, fixture.workspace, "init", "-q");

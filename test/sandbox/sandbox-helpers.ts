@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -57,4 +58,26 @@ export function sandboxFixture(
       rmSync(outside, { recursive: true, force: true });
     },
   };
+}
+
+/** Exported at the start of a sandboxed command that commits: who the agent's commits are by. */
+export const SANDBOX_GIT_IDENTITY =
+  "export GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@b GIT_COMMITTER_NAME=a GIT_COMMITTER_EMAIL=a@b; ";
+
+/** The person's git on the host, with the fixture's home and no system config: its output. */
+export function hostGit(fixture: SandboxFixture, cwd: string, ...args: string[]): string {
+  const result = spawnSync("git", args, {
+    cwd,
+    encoding: "utf8",
+    env: {
+      PATH: process.env.PATH,
+      HOME: fixture.home,
+      GIT_CONFIG_NOSYSTEM: "1",
+      GIT_AUTHOR_NAME: "p",
+      GIT_AUTHOR_EMAIL: "p@h",
+      GIT_COMMITTER_NAME: "p",
+      GIT_COMMITTER_EMAIL: "p@h",
+    },
+  });
+  return `${result.stdout}${result.stderr}`;
 }

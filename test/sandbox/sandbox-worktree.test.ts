@@ -6,37 +6,22 @@
  * file and the repository's config and hooks stay read-only, and a `config.worktree` planted in
  * the worktree's git directory is put back.
  */
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { NO_BUBBLEWRAP, type SandboxFixture, sandboxFixture } from "./sandbox-helpers.js";
+import {
+  hostGit,
+  SANDBOX_GIT_IDENTITY as IDENTITY,
+  NO_BUBBLEWRAP,
+  type SandboxFixture,
+  sandboxFixture,
+} from "./sandbox-helpers.js";
 
 let fixture: SandboxFixture | undefined;
 afterEach(() => {
   fixture?.cleanup();
   fixture = undefined;
 });
-
-function hostGit(fixture: SandboxFixture, cwd: string, ...args: string[]): string {
-  const result = spawnSync("git", args, {
-    cwd,
-    encoding: "utf8",
-    env: {
-      PATH: process.env.PATH,
-      HOME: fixture.home,
-      GIT_CONFIG_NOSYSTEM: "1",
-      GIT_AUTHOR_NAME: "p",
-      GIT_AUTHOR_EMAIL: "p@h",
-      GIT_COMMITTER_NAME: "p",
-      GIT_COMMITTER_EMAIL: "p@h",
-    },
-  });
-  return `${result.stdout}${result.stderr}`;
-}
-
-const IDENTITY =
-  "export GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@b GIT_COMMITTER_NAME=a GIT_COMMITTER_EMAIL=a@b; ";
 
 describe.skipIf(NO_BUBBLEWRAP !== undefined)(`a linked worktree ${NO_BUBBLEWRAP ?? ""}`, () => {
   it("commits from the sandbox while control files stay read-only", async () => {
