@@ -117,13 +117,14 @@ describe("steering: a mid-turn message lands on the same stdin", () => {
   });
 
   it("keeps steered texts for re-dispatch when the turn fails", async () => {
-    const proc = makeProc("timeout");
+    // A process already up (its first turn answered), so that the 1 s bound of the hanging
+    // turn is not spent starting it: under load a start took longer, and the turn timed out
+    // before the steer.
+    const proc = makeProc("timeout_later");
+    await proc.runTurn("warm up");
     const running = proc.runTurn("first", { timeoutMs: 1000 }).catch((error) => {
       if (!(error instanceof ClaudeTimeoutError)) throw error;
     });
-    // The session id arrives with system/init right after the first message: the turn is
-    // genuinely in flight.
-    await waitFor(() => proc.sessionId === "fake-session-1");
     expect(proc.inflight).toBe(true);
 
     const outcome = await proc.steer("please don't get lost");
@@ -169,12 +170,13 @@ describe("T7: a dead process on steer falls back to a turn", () => {
 
 describe("M2: a timeout kills the process; the next turn respawns with --resume", () => {
   it("respawns with --resume after the timeout kill", async () => {
-    const proc = makeProc("timeout");
+    // Up before the hanging turn (see "keeps steered texts"): its 1 s is the turn's alone.
+    const proc = makeProc("timeout_later");
+    await proc.runTurn("warm up");
     await expect(proc.runTurn("hi", { timeoutMs: 1000 })).rejects.toBeInstanceOf(
       ClaudeTimeoutError,
     );
 
-    // The session id came from system/init, before the (never arriving) result.
     expect(proc.sessionId).toBe("fake-session-1");
     expect(proc.alive()).toBe(false);
     const deadPid = proc.pid;
