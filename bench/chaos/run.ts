@@ -2,7 +2,8 @@
  * `npm run chaos`: the gateway under faults and abuse, on loopback, in a few minutes. Runs each
  * scenario (gateway SIGKILLs and restarts, three workers on PostgreSQL with one SIGKILLed
  * mid-burst, three workers whose PostgreSQL is stopped and started again mid-load, twenty
- * Telegram chats through the chat kit with the gateway SIGKILLed and the Bot API failing, an agent
+ * Telegram chats, twenty Slack threads and twenty Discord threads and DMs through the chat kit
+ * (`chat-chaos.ts`) with the gateway SIGKILLed and the platform's API failing, an agent
  * SIGKILLed mid-tool, a tool output flood,
  * SQLite's gateway.db locked by another process and its disk full,
  * a 20 MB reply from a rudder agent and a 20 MB line from a Claude CLI, ten channels each
@@ -23,6 +24,7 @@ import { resultsMarkdown, runContext, writeResultsFile } from "../results-file.j
 import { bigReplies } from "./big-replies.js";
 import { clusterBurst } from "./cluster-burst.js";
 import { databaseOutage } from "./database-outage.js";
+import { discordThreads } from "./discord-threads.js";
 import { type Figure, figure, table } from "./figures.js";
 import { hangs } from "./hangs.js";
 import { httpFuzz, slowClients, sseCaps, sseFlood } from "./http-abuse.js";
@@ -162,6 +164,17 @@ try {
         root,
         threads: size.telegramChats,
         perThread: size.telegramPerChat,
+        kills: size.kills,
+        failRate: 0.1,
+      }),
+    )),
+  );
+  figures.push(
+    ...(await scenario("Discord threads", () =>
+      discordThreads({
+        root,
+        conversations: size.telegramChats,
+        perConversation: size.telegramPerChat,
         kills: size.kills,
         failRate: 0.1,
       }),
