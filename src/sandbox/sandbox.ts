@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { bubblewrapArgs, type RunnerProgram } from "./bubblewrap-args.js";
 import { findExecutable, type ProbeResult, probeBubblewrap } from "./bubblewrap-probe.js";
 import type { CommandHandlers, CommandProcess } from "./command-process.js";
-import { type DomainProxy, startDomainProxy } from "./domain-proxy.js";
+import type { DomainProxy } from "./domain-proxy.js";
 import { isExcludedCommand } from "./excluded-command.js";
 import { createPidsCgroup, ownPidsFolder } from "./pids-cgroup.js";
 import { Placeholders } from "./placeholders.js";
@@ -360,13 +360,20 @@ export class Sandbox {
   #proxyOnce(): Promise<DomainProxy | string | undefined> {
     const network = this.policy.network;
     if (network.kind !== "domains") return Promise.resolve(undefined);
-    this.#proxy ??= startDomainProxy({
-      socketPath: join(this.#stateFolderOnce(), "proxy.sock"),
-      allowed: network.allowed,
-      denied: network.denied,
-      ...(this.#lookup === undefined ? {} : { lookup: this.#lookup }),
-      reachLoopback: this.#reachLoopback,
-    }).catch((error: Error) => error.message);
+    if (this.#proxy !== undefined) return this.#proxy;
+    const socketPath = join(this.#stateFolderOnce(), "proxy.sock");
+    // Loaded with its first use: only an allow-list of domains needs it (and node:dns).
+    this.#proxy = import("./domain-proxy.js")
+      .then(({ startDomainProxy }) =>
+        startDomainProxy({
+          socketPath,
+          allowed: network.allowed,
+          denied: network.denied,
+          ...(this.#lookup === undefined ? {} : { lookup: this.#lookup }),
+          reachLoopback: this.#reachLoopback,
+        }),
+      )
+      .catch((error: Error) => error.message);
     return this.#proxy;
   }
 
