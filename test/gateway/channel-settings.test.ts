@@ -1,6 +1,7 @@
 /**
- * Naming and archiving channels through the API (`PATCH /api/channels/:id`), and the chat
- * title a source gives with its messages (`meta.chatTitle`) kept on the channel.
+ * Naming and archiving channels through the API (`PATCH /api/channels/:id`; an archived channel
+ * that gets a new message is back in the list), and the chat title a source gives with its
+ * messages (`meta.chatTitle`) kept on the channel.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChannelSource, SourceDelivery } from "../../src/gateway/index.js";
@@ -57,7 +58,7 @@ describe("channel names and archiving", () => {
     expect(cleared.body.channel.title).toBeNull();
   });
 
-  it("archives a channel (kept, listed with archivedAt, its history whole) and restores it", async () => {
+  it("archives a channel (kept, listed with archivedAt, its history whole), un-archived by a new message, and restores it", async () => {
     const before = await gateway.messages("chat:7");
     const archived = await gateway.api<{ channel: ChannelRecord }>(
       "PATCH",
@@ -68,6 +69,10 @@ describe("channel names and archiving", () => {
     expect(Number.isNaN(Date.parse(archived.body.channel.archivedAt ?? ""))).toBe(false);
     expect((await listed("chat:7"))?.archivedAt).toBe(archived.body.channel.archivedAt);
     expect(await gateway.messages("chat:7")).toEqual(before);
+    // A new message brings it back to the list, as a chat app does with an archived chat.
+    await deliver("chat:7", "back again");
+    expect((await listed("chat:7"))?.archivedAt).toBeNull();
+    await gateway.api("PATCH", "/api/channels/chat:7", { archived: true });
     const restored = await gateway.api<{ channel: ChannelRecord }>(
       "PATCH",
       "/api/channels/chat:7",

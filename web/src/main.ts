@@ -147,6 +147,8 @@ async function openChannel(id: string, again = false): Promise<void> {
         return;
       }
       notices.see(event, id);
+      // A turn's end (and its answer stored with its record): what it spent is in the report.
+      if (event.type === "turn_end" || event.type === "reply") void spend?.refresh();
       if (loaded) conversation.apply(event);
       else waiting.push(event);
     },
@@ -374,6 +376,9 @@ function every(milliseconds: number, task: () => Promise<void>): void {
   }, milliseconds);
 }
 
+/** The side panel's Spend section, refreshed every 10 s and at each turn's end. */
+let spend: SpendPanel | undefined;
+
 /** A typed name as a channel id: on the binding chosen beside it, if any. */
 let channelName = (name: string) => name;
 
@@ -397,8 +402,9 @@ async function start(): Promise<void> {
   if (side) {
     const pairings = new PairingPanel(api, side);
     every(15000, () => pairings.refresh());
-    const spend = new SpendPanel(api, side);
-    every(10000, () => spend.refresh());
+    const panel = new SpendPanel(api, side);
+    spend = panel;
+    every(10000, () => panel.refresh());
   }
   window.setInterval(() => {
     if (!document.hidden) void refreshChannels();

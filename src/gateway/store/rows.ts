@@ -55,6 +55,18 @@ export interface RowMapping<Time, Flag> {
   toSchedule(row: ScheduleRow<Time, Flag>): ScheduleRecord;
 }
 
+/**
+ * A channel archived is listed so until a message is stored in it after it was archived (a
+ * person's, a schedule's, an answer): then it is back in the list, as a chat app brings back an
+ * archived chat that gets a new message. Read from the times, so storing a message costs no
+ * write more.
+ */
+function stillArchived(archivedAt: string | null, lastActivityAt: string): string | null {
+  return archivedAt !== null && Date.parse(lastActivityAt) > Date.parse(archivedAt)
+    ? null
+    : archivedAt;
+}
+
 /** The three mappers of an adapter whose driver gives times as `Time` and flags as `Flag`. */
 export function rowMapping<Time, Flag>(
   time: (value: Time) => string,
@@ -91,7 +103,7 @@ export function rowMapping<Time, Flag>(
           : { tokens: row.context_tokens, window: row.context_window },
       title: row.title ?? null,
       chatTitle: row.chat_title ?? null,
-      archivedAt: optional(row.archived_at ?? null),
+      archivedAt: stillArchived(optional(row.archived_at ?? null), time(row.last_activity_at)),
     }),
     toSchedule: (row) => ({
       id: row.id,
