@@ -85,6 +85,7 @@ const unitTests = [
   "test/tools/edit-file-size.test.ts",
   "test/tools/file-tools.test.ts",
   "test/tools/glob-tool.test.ts",
+  "test/tools/send-file-tool.test.ts",
   "test/tools/structured-patch.test.ts",
   "test/tools/workspace-path.test.ts",
 ];

@@ -81,6 +81,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     return (await import("./sessions.js")).sessionsCommandLine(rest, io());
   }
   if (command === "acp") return (await import("./acp.js")).acpCommandLine(rest, io());
+  // Hidden: the channel tools (send_file) the gateway gives its agents, as an MCP server.
+  if (command === "mcp-channel-tools") {
+    return (await import("./mcp-channel-tools.js")).mcpChannelToolsCommandLine(rest, io());
+  }
   if (looksLikeHeadlessRun(argv)) {
     exitWithoutTeardown();
     return (await import("./run.js")).runCommandLine(argv, io());

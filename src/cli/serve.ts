@@ -13,6 +13,7 @@ import { costUsd } from "../model/pricing.js";
 import { commandArgs, type FlagSpecs, stringFlag } from "./args.js";
 import type { CommandIo } from "./command-io.js";
 import { dataFolderWrapper } from "./data-folder-wrapper.js";
+import { rudderExecutable } from "./gateway-engine.js";
 import { agentInfoLine } from "./serve-agent-info.js";
 import { bindingLines, serveConfig } from "./serve-config.js";
 import { serveMedia } from "./serve-media.js";
@@ -254,6 +255,8 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
       priceUsage: costUsd,
       ...(sources.length > 0 ? { sources } : {}),
       media,
+      // send_file for every channel's agent: this rudder's own MCP server, started by the agent.
+      channelTools: { command: process.execPath, args: [rudderExecutable(), "mcp-channel-tools"] },
       logger,
       signal: shutdown.signal,
     });

@@ -3,6 +3,7 @@
  * the limits), the running gateway, and the options each agent process gets from the engine.
  */
 import type { ClaudeProcessOptions } from "../claude-cli/claude-process-types.js";
+import type { ChannelToolsServer } from "./agents/channel-tools.js";
 import type { GatewayBindings } from "./bindings/bindings.js";
 import type { ReloadOutcome } from "./bindings/config-reload.js";
 import type { ResolvedBinding } from "./bindings/resolved-binding.js";
@@ -163,6 +164,12 @@ export interface GatewayOptions {
    * command; default none: the agent is told where the voice note is). See src/gateway/media.
    */
   media?: { maxBytes?: number; transcription?: TranscriptionOptions };
+  /**
+   * How to start the channel tools' MCP server (`rudder mcp-channel-tools`), which gives every
+   * channel's agent, both engines, the `send_file` tool (see agents/channel-tools.ts). `rudder
+   * serve` sets it; absent, agents have no such tool.
+   */
+  channelTools?: ChannelToolsServer;
   /** Inbound sources besides the HTTP API (chat adapters such as `src/channels/telegram`). */
   sources?: ChannelSource[];
   /**

@@ -234,23 +234,62 @@ export class TelegramApi {
     });
   }
 
+  /**
+   * `sendPhoto` or `sendDocument`: the file uploaded with the call (multipart), with a caption
+   * (HTML when `options.parseMode` says so; at most 1024 characters).
+   */
+  async sendFile(
+    method: "sendPhoto" | "sendDocument",
+    chatId: string,
+    file: { name: string; mediaType: string; data: Buffer },
+    signal?: AbortSignal,
+    options: TelegramSendOptions & { caption?: string | undefined } = {},
+  ): Promise<TelegramMessage> {
+    const form = new FormData();
+    form.set("chat_id", chatId);
+    if (options.caption !== undefined) form.set("caption", options.caption);
+    if (options.parseMode !== undefined) form.set("parse_mode", options.parseMode);
+    if (options.threadId !== undefined) form.set("message_thread_id", String(options.threadId));
+    if (options.replyTo !== undefined) {
+      const reply = { message_id: options.replyTo, allow_sending_without_reply: true };
+      form.set("reply_parameters", JSON.stringify(reply));
+    }
+    const field = method === "sendPhoto" ? "photo" : "document";
+    form.set(field, new Blob([new Uint8Array(file.data)], { type: file.mediaType }), file.name);
+    // The multipart encoding of the form, as `fetch` would send it (without loading `fetch`).
+    const encoded = new Request("http://multipart.invalid/", { method: "POST", body: form });
+    const body = Buffer.from(await encoded.arrayBuffer());
+    const type = encoded.headers.get("content-type") ?? "multipart/form-data";
+    return this.#post<TelegramMessage>(method, body, type, signal);
+  }
+
   async call<T>(
     method: string,
     parameters: Record<string, unknown>,
     signal?: AbortSignal,
   ): Promise<T> {
+    return this.#post<T>(method, JSON.stringify(parameters), "application/json", signal);
+  }
+
+  async #post<T>(
+    method: string,
+    body: string | Buffer,
+    contentType: string,
+    signal: AbortSignal | undefined,
+  ): Promise<T> {
     signal?.throwIfAborted();
     const base = this.#baseUrl.href.endsWith("/") ? this.#baseUrl.href : `${this.#baseUrl.href}/`;
     const url = new URL(`./bot${this.#token}/${method}`, base);
-    const body = JSON.stringify(parameters);
     const send =
       url.protocol === "https:" ? (await import("node:https")).request : (httpRequest as Send);
     // An abort while node:https loaded fired no listener, and one added now never fires.
     signal?.throwIfAborted();
-    const { status, text } = await exchange(send, url, body, signal).catch((error: unknown) => {
-      if (signal?.aborted) throw signal.reason;
-      throw new TelegramApiError(method, 0, this.redact(describe(error)), { cause: error });
-    });
+    const { status, text } = await exchange(send, url, body, contentType, signal).catch(
+      (error: unknown) => {
+        if (signal?.aborted) throw signal.reason;
+        throw new TelegramApiError(method, 0, this.redact(describe(error)), { cause: error });
+      },
+    );
     let answer: ApiAnswer;
     try {
       answer = JSON.parse(text) as ApiAnswer;
@@ -298,14 +337,15 @@ function describe(error: unknown): string {
 function exchange(
   send: Send,
   url: URL,
-  body: string,
+  body: string | Buffer,
+  contentType: string,
   signal: AbortSignal | undefined,
 ): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const request = send(url, {
       method: "POST",
       headers: {
-        "content-type": "application/json",
+        "content-type": contentType,
         "content-length": Buffer.byteLength(body),
       },
     });

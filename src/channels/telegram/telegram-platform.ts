@@ -4,6 +4,7 @@ import { type Backoff, backoffDelayMs, DEFAULT_BACKOFF } from "../kit/backoff.js
 import type {
   ChatPlatform,
   OutgoingChat,
+  OutgoingFile,
   PlatformFailure,
   PlatformHandlers,
 } from "../kit/chat-platform.js";
@@ -209,6 +210,36 @@ export class TelegramPlatform implements ChatPlatform {
     return String(sent.message_id);
   }
 
+  /**
+   * An image within Telegram's photo limits (JPEG or PNG, 10 MB, a PNG's sides at most 10,000
+   * together and 20 to 1) as `sendPhoto`, shown inline; anything else, and a photo Telegram
+   * refuses, as `sendDocument`. The caption is HTML as messages are, plain when too long for a
+   * caption (1024) or refused as markup.
+   */
+  async sendFile(channelId: string, file: OutgoingFile, signal: AbortSignal): Promise<string> {
+    const address = addressOf(channelId);
+    if (address === null) throw new TelegramApiError("sendDocument", 400, "not a Telegram channel");
+    const caption = captionOf(file.caption);
+    const send = (method: "sendPhoto" | "sendDocument", plain = false) =>
+      this.api.sendFile(method, address.chatId, file, signal, {
+        ...(plain ? { caption: caption.plain } : caption.rendered),
+        ...(address.topic === undefined ? {} : { threadId: address.topic }),
+        ...(file.replyTo === undefined ? {} : { replyTo: Number(file.replyTo) }),
+      });
+    const withPlainCaption = (method: "sendPhoto" | "sendDocument") =>
+      send(method).catch((error: unknown) => {
+        if (this.failure(error).kind !== "markup") throw error;
+        return send(method, true);
+      });
+    if (!isTelegramPhoto(file)) return String((await withPlainCaption("sendDocument")).message_id);
+    try {
+      return String((await withPlainCaption("sendPhoto")).message_id);
+    } catch (error) {
+      if (!(error instanceof TelegramApiError) || error.status !== 400) throw error;
+      return String((await withPlainCaption("sendDocument")).message_id);
+    }
+  }
+
   async edit(
     channelId: string,
     messageId: string,
@@ -264,6 +295,34 @@ export class TelegramPlatform implements ChatPlatform {
   redact(text: string): string {
     return this.api.redact(text);
   }
+}
+
+/** Telegram's longest caption, in characters after its markup. */
+const CAPTION_LIMIT = 1024;
+
+function captionOf(markdown: string | undefined): {
+  rendered: { caption?: string; parseMode?: "HTML" };
+  plain: string | undefined;
+} {
+  if (markdown === undefined || markdown.trim() === "") return { rendered: {}, plain: undefined };
+  const plain =
+    markdown.length <= CAPTION_LIMIT ? markdown : `${markdown.slice(0, CAPTION_LIMIT - 3)}...`;
+  const html = markdownToTelegramHtml(markdown);
+  if (html.length > CAPTION_LIMIT || html === escapeHtml(markdown)) {
+    return { rendered: { caption: plain }, plain };
+  }
+  return { rendered: { caption: html, parseMode: "HTML" }, plain };
+}
+
+/** Whether Telegram takes the file as a photo: JPEG or PNG, 10 MB, a PNG's sides within limits. */
+function isTelegramPhoto(file: OutgoingFile): boolean {
+  if (file.data.length > 10 * 1024 * 1024) return false;
+  if (file.mediaType === "image/jpeg") return true;
+  if (file.mediaType !== "image/png" || file.data.length < 24) return false;
+  const width = file.data.readUInt32BE(16);
+  const height = file.data.readUInt32BE(20);
+  const [long, short] = width > height ? [width, height] : [height, width];
+  return width + height <= 10_000 && short > 0 && long / short <= 20;
 }
 
 function describe(error: unknown): string {

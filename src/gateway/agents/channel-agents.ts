@@ -11,6 +11,7 @@ import type { GatewayBindings } from "../bindings/bindings.js";
 import type { ChannelModels } from "../bindings/channel-models.js";
 import type { ResolvedBinding } from "../bindings/resolved-binding.js";
 import { type GatewayEngine, processOptions } from "../gateway-options.js";
+import { type ChannelToolsServer, channelToolArgs } from "./channel-tools.js";
 
 /** What the pool asks of a channel's agent. */
 export interface ChannelAgents {
@@ -28,6 +29,8 @@ export interface ChannelAgentsOptions {
   /** The engine a binding's agents run (its folder and model set by the caller or from it). */
   engineFor: (binding: ResolvedBinding, model: string | undefined) => GatewayEngine;
   dataDir: string;
+  /** The channel tools' server (`send_file`) and the largest file sent; absent: no such tools. */
+  channelTools?: { server: ChannelToolsServer; maxBytes: number } | undefined;
 }
 
 /** The engine of `engine` (the gateway's one) in the binding's folder, with its model. */
@@ -56,6 +59,8 @@ export function channelAgents(options: ChannelAgentsOptions): ChannelAgents {
       if (binding.systemPrompt) args.push("--append-system-prompt", binding.systemPrompt);
       // A rudder agent asks before it wakes itself, so that a budget can hold the wake-up.
       if (binding.engine === "rudder") args.push("--ask-before-waking");
+      const tools = options.channelTools;
+      if (tools) args.push(...channelToolArgs(tools.server, tools.maxBytes));
       return {
         ...base,
         extraArgs: args,

@@ -11,6 +11,7 @@ import type { BindingInfo } from "../bindings/binding-info.js";
 import type { BudgetGuard } from "../budgets/budget-guard.js";
 import type { SourceWebhook } from "../channel-source.js";
 import type { AgentInfo } from "../gateway-options.js";
+import type { SentFiles } from "../media/sent-files.js";
 import type { ChannelRemoval } from "../routing/channel-removal.js";
 import { GatewayClosedError } from "../routing/router.js";
 import type { Scheduler } from "../scheduler/scheduler.js";
@@ -28,6 +29,7 @@ import { pairingRoutes } from "./routes/pairing-routes.js";
 import { permissionRoutes } from "./routes/permission-routes.js";
 import { runnerRoutes } from "./routes/runner-routes.js";
 import { scheduleRoutes } from "./routes/schedule-routes.js";
+import { sentFileRoutes } from "./routes/sent-file-routes.js";
 import { spendRoutes } from "./routes/spend-routes.js";
 import { SHUTDOWN_RETRY_AFTER_SECONDS, shuttingDownReason } from "./shutting-down.js";
 import { serveStatic } from "./static-files.js";
@@ -57,6 +59,8 @@ export interface HttpAppOptions extends OpenRoutesOptions, ChannelRoutesOptions 
   removal?: ChannelRemoval | undefined;
   /** Chat sources' platform callbacks (Slack's Events API), mounted before the token check. */
   webhooks?: readonly SourceWebhook[] | undefined;
+  /** The files agents sent, read from their workspaces (`GET /api/channels/:id/files/...`). */
+  sentFiles?: Pick<SentFiles, "load"> | undefined;
 }
 
 /**
@@ -172,6 +176,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   app.route("/api", gatewayRoutes(options.linkCodes, options.info));
   app.route("/api", bindingRoutes(options.bindingInfo));
   app.route("/api", channelRoutes(options));
+  if (options.sentFiles) app.route("/api", sentFileRoutes(options.sentFiles));
   app.route("/api", channelSettingsRoutes(options.store, options.removal));
   app.route("/api", permissionRoutes(options.permissions, options.store.sourceStore().grants));
   app.route("/api", pairingRoutes(options.store));

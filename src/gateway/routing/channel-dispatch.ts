@@ -81,7 +81,7 @@ export class ChannelDispatch {
       track,
       rememberSession: (channel, sessionId) => channels.rememberSession(channel, sessionId),
       observe: (channel, line) => this.observe(channel, line),
-      record: (event) => settlements.displays.record(event),
+      record: (event) => settlements.record(event),
       release: (channel) => this.release(channel),
       starts: this.#starts,
     });

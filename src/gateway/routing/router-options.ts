@@ -5,6 +5,7 @@ import type { EventBus } from "../event-bus.js";
 import type { Disposition } from "../events.js";
 import type { GatewayStore } from "../store/store.js";
 import type { ChannelWorktrees } from "../worktrees/channel-worktrees.js";
+import type { TurnFiles } from "./settlements.js";
 
 /** What a `Router` is given: where messages and processes come from, and its limits. */
 export interface RouterOptions {
@@ -54,6 +55,8 @@ export interface RouterOptions {
    * message counts as answered (the session's transcript, on a store several workers share).
    */
   beforeAnswer?: (channelId: string, sessionId: string | null) => Promise<void>;
+  /** The files agents send (`send_file`), followed in their turns and kept with the reply. */
+  sentFiles?: TurnFiles;
 }
 
 /** What `POST /api/channels/:id/messages` answers. */

@@ -56,6 +56,7 @@ export class Router {
       store,
       bus,
       bindings ? (channelId) => bindings.bindingFor(channelId).name : undefined,
+      options.sentFiles,
     );
     this.#dispatch = new ChannelDispatch({
       router: options,

@@ -2,7 +2,7 @@ import type { AgentTurnResult } from "../agents/agent-process.js";
 import type { ContextUsage } from "../agents/context-usage.js";
 import { usageTokens } from "../budgets/usage-tokens.js";
 import type { EventBus } from "../event-bus.js";
-import type { StoredMessage } from "../events.js";
+import type { GatewayEvent, SentFile, StoredMessage } from "../events.js";
 import type { GatewayStore, MessageRecord, Settlement, TurnRecord } from "../store/store.js";
 import { TurnDisplayRecorder } from "./turn-display-recorder.js";
 
@@ -17,6 +17,7 @@ export function storedMessage(message: MessageRecord): StoredMessage {
   const { id, channelId, role, text, state, replyTo, kind, createdAt, answers, source } = message;
   const stored: StoredMessage = { id, channelId, role, text, state, replyTo, kind, createdAt };
   if (role === "user") stored.source = source;
+  if (message.files !== undefined) stored.files = message.files;
   return answers === undefined ? stored : { ...stored, answers };
 }
 
@@ -37,6 +38,12 @@ function turnRecord(result: AgentTurnResult, binding: string | null): TurnRecord
   };
 }
 
+/** The files an agent sent in its turn (`SentFiles` in media/), kept with the turn's reply. */
+export interface TurnFiles {
+  record(event: GatewayEvent): void;
+  take(channelId: string): Promise<SentFile[]>;
+}
+
 /** How long a channel's context usage waits for a settlement to be stored with, at most. */
 export const CONTEXT_WRITE_DELAY_MS = 1000;
 
@@ -52,6 +59,7 @@ export class Settlements {
   /** Each channel's turn so far, stored with the reply or error that ends it. */
   readonly displays = new TurnDisplayRecorder();
   readonly #bindingOf: (channelId: string) => string | null;
+  readonly #files: TurnFiles | undefined;
   readonly #waiters = new Map<string, Array<(settled: SettledMessage) => void>>();
   /** Context usage of channels not stored yet (see `noteContext`). */
   readonly #context = new Map<string, ContextUsage | null>();
@@ -62,10 +70,18 @@ export class Settlements {
     store: GatewayStore,
     bus: EventBus,
     bindingOf: (channelId: string) => string | null = () => null,
+    files?: TurnFiles,
   ) {
     this.#store = store;
     this.#bus = bus;
     this.#bindingOf = bindingOf;
+    this.#files = files;
+  }
+
+  /** Follows one of a turn's events: what the page shows of it, and the files it sends. */
+  record(event: GatewayEvent): void {
+    this.displays.record(event);
+    this.#files?.record(event);
   }
 
   /** Resolves when the message is answered or has failed (a deferral is not an end). */
@@ -118,7 +134,10 @@ export class Settlements {
     // What the page showed of the turn goes with the reply or error that ended it; a fallback
     // (the turn runs again later) keeps nothing.
     const display = this.displays.take(channelId);
-    const kept = display !== null && (reply.kind === "reply" || reply.kind === "error");
+    const ends = reply.kind === "reply" || reply.kind === "error";
+    const kept = display !== null && ends;
+    // A fallback's turn runs again later: the files sent so far wait for its reply.
+    const files = ends && this.#files ? await this.#files.take(channelId) : [];
     const record = await this.#store.settle({
       messageIds: messages.map((message) => message.id),
       state,
@@ -127,6 +146,7 @@ export class Settlements {
       ...(details.result ? { turn: turnRecord(details.result, this.#bindingOf(channelId)) } : {}),
       ...(withContext ? { context: context ?? null } : {}),
       ...(kept ? { display: JSON.stringify(display) } : {}),
+      ...(files.length > 0 ? { files } : {}),
     });
     if (!record) return null;
     const message = storedMessage(record);

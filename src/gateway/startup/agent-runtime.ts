@@ -14,7 +14,8 @@ import { ChannelModels } from "../bindings/channel-models.js";
 import type { ResolvedBinding } from "../bindings/resolved-binding.js";
 import type { EventBus } from "../event-bus.js";
 import { type GatewayOptions, processOptions } from "../gateway-options.js";
-import { ChannelMedia } from "../media/channel-media.js";
+import { ChannelMedia, DEFAULT_MAX_ATTACHMENT_BYTES } from "../media/channel-media.js";
+import { SentFiles } from "../media/sent-files.js";
 import { createTranscriber } from "../media/transcriber.js";
 import type { Router } from "../routing/router.js";
 import { storedMessage } from "../routing/settlements.js";
@@ -40,6 +41,8 @@ export interface AgentRuntime {
   worktrees: ChannelWorktrees;
   /** Files that come with messages, into each channel's workspace and to its model. */
   media: ChannelMedia;
+  /** Files agents send to their conversations (`send_file`), kept with replies. */
+  sentFiles: SentFiles;
 }
 
 /** `router()`: the router once made (an idle line before it has nowhere to go). */
@@ -101,6 +104,10 @@ export function createAgentRuntime(
       models,
       dataDir: options.dataDir,
       engineFor,
+      channelTools: options.channelTools && {
+        server: options.channelTools,
+        maxBytes: options.media?.maxBytes ?? DEFAULT_MAX_ATTACHMENT_BYTES,
+      },
     }),
     logger: log,
     onIdleLine: (channelId, line, costUsd) => router()?.acceptIdleLine(channelId, line, costUsd),
@@ -138,15 +145,29 @@ export function createAgentRuntime(
       })
     : undefined;
   const info = new BindingInfo(bindings, models, options.infoFor);
+  const workspaceFor = async (channelId: string) => {
+    const failed = await worktrees.prepare(channelId);
+    if (failed !== undefined) throw new Error(failed);
+    return worktrees.cwdFor(channelId) ?? bindings.bindingFor(channelId).cwd;
+  };
   const media = new ChannelMedia({
-    workspaceFor: async (channelId) => {
-      const failed = await worktrees.prepare(channelId);
-      if (failed !== undefined) throw new Error(failed);
-      return worktrees.cwdFor(channelId) ?? bindings.bindingFor(channelId).cwd;
-    },
+    workspaceFor,
     maxBytes: options.media?.maxBytes,
     transcriber: createTranscriber(options.media?.transcription ?? {}),
     logger: log,
   });
-  return { worker, bindings, models, info, permissions, pool, mirror, pruning, worktrees, media };
+  const sentFiles = new SentFiles({ workspaceFor, maxBytes: media.maxBytes, logger: log });
+  return {
+    worker,
+    bindings,
+    models,
+    info,
+    permissions,
+    pool,
+    mirror,
+    pruning,
+    worktrees,
+    media,
+    sentFiles,
+  };
 }

@@ -28,7 +28,7 @@ export function createGatewayRouting(
   options: GatewayOptions,
   { store, shared }: GatewayStorage,
   { bus, patient }: EventFlow,
-  { worker, permissions, pool, mirror, info, worktrees, bindings }: AgentRuntime,
+  { worker, permissions, pool, mirror, info, worktrees, bindings, sentFiles }: AgentRuntime,
   log: (line: string) => void,
 ): GatewayRouting {
   let ownership: ChannelOwnership | undefined;
@@ -52,6 +52,7 @@ export function createGatewayRouting(
       spend: (channelId) => channelSpend(budget, channelId),
     },
     worktrees,
+    sentFiles,
     ...(shared
       ? {
           claimChannel: (channelId: string) => ownership!.claim(channelId),

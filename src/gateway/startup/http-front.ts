@@ -92,6 +92,7 @@ export function createHttpFront(
     budget: routing.budget,
     permissions: runtime.permissions,
     media: runtime.media,
+    sentFiles: runtime.sentFiles,
     webRoot: options.webRoot ?? join(packageRoot(), "web", "dist"),
     ...(health ? { storeStatus: () => health.status() } : {}),
     info: options.info ?? {

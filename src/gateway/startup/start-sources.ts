@@ -51,6 +51,7 @@ export async function startSources({
     // Read at each message, so a reloaded configuration applies to the next one.
     allowFor: (channelId) => runtime.bindings.bindingFor(channelId).allow,
     attachments: runtime.media,
+    readSentFile: (channelId, file) => runtime.sentFiles.read(channelId, file),
   };
   const chatTitles = new ChatTitles(store.channelSettings());
   for (const source of sources) {

@@ -10,15 +10,16 @@ export function newMessage(
   fields: Pick<
     MessageRecord,
     "channelId" | "role" | "kind" | "text" | "state" | "replyTo" | "source" | "answers"
-  >,
+  > & { files?: MessageRecord["files"] },
   now = new Date().toISOString(),
   id = newMessageId(),
 ): MessageRecord {
-  const { answers, ...rest } = fields;
+  const { answers, files, ...rest } = fields;
   return {
     id,
     ...rest,
     ...(answers !== undefined && answers.length > 1 ? { answers } : {}),
+    ...(files !== undefined && files.length > 0 ? { files } : {}),
     attempts: 0,
     deliveries: 0,
     retryAt: null,

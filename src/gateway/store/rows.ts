@@ -1,4 +1,4 @@
-import type { MessageState } from "../events.js";
+import type { MessageState, SentFile } from "../events.js";
 import type { ChannelRecord, MessageRecord, ScheduleRecord } from "./store.js";
 
 /**
@@ -16,6 +16,8 @@ export interface MessageRow<Time> {
   reply_to: string | null;
   /** JSON: every message a reply answers, when it answers more than one. */
   answers: string | null;
+  /** JSON: the files the agent sent with a reply (`SentFile[]`), when it sent any. */
+  files?: string | null;
   attempts: number;
   deliveries: number;
   retry_at: Time | null;
@@ -85,6 +87,9 @@ export function rowMapping<Time, Flag>(
       ...(row.answers === null || row.answers === undefined
         ? {}
         : { answers: JSON.parse(row.answers) as string[] }),
+      ...(row.files === null || row.files === undefined
+        ? {}
+        : { files: JSON.parse(row.files) as SentFile[] }),
       attempts: row.attempts,
       deliveries: row.deliveries,
       retryAt: optional(row.retry_at),

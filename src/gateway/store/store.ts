@@ -1,5 +1,5 @@
 import type { ContextUsage } from "../agents/context-usage.js";
-import type { MessageState, StoredMessage } from "../events.js";
+import type { MessageState, SentFile, StoredMessage } from "../events.js";
 import type { ChannelSettings } from "./channel-settings.js";
 import type { SourceStore } from "./source-store.js";
 import type { StoreHealth } from "./store-health.js";
@@ -116,6 +116,8 @@ export interface Settlement {
    * write, so the reply is never read without it.
    */
   display?: string;
+  /** The files the agent sent in the turn (`send_file`), kept with the reply in the same write. */
+  files?: SentFile[];
 }
 
 /**

@@ -88,16 +88,23 @@ describe("the PostgreSQL gateway store", () => {
 });
 
 describe.each(adapters)("the $name gateway store", (adapter) => {
-  it("keeps what the page showed of a turn with the reply that ended it, in the same write, once", async () => {
+  it("keeps what the page showed of a turn and the files it sent with the reply that ended it, in the same write, once", async () => {
     const store = await adapter.open();
     const asked = await store.insertUserMessage("chan", "do it", "http");
+    const files = [
+      { path: "out/chart.png", name: "chart.png", mediaType: "image/png", size: 9, caption: "c" },
+    ];
     const answer = await store.settle({
       messageIds: [asked.id],
       state: "answered",
       reply: { kind: "reply", text: "done" },
       display: '{"events":[1]}',
+      files,
     });
     if (answer === null) throw new Error("not settled");
+    expect(answer.files).toEqual(files);
+    expect(await store.getMessage(answer.id)).toEqual(answer);
+    expect((await store.listMessages("chan")).at(-1)?.files).toEqual(files);
     // Settled again (another worker, a replay): nothing is answered twice or replaced.
     const again = await store.settle({
       messageIds: [asked.id],

@@ -302,6 +302,10 @@ export const migrations: readonly string[] = [
   ALTER TABLE channels ADD COLUMN chat_title text;
   ALTER TABLE channels ADD COLUMN archived_at timestamptz;
   `,
+  // The files an agent sent in a turn (its send_file tool), with the reply (JSON, SentFile[]).
+  `
+  ALTER TABLE messages ADD COLUMN files text;
+  `,
 ];
 
 /** The schema version a fully migrated database reports. */

@@ -29,6 +29,7 @@ export async function settleStatement(
 ): Promise<MessageRecord | null> {
   const { messageIds, state, reply, turn } = settlement;
   if (messageIds.length === 0) return null;
+  const files = settlement.files?.length ? settlement.files : undefined;
   const one = messageIds.length === 1;
   const at = new Date();
   const replyId = newMessageId();
@@ -86,9 +87,10 @@ export async function settleStatement(
        ON CONFLICT (message_id) DO NOTHING
      )
      INSERT INTO messages (id, channel_id, role, kind, text, state, reply_to, source,
-       created_at, updated_at, answers)
+       created_at, updated_at, answers, files)
      SELECT $17::text, channel_id, 'assistant', $6::text, $7::text, NULL, id, 'gateway', $5, $5,
-       (SELECT CASE WHEN count(*) > 1 THEN json_agg(id ORDER BY position)::text END FROM locked)
+       (SELECT CASE WHEN count(*) > 1 THEN json_agg(id ORDER BY position)::text END FROM locked),
+       $25::text
      FROM allowed
      RETURNING channel_id, reply_to, answers`,
       [
@@ -116,6 +118,7 @@ export async function settleStatement(
         turn?.inputTokens ?? null,
         turn?.outputTokens ?? null,
         settlement.display ?? null,
+        files === undefined ? null : JSON.stringify(files),
       ],
     ),
   );
@@ -130,6 +133,7 @@ export async function settleStatement(
       state: null,
       replyTo: row.reply_to,
       source: "gateway",
+      files,
       ...(row.answers === null ? {} : { answers: JSON.parse(row.answers) as string[] }),
     },
     at.toISOString(),

@@ -206,6 +206,10 @@ export const migrations: readonly string[] = [
   ALTER TABLE channels ADD COLUMN chat_title TEXT;
   ALTER TABLE channels ADD COLUMN archived_at TEXT;
   `,
+  // The files an agent sent in a turn (its send_file tool), with the reply (JSON, SentFile[]).
+  `
+  ALTER TABLE messages ADD COLUMN files TEXT;
+  `,
 ];
 
 /** The schema version a fully migrated database reports. */

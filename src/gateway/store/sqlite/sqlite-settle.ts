@@ -42,6 +42,7 @@ export function settleRows(settlement: Settlement, rows: SettleRows): MessageRec
       replyTo: firstOpen.id,
       source: "gateway",
       answers,
+      files: settlement.files,
     },
     now,
   );

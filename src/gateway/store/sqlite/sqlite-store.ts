@@ -237,8 +237,8 @@ export class SqliteGatewayStore implements GatewayStore {
     const { id, channelId, role, kind, text, state, replyTo, source, createdAt } = message;
     this.#statement(
       `INSERT INTO messages (id, channel_id, role, kind, text, state, reply_to, source,
-           created_at, updated_at, deliveries, delivered_in, answers)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           created_at, updated_at, deliveries, delivered_in, answers, files)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       id,
       channelId,
@@ -253,6 +253,7 @@ export class SqliteGatewayStore implements GatewayStore {
       handedTo === undefined ? 0 : 1,
       handedTo ?? null,
       message.answers === undefined ? null : JSON.stringify(message.answers),
+      message.files === undefined ? null : JSON.stringify(message.files),
     );
   }
 

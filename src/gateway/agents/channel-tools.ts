@@ -1,0 +1,35 @@
+/**
+ * The tools the gateway gives each channel's agent for its conversation (`send_file`): one
+ * stdio MCP server, `rudder mcp-channel-tools`, named `rudder` in the agent's `--mcp-config`
+ * (both engines take the flag, so both call the tool `mcp__rudder__send_file`) and allowed
+ * without asking (`--allowedTools`): sending a file of its own workspace to the conversation
+ * it is in asks nobody's permission, as answering does not. The server gets no token and no
+ * address of the gateway (the agents must not reach its HTTP API); the gateway sees its calls
+ * in the agent's stream (media/sent-files.ts).
+ */
+
+/** How to start the channel tools' MCP server (`rudder serve`: node, rudder's cli.js, the subcommand). */
+export interface ChannelToolsServer {
+  command: string;
+  args: string[];
+}
+
+/** The server's name in the agents' MCP configuration. */
+export const CHANNEL_TOOLS_NAME = "rudder";
+
+/** `send_file` as both engines name it, through the server. */
+export const SEND_FILE_TOOL_NAME = `mcp__${CHANNEL_TOOLS_NAME}__send_file`;
+
+/** The agent's flags for the server, with the largest file it may send. */
+export function channelToolArgs(server: ChannelToolsServer, maxBytes: number): string[] {
+  const config = {
+    mcpServers: {
+      [CHANNEL_TOOLS_NAME]: {
+        type: "stdio",
+        command: server.command,
+        args: [...server.args, "--max-bytes", String(maxBytes)],
+      },
+    },
+  };
+  return ["--mcp-config", JSON.stringify(config), "--allowedTools", SEND_FILE_TOOL_NAME];
+}
