@@ -22,6 +22,7 @@ import {
   type ScriptStep,
   startFakeMessagesApi,
 } from "../helpers/fake-messages-api.js";
+import { RUDDER_CLI } from "../helpers/fixtures.js";
 import {
   type BrowserHarness,
   builtRudderGateway,
@@ -86,6 +87,14 @@ function answer(request: RecordedRequest): ScriptStep {
       ],
     };
   }
+  if (said.includes("send me the files")) {
+    return {
+      toolUse: [
+        { name: "mcp__rudder__send_file", input: { path: "inbox/pasted.png", caption: "yours" } },
+        { name: "mcp__rudder__send_file", input: { path: "notes.txt" } },
+      ],
+    };
+  }
   if (said.includes("think forever")) return { hangUntilAborted: true, text: "Thinking hard" };
   const last = (request.body?.messages ?? []).at(-1) as { content?: unknown } | undefined;
   const image = Array.isArray(last?.content)
@@ -130,6 +139,7 @@ beforeAll(async () => {
     dataDir: join(harness.scratch, "data"),
     port: 0,
     ...builtRudderGateway(harness, api.url, workspace),
+    channelTools: { command: process.execPath, args: [RUDDER_CLI, "mcp-channel-tools"] },
     demo: true,
     demoHint: "Set ANTHROPIC_API_KEY to use a real model, or run rudder serve --model.",
   };
@@ -517,6 +527,30 @@ describe("attachments", () => {
       JSON.stringify(request.body?.messages ?? []).includes(png.slice(0, 40)),
     );
     expect(seen.length).toBeGreaterThan(0);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("shows the files the agent sent: an image inline, a file to download, the same after a reload", async () => {
+    const shown = async () => {
+      const files = lastTurn().getByTestId("sent-file");
+      await files.nth(1).waitFor();
+      const image = lastTurn().getByTestId("sent-image");
+      await page.waitForFunction(
+        (element) => (element as { naturalWidth?: number } | null)?.naturalWidth === 1,
+        await image.elementHandle(),
+      );
+      expect(await image.getAttribute("alt")).toBe("pasted.png");
+      const link = lastTurn().getByTestId("sent-file-link");
+      expect(await link.textContent()).toBe("notes.txt (17 bytes)");
+      const [download] = await Promise.all([page.waitForEvent("download"), link.click()]);
+      expect(download.suggestedFilename()).toBe("notes.txt");
+    };
+    await send("send me the files");
+    await shown();
+    await page.screenshot({ path: join(results, "page-sent-files.png") });
+    await page.reload();
+    await page.locator('[data-testid="connection"][data-status="open"]').waitFor();
+    await shown();
     expect(pageErrors).toEqual([]);
   });
 });

@@ -3,9 +3,12 @@
  * the model as an image block (rudder's engine and the real Claude Code), a document is saved
  * into the workspace's inbox and read by a tool, a voice note is transcribed by an
  * OpenAI-compatible endpoint on loopback, and a file over the cap is refused before download.
+ * Media out on the real Claude Code shares its gateway here: the agent's `send_file` (rudder's
+ * channel tools, through `--mcp-config`) reaches the fake Bot API as a document (rudder's
+ * engine: media-out.test.ts).
  */
 import { once } from "node:events";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -22,6 +25,7 @@ import {
   startFakeMessagesApi,
 } from "../helpers/fake-messages-api.js";
 import { type FakeTelegramApi, startFakeTelegramApi } from "../helpers/fake-telegram-api.js";
+import { RUDDER_CLI } from "../helpers/fixtures.js";
 import { CLAUDE_CODE_BIN } from "../helpers/one-shot-engine.js";
 import { waitFor } from "../helpers/wait-for.js";
 
@@ -57,6 +61,8 @@ function model(request: RecordedRequest) {
   const results = lastToolResults(request);
   if (results.length > 0) return { text: `the file says: ${JSON.stringify(results[0]?.content)}` };
   const text = lastUserText(request);
+  const sent = /please send (\S+)/.exec(text)?.[1];
+  if (sent) return { toolUse: { name: "mcp__rudder__send_file", input: { path: sent } } };
   const file = [...text.matchAll(/\[attached file: (inbox\/notes[^ ]*\.txt)/g)].at(-1)?.[1];
   if (file)
     return { toolUse: { name: "Read", input: { file_path: join(root, "workspace", file) } } };
@@ -242,9 +248,10 @@ describe("attachments through the HTTP API", () => {
 });
 
 describe("media through the kit on the real Claude Code", () => {
+  let bot: FakeTelegramApi;
   it("shows a photo to the model", async () => {
     // A bot of its own: two gateways polling one bot would take each other's updates.
-    const bot = await startFakeTelegramApi();
+    bot = await startFakeTelegramApi();
     closers.push(() => bot.close());
     gateways.push(
       await startTestGateway({
@@ -257,6 +264,7 @@ describe("media through the kit on the real Claude Code", () => {
         },
         sources: [telegramSource("222", bot)],
         permissionPrompts: false,
+        channelTools: { command: process.execPath, args: [RUDDER_CLI, "mcp-channel-tools"] },
       }),
     );
     bot.pushMessage({
@@ -267,5 +275,13 @@ describe("media through the kit on the real Claude Code", () => {
     const answer = await sentTo("222", /saw 1 image/, bot);
     expect(answer.text).toContain("image/png");
     expect(answer.text).toContain("and this one?");
+  });
+
+  it("sends a file the agent made back as a Telegram document (send_file)", async () => {
+    writeFileSync(join(root, "claude-workspace", "report.txt"), "the report");
+    bot.pushMessage({ userId: 222, text: "please send report.txt" });
+    const document = await waitFor(() => bot.sentFiles[0], "the document sent", 30_000);
+    expect(document).toMatchObject({ method: "sendDocument", chatId: "222", name: "report.txt" });
+    expect(document.data.toString()).toBe("the report");
   });
 });

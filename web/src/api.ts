@@ -33,6 +33,28 @@ export class ApiClient {
     return this.request<T>("DELETE", path);
   }
 
+  /** A file's bytes (`GET`, with the token in the header, never in the URL). */
+  async blob(path: string): Promise<ApiResult<Blob>> {
+    const headers: Record<string, string> = {};
+    if (this.token) headers.authorization = `Bearer ${this.token}`;
+    let response: Response;
+    try {
+      response = await fetch(new URL(path.replace(/^\//, ""), apiBase()), { headers });
+    } catch (error) {
+      return { ok: false, status: 0, error: `gateway unreachable (${String(error)})` };
+    }
+    if (response.status === 401) this.onUnauthorized();
+    if (!response.ok) {
+      const text = await response.text().catch(() => "");
+      return {
+        ok: false,
+        status: response.status,
+        error: errorText(parseJson(text), text, response),
+      };
+    }
+    return { ok: true, status: response.status, value: await response.blob() };
+  }
+
   /** EventSource cannot send headers, so the stream takes the token as a query parameter. */
   eventsUrl(channelId: string): string {
     const url = new URL(`api/channels/${encodeURIComponent(channelId)}/events`, apiBase());

@@ -93,6 +93,7 @@ export class Conversation {
       turn.claimReply(message);
       this.replies.add(message.id);
     }
+    this.showFiles(turn, message);
     turn.end(message.kind === "error" ? "failed" : "done", end ? turnSummary(end.outcome) : "");
     this.storedTurns.set(message.id, turn);
   }
@@ -264,9 +265,16 @@ export class Conversation {
     // One answer to several messages (a steered turn) is shown once.
     if (turn.replyId !== null) return;
     turn.claimReply(message);
+    this.showFiles(turn, message);
     this.endTurn("done");
     this.messages.get(message.id)?.element.remove();
     this.messages.delete(message.id);
+  }
+
+  /** The files the agent sent in the turn, under its reply. */
+  private showFiles(turn: TurnView, message: StoredMessage): void {
+    const files = this.actions.files?.(message);
+    if (files) turn.appendActivity(files);
   }
 
   private startTurn(): TurnView {

@@ -12,6 +12,7 @@ import { EventStream, type StreamStatus } from "./event-stream.js";
 import { PairingPanel } from "./pairing-panel.js";
 import { RunnersPanel } from "./runners-panel.js";
 import { SchedulesPanel } from "./schedules-panel.js";
+import { sentFilesView } from "./sent-files.js";
 import { SpendPanel } from "./spend-panel.js";
 import { TabNotices } from "./tab-notices.js";
 import { takeToken } from "./token.js";
@@ -104,7 +105,7 @@ const conversation = new Conversation(
     showTurnStatus();
   },
   (usage) => context.showUsage(usage),
-  { retry: (text) => void send(text) },
+  { retry: (text) => void send(text), files: (message) => sentFilesView(api, message) },
 );
 
 let channelId: string | null = null;

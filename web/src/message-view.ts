@@ -89,6 +89,8 @@ export function isDivider(kind: StoredMessage["kind"]): boolean {
 /** What a person can do with a message: send a failed one again. */
 export interface MessageActions {
   retry?: (text: string) => void;
+  /** The files the agent sent with a reply, shown under it (null: none). */
+  files?: (message: StoredMessage) => HTMLElement | null;
 }
 
 export function messageView(
@@ -135,6 +137,7 @@ export function messageView(
       state,
     ),
     text,
+    actions.files?.(message),
     remark,
     retry,
   );
