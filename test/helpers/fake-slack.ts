@@ -2,7 +2,8 @@
  * A fake Slack on 127.0.0.1 for tests, spoken to by the official clients unchanged
  * (`slackApiUrl` / `RUDDER_SLACK_API_URL` = `url`): the Web API methods rudder calls
  * (`auth.test`, `apps.connections.open`, `chat.postMessage`, `chat.update`, `chat.postEphemeral`,
- * `reactions.add`/`remove`, `conversations.replies`/`history`, `users.info`) and Socket Mode on
+ * `reactions.add`/`remove`, `conversations.replies`/`history`/`info`, `users.info`, file uploads:
+ * fake-slack-methods.ts) and Socket Mode on
  * `ws://127.0.0.1:<port>/socket`: `hello`, then `events_api`, `interactive` and `slash_commands`
  * envelopes, each acknowledged by its `envelope_id` (the acks and their response payloads are
  * kept; an envelope unacknowledged can be sent again as Slack's retry). Calls with the wrong
@@ -15,6 +16,16 @@ import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type WebSocket, WebSocketServer } from "ws";
+import {
+  findMessage,
+  parseBody,
+  rawMessage,
+  SlackRefusal,
+  type SlackUpload,
+  webApiMethods,
+} from "./fake-slack-methods.js";
+
+export type { SlackUpload };
 
 export interface SlackMessage {
   channel: string;
@@ -56,6 +67,8 @@ export interface FakeSlack {
   botUserId: string;
   calls: SlackCall[];
   messages: SlackMessage[];
+  /** Files the bot uploaded (`files.uploadV2`), by file id. */
+  uploads: Map<string, SlackUpload>;
   acks: SlackAck[];
   /** Envelopes sent and not acknowledged, by id. */
   unacked(): string[];
@@ -107,6 +120,7 @@ export async function startFakeSlack(
   const sentEnvelopes = new Map<string, Record<string, unknown>>();
   const failures = new Map<string, Array<{ status: number; retryAfter?: number }>>();
   const files = new Map<string, string>();
+  const uploads = new Map<string, SlackUpload>();
   const sockets = new Set<WebSocket>();
   let hellos = 0;
   let clock = Math.floor(Date.now() / 1000);
@@ -151,18 +165,8 @@ export async function startFakeSlack(
     event: raw,
   });
 
-  const rawOf = (message: SlackMessage, extra: Record<string, unknown> = {}) => ({
-    type: "message",
-    channel: message.channel,
-    channel_type: message.channel.startsWith("D") ? "im" : "channel",
-    user: message.user,
-    ...(message.botId ? { bot_id: message.botId } : {}),
-    text: message.text,
-    ts: message.ts,
-    ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
-    team: teamId,
-    ...extra,
-  });
+  const rawOf = (message: SlackMessage, extra: Record<string, unknown> = {}) =>
+    rawMessage(message, teamId, extra);
 
   socketServer.on("connection", (socket: WebSocket) => {
     sockets.add(socket);
@@ -188,90 +192,16 @@ export async function startFakeSlack(
     }
   });
 
-  // biome-ignore lint/suspicious/noExplicitAny: Web API arguments are free-form.
-  const methods: Record<string, (body: any, token: string) => unknown> = {
-    "auth.test": () => ({
-      url: "https://fake.slack.com/",
-      team: "Fake team",
-      user: "rudder",
-      team_id: teamId,
-      user_id: botUserId,
-      bot_id: BOT_ID,
-    }),
-    "chat.postMessage": (body) => {
-      const message: SlackMessage = {
-        channel: String(body.channel),
-        ts: nextTs(),
-        threadTs: body.thread_ts ? String(body.thread_ts) : undefined,
-        user: botUserId,
-        botId: BOT_ID,
-        text: String(body.text ?? ""),
-        blocks: parseJson(body.blocks),
-        edits: [String(body.text ?? "")],
-        reactions: new Set(),
-      };
-      if (message.text.trim() === "" && message.blocks === undefined)
-        throw new SlackRefusal("no_text");
-      messages.push(message);
-      return { channel: message.channel, ts: message.ts, message: { text: message.text } };
-    },
-    "chat.update": (body) => {
-      const message = find(String(body.channel), String(body.ts));
-      message.text = String(body.text ?? "");
-      message.blocks = parseJson(body.blocks);
-      message.edits.push(message.text);
-      return { channel: message.channel, ts: message.ts, text: message.text };
-    },
-    "chat.postEphemeral": () => ({ message_ts: nextTs() }),
-    "reactions.add": (body) => {
-      const message = find(String(body.channel), String(body.timestamp));
-      if (message.reactions.has(String(body.name))) throw new SlackRefusal("already_reacted");
-      message.reactions.add(String(body.name));
-      return {};
-    },
-    "reactions.remove": (body) => {
-      const message = find(String(body.channel), String(body.timestamp));
-      if (!message.reactions.delete(String(body.name))) throw new SlackRefusal("no_reaction");
-      return {};
-    },
-    "conversations.replies": (body) => {
-      const channel = String(body.channel);
-      const root = String(body.ts);
-      const oldest = Number(body.oldest ?? 0);
-      const thread = messages.filter(
-        (message) =>
-          message.channel === channel && (message.ts === root || message.threadTs === root),
-      );
-      const since = thread.filter(
-        (message) =>
-          Number(message.ts) > oldest || (body.inclusive && Number(message.ts) === oldest),
-      );
-      return {
-        messages: since.map((message) => rawOf(message)),
-        has_more: false,
-      };
-    },
-    "conversations.history": (body) => {
-      const channel = String(body.channel);
-      const oldest = Number(body.oldest ?? 0);
-      const top = messages.filter(
-        (message) =>
-          message.channel === channel &&
-          (message.threadTs === undefined || message.threadTs === message.ts) &&
-          Number(message.ts) > oldest,
-      );
-      return { messages: top.reverse().map((message) => rawOf(message)), has_more: false };
-    },
-    "users.info": (body) => ({
-      user: { id: String(body.user), name: `name-${body.user}`, real_name: `Person ${body.user}` },
-    }),
-  };
-
-  const find = (channel: string, ts: string): SlackMessage => {
-    const message = messages.find((each) => each.channel === channel && each.ts === ts);
-    if (message === undefined) throw new SlackRefusal("message_not_found");
-    return message;
-  };
+  const methods = webApiMethods({
+    messages,
+    teamId,
+    botUserId,
+    botId: BOT_ID,
+    nextTs,
+    rawOf,
+    uploads,
+    uploadUrl: (id) => `${base}/upload/${id}`,
+  });
 
   const answer = (response: ServerResponse, status: number, body: unknown, headers = {}) => {
     if (response.destroyed) return;
@@ -283,6 +213,16 @@ export async function startFakeSlack(
     const url = new URL(request.url ?? "/", "http://127.0.0.1");
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
+    if (url.pathname.startsWith("/upload/")) {
+      const upload = uploads.get(url.pathname.slice("/upload/".length));
+      if (upload === undefined) {
+        response.writeHead(404).end();
+        return;
+      }
+      upload.body = Buffer.concat(chunks);
+      response.writeHead(200, { "content-type": "text/plain" }).end(`OK - ${upload.body.length}`);
+      return;
+    }
     const raw = Buffer.concat(chunks).toString("utf8");
     const token = (request.headers.authorization ?? "").replace(/^Bearer /, "");
     if (url.pathname.startsWith("/files/")) {
@@ -354,6 +294,7 @@ export async function startFakeSlack(
     botUserId,
     calls,
     messages,
+    uploads,
     acks,
     unacked: () => [...sentEnvelopes.keys()].filter((id) => !acked(id)),
     connections: () => sockets.size,
@@ -389,7 +330,7 @@ export async function startFakeSlack(
       return message;
     },
     press(press) {
-      const message = find(press.channel, press.ts);
+      const message = findMessage(messages, press.channel, press.ts);
       return envelope("interactive", {
         type: "block_actions",
         team: { id: teamId },
@@ -456,19 +397,4 @@ export async function startFakeSlack(
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-}
-
-class SlackRefusal extends Error {}
-
-function parseBody(raw: string, contentType: string): Record<string, unknown> {
-  if (raw === "") return {};
-  if (contentType.includes("application/json")) return JSON.parse(raw) as Record<string, unknown>;
-  return Object.fromEntries(new URLSearchParams(raw));
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: blocks are free-form JSON.
-function parseJson(value: unknown): any[] | undefined {
-  if (value === undefined || value === null || value === "") return undefined;
-  if (Array.isArray(value)) return value;
-  return JSON.parse(String(value)) as unknown[];
 }

@@ -1,13 +1,16 @@
 /**
  * What the bot says in Slack, through the Web API: a message posted in its conversation's
  * thread (`chat.postMessage`, links and media not unfurled), a sent message replaced
- * (`chat.update`), and a private answer to one person (`chat.postEphemeral`). Failures are the
+ * (`chat.update`), a private answer to one person (`chat.postEphemeral`), and a file uploaded
+ * into the thread (`files.uploadV2`: an upload URL from `files.getUploadURLExternal`, the bytes
+ * posted there, `files.completeUploadExternal` sharing it with its caption). Failures are the
  * Web API client's errors, read by `slackFailure`.
  */
 import type { WebClient } from "@slack/web-api";
-import type { OutgoingChat } from "../kit/chat-platform.js";
+import type { OutgoingChat, OutgoingFile } from "../kit/chat-platform.js";
 import { slackAddressOrRefusal } from "./slack-address.js";
 import { slackMessage } from "./slack-message.js";
+import { markdownToMrkdwn } from "./slack-mrkdwn.js";
 
 /** Posts `message` in the thread `channelId` names; resolves to its ts. */
 export async function postMessage(
@@ -49,4 +52,27 @@ export async function answerPress(web: WebClient, pressId: string, text: string)
     text,
     ...(threadTs ? { thread_ts: threadTs } : {}),
   });
+}
+
+/**
+ * Uploads `file` into the thread `channelId` names, its caption (markdown, as mrkdwn) as the
+ * comment shown with it; resolves to Slack's file id (Slack names no message for it at once).
+ */
+export async function uploadFile(
+  web: WebClient,
+  channelId: string,
+  file: OutgoingFile,
+): Promise<string> {
+  const address = slackAddressOrRefusal(channelId);
+  const caption = file.caption?.trim();
+  const result = await web.filesUploadV2({
+    channel_id: address.channel,
+    thread_ts: address.threadTs,
+    file: file.data,
+    filename: file.name,
+    title: file.name,
+    ...(caption ? { initial_comment: markdownToMrkdwn(caption) } : {}),
+  });
+  const completed = (result.files ?? []) as Array<{ files?: Array<{ id?: string }> }>;
+  return completed[0]?.files?.[0]?.id ?? file.name;
 }

@@ -15,6 +15,7 @@ import { type Backoff, DEFAULT_BACKOFF } from "../kit/backoff.js";
 import type {
   ChatPlatform,
   OutgoingChat,
+  OutgoingFile,
   PlatformFailure,
   PlatformHandlers,
   ReceiveContext,
@@ -37,10 +38,11 @@ import {
 import { slackErrorName, slackFailure } from "./slack-failure.js";
 import { SlackNames, signIn } from "./slack-identity.js";
 import { SLACK_MESSAGE_LIMIT } from "./slack-message.js";
-import { answerPress, postMessage, updateMessage } from "./slack-outgoing.js";
+import { answerPress, postMessage, updateMessage, uploadFile } from "./slack-outgoing.js";
 import { SlackReactions } from "./slack-reactions.js";
 import { slashTarget } from "./slack-slash.js";
 import { SlackThreads } from "./slack-threads.js";
+import { SlackTitles } from "./slack-titles.js";
 
 export interface SlackPlatformOptions {
   /** `xoxb-...`: the Web API. Never logged. */
@@ -66,6 +68,7 @@ export class SlackPlatform implements ChatPlatform {
   readonly #options: SlackPlatformOptions;
   readonly #threads = new SlackThreads();
   readonly #names = new SlackNames();
+  readonly #titles = new SlackTitles(() => this.#requireWeb());
   readonly #reactions: SlackReactions;
   #clients: Promise<SlackClients> | undefined;
   #web: WebClient | undefined;
@@ -251,6 +254,9 @@ export class SlackPlatform implements ChatPlatform {
     if (incoming === null || signal.aborted) return;
     if (incoming.addressed) {
       this.#threads.add(incoming.channelId);
+      const direct = !incoming.group;
+      const title = await this.#titles.titleOf(incoming.channelId, event, userName, direct);
+      if (title !== undefined) incoming.meta.chatTitle = title;
     }
     await handlers.message(incoming, stored);
   }
@@ -316,6 +322,15 @@ export class SlackPlatform implements ChatPlatform {
       this.#reactions.answered(channelId);
     }
     return ts;
+  }
+
+  /** Into the conversation's thread with `files.uploadV2`, the caption as its comment. */
+  async sendFile(channelId: string, file: OutgoingFile, signal: AbortSignal): Promise<string> {
+    signal.throwIfAborted();
+    const { web } = await this.#load();
+    const id = await uploadFile(web, channelId, file);
+    this.#threads.add(channelId);
+    return id;
   }
 
   async edit(

@@ -161,6 +161,8 @@ describe("Slack source", () => {
       source: "slack",
       userId: ADA,
       userName: `Person ${ADA} (@name-${ADA})`,
+      // The page's name for it: the channel and the thread's first words.
+      chatTitle: "#c1: what is **up**?",
     });
     await waitFor(() => said.reactions.has("eyes"), "the eyes reaction");
     reply(channelId, "All **fine**, see [docs](https://example.com/a) & `x<y`");
@@ -190,7 +192,10 @@ describe("Slack source", () => {
 
   it("takes any DM message, and answers a stranger only in a DM (pairing)", async () => {
     const dm = slack.say({ user: ADA, channel: "D1", text: "hello in private" });
-    await deliveredTo(`slack:${slack.teamId}:D1:${dm.ts}`);
+    const taken = await deliveredTo(`slack:${slack.teamId}:D1:${dm.ts}`);
+    expect(taken.meta).toMatchObject({
+      chatTitle: `Person ${ADA} (@name-${ADA}): hello in private`,
+    });
     slack.say({ user: STRANGER, channel: "C3", text: `<@${slack.botUserId}> let me in` });
     const knock = slack.say({ user: STRANGER, channel: "D2", text: "let me in" });
     await botSaid("D2", knock.ts, /pair/i);
@@ -255,6 +260,33 @@ describe("Slack source", () => {
       "the ack",
     );
     expect(ack.payload.text).toMatch(/No conversation here yet/);
+  });
+
+  it("uploads a file into the thread with files.uploadV2, its caption as the comment", async () => {
+    const said = slack.say({ user: ADA, channel: "C15", text: `<@${slack.botUserId}> a file?` });
+    const channelId = `slack:${slack.teamId}:C15:${said.ts}`;
+    await deliveredTo(channelId);
+    const id = await source.platform.sendFile(
+      channelId,
+      {
+        name: "report.txt",
+        mediaType: "text/plain",
+        data: Buffer.from("the report's own bytes"),
+        caption: "Here is **the** report",
+      },
+      AbortSignal.timeout(10_000),
+    );
+    const upload = slack.uploads.get(id) ?? expect.fail(`no upload ${id}`);
+    expect(upload).toMatchObject({
+      filename: "report.txt",
+      channel: "C15",
+      threadTs: said.ts,
+      initialComment: "Here is *the* report",
+    });
+    expect(upload.body?.includes("the report's own bytes")).toBe(true);
+    expect(slack.calls.map((call) => call.method)).toEqual(
+      expect.arrayContaining(["files.getUploadURLExternal", "files.completeUploadExternal"]),
+    );
   });
 
   it("waits out a 429's Retry-After and sends the answer once", async () => {
