@@ -186,8 +186,12 @@ describe("rudder speaks Claude Code's stream-json", () => {
     const sandbox = harness.sandbox(api);
     const rudder = harness.start(sandbox);
     rudder.sendUser("run something long", FIRST);
-    await waitFor(() => processesMatching("sleep 60.101").length > 0);
-    const [toolPid = 0] = processesMatching("sleep 60.101");
+    // The tool's own `sleep`: the first match was once a shell or bubblewrap process whose
+    // arguments name it, gone a moment later (isAlive false in a loaded run).
+    const toolPid = await waitFor(
+      () => processesMatching("sleep 60.101").find((pid) => commandOf(pid) === "sleep 60.101"),
+      "the tool's sleep",
+    );
     expect(isAlive(toolPid)).toBe(true);
 
     rudder.send({
@@ -554,12 +558,20 @@ describe("rudder speaks Claude Code's stream-json", () => {
 });
 
 /** A process as /proc has it (state and parent from `stat`, and its command line), for errors. */
+/** The command line of `pid`, its arguments joined by spaces; empty once it is gone. */
+function commandOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ").trim();
+  } catch {
+    return "";
+  }
+}
+
 function describeProcess(pid: number): string {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const [state, parent] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const command = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ").trim();
-    return `pid ${pid} state ${state} parent ${parent} "${command}"`;
+    return `pid ${pid} state ${state} parent ${parent} "${commandOf(pid)}"`;
   } catch {
     return `pid ${pid} gone`;
   }
