@@ -20,6 +20,7 @@ const unitTests = [
   "test/ascii-source.test.ts",
   "test/channels/discord/discord-platform.test.ts",
   "test/channels/discord/discord-source.test.ts",
+  "test/channels/kit/approval-grants.test.ts",
   "test/channels/kit/binding-access.test.ts",
   "test/channels/kit/chat-commands.test.ts",
   "test/channels/kit/inbound-deliveries.test.ts",

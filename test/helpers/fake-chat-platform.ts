@@ -4,6 +4,7 @@
  * message as the platform would, sends and edits are recorded with ids of their own.
  */
 import type {
+  ButtonPress,
   ChatPlatform,
   IncomingChat,
   OutgoingChat,
@@ -72,6 +73,12 @@ export class FakeChatPlatform implements ChatPlatform {
   push(message: IncomingChat): Promise<void> {
     if (!this.#handlers) throw new Error("the kit has not started receiving");
     return this.#handlers.message(message);
+  }
+
+  /** Hands the kit a press of a button; resolves once it is handled. */
+  press(press: ButtonPress): Promise<void> {
+    if (!this.#handlers) throw new Error("the kit has not started receiving");
+    return this.#handlers.button(press);
   }
 
   /** Sends tried, answered or not. */

@@ -61,8 +61,9 @@ function grantOf(request: PermissionRequestInfo): string | null {
  * Permission requests as messages with buttons: Allow once, Allow always here (that exact
  * command, or that tool for files), Deny. A reply to the card denies with the reply as the
  * reason. When the request is settled (here, on the page, by the timeout, by the turn's end)
- * the card is edited to say who decided what, and its buttons go. A request a stored grant
- * covers is allowed without a card.
+ * the card is edited to say who decided what, and its buttons go. The grants "Allow always
+ * here" stores are the gateway's: it allows a request one covers before announcing it, so no
+ * card is made for one (test/channels/kit/approval-grants.test.ts).
  */
 export class ApprovalCards {
   readonly #cards = new Map<string, Card>();
@@ -87,12 +88,6 @@ export class ApprovalCards {
   }
 
   async announce(request: PermissionRequestInfo): Promise<void> {
-    const granted = await this.#granted(request);
-    if (granted !== null) {
-      this.deciding(request.id, `a grant of ${granted}`, true);
-      await this.#permissions.decide(request.channelId, request.id, "allow");
-      return;
-    }
     const message: OutgoingChat = {
       text: cardText(request),
       format: "plain",
@@ -110,17 +105,6 @@ export class ApprovalCards {
     void recorded.delivered.then((platformId) => {
       card.platformId = platformId;
     });
-  }
-
-  async #granted(request: PermissionRequestInfo): Promise<string | null> {
-    const command = grantOf(request);
-    const grants = await this.#grants.list(request.channelId).catch(() => []);
-    const match = grants.find(
-      (grant) =>
-        grant.toolName === request.toolName &&
-        (grant.command === null || grant.command === command),
-    );
-    return match === undefined ? null : `${match.grantedBy}`;
   }
 
   /** Edits the card to its outcome. */
