@@ -1,7 +1,8 @@
 // `rudder run` vs `claude -p` on the same scripted one-shot task (one bash tool call, then a
 // reply) against the loopback fake Messages API, so model time is near zero and what shows is
 // each engine's own cost: time from spawn to its first model request, time to its `result`
-// line, and peak resident memory of the engine's process. Printed as rudder/claude ratios.
+// line, time to its exit, and peak resident memory of the engine's process. Printed as
+// rudder/claude ratios beside the goals (issue 26: first request at most 0.20x, exit 0.25x).
 // Run: npm run build && node --import tsx bench/startup.ts
 // (installs the pinned Claude Code CLI into .cache/ if needed; RUDDER_BENCH_ROUNDS=N).
 import { execFileSync, spawn } from "node:child_process";
@@ -25,8 +26,13 @@ const PROMPT = "Run echo startup-bench and tell me what it printed.";
 interface Sample {
   firstRequestMs: number;
   resultMs: number;
+  /** Until the process has exited (its `exit` event), what a host waiting for it sees. */
+  exitMs: number;
   peakRssKb: number;
 }
+
+/** The ratios rudder/claude aimed at. */
+const GOALS = { firstRequest: 0.2, result: 0.25, exit: 0.25, peakRss: 0.25 };
 
 interface Engine {
   name: string;
@@ -99,6 +105,10 @@ async function runOnce(engine: Engine, api: FakeMessagesApi, scratch: string): P
       if (child.pid !== undefined) peak = Math.max(peak, peakRssKb(child.pid));
     }
   });
+  let exitMs = 0;
+  child.on("exit", () => {
+    exitMs = performance.now() - startedAt;
+  });
   const code = await new Promise<number | null>((resolve, reject) => {
     child.on("error", reject);
     child.on("close", resolve);
@@ -109,7 +119,7 @@ async function runOnce(engine: Engine, api: FakeMessagesApi, scratch: string): P
   }
   const first = api.mainRequests()[mainBefore];
   if (first === undefined) throw new Error(`${engine.name} made no model request`);
-  return { firstRequestMs: first.receivedAt - started, resultMs, peakRssKb: peak };
+  return { firstRequestMs: first.receivedAt - started, resultMs, exitMs, peakRssKb: peak };
 }
 
 function claudeBinary(): string | undefined {
@@ -176,6 +186,7 @@ function format(sample: Sample): string {
   return [
     `first request ${sample.firstRequestMs.toFixed(0).padStart(5)} ms`,
     `result ${sample.resultMs.toFixed(0).padStart(5)} ms`,
+    `exit ${sample.exitMs.toFixed(0).padStart(5)} ms`,
     `peak RSS ${(sample.peakRssKb / 1024).toFixed(0).padStart(4)} MB`,
   ].join("   ");
 }
@@ -200,6 +211,7 @@ export async function main(): Promise<void> {
       const sample: Sample = {
         firstRequestMs: median(runs.map((run) => run.firstRequestMs)),
         resultMs: median(runs.map((run) => run.resultMs)),
+        exitMs: median(runs.map((run) => run.exitMs)),
         peakRssKb: median(runs.map((run) => run.peakRssKb)),
       };
       medians.set(engine.name, sample);
@@ -211,12 +223,17 @@ export async function main(): Promise<void> {
       process.stdout.write("  (claude not available: no ratios)\n");
       return;
     }
-    const ratio = (mine: number, theirs: number): string => (mine / theirs).toFixed(2);
-    process.stdout.write(
-      `rudder/claude: first request ${ratio(rudder.firstRequestMs, claude.firstRequestMs)}x, ` +
-        `result ${ratio(rudder.resultMs, claude.resultMs)}x, ` +
-        `peak RSS ${ratio(rudder.peakRssKb, claude.peakRssKb)}x (goal: 0.25x or less)\n`,
-    );
+    const ratio = (label: string, mine: number, theirs: number, goal: number): string => {
+      const value = mine / theirs;
+      return `${label} ${value.toFixed(2)}x (goal ${goal.toFixed(2)}x${value <= goal ? ", met" : ""})`;
+    };
+    const ratios = [
+      ratio("first request", rudder.firstRequestMs, claude.firstRequestMs, GOALS.firstRequest),
+      ratio("result", rudder.resultMs, claude.resultMs, GOALS.result),
+      ratio("exit", rudder.exitMs, claude.exitMs, GOALS.exit),
+      ratio("peak RSS", rudder.peakRssKb, claude.peakRssKb, GOALS.peakRss),
+    ];
+    process.stdout.write(`rudder/claude: ${ratios.join(", ")}\n`);
   } finally {
     await api.close();
     rmSync(scratch, { recursive: true, force: true });
