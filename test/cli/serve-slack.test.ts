@@ -180,11 +180,14 @@ describe("rudder serve with Slack", () => {
       offline: true,
     });
     const dm = slack.say({ user: ADA, channel: "D0ADA", text: "hello while down", offline: true });
+    // A DM the bot never talked in: found by listing its DMs (conversations.list types=im).
+    const fresh = slack.say({ user: ADA, channel: "D0FRESH", text: "a new DM", offline: true });
     server = serve();
     await connected(server, 1);
     await botSaid("C0MAIN", said.ts, /while down one/);
     await botSaid("D0ADA", dm.ts, /hello while down/);
     await botSaid("C0HELD", held.ts, /echo: .*held/s);
+    await botSaid("D0FRESH", fresh.ts, /a new DM/);
     // A live message after the catch-up: once it is answered, nothing before it is still coming.
     slack.say({ user: ADA, channel: "C0MAIN", text: "after", threadTs: said.ts });
     await botSaid("C0MAIN", said.ts, /echo: .*after/s);

@@ -131,6 +131,13 @@ export function webApiMethods(world: SlackWorld): Record<string, Method> {
   };
 
   let uploads = 0;
+  methods["conversations.list"] = (body) => {
+    if (body.types !== "im") throw new SlackRefusal("invalid_types");
+    const ids = new Set(
+      messages.filter((message) => message.channel.startsWith("D")).map((m) => m.channel),
+    );
+    return { channels: [...ids].map((id) => ({ id, is_im: true })) };
+  };
   methods["conversations.info"] = (body) => {
     const id = String(body.channel);
     return {

@@ -3,8 +3,10 @@
  * connection, the known conversations are read again from Slack since their last stored
  * message (a minute earlier, for clocks), threads with `conversations.replies` and each
  * channel's or DM's top level with `conversations.history` (mentions and DMs there start new
- * conversations). Each message read is fed like a live one: its delivery key is the message's
- * own (`<channel>:<ts>`), so what was taken already is dropped by the store's claim.
+ * conversations). DMs the bot never talked in are listed (`conversations.list`, `types=im`)
+ * and read from the newest stored message of any conversation, when there is one (a first start
+ * answers no old DMs). Each message read is fed like a live one: its delivery key is the
+ * message's own (`<channel>:<ts>`), so what was taken already is dropped by the store's claim.
  */
 import type { WebClient } from "@slack/web-api";
 import type { ReceiveContext } from "../kit/chat-platform.js";
@@ -45,6 +47,7 @@ export async function catchUp(
   log: (line: string) => void,
 ): Promise<void> {
   const channels = new Map<string, { team: string; oldest: number }>();
+  for (const dm of await newDirectMessages(web, known, log)) channels.set(dm.channel, dm);
   for (const { address, oldest } of known) {
     const channel = channels.get(address.channel);
     if (channel === undefined || channel.oldest < oldest) {
@@ -78,6 +81,29 @@ export async function catchUp(
       for (const message of top.reverse()) feed(eventOf(message, channel, team));
     });
   }
+}
+
+/** DMs the bot is in that no known conversation is in, each read since the newest stored. */
+async function newDirectMessages(
+  web: WebClient,
+  known: Known[],
+  log: (line: string) => void,
+): Promise<Array<{ channel: string; team: string; oldest: number }>> {
+  const newest = known.reduce<Known | undefined>(
+    (best, each) => (best === undefined || each.oldest > best.oldest ? each : best),
+    undefined,
+  );
+  if (newest === undefined) return [];
+  const seen = new Set(known.map(({ address }) => address.channel));
+  const found: Array<{ channel: string; team: string; oldest: number }> = [];
+  await read(log, "the list of DMs", async () => {
+    const result = await web.conversations.list({ types: "im", limit: PAGE });
+    for (const { id } of result.channels ?? []) {
+      if (id === undefined || seen.has(id)) continue;
+      found.push({ channel: id, team: newest.address.team, oldest: newest.oldest });
+    }
+  });
+  return found;
 }
 
 async function read(log: (line: string) => void, what: string, call: () => Promise<void>) {
