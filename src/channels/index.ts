@@ -14,12 +14,8 @@ export type {
   PlatformHandlers,
   PlatformLimits,
 } from "./kit/chat-platform.js";
-export {
-  type AttachmentHandler,
-  ChatSource,
-  type ChatSourceOptions,
-  type ChatSourceSettings,
-} from "./kit/chat-source.js";
+export { type AttachmentHandler, ChatSource } from "./kit/chat-source.js";
+export type { ChatSourceOptions, ChatSourceSettings } from "./kit/chat-source-options.js";
 export { memorySourceStore } from "./kit/memory-source-store.js";
 export {
   DEFAULT_TELEGRAM_API_URL,

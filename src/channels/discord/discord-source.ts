@@ -6,7 +6,8 @@
  * Everything the kit does (the reply ledger, approvals as buttons, progress edits, pairing,
  * acknowledgements, commands) it does here.
  */
-import { ChatSource, type ChatSourceSettings } from "../kit/chat-source.js";
+import { ChatSource } from "../kit/chat-source.js";
+import type { ChatSourceSettings } from "../kit/chat-source-options.js";
 import { DiscordPlatform } from "./discord-platform.js";
 
 /**

@@ -10,16 +10,16 @@ import { parseChannelCommand } from "../../gateway/routing/channel-command.js";
 import type { SourceStore } from "../../gateway/store/source-store.js";
 import { ApprovalCards } from "./approval-cards.js";
 import { type AttachmentHandler, attachmentIntake } from "./attachment-intake.js";
-import { type Backoff, DEFAULT_BACKOFF } from "./backoff.js";
+import { DEFAULT_BACKOFF } from "./backoff.js";
 import { ChatAccess } from "./chat-access.js";
 import { answerChatCommand, parseCommand } from "./chat-commands.js";
 import type {
   ButtonPress,
-  ChatPlatform,
   IncomingChat,
   PlatformHandlers,
   ReceiveContext,
 } from "./chat-platform.js";
+import type { ChatSourceOptions } from "./chat-source-options.js";
 import { acknowledgementReaction, acknowledgementText, MENU_COMMANDS } from "./kit-texts.js";
 import { memorySourceStore } from "./memory-source-store.js";
 import { ReplyOutbox } from "./reply-outbox.js";
@@ -30,38 +30,6 @@ import { TypingIndicator } from "./typing-indicator.js";
 const DEFAULT_RESCAN_MS = 30_000;
 
 export type { AttachmentHandler };
-
-/**
- * What a chat source's user sets, the same on every platform; each platform's source options
- * extend it with its tokens and addresses and hand it on to the kit whole.
- */
-export interface ChatSourceSettings {
-  /** Platform user or chat ids let in; empty: pairing mode. */
-  allow: readonly string[];
-  /** In group chats: only messages that address the bot (default), or every message. */
-  groups?: "mention" | "all" | undefined;
-  /** After a failed call; default 1 s doubling up to 60 s. */
-  backoff?: Backoff | undefined;
-  /** One send without an answer this long is tried again; default 30 s. */
-  sendTimeoutMs?: number | undefined;
-  /** Unsent messages older than this are given up with a line; default 3 hours. */
-  freshnessMs?: number | undefined;
-  /** The ledger's clock (tests move it on). */
-  now?: (() => number) | undefined;
-  /** Media handling (see `AttachmentHandler`). */
-  attachments?: AttachmentHandler | undefined;
-  logger?: ((line: string) => void) | undefined;
-}
-
-export interface ChatSourceOptions extends ChatSourceSettings {
-  platform: ChatPlatform;
-  /** Where a stranger is offered pairing: in any chat (default), or only in direct messages. */
-  pairing?: "everywhere" | "direct" | undefined;
-  /** How often the ledger is read again for what a dead worker left unsent; default 30 s. */
-  rescanMs?: number | undefined;
-  /** What to say after "rejected the bot token" (which flag or variable to check). */
-  badTokenHint?: string | undefined;
-}
 
 interface Session {
   deliver: Deliver;

@@ -3,7 +3,8 @@
  * thread is the channel `slack:<team id>:<channel id>:<thread ts>`. Everything the kit does (the
  * reply ledger, approvals as buttons, progress edits, pairing, commands) it does here.
  */
-import { ChatSource, type ChatSourceSettings } from "../kit/chat-source.js";
+import { ChatSource } from "../kit/chat-source.js";
+import type { ChatSourceSettings } from "../kit/chat-source-options.js";
 import { SlackEventsApi } from "./slack-events-api.js";
 import { SlackPlatform } from "./slack-platform.js";
 

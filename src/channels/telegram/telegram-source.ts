@@ -1,4 +1,5 @@
-import { ChatSource, type ChatSourceSettings } from "../kit/chat-source.js";
+import { ChatSource } from "../kit/chat-source.js";
+import type { ChatSourceSettings } from "../kit/chat-source-options.js";
 import { TelegramPlatform } from "./telegram-platform.js";
 
 export { TELEGRAM_CHANNEL_PREFIX } from "./telegram-updates.js";
