@@ -201,6 +201,28 @@ describe("rudder serve with Slack", () => {
     expect(slack.botMessages("C0HELD", held.ts).filter((m) => /echo/.test(m.text))).toHaveLength(1);
   }, 120_000);
 
+  it("uploads into the thread a file the agent sends with send_file", async () => {
+    writeFileSync(join(root, "workspace", "report.txt"), "the report's own bytes");
+    messagesApi.push({
+      toolUse: {
+        name: "mcp__rudder__send_file",
+        input: { path: "report.txt", caption: "the **report**" },
+      },
+    });
+    const said = slack.say({ user: ADA, channel: "C0FILES", text: `<@${slack.botUserId}> file?` });
+    const upload = await waitFor(
+      () => [...slack.uploads.values()].find((each) => each.channel === "C0FILES"),
+      () => `the upload: ${server.stderr()}`,
+      30_000,
+    );
+    expect(upload).toMatchObject({
+      filename: "report.txt",
+      threadTs: said.ts,
+      initialComment: "the *report*",
+    });
+    expect(upload.body?.includes("the report's own bytes")).toBe(true);
+  });
+
   it("takes the Events API at POST /slack/events, signed, before the token check", async () => {
     const url = (/one-time link\): (\S+)/.exec(server.stdout())?.[1] ?? "").replace(
       /\/#code=.*/,
