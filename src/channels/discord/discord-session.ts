@@ -186,9 +186,11 @@ export class DiscordSession {
     this.#applicationId = data.application?.id ?? data.user.id;
     if (first) handlers.log(`discord: connected as @${data.user.username}`);
     const known = await context.knownChannels();
+    // Conversations, but not known to exist: a life killed before its first send never opened
+    // the thread, so the first send of this one asks (Discord answers 160004 when it exists).
     for (const { channelId } of known) {
       const address = addressOf(channelId);
-      if (address && address.thread !== address.channel) this.#ours(address.thread);
+      if (address && address.thread !== address.channel) this.#conversations.add(address.thread);
     }
     await catchUp(known, rest, (message) => this.message(message), handlers.log);
   }
