@@ -83,7 +83,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (command === "acp") return (await import("./acp.js")).acpCommandLine(rest, io());
   // Hidden: the channel tools (send_file) the gateway gives its agents, as an MCP server.
   if (command === "mcp-channel-tools") {
-    return (await import("./mcp-channel-tools.js")).mcpChannelToolsCommandLine(rest, io());
+    // Through run.js, not a chunk of its own: the bundler would move what it shares with
+    // `rudder run` (the workspace file checks) into new chunks that every one-shot run loads.
+    return (await import("./run.js")).mcpChannelToolsCommandLine(rest, io());
   }
   if (looksLikeHeadlessRun(argv)) {
     exitWithoutTeardown();

@@ -20,6 +20,9 @@ import { runStreamJson, STREAM_JSON_FLAGS, UNKNOWN_FLAGS_WITH_VALUE } from "./ru
 import { readStdinText } from "./stdin.js";
 import { SESSION_FLAGS, storedSessionFromFlags } from "./stored-session.js";
 
+/** `rudder mcp-channel-tools`, loaded with this module (see main.ts for why). */
+export { mcpChannelToolsCommandLine } from "./mcp-channel-tools.js";
+
 export const RUN_FLAGS: FlagSpecs = {
   model: { type: "string" },
   settings: { type: "string" },

@@ -22,6 +22,7 @@ import type {
 } from "../kit/chat-platform.js";
 import { splitMessage } from "../kit/split-message.js";
 import { addressOf, type DiscordAddress } from "./discord-address.js";
+import { multipartMessage } from "./discord-multipart.js";
 import { DISCORD_MESSAGE_LIMIT, renderMessage } from "./discord-render.js";
 import { type DiscordRest, discordFailure, discordRest } from "./discord-rest.js";
 import { DiscordSession } from "./discord-session.js";
@@ -174,9 +175,14 @@ export class DiscordPlatform implements ChatPlatform {
       replyTo = undefined;
     }
     const body = renderMessage({ text: last, format: "markdown", ...(replyTo ? { replyTo } : {}) });
+    const multipart = multipartMessage(
+      { ...body, attachments: [{ id: 0, filename: file.name }] },
+      file,
+    );
     const sent = (await rest.post(`/channels/${address.thread}/messages`, {
-      body: { ...body, attachments: [{ id: 0, filename: file.name }] },
-      files: [{ name: file.name, data: file.data, contentType: file.mediaType }],
+      body: multipart.body,
+      passThroughBody: true,
+      headers: { "Content-Type": multipart.contentType },
       signal,
     })) as { id: string };
     return sent.id;
