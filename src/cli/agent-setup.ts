@@ -28,6 +28,7 @@ import {
   withoutDeniedTools,
 } from "../tools/claude-code-tools.js";
 import { createDefaultTools } from "../tools/default-tools.js";
+import { createSendFileTool } from "../tools/send-file-tool.js";
 import { booleanFlag, type FlagSpecs, listFlag, type ParsedArgs, stringFlag } from "./args.js";
 import { createMcpStarter } from "./setup/mcp-starter.js";
 import { setupModel } from "./setup/setup-model.js";
@@ -79,6 +80,11 @@ export interface AgentSetupFlags {
   noSandbox?: boolean;
   /** Whose names and input shapes the built-in tools have (`--tool-names`); default rudder's. */
   toolNames?: ToolSurface;
+  /**
+   * `--send-file-tool BYTES` (the gateway gives it its rudder agents): the `send_file` tool,
+   * files up to BYTES, beside the five. Its name is `send_file` on every tool surface.
+   */
+  sendFileMaxBytes?: number;
 }
 
 export interface AgentSetup {
@@ -212,7 +218,10 @@ export async function createAgentSetup(
   });
   if ("error" in sandbox) return { ok: false, error: sandbox.error };
   const tools = withoutDeniedTools(
-    toolsForSurface(createDefaultTools({ sandbox }), surface),
+    [
+      ...toolsForSurface(createDefaultTools({ sandbox }), surface),
+      ...(flags.sendFileMaxBytes === undefined ? [] : [createSendFileTool(flags.sendFileMaxBytes)]),
+    ],
     rules.deny,
   );
   const mcp = createMcpStarter(mcpConfig.servers, tools, workspace, settingsEnv);

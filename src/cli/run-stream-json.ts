@@ -30,6 +30,7 @@ export const STREAM_JSON_FLAGS: FlagSpecs = {
   "dangerously-skip-permissions": { type: "boolean" },
   "await-initialize": { type: "boolean" },
   "ask-before-waking": { type: "boolean" },
+  "send-file-tool": { type: "string" },
 };
 
 /**
@@ -141,6 +142,13 @@ export async function runStreamJson(args: ParsedArgs, io: CommandIo): Promise<nu
     warn(maxBudgetUsd.message);
     return 2;
   }
+  const sendFileTool = stringFlag(args, "send-file-tool");
+  if (sendFileTool !== undefined && !/^[1-9]\d*$/.test(sendFileTool)) {
+    warn(
+      `--send-file-tool takes the largest file in bytes (a whole number), not "${sendFileTool}"`,
+    );
+    return 2;
+  }
   // Hosts of Claude Code key on its tool names and input shapes (`Bash`, `Read {file_path}`).
   const toolNames = toolNamesFlag(args, "claude");
   if (toolNames instanceof Error) {
@@ -175,6 +183,7 @@ export async function runStreamJson(args: ParsedArgs, io: CommandIo): Promise<nu
       sessionId: resolved.sessionId,
       deferMcpStart: true,
       toolNames,
+      ...(sendFileTool === undefined ? {} : { sendFileMaxBytes: Number(sendFileTool) }),
       ...(maxTurns === undefined ? {} : { maxTurns }),
       ...(maxBudgetUsd === undefined ? {} : { maxBudgetUsd }),
     },

@@ -52,7 +52,7 @@ export const RUN_USAGE = `usage: rudder run [--model M] [--settings FILE] [--cwd
        rudder run -p --input-format stream-json --output-format stream-json --verbose
          [--resume ID | --continue | --session-id ID] [--permission-prompt-tool stdio]
          [--permission-mode default|acceptEdits|bypassPermissions|dontAsk] [--include-partial-messages]
-         [--include-hook-events] [--ask-before-waking]
+         [--include-hook-events] [--ask-before-waking] [--send-file-tool BYTES]
   Runs one task in the workspace and exits 0, or 1 when the turn ended in error.
   The prompt may also come on stdin. --model demo runs the offline demo model.
   With --input-format stream-json, rudder speaks Claude Code's stream-json on stdin/stdout.

@@ -90,8 +90,8 @@ function answer(request: RecordedRequest): ScriptStep {
   if (said.includes("send me the files")) {
     return {
       toolUse: [
-        { name: "mcp__rudder__send_file", input: { path: "inbox/pasted.png", caption: "yours" } },
-        { name: "mcp__rudder__send_file", input: { path: "notes.txt" } },
+        { name: "send_file", input: { path: "inbox/pasted.png", caption: "yours" } },
+        { name: "send_file", input: { path: "notes.txt" } },
       ],
     };
   }

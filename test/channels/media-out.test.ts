@@ -45,7 +45,7 @@ function model(request: RecordedRequest) {
   if (!file) return { text: "nothing to send" };
   return {
     toolUse: {
-      name: "mcp__rudder__send_file",
+      name: "send_file",
       input: { path: file, caption: `the **${file}**` },
     },
   };
@@ -91,6 +91,8 @@ describe("send_file on rudder's engine", () => {
       sources: [telegramSource("111", bot)],
       permissionPrompts: false,
       channelTools: CHANNEL_TOOLS,
+      // As `rudder serve` names its own agents: they get `send_file` built in.
+      engineName: "rudder",
     });
     gateways.push(gateway);
   });

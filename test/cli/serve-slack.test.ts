@@ -205,7 +205,7 @@ describe("rudder serve with Slack", () => {
     writeFileSync(join(root, "workspace", "report.txt"), "the report's own bytes");
     messagesApi.push({
       toolUse: {
-        name: "mcp__rudder__send_file",
+        name: "send_file",
         input: { path: "report.txt", caption: "the **report**" },
       },
     });

@@ -11,7 +11,7 @@ import type { GatewayBindings } from "../bindings/bindings.js";
 import type { ChannelModels } from "../bindings/channel-models.js";
 import type { ResolvedBinding } from "../bindings/resolved-binding.js";
 import { type GatewayEngine, processOptions } from "../gateway-options.js";
-import { type ChannelToolsServer, channelToolArgs } from "./channel-tools.js";
+import { type ChannelToolsServer, channelToolArgs, rudderSendFileArgs } from "./channel-tools.js";
 
 /** What the pool asks of a channel's agent. */
 export interface ChannelAgents {
@@ -60,7 +60,8 @@ export function channelAgents(options: ChannelAgentsOptions): ChannelAgents {
       // A rudder agent asks before it wakes itself, so that a budget can hold the wake-up.
       if (binding.engine === "rudder") args.push("--ask-before-waking");
       const tools = options.channelTools;
-      if (tools) args.push(...channelToolArgs(tools.server, tools.maxBytes));
+      if (tools && binding.engine === "rudder") args.push(...rudderSendFileArgs(tools.maxBytes));
+      else if (tools) args.push(...channelToolArgs(tools.server, tools.maxBytes));
       return {
         ...base,
         extraArgs: args,

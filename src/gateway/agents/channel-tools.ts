@@ -1,7 +1,8 @@
 /**
  * The tools the gateway gives each channel's agent for its conversation (`send_file`): one
- * stdio MCP server, `rudder mcp-channel-tools`, named `rudder` in the agent's `--mcp-config`
- * (both engines take the flag, so both call the tool `mcp__rudder__send_file`) and allowed
+ * stdio MCP server for Claude Code, `rudder mcp-channel-tools`, named `rudder` in its
+ * `--mcp-config` (so it calls the tool `mcp__rudder__send_file`; rudder's own agents have the
+ * same tool built in as `send_file`, `--send-file-tool`) and allowed
  * without asking (`--allowedTools`): sending a file of its own workspace to the conversation
  * it is in asks nobody's permission, as answering does not. The server gets no token and no
  * address of the gateway (the agents must not reach its HTTP API); the gateway sees its calls
@@ -17,8 +18,16 @@ export interface ChannelToolsServer {
 /** The server's name in the agents' MCP configuration. */
 export const CHANNEL_TOOLS_NAME = "rudder";
 
-/** `send_file` as both engines name it, through the server. */
+/** `send_file` as Claude Code names it, through the server. */
 export const SEND_FILE_TOOL_NAME = `mcp__${CHANNEL_TOOLS_NAME}__send_file`;
+
+/**
+ * A rudder agent's flags for the tool: rudder has `send_file` built in (the tool's own name),
+ * allowed without asking as the server's is.
+ */
+export function rudderSendFileArgs(maxBytes: number): string[] {
+  return ["--send-file-tool", String(maxBytes), "--allowedTools", "send_file"];
+}
 
 /** The agent's flags for the server, with the largest file it may send. */
 export function channelToolArgs(server: ChannelToolsServer, maxBytes: number): string[] {
