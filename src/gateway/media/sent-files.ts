@@ -7,7 +7,7 @@
  * and the page read it from there, each time through `read` (inside the workspace, no link
  * followed, one link only, within the size cap).
  */
-import { realpath } from "node:fs/promises";
+import { type FileHandle, realpath } from "node:fs/promises";
 import { basename, extname, relative, sep } from "node:path";
 import { openWorkspaceFile } from "../../tools/workspace-file.js";
 import type { GatewayEvent, SentFile } from "../events.js";
@@ -104,7 +104,8 @@ export class SentFiles {
     const files: SentFile[] = [];
     for (const { path, caption } of requested) {
       try {
-        const { file } = await this.load(channelId, path);
+        // Only its first bytes (the type): the whole file is read when it is sent.
+        const { file } = await this.load(channelId, path, "head");
         files.push(caption === undefined ? file : { ...file, caption });
       } catch (error) {
         const why = error instanceof Error ? error.message : String(error);
@@ -120,11 +121,16 @@ export class SentFiles {
   }
 
   /**
-   * A file of the channel's workspace as it is now, with what is known of it; rejects with a
+   * A file of the channel's workspace as it is now, with what is known of it and its bytes
+   * (`read: "head"`: only the first few, for its type); rejects with a
    * `SentFileError` (outside the workspace, a link, missing, over the cap) or the workspace's
    * failure.
    */
-  async load(channelId: string, path: string): Promise<{ file: SentFile; data: Buffer }> {
+  async load(
+    channelId: string,
+    path: string,
+    read: "all" | "head" = "all",
+  ): Promise<{ file: SentFile; data: Buffer }> {
     const workspace = await this.#options.workspaceFor(channelId);
     const opened = await openWorkspaceFile(workspace, path, "read");
     if (!opened.ok) throw new SentFileError(opened.error);
@@ -135,15 +141,22 @@ export class SentFiles {
           `${path} is ${byteSize(opened.size)}; files up to ${byteSize(maxBytes)} can be sent.`,
         );
       }
-      const data = await opened.handle.readFile();
+      const data = read === "all" ? await opened.handle.readFile() : await readHead(opened.handle);
       const inside = relative(await realpath(workspace), opened.path)
         .split(sep)
         .join("/");
       const name = basename(opened.path);
       const mediaType = sentMediaType(name, data.subarray(0, 16));
-      return { file: { path: inside, name, mediaType, size: data.length }, data };
+      return { file: { path: inside, name, mediaType, size: opened.size }, data };
     } finally {
       await opened.handle.close();
     }
   }
+}
+
+/** The first bytes of a file, enough to know an image's type. */
+async function readHead(handle: FileHandle): Promise<Buffer> {
+  const head = Buffer.alloc(16);
+  const { bytesRead } = await handle.read(head, 0, head.length, 0);
+  return head.subarray(0, bytesRead);
 }
