@@ -82,6 +82,7 @@ const unitTests = [
   "test/protocol/transcript-store.test.ts",
   "test/sandbox/domain-proxy.test.ts",
   "test/settings/settings.test.ts",
+  "test/tools/byte-size.test.ts",
   "test/tools/default-tools.test.ts",
   "test/tools/edit-file-size.test.ts",
   "test/tools/file-tools.test.ts",

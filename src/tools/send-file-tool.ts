@@ -7,6 +7,7 @@
  * symbolic link leading out, one hard link only, within the size cap.
  */
 import * as v from "valibot";
+import { byteSize } from "./byte-size.js";
 import { toolJsonSchema } from "./json-schema.js";
 import type { Tool, ToolResult } from "./types.js";
 import { openWorkspaceFile } from "./workspace-file.js";
@@ -25,19 +26,12 @@ const sendFileInput = v.object({
 
 export type SendFileInput = v.InferOutput<typeof sendFileInput>;
 
-/** "12.3 KB", "4.0 MB". */
-function sizeText(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-}
-
 /** `maxBytes`: the largest file sent (the gateway's `RUDDER_ATTACHMENT_MAX_MB`). */
 export function createSendFileTool(maxBytes: number): Tool<SendFileInput> {
   const description = [
     "Send a file from the workspace to the conversation you are in (the chat or the web page the message came from): an image is shown inline, anything else as a file to download.",
     "",
-    `- The file must be inside the workspace and at most ${sizeText(maxBytes)}.`,
+    `- The file must be inside the workspace and at most ${byteSize(maxBytes)}.`,
     "- People get it with your answer at the end of this turn; say in your answer what it is.",
     "- Write the file first (with your tools), then send it; send each file once.",
   ].join("\n");
@@ -57,13 +51,13 @@ export function createSendFileTool(maxBytes: number): Tool<SendFileInput> {
       await opened.handle.close();
       if (opened.size > maxBytes) {
         return {
-          content: `${input.path} is ${sizeText(opened.size)}; files up to ${sizeText(maxBytes)} can be sent. Make it smaller (compress it, split it) and send that.`,
+          content: `${input.path} is ${byteSize(opened.size)}; files up to ${byteSize(maxBytes)} can be sent. Make it smaller (compress it, split it) and send that.`,
           isError: true,
         };
       }
       if (opened.size === 0) return { content: `${input.path} is empty.`, isError: true };
       return {
-        content: `${input.path} (${sizeText(opened.size)}) will be sent to the conversation with your answer.`,
+        content: `${input.path} (${byteSize(opened.size)}) will be sent to the conversation with your answer.`,
         isError: false,
       };
     },

@@ -183,7 +183,10 @@ describe("media through the kit on rudder's engine", () => {
       userId: 111,
       files: [{ kind: "document", name: "big.bin", data: Buffer.from("x"), statedSize: 200_000 }],
     });
-    const refusal = await sentTo("111", /big\.bin is 196 KB; files up to 64 KB reach the agent/);
+    const refusal = await sentTo(
+      "111",
+      /big\.bin is 195\.3 KiB; files up to 64 KiB reach the agent/,
+    );
     expect(refusal.text).not.toContain("saw");
     expect(telegram.calls.filter((call) => call.method === "download").length).toBe(downloads);
   });
@@ -234,7 +237,7 @@ describe("attachments through the HTTP API", () => {
       [
         JSON.stringify({ attachments: [{ name: "a.bin", data: big }] }),
         413,
-        /a\.bin is 70\.0 KB; files up to 64\.0 KB/,
+        /a\.bin is 70 KiB; files up to 64 KiB/,
       ],
       [JSON.stringify({ attachments: [{ name: "a.bin", data: "not base64!" }] }), 400, /base64/],
       [JSON.stringify({ attachments: [] }), 400, /text is required/],

@@ -6,6 +6,7 @@
  * only each `Attachment.fetch`.
  */
 import type { InboundFile, SourceAttachments } from "../../gateway/channel-source.js";
+import { byteSize } from "../../tools/byte-size.js";
 import type { Attachment, IncomingChat } from "./chat-platform.js";
 
 /**
@@ -47,18 +48,12 @@ function mediaTypeOf(attachment: Attachment): string | undefined {
   return undefined;
 }
 
-function sizeText(bytes: number): string {
-  return bytes < 1024 * 1024
-    ? `${Math.ceil(bytes / 1024)} KB`
-    : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-}
-
 /** The answer for a file over the cap. */
 export function tooBigAnswer(attachment: Attachment, size: number, maxBytes: number): string {
   const what = attachment.name
     ? `The ${WORDS[attachment.kind]} ${attachment.name}`
     : `The ${WORDS[attachment.kind]}`;
-  return `${what} is ${sizeText(size)}; files up to ${sizeText(maxBytes)} reach the agent.`;
+  return `${what} is ${byteSize(size)}; files up to ${byteSize(maxBytes)} reach the agent.`;
 }
 
 /** The kit's default `AttachmentHandler`: download, check, hand to the gateway's media. */

@@ -7,6 +7,7 @@
  */
 import type { SentFile } from "../../gateway/events.js";
 import type { OutboundEntry } from "../../gateway/store/source-store.js";
+import { byteSize } from "../../tools/byte-size.js";
 import type { ChatPlatform } from "./chat-platform.js";
 
 /** `SourceContext.readSentFile`: the file's bytes, or a rejection with a one-line reason. */
@@ -16,16 +17,9 @@ export type ReadSentFile = (
   signal: AbortSignal,
 ) => Promise<Buffer>;
 
-/** "12 KB", "1.5 MB": a size for people. */
-function sizeText(bytes: number): string {
-  return bytes < 1024 * 1024
-    ? `${Math.max(1, Math.ceil(bytes / 1024))} KB`
-    : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-}
-
 /** The line a chat gets instead of the file (`why`: what kept it from being sent). */
 export function sentFileLine(file: SentFile, why?: string): string {
-  const where = `${file.name} (${sizeText(file.size)}), in its workspace at ${file.path}`;
+  const where = `${file.name} (${byteSize(file.size)}), in its workspace at ${file.path}`;
   const caption = file.caption ? `\n${file.caption}` : "";
   return why
     ? `The agent sent a file, ${where}, but it could not be sent here: ${why}${caption}`

@@ -9,6 +9,7 @@
  */
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { byteSize } from "../../tools/byte-size.js";
 
 export interface MemoryFloorOptions {
   minFreeBytes: number;
@@ -32,18 +33,6 @@ export function parseSize(text: string): number | undefined {
   const unit = (match[2] ?? "B").toUpperCase()[0] as string;
   const power = "BKMGT".indexOf(unit);
   return Math.round(Number(match[1]) * 1024 ** power);
-}
-
-/** `1.5 GiB`, `512 MiB`: bytes as people read them. */
-export function sizeText(bytes: number): string {
-  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${Number(value.toFixed(1))} ${units[unit]}`;
 }
 
 export class MemoryFloor {
@@ -79,7 +68,7 @@ export class MemoryFloor {
 
   /** Why new agents wait, as a line: the memory available and the floor. */
   describe(): string {
-    return `memory is short: ${sizeText(this.#available ?? 0)} available, below the floor of ${sizeText(this.minFreeBytes)} (--min-free-memory)`;
+    return `memory is short: ${byteSize(this.#available ?? 0)} available, below the floor of ${byteSize(this.minFreeBytes)} (--min-free-memory)`;
   }
 
   /** Reads the file again now (the pool asks once an agent is gone). */

@@ -6,6 +6,7 @@
  * transcript when a transcriber is configured.
  */
 import { imageMarker, imageMediaType, MAX_IMAGE_BYTES } from "../../claude-cli/attached-images.js";
+import { byteSize } from "../../tools/byte-size.js";
 import type { InboundFile, SourceAttachments } from "../channel-source.js";
 import { InboxError, sanitiseFileName, saveInboxFile } from "./inbox-file.js";
 import type { Transcriber } from "./transcriber.js";
@@ -34,13 +35,6 @@ const EXTENSIONS: Record<string, string> = {
   "application/pdf": ".pdf",
   "text/plain": ".txt",
 };
-
-/** "12.3 KB", "4.0 MB": a size for people. */
-export function byteSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-}
 
 /** An image's type by its first bytes (what it is, whatever it was called), else undefined. */
 export function sniffImageType(data: Buffer): string | undefined {

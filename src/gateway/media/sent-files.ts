@@ -9,9 +9,10 @@
  */
 import { type FileHandle, realpath } from "node:fs/promises";
 import { basename, extname, relative, sep } from "node:path";
+import { byteSize } from "../../tools/byte-size.js";
 import { openWorkspaceFile } from "../../tools/workspace-file.js";
 import type { GatewayEvent, SentFile } from "../events.js";
-import { byteSize, sniffImageType } from "./channel-media.js";
+import { sniffImageType } from "./channel-media.js";
 
 /** The tool's name in rudder's channel tools (the MCP server `rudder`). */
 export const SEND_FILE_TOOL = "send_file";

@@ -112,7 +112,7 @@ describe("a platform with sendFile", () => {
       "the line about the gone file",
     );
     expect(line.message.text).toBe(
-      "The agent sent a file, gone.png (1 KB), in its workspace at out/gone.png, but it could not be sent here: out/gone.png is no longer in the workspace",
+      "The agent sent a file, gone.png (9 bytes), in its workspace at out/gone.png, but it could not be sent here: out/gone.png is no longer in the workspace",
     );
   });
 });
@@ -128,7 +128,7 @@ describe("a platform without sendFile", () => {
       "the line about the file",
     );
     expect(line.message.text).toBe(
-      "The agent made a file: chart.png (1 KB), in its workspace at out/chart.png.\nthe **chart**",
+      "The agent made a file: chart.png (9 bytes), in its workspace at out/chart.png.\nthe **chart**",
     );
     expect(platform.sent.map((sent) => sent.message.text)[0]).toBe("Here is the chart.");
   });

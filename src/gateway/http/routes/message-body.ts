@@ -6,8 +6,8 @@
  * note to transcribe, anything else a file for the workspace.
  */
 import * as v from "valibot";
+import { byteSize } from "../../../tools/byte-size.js";
 import type { InboundFile } from "../../channel-source.js";
-import { byteSize } from "../../media/channel-media.js";
 import { ApiError, readJson } from "./api-request.js";
 
 /** A message's text at most, in bytes (the API's cap on other bodies). */
