@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { toolJsonSchema } from "./json-schema.js";
 import { MAX_FILE_BYTES } from "./read-file-tool.js";
 import type { Tool, ToolResult } from "./types.js";
-import { openWorkspaceFile } from "./workspace-file.js";
+import { openToolFile } from "./workspace-file.js";
 import { filePathInput } from "./workspace-path.js";
 
 const editFileInput = v.object({
@@ -42,12 +42,7 @@ export function createEditFileTool(): Tool<EditFileInput> {
     async execute(input, context): Promise<ToolResult> {
       if (input.old_text.length === 0)
         return fail("old_text is empty; give the exact text to replace.");
-      const opened = await openWorkspaceFile(
-        context.workspace,
-        input.path,
-        "update",
-        context.judgedPath,
-      );
+      const opened = await openToolFile(context, input.path, "update");
       if (!opened.ok) return fail(opened.error);
       try {
         // Read whole, as `read_file` reads: the same cap, so a huge file costs no huge memory.

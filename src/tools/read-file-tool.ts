@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { toolJsonSchema } from "./json-schema.js";
 import type { Tool, ToolResult } from "./types.js";
-import { openWorkspaceFile } from "./workspace-file.js";
+import { openToolFile } from "./workspace-file.js";
 import { filePathInput } from "./workspace-path.js";
 
 export const DEFAULT_READ_LINES = 2000;
@@ -48,12 +48,7 @@ export function createReadFileTool(): Tool<ReadFileInput> {
     inputSchema: readFileInput,
     jsonSchema: toolJsonSchema(readFileInput),
     async execute(input, context): Promise<ToolResult> {
-      const opened = await openWorkspaceFile(
-        context.workspace,
-        input.path,
-        "read",
-        context.judgedPath,
-      );
+      const opened = await openToolFile(context, input.path, "read");
       if (!opened.ok) return fail(opened.error);
       let text: string;
       try {

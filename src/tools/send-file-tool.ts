@@ -9,8 +9,9 @@
 import * as v from "valibot";
 import { byteSize } from "./byte-size.js";
 import { toolJsonSchema } from "./json-schema.js";
+import { overSendCap } from "./over-send-cap.js";
 import type { Tool, ToolResult } from "./types.js";
-import { openWorkspaceFile } from "./workspace-file.js";
+import { openToolFile } from "./workspace-file.js";
 import { filePathInput } from "./workspace-path.js";
 
 const sendFileInput = v.object({
@@ -41,17 +42,13 @@ export function createSendFileTool(maxBytes: number): Tool<SendFileInput> {
     inputSchema: sendFileInput,
     jsonSchema: toolJsonSchema(sendFileInput),
     async execute(input, context): Promise<ToolResult> {
-      const opened = await openWorkspaceFile(
-        context.workspace,
-        input.path,
-        "read",
-        context.judgedPath,
-      );
+      const opened = await openToolFile(context, input.path, "read");
       if (!opened.ok) return { content: opened.error, isError: true };
       await opened.handle.close();
-      if (opened.size > maxBytes) {
+      const over = overSendCap(input.path, opened.size, maxBytes);
+      if (over !== undefined) {
         return {
-          content: `${input.path} is ${byteSize(opened.size)}; files up to ${byteSize(maxBytes)} can be sent. Make it smaller (compress it, split it) and send that.`,
+          content: `${over} Make it smaller (compress it, split it) and send that.`,
           isError: true,
         };
       }

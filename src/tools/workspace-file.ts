@@ -1,6 +1,7 @@
 import { constants, existsSync, realpathSync } from "node:fs";
 import { type FileHandle, mkdir, open, readlink, unlink } from "node:fs/promises";
 import { dirname, isAbsolute, relative, sep } from "node:path";
+import type { ToolContext } from "./types.js";
 import { isInside, resolveInWorkspace } from "./workspace-path.js";
 
 export type OpenedFile =
@@ -77,6 +78,19 @@ export async function openWorkspaceFile(
   }
   const info = await handle.stat();
   return { ok: true, handle, size: info.size, created, path: resolved.path };
+}
+
+/**
+ * The file a file tool's call names, opened as `openWorkspaceFile` opens it: beneath the
+ * call's workspace, following no link, and exactly the path the permission gate judged
+ * (`context.judgedPath`) when it judged one. The caller closes the handle.
+ */
+export function openToolFile(
+  context: Pick<ToolContext, "workspace" | "judgedPath">,
+  path: string,
+  mode: OpenMode,
+): Promise<OpenedFile> {
+  return openWorkspaceFile(context.workspace, path, mode, context.judgedPath);
 }
 
 /** The real path to open: the gate's (still inside the workspace), or resolved now. */

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { toolJsonSchema } from "./json-schema.js";
 import type { Tool, ToolResult } from "./types.js";
-import { openWorkspaceFile } from "./workspace-file.js";
+import { openToolFile } from "./workspace-file.js";
 import { filePathInput } from "./workspace-path.js";
 
 /** An overwritten file up to this size is kept in the result's details (for a host's diff). */
@@ -29,12 +29,7 @@ export function createWriteFileTool(): Tool<WriteFileInput> {
     inputSchema: writeFileInput,
     jsonSchema: toolJsonSchema(writeFileInput),
     async execute(input, context): Promise<ToolResult> {
-      const opened = await openWorkspaceFile(
-        context.workspace,
-        input.path,
-        "write",
-        context.judgedPath,
-      );
+      const opened = await openToolFile(context, input.path, "write");
       if (!opened.ok) return { content: opened.error, isError: true };
       try {
         const originalFile =

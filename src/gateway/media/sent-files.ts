@@ -9,7 +9,7 @@
  */
 import { type FileHandle, realpath } from "node:fs/promises";
 import { basename, extname, relative, sep } from "node:path";
-import { byteSize } from "../../tools/byte-size.js";
+import { overSendCap } from "../../tools/over-send-cap.js";
 import { openWorkspaceFile } from "../../tools/workspace-file.js";
 import type { GatewayEvent, SentFile } from "../events.js";
 import { sniffImageType } from "./channel-media.js";
@@ -136,12 +136,8 @@ export class SentFiles {
     const opened = await openWorkspaceFile(workspace, path, "read");
     if (!opened.ok) throw new SentFileError(opened.error);
     try {
-      const { maxBytes } = this.#options;
-      if (opened.size > maxBytes) {
-        throw new SentFileError(
-          `${path} is ${byteSize(opened.size)}; files up to ${byteSize(maxBytes)} can be sent.`,
-        );
-      }
+      const over = overSendCap(path, opened.size, this.#options.maxBytes);
+      if (over !== undefined) throw new SentFileError(over);
       const data = read === "all" ? await opened.handle.readFile() : await readHead(opened.handle);
       const inside = relative(await realpath(workspace), opened.path)
         .split(sep)
