@@ -53,20 +53,39 @@ export function discordThreads(options: DiscordThreadsOptions): Promise<Figure[]
         ready: /connected as @/,
         failRate: (rate) => discord.failRate(rate),
         dropConnection: () => discord.gateway.drop(),
+        source: "discord",
         say: (conversation, index, marker) => {
           const userId = person(conversation);
           const text = `chaos ${marker}`;
+          const heard = discord.gateway.connected() > 0;
           if (conversation % 2 === 1) {
             const dm = discord.dm(userId);
             places.set(conversation, dm);
-            discord.say({ userId, channelId: dm, text });
-          } else if (index === 0) {
-            const channelId = discord.channelId;
-            places.set(conversation, discord.say({ userId, channelId, text, mention: true }).id);
-          } else if (discord.threadsStarted.includes(places.get(conversation) as string)) {
-            discord.say({ userId, channelId: places.get(conversation) as string, text });
+            return { key: discord.say({ userId, channelId: dm, text }).id, heard, place: dm };
           }
+          if (index === 0) {
+            const channelId = discord.channelId;
+            const id = discord.say({ userId, channelId, text, mention: true }).id;
+            places.set(conversation, id);
+            return { key: id, heard, place: id };
+          }
+          const thread = places.get(conversation) as string;
           // A thread never opened (its mention lost) takes no more: the rest count as lost.
+          if (!discord.threadsStarted.includes(thread)) return null;
+          return { key: discord.say({ userId, channelId: thread, text }).id, heard, place: thread };
+        },
+        // A bot cannot list its DMs, nor is a mention in a channel read back: a conversation's
+        // first message said while the gateway was not connected is never seen.
+        unreadableWhileDown: (said) => said.index === 0 && said.heard === false,
+        trace: (said) => {
+          const place = said.place ?? "";
+          const sent = discord.sent.filter((message) => message.channelId === place);
+          const calls = discord.calls.filter((call) => call.path.includes(place));
+          return [
+            `${sent.length} message(s) sent there: ${sent.map((message) => JSON.stringify(message.text.slice(0, 60))).join(", ")}`,
+            `thread opened: ${discord.threadsStarted.includes(place)}`,
+            `${calls.length} REST call(s) there: ${calls.map((call) => `${call.method} ${call.path} ${call.at - said.time} ms after`).join("; ")}`,
+          ];
         },
         answers: (conversation, marker) =>
           discord.sent.filter(

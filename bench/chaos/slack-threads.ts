@@ -51,6 +51,7 @@ export function slackThreads(options: SlackThreadsOptions): Promise<Figure[]> {
         ready: /connected \(Socket Mode\)/,
         failRate: (rate) => slack.failRate(rate),
         dropConnection: () => slack.dropSockets(),
+        source: "slack",
         say: (thread, index, marker) => {
           if (index === 0) {
             const text = `<@${slack.botUserId}> chaos ${marker}`;
@@ -59,6 +60,7 @@ export function slackThreads(options: SlackThreadsOptions): Promise<Figure[]> {
             const threadTs = roots.get(thread) as string;
             slack.say({ user: USER, channel: CHANNEL, text: `chaos ${marker}`, threadTs });
           }
+          return {};
         },
         answers: (thread, marker) =>
           slack.messages.filter(

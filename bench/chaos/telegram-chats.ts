@@ -45,8 +45,11 @@ export function telegramChats(options: TelegramChatsOptions): Promise<Figure[]> 
         env: { RUDDER_TELEGRAM_API_URL: telegram.url },
         ready: /polling as @/,
         failRate: (rate) => telegram.failRate(rate),
-        say: (chat, _index, marker) =>
-          telegram.pushMessage({ userId: user(chat), text: `chaos ${marker}` }),
+        source: "telegram",
+        say: (chat, _index, marker) => {
+          telegram.pushMessage({ userId: user(chat), text: `chaos ${marker}` });
+          return {};
+        },
         // A private chat's id is its person's: an answer to the chat is the answer.
         answers: (_chat, marker) =>
           telegram.sent.filter(

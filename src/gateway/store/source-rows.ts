@@ -112,3 +112,12 @@ export function pairingCode(): string {
 
 /** The message kinds a chat is sent (replies and dividers), as the ledger's `unrecorded` reads. */
 export const CHAT_MESSAGE_KINDS = ["reply", "fallback", "error", "compaction", "reset"];
+
+/**
+ * The stored `source` of a message a chat source delivered to `channelId`, as SQL matches it:
+ * the source's name (the channel id's prefix) alone, or followed by the sender (`discord:7:Ada`).
+ */
+export function chatSourceOf(channelId: string): [string, string] {
+  const name = channelId.slice(0, Math.max(channelId.indexOf(":"), 0));
+  return [name, `${name}:%`];
+}

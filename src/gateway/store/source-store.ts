@@ -63,7 +63,9 @@ export interface OutboundLedger {
   unsent(source: string): Promise<OutboundEntry[]>;
   /**
    * Replies, fallbacks, errors and notices stored in the channel after its first ledger entry
-   * that no entry carries: answers a gateway stored but was killed before it recorded them.
+   * (in a channel with none yet, after its first message from the chat: the source named by
+   * the channel id's prefix) that no entry carries: answers a gateway stored but was killed
+   * before it recorded them, a conversation's first answer too.
    */
   unrecorded(
     channelId: string,

@@ -2,8 +2,9 @@
  * `IncomingChat.deliveryKey`: a message the platform delivers twice (a redelivery, a catch-up
  * that reads it again) reaches the gateway once, through the kit's `ChatSource` with a fake
  * platform and a real SQLite store; a claim left by a gateway killed before it stored the
- * message is let go when the file is opened again; `ReceiveContext.knownChannels` names the
- * source's channels with their last user message.
+ * message is let go when the file is opened again; a conversation's first answer stored by a
+ * gateway killed before it recorded the answer in the reply ledger is sent at the next start;
+ * `ReceiveContext.knownChannels` names the source's channels with their last user message.
  */
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -13,6 +14,7 @@ import { EventBus } from "../../../src/gateway/event-bus.js";
 import { SqliteGatewayStore } from "../../../src/gateway/store/sqlite/sqlite-store.js";
 import { FakeChatPlatform } from "../../helpers/fake-chat-platform.js";
 import { type TempFolder, tempFolder } from "../../helpers/temp-folders.js";
+import { waitFor } from "../../helpers/wait-for.js";
 
 let folder: TempFolder;
 const stops: Array<() => Promise<void>> = [];
@@ -92,6 +94,19 @@ describe("a message's delivery key", () => {
     const again = await startKit(openStore());
     await again.platform.push(again.platform.incoming("7", "once", { deliveryKey: "7:60" }));
     expect(again.delivered).toEqual([]);
+  });
+});
+
+describe("a gateway killed between storing an answer and recording it", () => {
+  it("sends a conversation's first answer at the next start, though its channel has no entry yet", async () => {
+    const store = openStore();
+    await store.insertUserMessage("fake:1", "first words", "fake:7:Ada");
+    await store.insertAgentMessage("fake:1", "echo: first words", "reply");
+    const kit = await startKit(store);
+    const sent = await waitFor(() =>
+      kit.platform.sent.find((each) => each.message.text === "echo: first words"),
+    );
+    expect(sent.channelId).toBe("fake:1");
   });
 });
 

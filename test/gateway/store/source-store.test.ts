@@ -1,7 +1,8 @@
 /**
  * The chat sources' tables on both store adapters: the reply ledger (recorded, claimed, sent,
  * retried, given up with a line; a claim left by a dead gateway taken again as "may repeat";
- * an edit waiting merged with the next; stored replies no entry carries found), pairing codes
+ * an edit waiting merged with the next; stored replies no entry carries found, a conversation's
+ * first answer too), pairing codes
  * (one per person, a few waiting at most, approved once) and grants.
  */
 import { describe, expect, it } from "vitest";
@@ -24,6 +25,15 @@ describe.each(adapters)("the $name store's chat source tables", (adapter) => {
     const store = await adapter.open();
     try {
       const { outbound } = store.sourceStore();
+      // A conversation's first answer, stored before the channel has any entry, is known too;
+      // a channel the chat never wrote in (the page's) has nothing that is the chat's to send.
+      const dm = "discord:dm:5:5";
+      await store.insertUserMessage(dm, "hello", "discord:7:Ada");
+      const first = await store.insertAgentMessage(dm, "echo: hello", "reply");
+      expect((await outbound.unrecorded(dm, 10)).map((message) => message.id)).toEqual([first.id]);
+      await store.insertUserMessage("discord:dm:6:6", "from the page", "http");
+      await store.insertAgentMessage("discord:dm:6:6", "echo: from the page", "reply");
+      expect(await outbound.unrecorded("discord:dm:6:6", 10)).toEqual([]);
       const reply = await store.insertAgentMessage("telegram:1", "hi", "reply");
       const entry = await outbound.record(answer(reply.id));
       expect(entry).toMatchObject({ state: "pending", attempts: 0, mayRepeat: false });

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import {
   CHAT_MESSAGE_KINDS,
+  chatSourceOf,
   type GrantRow,
   iso,
   type OutboundRow,
@@ -131,10 +132,13 @@ function postgresLedger(pool: pg.Pool, insertLine: InsertLine): OutboundLedger {
       }>(
         `SELECT id, kind, text, created_at FROM messages m
          WHERE m.channel_id = $1 AND m.role <> 'user' AND m.kind = ANY($2)
-           AND m.created_at > (SELECT min(created_at) FROM outbound WHERE channel_id = $1)
+           AND m.created_at >= coalesce(
+             (SELECT min(created_at) FROM outbound WHERE channel_id = $1),
+             (SELECT min(created_at) FROM messages u WHERE u.channel_id = $1
+                AND u.role = 'user' AND (u.source = $4 OR u.source LIKE $5)))
            AND NOT EXISTS (SELECT 1 FROM outbound o WHERE o.origin = m.id)
          ORDER BY m.seq DESC LIMIT $3`,
-        [channelId, CHAT_MESSAGE_KINDS, limit],
+        [channelId, CHAT_MESSAGE_KINDS, limit, ...chatSourceOf(channelId)],
       );
       return rows.reverse().map((row) => ({
         id: row.id,

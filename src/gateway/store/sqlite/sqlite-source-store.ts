@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type Database from "better-sqlite3";
 import {
   CHAT_MESSAGE_KINDS,
+  chatSourceOf,
   type GrantRow,
   type OutboundRow,
   type PairingRow,
@@ -176,11 +177,21 @@ function sqliteLedger(
         .prepare(
           `SELECT id, kind, text, created_at AS createdAt FROM messages m
            WHERE m.channel_id = ? AND m.role <> 'user' AND m.kind IN (${kinds})
-             AND m.created_at > (SELECT min(created_at) FROM outbound WHERE channel_id = ?)
+             AND m.created_at >= coalesce(
+               (SELECT min(created_at) FROM outbound WHERE channel_id = ?),
+               (SELECT min(created_at) FROM messages u WHERE u.channel_id = ?
+                  AND u.role = 'user' AND (u.source = ? OR u.source LIKE ?)))
              AND NOT EXISTS (SELECT 1 FROM outbound o WHERE o.origin = m.id)
            ORDER BY m.seq DESC LIMIT ?`,
         )
-        .all(channelId, ...CHAT_MESSAGE_KINDS, channelId, limit) as Array<{
+        .all(
+          channelId,
+          ...CHAT_MESSAGE_KINDS,
+          channelId,
+          channelId,
+          ...chatSourceOf(channelId),
+          limit,
+        ) as Array<{
         id: string;
         kind: string;
         text: string;
