@@ -1,8 +1,8 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { setPriority } from "node:os";
 import { withAttachedImages } from "./attached-images.js";
 import { encodeNdjsonLine, NdjsonDecoder, type NdjsonError } from "./ndjson.js";
-import { execFailure, withParentDeathSignal } from "./parent-death.js";
+import { execFailure } from "./parent-death.js";
+import { directSpawner } from "./spawn-direct.js";
+import type { ChildSpawner, SpawnedChild } from "./spawned-child.js";
 import { StderrTail } from "./stderr-tail.js";
 import { hasExited, terminateProcessTree, trackChild } from "./terminate.js";
 
@@ -28,10 +28,11 @@ const STDOUT_DRAIN_MS = 1000;
 /**
  * One spawned CLI: detached in its own process group, stdin/stdout/stderr piped, stderr always
  * drained into a bounded tail, stdout framed as NDJSON, and sent SIGTERM if its parent dies
- * (`withParentDeathSignal`). Reports exactly one `onExit`.
+ * (`withParentDeathSignal`). Started by `spawner` (default: from this process; the gateway's
+ * agent spawner in `rudder serve`). Reports exactly one `onExit`.
  */
 export class ClaudeChild {
-  readonly process: ChildProcess;
+  readonly process: SpawnedChild;
   /** The last 50 lines this child wrote to stderr. */
   readonly stderrTail = new StderrTail(50);
   #exitReported = false;
@@ -44,26 +45,14 @@ export class ClaudeChild {
       cwd: string | undefined;
       env: Record<string, string>;
       niceness?: number | undefined;
+      spawner?: ChildSpawner | undefined;
     },
     handlers: ClaudeChildHandlers,
     maxLineLength: number | undefined,
   ) {
-    const [binary = "claude", ...args] = withParentDeathSignal(command);
-    const child = spawn(binary, args, {
-      cwd: spawnOptions.cwd,
-      env: spawnOptions.env,
-      stdio: ["pipe", "pipe", "pipe"],
-      detached: true,
-    });
+    const child = (spawnOptions.spawner ?? directSpawner).spawn(command, spawnOptions);
     this.process = child;
     this.#cwd = spawnOptions.cwd ?? process.cwd();
-    if (spawnOptions.niceness !== undefined && child.pid !== undefined) {
-      try {
-        setPriority(child.pid, spawnOptions.niceness);
-      } catch {
-        // Gone already, or a system that refuses: the child runs at the host's priority.
-      }
-    }
     this.#beforeWrite = handlers.beforeWrite;
     trackChild(child);
     const decoder = new NdjsonDecoder(
@@ -112,13 +101,13 @@ export class ClaudeChild {
       stderrEnded = true;
       report();
     });
-    child.on("error", (error) => {
+    child.on("error", (error: Error) => {
       if (child.pid !== undefined) return;
       exit = { code: null, signal: null, spawnError: error };
       stdoutEnded = true;
       report();
     });
-    child.on("exit", (code, signal) => {
+    child.on("exit", (code: number | null, signal: NodeJS.Signals | null) => {
       exit = { code, signal, spawnError: undefined };
       const drain = () => {
         drained = true;
@@ -133,8 +122,10 @@ export class ClaudeChild {
     return this.process.pid;
   }
 
+  /** Running, or being started by another process (what is written meanwhile waits). */
   alive(): boolean {
-    return this.process.pid !== undefined && !hasExited(this.process) && !this.#exitReported;
+    const started = this.process.pid !== undefined || this.process.starting === true;
+    return started && !hasExited(this.process) && !this.#exitReported;
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { CommandOptions } from "./command.js";
 import type { PermissionHandler } from "./permission-request.js";
+import type { ChildSpawner } from "./spawned-child.js";
 import type { TurnResult } from "./turn-result.js";
 
 export interface ClaudeProcessOptions extends CommandOptions {
@@ -39,6 +40,11 @@ export interface ClaudeProcessOptions extends CommandOptions {
    * what it starts) yields the processor to its host's under load. Default: the host's.
    */
   niceness?: number | undefined;
+  /**
+   * What starts the child: default from this process (`directSpawner`); `rudder serve` passes
+   * its `AgentSpawner`, so no start holds the gateway's event loop.
+   */
+  spawner?: ChildSpawner | undefined;
   /** How errors name the engine (`rudder`, `Claude CLI`); default `Claude CLI`. */
   engineName?: string | undefined;
 }

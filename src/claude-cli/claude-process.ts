@@ -183,6 +183,7 @@ export class ClaudeProcess {
         cwd: this.options.cwd,
         env,
         niceness: this.options.niceness,
+        spawner: this.options.spawner,
       },
       {
         onLine: (line) => {

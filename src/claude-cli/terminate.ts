@@ -1,17 +1,25 @@
-import type { ChildProcess } from "node:child_process";
 import { killRecorded, listDescendants, signal } from "./process-tree.js";
+import type { SpawnedChild } from "./spawned-child.js";
 
 /** Children still running, killed by a process 'exit' handler if the host exits first. */
-const liveChildren = new Set<ChildProcess>();
+const liveChildren = new Set<SpawnedChild>();
 let exitHandlerInstalled = false;
 
-export function hasExited(child: ChildProcess): boolean {
+export function hasExited(child: SpawnedChild): boolean {
   return child.exitCode !== null || child.signalCode !== null;
 }
 
-function waitForExit(child: ChildProcess): Promise<void> {
+function waitForExit(child: SpawnedChild): Promise<void> {
   if (hasExited(child)) return Promise.resolve();
   return new Promise((resolve) => child.once("exit", () => resolve()));
+}
+
+function startedOrFailed(child: SpawnedChild): Promise<void> {
+  return new Promise((resolve) => {
+    child.once("spawn", () => resolve());
+    child.once("error", () => resolve());
+    child.once("exit", () => resolve());
+  });
 }
 
 /** Resolves after `milliseconds` on a timer that never keeps the host alive by itself. */
@@ -37,7 +45,7 @@ function killAllNow(): void {
  * Registers a spawned (detached) child so that it is SIGKILLed with its whole tree if the host
  * process exits while it runs.
  */
-export function trackChild(child: ChildProcess): void {
+export function trackChild(child: SpawnedChild): void {
   if (!exitHandlerInstalled) {
     exitHandlerInstalled = true;
     process.on("exit", killAllNow);
@@ -52,7 +60,9 @@ export function trackChild(child: ChildProcess): void {
  * the group and to every descendant recorded before and after the SIGTERM. Descendants that
  * outlive a graceful exit are killed too. Resolves once the child has exited; never rejects.
  */
-export async function terminateProcessTree(child: ChildProcess, graceMs: number): Promise<void> {
+export async function terminateProcessTree(child: SpawnedChild, graceMs: number): Promise<void> {
+  // One another process is starting has no pid yet: it is ended once it has one.
+  if (child.pid === undefined && child.starting === true) await startedOrFailed(child);
   const pid = child.pid;
   if (pid === undefined) return;
   const exited = waitForExit(child);

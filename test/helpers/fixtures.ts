@@ -21,3 +21,11 @@ export const FAKE_MCP_SERVER = fixturePath("fake-mcp-server.mjs");
 export const RUDDER_CLI = join(repositoryRoot, "dist", "cli.js");
 /** An executable that runs the built CLI, for hosts that take one binary path. */
 export const RUDDER_BIN = fixturePath("rudder-bin");
+/** The built agent spawner's entry (run it with `process.execPath`; src/claude-cli/spawner/). */
+export const RUDDER_SPAWNER = join(
+  repositoryRoot,
+  "dist",
+  "claude-cli",
+  "spawner",
+  "spawner-main.js",
+);
