@@ -44,6 +44,8 @@ async function runGateway(options: GatewayChildOptions): Promise<void> {
     BUILT_GATEWAY
   )) as typeof import("../src/gateway/index.js");
   const gateway = await startGateway({
+    // As `rudder serve` starts its agents; BENCH_AGENT_SPAWNER=0 spawns them from the gateway.
+    agentSpawner: process.env.BENCH_AGENT_SPAWNER !== "0",
     ...options,
     logger: (line) => process.stderr.write(`${line}\n`),
   });

@@ -1,4 +1,7 @@
-/** How many agent processes a gateway runs: its live children, counted in /proc (Linux). */
+/**
+ * How many agent processes a gateway runs: its live children, counted in /proc (Linux), and
+ * those of its agent spawner (src/claude-cli/spawner/) in its stead.
+ */
 import { readdirSync, readFileSync } from "node:fs";
 
 /** Whether a process is there and not a zombie. */
@@ -18,19 +21,45 @@ function alive(pid: string): boolean {
  */
 export function liveChildren(parent: number): number {
   let count = 0;
+  for (const child of childrenOf(String(parent))) {
+    if (!alive(child)) continue;
+    if (isSpawner(child)) count += childrenOf(child).filter(alive).length;
+    else count += 1;
+  }
+  return count;
+}
+
+function childrenOf(parent: string): string[] {
   let tasks: string[];
   try {
     tasks = readdirSync(`/proc/${parent}/task`);
   } catch {
-    return 0;
+    return [];
   }
-  for (const task of tasks) {
+  return tasks.flatMap((task) => {
     try {
-      const children = readFileSync(`/proc/${parent}/task/${task}/children`, "utf8");
-      for (const child of children.split(" ")) if (child !== "" && alive(child)) count += 1;
+      return readFileSync(`/proc/${parent}/task/${task}/children`, "utf8")
+        .split(" ")
+        .filter((child) => child !== "");
     } catch {
       // The thread ended meanwhile.
+      return [];
     }
+  });
+}
+
+/** Which of a gateway's children are its agent spawner, by pid (read once each). */
+const spawners = new Map<string, boolean>();
+
+function isSpawner(pid: string): boolean {
+  let known = spawners.get(pid);
+  if (known === undefined) {
+    try {
+      known = readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("spawner-main");
+    } catch {
+      known = false;
+    }
+    spawners.set(pid, known);
   }
-  return count;
+  return known;
 }

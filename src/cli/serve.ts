@@ -238,6 +238,7 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
       port: (port as number | undefined) ?? 4317,
       ...(maxLive === undefined ? {} : { maxLive: maxLive as number }),
       ...(maxAgents === undefined ? {} : { maxAgents: maxAgents as number }),
+      agentSpawner: true,
       ...(idleMinutes === undefined ? {} : { idleMinutes: idleMinutes as number }),
       ...(memoryFloor === undefined ? {} : { memoryFloor }),
       engine,

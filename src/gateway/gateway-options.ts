@@ -78,6 +78,14 @@ export interface GatewayOptions {
    * stored, and are answered in order as processes free.
    */
   maxAgents?: number;
+  /**
+   * Start agent processes from a spawner process of the gateway's own (started at the first
+   * agent start, ended with the gateway; src/claude-cli/spawner/) instead of from the gateway's
+   * event loop, which each start holds until the agent has exec'd (150-250 ms on a loaded
+   * machine), keeping it from taking new connections meanwhile. `rudder serve` does; default
+   * false (agents spawned directly).
+   */
+  agentSpawner?: boolean;
   /** Kept processes idle this long are stopped; default 20. */
   idleMinutes?: number;
   /**

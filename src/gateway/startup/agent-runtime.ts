@@ -5,6 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
+import { AgentSpawner } from "../../claude-cli/spawner/agent-spawner.js";
 import { channelAgents, engineInBinding } from "../agents/channel-agents.js";
 import { PermissionRequests } from "../agents/permission-requests.js";
 import { RegistryProcessPool } from "../agents/process-pool.js";
@@ -35,6 +36,8 @@ export interface AgentRuntime {
   info: BindingInfo;
   permissions: PermissionRequests;
   pool: RegistryProcessPool;
+  /** What starts the agents when `agentSpawner` is set; closed after the pool is stopped. */
+  spawner: AgentSpawner | undefined;
   mirror: TranscriptMirror | undefined;
   pruning: { stop(): Promise<void> } | undefined;
   /** The worktrees of channels whose binding says `"isolation": "worktree"`. */
@@ -88,6 +91,7 @@ export function createAgentRuntime(
   });
   const engineFor = (binding: ResolvedBinding, model: string | undefined) =>
     options.engineFor?.(binding, model) ?? engineInBinding(options.engine, binding, model);
+  const spawner = options.agentSpawner ? new AgentSpawner({ log }) : undefined;
   const pool = new RegistryProcessPool({
     maxLive: options.maxLive ?? 8,
     ...(options.maxAgents === undefined ? {} : { maxAgents: options.maxAgents }),
@@ -98,6 +102,9 @@ export function createAgentRuntime(
       ...processOptions(options.engine, options.dataDir),
       engineName: options.engineName === "rudder" ? "rudder" : "Claude CLI",
       beforeWrite: () => store.commitPending?.(),
+      // Read once: reading all of process.env at each start cost about 3 s of processor a bench.
+      baseEnv: { ...process.env },
+      ...(spawner ? { spawner } : {}),
     },
     agents: channelAgents({
       bindings,
@@ -164,6 +171,7 @@ export function createAgentRuntime(
     info,
     permissions,
     pool,
+    spawner,
     mirror,
     pruning,
     worktrees,

@@ -49,6 +49,7 @@ export function gatewayShutdown(parts: ShutdownParts): () => Promise<void> {
       await router.close();
       runtime.permissions.close();
       await runtime.pool.stopAll();
+      await runtime.spawner?.close();
       if (health && flow.patient) {
         // Renewing what it holds, taking nothing new, while the answers it holds are stored.
         await waitForHeldWrites({
