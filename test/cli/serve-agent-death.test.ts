@@ -1,8 +1,9 @@
 /**
  * A `rudder serve` killed with SIGKILL while its agent runs a tool: the agent and the tool end
  * too, for rudder and for the real Claude Code (`--engine claude`). The gateway cannot stop
- * them itself (each agent is in a process group of its own); the kernel's parent-death signal
- * (SIGTERM, set through util-linux's setpriv) reaches the agent, which stops its tool. What the
+ * them itself (each agent is in a process group of its own): its agent spawner, seeing it gone,
+ * ends each agent's group (SIGTERM, then SIGKILL), and the kernel's parent-death signal (SIGTERM,
+ * set through util-linux's setpriv) reaches each agent when the spawner goes. What the
  * turn spent before the kill (its first model call) is still counted once the gateway is back.
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
