@@ -14,17 +14,30 @@ const LINE_END = /\r\n|\r|\n/;
 
 export class ServerSentEventDecoder {
   #partial = "";
+  /** Chunks of the partial line since it was last split (joined once its line ends). */
+  #pieces: string[] = [];
+  #heldCarriageReturn = false;
   #event: string | undefined;
   #data: string[] = [];
 
-  /** Feeds a chunk of text; returns the events it completed. */
+  /**
+   * Feeds a chunk of text; returns the events it completed. A chunk with no line ending is only
+   * kept (unless a CR waits before it): a 20 MB text delta arriving in many chunks is searched
+   * and split once, when its line ends, not once per chunk (which took over a minute).
+   */
   push(chunk: string): ServerSentEvent[] {
-    let text = this.#partial + chunk;
+    if (!/[\r\n]/.test(chunk) && !this.#heldCarriageReturn) {
+      this.#pieces.push(chunk);
+      return [];
+    }
+    let text = this.#partial + this.#pieces.join("") + chunk;
+    this.#pieces = [];
     // A CR last may be the first half of CRLF: it waits for the next chunk.
     const heldCarriageReturn = text.endsWith("\r");
     if (heldCarriageReturn) text = text.slice(0, -1);
     const lines = text.split(LINE_END);
     this.#partial = (lines.pop() ?? "") + (heldCarriageReturn ? "\r" : "");
+    this.#heldCarriageReturn = heldCarriageReturn;
     const events: ServerSentEvent[] = [];
     for (const line of lines) {
       const event = this.#line(line);
@@ -37,6 +50,7 @@ export class ServerSentEventDecoder {
   end(): ServerSentEvent[] {
     const events = this.push("\n");
     this.#partial = "";
+    this.#heldCarriageReturn = false;
     this.#event = undefined;
     this.#data = [];
     return events;

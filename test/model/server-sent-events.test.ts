@@ -44,4 +44,12 @@ describe("ServerSentEventDecoder", () => {
     expect(decoder.end()).toEqual([]);
     expect(decoder.push("data: 3\n\n")).toEqual([{ event: undefined, data: "3" }]);
   });
+
+  it("decodes a 10 MB data line in 64 KiB chunks in one pass (it took ~18 s when each chunk re-split the line)", () => {
+    const text = "long reply. ".repeat(875_000);
+    const started = performance.now();
+    const events = decodeInPieces(`event: delta\ndata: ${text}\n\n`, 65_536);
+    expect(events).toEqual([{ event: "delta", data: text }]);
+    expect(performance.now() - started).toBeLessThan(8_000);
+  });
 });
