@@ -31,8 +31,15 @@ install() {
   printf '%s' "$*" >"$stamp"
 }
 
-install ai-sdk --omit=optional -- "${ai_sdk[@]}"
-install hooks -- "${hooks[@]}"
+# Two folders, so two installs side by side.
+install ai-sdk --omit=optional -- "${ai_sdk[@]}" &
+ai_sdk_install=$!
+install hooks -- "${hooks[@]}" &
+hooks_install=$!
+installed=0
+wait "$ai_sdk_install" || installed=1
+wait "$hooks_install" || installed=1
+[ "$installed" -eq 0 ] || exit 1
 
 if [ "${1:-}" = "--print-path" ]; then
   echo "$(pwd)/$prefix"
