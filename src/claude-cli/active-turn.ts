@@ -1,3 +1,4 @@
+import { imageBlocks } from "./attached-images.js";
 import type { ClaudeChild } from "./claude-child.js";
 import type { RunTurnOptions } from "./claude-process-types.js";
 import { userLine } from "./stream-lines.js";
@@ -74,13 +75,13 @@ export class ActiveTurn {
    * `--resume` named `missing`, a session the CLI does not know: the turn moves to `child`, a
    * new session, and its messages are written there again; the reply will say so.
    */
-  startFresh(child: ClaudeChild, missing: string): void {
+  startFresh(child: ClaudeChild, missing: string, cwd: string | undefined): void {
     this.missingSession = undefined;
     this.freshStartNote = `(The earlier conversation ${missing} could not be resumed, so this reply starts a new conversation.)`;
     this.child = child;
     this.costBefore = 0;
-    for (const { uuid, text } of this.state.messages()) {
-      child.write(userLine(text, uuid)).catch(() => {});
+    for (const { uuid, text, images } of this.state.messages()) {
+      child.write(userLine(text, uuid, false, imageBlocks(images, cwd))).catch(() => {});
     }
   }
 

@@ -1,4 +1,3 @@
-import { withAttachedImages } from "./attached-images.js";
 import { encodeNdjsonLine, NdjsonDecoder, type NdjsonError } from "./ndjson.js";
 import { execFailure } from "./parent-death.js";
 import { directSpawner } from "./spawn-direct.js";
@@ -37,7 +36,6 @@ export class ClaudeChild {
   readonly stderrTail = new StderrTail(50);
   #exitReported = false;
   readonly #beforeWrite: (() => void) | undefined;
-  readonly #cwd: string;
 
   constructor(
     command: readonly string[],
@@ -52,7 +50,6 @@ export class ClaudeChild {
   ) {
     const child = (spawnOptions.spawner ?? directSpawner).spawn(command, spawnOptions);
     this.process = child;
-    this.#cwd = spawnOptions.cwd ?? process.cwd();
     this.#beforeWrite = handlers.beforeWrite;
     trackChild(child);
     const decoder = new NdjsonDecoder(
@@ -129,8 +126,7 @@ export class ClaudeChild {
   }
 
   /**
-   * Writes one NDJSON line (a user message's attached images added from the child's folder);
-   * rejects (code `EPIPE`) when the child can no longer read.
+   * Writes one NDJSON line; rejects (code `EPIPE`) when the child can no longer read.
    */
   write(value: unknown): Promise<void> {
     const stdin = this.process.stdin;
@@ -139,9 +135,7 @@ export class ClaudeChild {
     }
     this.#beforeWrite?.();
     return new Promise((resolve, reject) => {
-      stdin.write(encodeNdjsonLine(withAttachedImages(value, this.#cwd)), (error) =>
-        error ? reject(error) : resolve(),
-      );
+      stdin.write(encodeNdjsonLine(value), (error) => (error ? reject(error) : resolve()));
     });
   }
 

@@ -1,3 +1,4 @@
+import type { AttachedImage } from "./attached-images.js";
 import type { CommandOptions } from "./command.js";
 import type { PermissionHandler } from "./permission-request.js";
 import type { ChildSpawner } from "./spawned-child.js";
@@ -70,6 +71,11 @@ export interface RunTurnOptions {
    * is: not fenced as external content, which would hide the slash from the CLI.
    */
   command?: boolean | undefined;
+  /**
+   * Images that came with the message, files of the process's folder: read as the message is
+   * written and sent after its text as image blocks (see `imageBlocks`).
+   */
+  images?: readonly AttachedImage[] | undefined;
   /**
    * Called once when the CLI has started on this message: its `command_lifecycle` `started`
    * line, or, from a CLI that sends no lifecycle lines, the first line after the message was

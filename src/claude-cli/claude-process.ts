@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { ActiveTurn } from "./active-turn.js";
+import { imageBlocks } from "./attached-images.js";
 import { type ChildExit, ClaudeChild } from "./claude-child.js";
 import {
   type ClaudeProcessOptions,
@@ -133,7 +134,7 @@ export class ClaudeProcess {
       turn.state.addMessage(uuid, text, true, options);
       this.lastActive = performance.now();
       try {
-        await turn.child.write(this.#held?.lineFor(text, uuid, false) ?? userLine(text, uuid));
+        await turn.child.write(this.#lineFor(text, uuid, false, options.images));
         return { status: "steered", turn: undefined };
       } catch {
         // EPIPE: the child can no longer read its input, so it is as good as dead. Ending
@@ -207,8 +208,16 @@ export class ClaudeProcess {
   #sendMessage(turn: ActiveTurn, uuid: string, text: string, command: boolean): void {
     turn.state.addMessage(uuid, text, false, turn.options);
     // A failed write is not reported here: the child's exit settles the turn.
-    const line = this.#held?.lineFor(text, uuid, command) ?? userLine(text, uuid, command);
+    const line = this.#lineFor(text, uuid, command, turn.options.images);
     turn.child.write(line).catch(() => {});
+  }
+
+  /** The line that delivers `text`, with its images read from the child's folder now. */
+  #lineFor(text: string, uuid: string, command: boolean, images: RunTurnOptions["images"]) {
+    const blocks = imageBlocks(images, this.options.cwd);
+    return (
+      this.#held?.lineFor(text, uuid, command, blocks) ?? userLine(text, uuid, command, blocks)
+    );
   }
 
   #onTimeout(turn: ActiveTurn, timeoutMs: number): void {
@@ -382,7 +391,7 @@ export class ClaudeProcess {
   /** `--resume` named a session the CLI does not know: start a new session, once per turn. */
   #startFresh(turn: ActiveTurn, missing: string): void {
     this.#sessionId = null;
-    turn.startFresh(this.#spawn(), missing);
+    turn.startFresh(this.#spawn(), missing, this.options.cwd);
   }
 
   #failTurn(turn: ActiveTurn, subtype: string, message: string): void {

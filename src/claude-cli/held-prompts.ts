@@ -8,8 +8,9 @@
  * when its worker restarts mid-turn: the model reads the message once.
  */
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import type { UserContentBlock } from "./attached-images.js";
 import { claudeSessionFile } from "./session-file.js";
-import { userLine } from "./stream-lines.js";
+import { userLine, userLineText } from "./stream-lines.js";
 
 /** Claude Code's own words for a turn its restarted worker goes on with (2.1.328). */
 export const RESUMED_TURN_NOTE =
@@ -91,10 +92,14 @@ export class HeldPrompts {
    * The line that delivers `text`: as ever, or the note to go on when the session holds the
    * message already (what would be written is compared, fence and all).
    */
-  lineFor(text: string, uuid: string, command: boolean): Record<string, unknown> {
-    const line = userLine(text, uuid, command);
-    const content = (line.message as { content: string }).content;
-    const index = this.#prompts.indexOf(content);
+  lineFor(
+    text: string,
+    uuid: string,
+    command: boolean,
+    blocks: readonly UserContentBlock[] = [],
+  ): Record<string, unknown> {
+    const line = userLine(text, uuid, command, blocks);
+    const index = this.#prompts.indexOf(userLineText(line));
     if (index === -1) return line;
     this.#prompts.splice(index, 1);
     return userLine(RESUMED_TURN_NOTE, uuid, true);

@@ -1,14 +1,35 @@
+import type { UserContentBlock } from "./attached-images.js";
 import { wrapExternalContent } from "./external-content.js";
 import { isRecord } from "./turn-result.js";
 
-/** A user message line; the text is fenced as external content unless it is a `command`. */
-export function userLine(text: string, uuid: string, command = false): Record<string, unknown> {
+/**
+ * A user message line; the text is fenced as external content unless it is a `command`. With
+ * `blocks` (a message's images, see `imageBlocks`) its content is the text's block, then them.
+ */
+export function userLine(
+  text: string,
+  uuid: string,
+  command = false,
+  blocks: readonly UserContentBlock[] = [],
+): Record<string, unknown> {
+  const said = command ? text : wrapExternalContent(text);
   return {
     type: "user",
-    message: { role: "user", content: command ? text : wrapExternalContent(text) },
+    message: {
+      role: "user",
+      content: blocks.length === 0 ? said : [{ type: "text", text: said }, ...blocks],
+    },
     parent_tool_use_id: null,
     uuid,
   };
+}
+
+/** The text a user line says: its content, or its content's first block's. */
+export function userLineText(line: Record<string, unknown>): string {
+  const content = (line.message as { content: unknown }).content;
+  if (typeof content === "string") return content;
+  const first = Array.isArray(content) ? content[0] : undefined;
+  return isRecord(first) && typeof first.text === "string" ? first.text : "";
 }
 
 /** A `result` saying `--resume` named a session the CLI does not have. */

@@ -1,3 +1,4 @@
+import type { AttachedImage } from "./attached-images.js";
 import { SaidText, withSaid } from "./said-text.js";
 import type { ResultLine, TurnResult } from "./turn-result.js";
 
@@ -16,6 +17,8 @@ export class TurnState {
   readonly #uuids: string[] = [];
   /** Raw (unwrapped) texts by uuid, for re-sending after a fresh start and for re-dispatch. */
   readonly #texts = new Map<string, string>();
+  /** The images of each message that has some, by uuid, for re-sending after a fresh start. */
+  readonly #images = new Map<string, readonly AttachedImage[]>();
   readonly #steered = new Set<string>();
   readonly #started = new Set<string>();
   readonly #answered = new Set<string>();
@@ -38,10 +41,12 @@ export class TurnState {
     callbacks: {
       onStarted?: (() => void) | undefined;
       onAnswered?: ((result: TurnResult) => void) | undefined;
+      images?: readonly AttachedImage[] | undefined;
     } = {},
   ): void {
     this.#uuids.push(uuid);
     this.#texts.set(uuid, text);
+    if (callbacks.images?.length) this.#images.set(uuid, callbacks.images);
     if (steered) this.#steered.add(uuid);
     if (callbacks.onStarted) this.#onStarted.set(uuid, callbacks.onStarted);
     if (callbacks.onAnswered) this.#onAnswered.set(uuid, callbacks.onAnswered);
@@ -61,14 +66,19 @@ export class TurnState {
     const index = this.#uuids.indexOf(uuid);
     if (index !== -1) this.#uuids.splice(index, 1);
     this.#texts.delete(uuid);
+    this.#images.delete(uuid);
     this.#steered.delete(uuid);
     this.#onStarted.delete(uuid);
     this.#onAnswered.delete(uuid);
   }
 
   /** Messages to write again, in order, to a process that had to start a fresh session. */
-  messages(): { uuid: string; text: string }[] {
-    return this.#uuids.map((uuid) => ({ uuid, text: this.#texts.get(uuid) ?? "" }));
+  messages(): { uuid: string; text: string; images: readonly AttachedImage[] | undefined }[] {
+    return this.#uuids.map((uuid) => ({
+      uuid,
+      text: this.#texts.get(uuid) ?? "",
+      images: this.#images.get(uuid),
+    }));
   }
 
   noteLifecycle(uuid: string, state: string): void {

@@ -1,9 +1,18 @@
 import type { PermissionRequests } from "./agents/permission-requests.js";
-import type { Disposition, GatewayEvent, SentFile } from "./events.js";
+import type { Disposition, GatewayEvent, MessageAttachment, SentFile } from "./events.js";
 import type { SourceStore } from "./store/source-store.js";
 
 /** Extra facts an inbound source attaches to a message (sender, thread, platform ids). */
-export type DeliveryMeta = Record<string, unknown>;
+export type DeliveryMeta = Record<string, unknown> & {
+  /**
+   * The files that came with the message, as `SourceAttachments.receive` saved them: stored
+   * with the message, images shown to the model from there (never from the message's text).
+   */
+  attachments?: readonly MessageAttachment[] | undefined;
+};
+
+/** What `SourceAttachments.receive` resolves to: the message to deliver, or an answer. */
+export type ReceivedFiles = { text: string; attachments: MessageAttachment[] } | { answer: string };
 
 /**
  * A file that came with a message, its bytes in hand: an image the model should see, a file
@@ -23,16 +32,18 @@ export interface SourceAttachments {
   readonly maxBytes: number;
   /**
    * Saves the files into the channel's workspace (its `inbox/` folder, names sanitised, never
-   * overwriting), images also shown to the model, voice notes transcribed when a transcriber
-   * is configured. Resolves to the text the agent gets (`text` with a line per file), or an
-   * answer for the sender instead (too big, nowhere to save it). Never rejects.
+   * overwriting), voice notes transcribed when a transcriber is configured. Resolves to the
+   * message to deliver, its `attachments` to deliver with it (`DeliveryMeta.attachments`: an
+   * image among them is shown to the model) and its `text`: `text` with a line for each file
+   * that is not shown as an image (where it was saved, its size and type, a transcript); or to
+   * an answer for the sender instead (too big, nowhere to save it). Never rejects.
    */
   receive(
     channelId: string,
     text: string,
     files: readonly InboundFile[],
     signal: AbortSignal,
-  ): Promise<{ text: string } | { answer: string }>;
+  ): Promise<ReceivedFiles>;
 }
 
 /** What routing answers a source for each message it delivers. */

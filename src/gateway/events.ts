@@ -51,6 +51,30 @@ export interface StoredMessage {
   display?: TurnDisplay;
   /** For a reply or error: the files the agent sent in its turn (its `send_file` tool), in order. */
   files?: SentFile[];
+  /**
+   * For a user message: the files that came with it (a chat's photo or document, the page's
+   * or the API's attachments), saved in the channel's workspace, in order. Absent when none.
+   */
+  attachments?: MessageAttachment[];
+}
+
+/**
+ * A file that came with a user message, as the store keeps it: where the gateway saved it in
+ * the channel's workspace, not its bytes. An `image` is shown to the model as an image (read
+ * from the workspace each time the message is written to an agent); a `file` or `voice` note
+ * is named to the agent in the message's text.
+ */
+export interface MessageAttachment {
+  kind: "image" | "file" | "voice";
+  /** Relative to the channel's workspace, POSIX separators (`inbox/photo.jpg`). */
+  path: string;
+  /** `image/png`, `application/pdf`, ... (`application/octet-stream` when unknown). */
+  mediaType: string;
+  /**
+   * In bytes, as received. Absent only for an image of a message stored before rudder kept
+   * attachments (its marker line read at the migration; the file's size was not known then).
+   */
+  size?: number;
 }
 
 /**

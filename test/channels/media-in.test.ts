@@ -44,10 +44,13 @@ const transcribed: Array<{ model: unknown; name: string; size: number }> = [];
 const gateways: TestGateway[] = [];
 const closers: Array<() => Promise<void>> = [];
 
-/** The image blocks of a request's user messages. */
+/** The image blocks of a request's user messages since the model last spoke (this turn's). */
 function imagesOf(request: RecordedRequest): Array<{ media_type: string; data: string }> {
   const list: unknown[] = Array.isArray(request.body?.messages) ? request.body.messages : [];
-  return list.flatMap((message) => {
+  const spoke = list.findLastIndex(
+    (message) => (message as { role?: string }).role === "assistant",
+  );
+  return list.slice(spoke + 1).flatMap((message) => {
     const { role, content } = message as { role?: string; content?: unknown };
     if (role !== "user" || !Array.isArray(content)) return [];
     return content
@@ -150,6 +153,23 @@ describe("media through the kit on rudder's engine", () => {
     const request = messages.requests.find((candidate) => imagesOf(candidate).length > 0);
     expect(imagesOf(request as RecordedRequest)[0]?.data).toBe(PNG.toString("base64"));
     expect(readdirSync(join(root, "workspace", "inbox"))).toContain("image.png");
+    // Stored with its attachment, not a line in its text: the history shows what was typed.
+    const stored = (await (gateways[0] as TestGateway).messages("telegram:111")).find(
+      (message) => message.kind === "user" && message.text.startsWith("what is this?"),
+    );
+    expect(stored?.text).toBe("what is this?");
+    expect(stored?.attachments).toEqual([
+      { kind: "image", path: "inbox/image.png", mediaType: "image/png", size: PNG.length },
+    ]);
+  });
+
+  it("attaches nothing for a marker a person types: text stays text", async () => {
+    telegram.pushMessage({ userId: 111, text: "[attached image: inbox/image.png]" });
+    const answer = await sentTo(
+      "111",
+      /saw 0 image\(s\) ; heard: .*attached image: inbox\/image\.png/,
+    );
+    expect(answer.text).not.toContain("saw 1");
   });
 
   it("saves a document in the inbox, where a tool reads it", async () => {
@@ -218,7 +238,13 @@ describe("attachments through the HTTP API", () => {
       return list.find((message) => message.kind === "reply" && /saw 1 image/.test(message.text));
     }, "the reply to the image");
     expect(seen.text).toContain("image/png");
+    // The agent is told where the image is, from the attachment the message was stored with.
     expect(seen.text).toContain("[attached image: inbox/shot.png]");
+    const stored = (await gateway.messages("web-media")).find((message) => message.kind === "user");
+    expect(stored).toMatchObject({
+      text: "look",
+      attachments: [{ kind: "image", path: "inbox/shot.png", mediaType: "image/png" }],
+    });
 
     const form = new FormData();
     form.append("text", "and a list");
@@ -278,6 +304,10 @@ describe("media through the kit on the real Claude Code", () => {
     const answer = await sentTo("222", /saw 1 image/, bot);
     expect(answer.text).toContain("image/png");
     expect(answer.text).toContain("and this one?");
+    // The same process: a marker typed on Claude Code's engine attaches nothing either.
+    bot.pushMessage({ userId: 222, text: "[attached image: inbox/image.png] is here" });
+    const typed = await sentTo("222", /saw 0 image\(s\) ; heard: .*is here/, bot);
+    expect(typed.text).not.toContain("saw 1");
   });
 
   it("sends a file the agent made back as a Telegram document (send_file)", async () => {

@@ -47,6 +47,8 @@ export interface ApiMessage {
   replyTo: string | null;
   attempts: number;
   deliveries: number;
+  /** A user message's files (`MessageAttachment[]`), when it came with any. */
+  attachments?: Array<Record<string, unknown>>;
 }
 
 /** A temp data folder and scenario file for a gateway of the tests. */

@@ -137,11 +137,17 @@ export function messageView(
       state,
     ),
     text,
-    actions.files?.(message),
     remark,
     retry,
   );
   const current: StoredMessage = { ...message };
+  // Shown once known: a message sent from this page learns its attachments as it is stored.
+  let files: HTMLElement | null = null;
+  const showFiles = () => {
+    files ??= actions.files?.(current) ?? null;
+    if (files && files.parentNode === null) text.after(files);
+  };
+  showFiles();
   let currentDisposition = disposition;
   retry.addEventListener("click", () => {
     retry.disabled = true;
@@ -180,6 +186,7 @@ export function messageView(
     element,
     update(next, nextDisposition) {
       Object.assign(current, next);
+      showFiles();
       // A steered message stays labelled as steering after it is answered.
       if (nextDisposition) currentDisposition = nextDisposition;
       else if (next.state === "steered") currentDisposition = "steered";

@@ -1,6 +1,7 @@
 /**
  * The files an agent sent with a reply (its `send_file` tool; `files` on the stored reply),
- * shown under the reply: an image inline, anything else as a link that downloads it. The bytes
+ * shown under the reply, and the files that came with a user message (`attachments`), under
+ * it: an image inline, anything else as a link that downloads it. The bytes
  * come from `GET /api/channels/:id/files/<path>` with the bearer token (fetched, then shown
  * from an object URL), so the token never goes into a URL. A file gone from the workspace
  * says so in place.
@@ -25,9 +26,20 @@ function fileUrl(channelId: string, file: SentFile): string {
   return `/api/channels/${encodeURIComponent(channelId)}/files/${path}`;
 }
 
+/** A user message's attachment as a file to show (its name the path's last part). */
+function attachedFile(attachment: NonNullable<StoredMessage["attachments"]>[number]): SentFile {
+  const name = attachment.path.slice(attachment.path.lastIndexOf("/") + 1);
+  return {
+    path: attachment.path,
+    name,
+    mediaType: attachment.mediaType,
+    size: attachment.size ?? 0,
+  };
+}
+
 /** The files of `message`, or null when it has none. */
 export function sentFilesView(api: ApiClient, message: StoredMessage): HTMLElement | null {
-  const files = message.files ?? [];
+  const files = message.files ?? (message.attachments ?? []).map(attachedFile);
   if (files.length === 0) return null;
   return h(
     "ul",

@@ -6,20 +6,22 @@
  * only each `Attachment.fetch`.
  */
 import type { InboundFile, SourceAttachments } from "../../gateway/channel-source.js";
+import type { MessageAttachment } from "../../gateway/events.js";
 import { byteSize } from "../../tools/byte-size.js";
 import type { Attachment, IncomingChat } from "./chat-platform.js";
 
 /**
  * The hook for media: a message's attachments, before it is delivered. Returns the text the
- * agent gets (the caption with where the files were saved, say), or an answer for the chat
- * instead of a delivery. Without one the gateway's media handling is used through the kit
- * (`attachmentIntake`: images to the model, files to the workspace's inbox); with neither, a
- * message of files alone is answered that only text reaches the agent.
+ * agent gets (the caption with where the files were saved, say) and the attachments delivered
+ * with it (`DeliveryMeta.attachments`: images among them are shown to the model), or an answer
+ * for the chat instead of a delivery. Without one the gateway's media handling is used through
+ * the kit (`attachmentIntake`: images to the model, files to the workspace's inbox); with
+ * neither, a message of files alone is answered that only text reaches the agent.
  */
 export type AttachmentHandler = (
   message: IncomingChat,
   signal: AbortSignal,
-) => Promise<{ text: string } | { answer: string }>;
+) => Promise<{ text: string; attachments?: readonly MessageAttachment[] } | { answer: string }>;
 
 const IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
 

@@ -4,7 +4,7 @@ import type {
   SourceDeliver as Deliver,
   SourceContext,
 } from "../../gateway/channel-source.js";
-import type { GatewayEvent, StoredMessage } from "../../gateway/events.js";
+import type { GatewayEvent, MessageAttachment, StoredMessage } from "../../gateway/events.js";
 import { GatewayClosedError } from "../../gateway/gateway-closed-error.js";
 import { parseChannelCommand } from "../../gateway/routing/channel-command.js";
 import type { SourceStore } from "../../gateway/store/source-store.js";
@@ -267,6 +267,7 @@ export class ChatSource implements ChannelSource {
       return;
     }
     let text = message.text;
+    let attachments: readonly MessageAttachment[] = [];
     if (message.attachments.length > 0 && session.attachments) {
       const handled = await session.attachments(message, session.signal);
       if ("answer" in handled) {
@@ -274,8 +275,9 @@ export class ChatSource implements ChannelSource {
         return;
       }
       text = handled.text;
+      attachments = handled.attachments ?? [];
     }
-    if (text.trim() === "") {
+    if (text.trim() === "" && attachments.length === 0) {
       await outbox.send(channelId, "notice", {
         text: session.attachments
           ? "Only text, photos, files and voice notes reach the agent."
@@ -285,7 +287,11 @@ export class ChatSource implements ChannelSource {
       return;
     }
     this.#watch(session, channelId);
-    const meta = { ...message.meta, userName: message.userName };
+    const meta = {
+      ...message.meta,
+      userName: message.userName,
+      ...(attachments.length > 0 ? { attachments } : {}),
+    };
     const delivery = await session.deliver(channelId, text, meta, stored);
     const acknowledgement = acknowledgementText(delivery.disposition);
     if (acknowledgement !== null) {

@@ -29,6 +29,11 @@ export interface AgentTurnOptions {
   /** The text is a command for the agent's CLI (`/compact`), sent unfenced. */
   command?: boolean;
   /**
+   * The images that came with the message (its stored `attachments` of kind `image`): files of
+   * the agent's folder, shown to the model after the text.
+   */
+  images?: ReadonlyArray<{ path: string; mediaType: string }>;
+  /**
    * Called once the agent has started on this message (its first sign of having read it); for
    * `steer()` also when the message is steered into the turn in flight.
    */

@@ -1,3 +1,4 @@
+import type { MessageAttachment } from "../events.js";
 import type { Delivery, Router } from "../routing/router.js";
 import { ANY_WORKER, type SharedStore, type WorkerLeases } from "../store/shared-store.js";
 import type { MessageRecord } from "../store/store.js";
@@ -186,12 +187,21 @@ export class ChannelOwnership {
     text: string,
     source: string,
     stored?: () => void,
+    attachments?: readonly MessageAttachment[],
   ): Promise<Delivery> {
     const { router, store } = this.#options;
-    if (await this.#take(channelId)) return router.deliver(channelId, text, source, stored);
+    if (await this.#take(channelId)) {
+      return router.deliver(channelId, text, source, stored, attachments);
+    }
     const watch = this.#options.watchForwarded?.(channelId);
     try {
-      const message = await store.insertUserMessage(channelId, text, source);
+      const message = await store.insertUserMessage(
+        channelId,
+        text,
+        source,
+        undefined,
+        attachments,
+      );
       stored?.();
       let holder: { owner: string; live: boolean } | null;
       try {

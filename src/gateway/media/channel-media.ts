@@ -1,13 +1,15 @@
 /**
  * The gateway's media handling (`SourceContext.attachments`, and the HTTP API's attachments):
- * each file of a message is saved into the channel's workspace under `inbox/` and named in the
- * text the agent gets, one line per file: an image as a marker the agent process turns into an
- * image block (the model sees it), a document with its size and type, a voice note with its
- * transcript when a transcriber is configured.
+ * each file of a message is saved into the channel's workspace under `inbox/` and becomes one
+ * of the message's attachments (stored with it: `MessageAttachment`). An image is shown to
+ * the model from there (the runner adds it as an image block); any other file is also named in
+ * the text the agent gets, one line per file: a document with its size and type, a voice note
+ * with its transcript when a transcriber is configured.
  */
-import { imageMarker, imageMediaType, MAX_IMAGE_BYTES } from "../../claude-cli/attached-images.js";
+import { imageMediaType, MAX_IMAGE_BYTES } from "../../claude-cli/attached-images.js";
 import { byteSize } from "../../tools/byte-size.js";
-import type { InboundFile, SourceAttachments } from "../channel-source.js";
+import type { InboundFile, ReceivedFiles, SourceAttachments } from "../channel-source.js";
+import type { MessageAttachment } from "../events.js";
 import { InboxError, sanitiseFileName, saveInboxFile } from "./inbox-file.js";
 import type { Transcriber } from "./transcriber.js";
 
@@ -82,7 +84,7 @@ export class ChannelMedia implements SourceAttachments {
     text: string,
     files: readonly InboundFile[],
     signal: AbortSignal,
-  ): Promise<{ text: string } | { answer: string }> {
+  ): Promise<ReceivedFiles> {
     for (const file of files) {
       const refusal = this.tooBig(file.name, file.data.length);
       if (refusal) return { answer: refusal };
@@ -94,9 +96,12 @@ export class ChannelMedia implements SourceAttachments {
       return { answer: `The files could not be saved: ${describe(error)}` };
     }
     const lines: string[] = [];
+    const attachments: MessageAttachment[] = [];
     for (const file of files) {
       try {
-        lines.push(await this.#take(workspace, file, signal));
+        const taken = await this.#take(workspace, file, signal);
+        attachments.push(taken.attachment);
+        if (taken.line !== undefined) lines.push(taken.line);
       } catch (error) {
         const why = error instanceof InboxError ? error.message : describe(error);
         this.#options.logger?.(`gateway: a file for ${channelId} was not saved: ${why}`);
@@ -105,11 +110,16 @@ export class ChannelMedia implements SourceAttachments {
         };
       }
     }
-    return { text: [text.trim(), ...lines].filter((line) => line !== "").join("\n") };
+    const joined = [text.trim(), ...lines].filter((line) => line !== "").join("\n");
+    return { text: joined, attachments };
   }
 
-  /** Saves one file; resolves to its line in the agent's text. */
-  async #take(workspace: string, given: InboundFile, signal: AbortSignal): Promise<string> {
+  /** Saves one file; resolves to it as an attachment, and its line in the agent's text if any. */
+  async #take(
+    workspace: string,
+    given: InboundFile,
+    signal: AbortSignal,
+  ): Promise<{ attachment: MessageAttachment; line?: string }> {
     const sniffed = sniffImageType(given.data);
     // Images are what their bytes say; a file that is not one is not shown as one.
     const file: InboundFile =
@@ -119,21 +129,45 @@ export class ChannelMedia implements SourceAttachments {
     const path = await saveInboxFile(workspace, fileName(file, file.mediaType), file.data);
     const size = byteSize(file.data.length);
     const type = file.mediaType ? `, ${file.mediaType}` : "";
+    const attachment = (kind: MessageAttachment["kind"]): MessageAttachment => ({
+      kind,
+      path,
+      mediaType: file.mediaType?.split(";")[0]?.trim() || "application/octet-stream",
+      size: file.data.length,
+    });
     if (file.kind === "image" && imageMediaType(path) !== undefined) {
-      if (file.data.length <= MAX_IMAGE_BYTES) return imageMarker(path);
-      return `[attached file: ${path} (${size}${type}; too large to show as an image)]`;
+      if (file.data.length <= MAX_IMAGE_BYTES) return { attachment: attachment("image") };
+      return {
+        attachment: attachment("file"),
+        line: `[attached file: ${path} (${size}${type}; too large to show as an image)]`,
+      };
     }
     if (file.kind === "voice") {
-      const transcriber = this.#options.transcriber;
-      if (!transcriber) return `[attached voice note: ${path} (${size}${type}; not transcribed)]`;
-      const transcript = await transcriber.transcribe(workspace, path, file, signal);
-      if (!transcript.ok) {
-        this.#options.logger?.(`gateway: transcribing ${path} failed: ${transcript.error}`);
-        return `[attached voice note: ${path} (${size}${type}; transcription failed: ${transcript.error})]`;
-      }
-      return `[attached voice note: ${path} (${size}${type}), transcript:]\n${transcript.text}`;
+      return {
+        attachment: attachment("voice"),
+        line: await this.#voiceLine(workspace, path, file, signal),
+      };
     }
-    return `[attached file: ${path} (${size}${type})]`;
+    return { attachment: attachment("file"), line: `[attached file: ${path} (${size}${type})]` };
+  }
+
+  /** A voice note's line: where it is, and its transcript when a transcriber made one. */
+  async #voiceLine(
+    workspace: string,
+    path: string,
+    file: InboundFile,
+    signal: AbortSignal,
+  ): Promise<string> {
+    const size = byteSize(file.data.length);
+    const type = file.mediaType ? `, ${file.mediaType}` : "";
+    const transcriber = this.#options.transcriber;
+    if (!transcriber) return `[attached voice note: ${path} (${size}${type}; not transcribed)]`;
+    const transcript = await transcriber.transcribe(workspace, path, file, signal);
+    if (!transcript.ok) {
+      this.#options.logger?.(`gateway: transcribing ${path} failed: ${transcript.error}`);
+      return `[attached voice note: ${path} (${size}${type}; transcription failed: ${transcript.error})]`;
+    }
+    return `[attached voice note: ${path} (${size}${type}), transcript:]\n${transcript.text}`;
   }
 }
 

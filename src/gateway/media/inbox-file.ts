@@ -32,8 +32,17 @@ export class InboxError extends Error {}
 
 async function inboxFolder(workspace: string): Promise<string> {
   const folder = join(workspace, INBOX_FOLDER);
-  await mkdir(folder, { recursive: true });
-  const stat = await lstat(folder);
+  // Made only where nothing is: a file or a link (dangling or not) there is refused below.
+  const found = await lstat(folder).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return undefined;
+    throw error;
+  });
+  if (found === undefined) {
+    await mkdir(folder, { recursive: true }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== "EEXIST") throw error;
+    });
+  }
+  const stat = found ?? (await lstat(folder));
   if (!stat.isDirectory())
     throw new InboxError(`${INBOX_FOLDER}/ in the workspace is not a folder`);
   const [root, real] = await Promise.all([realpath(workspace), realpath(folder)]);

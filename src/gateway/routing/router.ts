@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { ContextUsageTracker } from "../agents/context-usage.js";
 import { IdleOutput } from "../agents/idle-output.js";
 import { wakeHeldText } from "../budgets/budget-text.js";
-import type { Disposition } from "../events.js";
+import type { Disposition, MessageAttachment } from "../events.js";
 import { GatewayClosedError } from "../gateway-closed-error.js";
 import type { MessageRecord } from "../store/store.js";
 import { parseChannelCommand } from "./channel-command.js";
@@ -141,13 +141,15 @@ export class Router {
    * stored after `close()` began is `stored`: left unanswered for the next start (or the
    * channel's next owner) to route, never handed to an agent that is being stopped.
    * `stored` is called once the message is committed, before it is routed (a chat source
-   * acknowledges to its platform then).
+   * acknowledges to its platform then). `attachments`: the files that came with it, stored
+   * with it (see `MessageAttachment`).
    */
   async deliver(
     channelId: string,
     text: string,
     source = "http",
     stored?: () => void,
+    attachments?: readonly MessageAttachment[],
   ): Promise<Delivery> {
     if (this.#closed) throw new GatewayClosedError();
     // A message that will start a turn is counted as handed over in its insert, not in a
@@ -157,7 +159,13 @@ export class Router {
     this.#storing.set(channelId, (this.#storing.get(channelId) ?? 0) + 1);
     let message: MessageRecord;
     try {
-      message = await this.#options.store.insertUserMessage(channelId, text, source, handedTo);
+      message = await this.#options.store.insertUserMessage(
+        channelId,
+        text,
+        source,
+        handedTo,
+        attachments,
+      );
     } finally {
       const left = (this.#storing.get(channelId) ?? 1) - 1;
       if (left === 0) this.#storing.delete(channelId);

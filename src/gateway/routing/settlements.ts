@@ -18,6 +18,7 @@ export function storedMessage(message: MessageRecord): StoredMessage {
   const stored: StoredMessage = { id, channelId, role, text, state, replyTo, kind, createdAt };
   if (role === "user") stored.source = source;
   if (message.files !== undefined) stored.files = message.files;
+  if (message.attachments !== undefined) stored.attachments = message.attachments;
   return answers === undefined ? stored : { ...stored, answers };
 }
 

@@ -264,6 +264,7 @@ export class TurnRunner {
           }),
       onStarted: () => this.#options.track(store.countStarted(message.id, this.#options.run)),
       onAnswered: (result) => this.#answerEarly(channel, turn, events, message, result),
+      images: (message.attachments ?? []).filter((attachment) => attachment.kind === "image"),
     };
   }
 

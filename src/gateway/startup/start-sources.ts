@@ -61,6 +61,7 @@ export async function startSources({
         text,
         senderSource(meta, source.name),
         stored,
+        meta?.attachments,
       );
       // Stored after the message, whose channel then exists.
       chatTitles.note(channelId, meta?.chatTitle);

@@ -10,16 +10,22 @@ export function newMessage(
   fields: Pick<
     MessageRecord,
     "channelId" | "role" | "kind" | "text" | "state" | "replyTo" | "source" | "answers"
-  > & { files?: MessageRecord["files"] },
+  > & {
+    files?: MessageRecord["files"];
+    attachments?: readonly NonNullable<MessageRecord["attachments"]>[number][] | undefined;
+  },
   now = new Date().toISOString(),
   id = newMessageId(),
 ): MessageRecord {
-  const { answers, files, ...rest } = fields;
+  const { answers, files, attachments, ...rest } = fields;
   return {
     id,
     ...rest,
     ...(answers !== undefined && answers.length > 1 ? { answers } : {}),
     ...(files !== undefined && files.length > 0 ? { files } : {}),
+    ...(attachments !== undefined && attachments.length > 0
+      ? { attachments: [...attachments] }
+      : {}),
     attempts: 0,
     deliveries: 0,
     retryAt: null,

@@ -1,4 +1,4 @@
-import type { MessageState, SentFile } from "../events.js";
+import type { MessageAttachment, MessageState, SentFile } from "../events.js";
 import type { ChannelRecord, MessageRecord, ScheduleRecord } from "./store.js";
 
 /**
@@ -18,6 +18,8 @@ export interface MessageRow<Time> {
   answers: string | null;
   /** JSON: the files the agent sent with a reply (`SentFile[]`), when it sent any. */
   files?: string | null;
+  /** JSON: the files that came with a user message (`MessageAttachment[]`), when any did. */
+  attachments?: string | null;
   attempts: number;
   deliveries: number;
   retry_at: Time | null;
@@ -90,6 +92,9 @@ export function rowMapping<Time, Flag>(
       ...(row.files === null || row.files === undefined
         ? {}
         : { files: JSON.parse(row.files) as SentFile[] }),
+      ...(row.attachments === null || row.attachments === undefined
+        ? {}
+        : { attachments: JSON.parse(row.attachments) as MessageAttachment[] }),
       attempts: row.attempts,
       deliveries: row.deliveries,
       retryAt: optional(row.retry_at),

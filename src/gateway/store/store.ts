@@ -1,5 +1,5 @@
 import type { ContextUsage } from "../agents/context-usage.js";
-import type { MessageState, SentFile, StoredMessage } from "../events.js";
+import type { MessageAttachment, MessageState, SentFile, StoredMessage } from "../events.js";
 import type { ChannelSettings } from "./channel-settings.js";
 import type { SourceStore } from "./source-store.js";
 import type { StoreHealth } from "./store-health.js";
@@ -142,13 +142,15 @@ export interface GatewayStore extends TranscriptChunks {
    * Creates the channel if needed and stores the message in state `received`. With `handedTo`
    * (a gateway run), also counts it as handed over by that run, as `setMessageState(id,
    * "received", run)` would: how the router stores a message it gives an agent at once, in one
-   * write instead of two, one after the other, before the agent may read it.
+   * write instead of two, one after the other, before the agent may read it. `attachments`: the
+   * files that came with it (kept in the same row; see `MessageAttachment`).
    */
   insertUserMessage(
     channelId: string,
     text: string,
     source: string,
     handedTo?: string,
+    attachments?: readonly MessageAttachment[],
   ): Promise<MessageRecord>;
   /**
    * A system notice (no reply to anything): an `error` such as a schedule pausing itself

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DiscordChannelSource } from "../../../src/channels/discord/discord-source.js";
 import { memorySourceStore } from "../../../src/channels/kit/memory-source-store.js";
 import { PermissionRequests } from "../../../src/gateway/agents/permission-requests.js";
+import type { DeliveryMeta } from "../../../src/gateway/channel-source.js";
 import { EventBus } from "../../../src/gateway/event-bus.js";
 import type { SentFile, StoredMessage } from "../../../src/gateway/events.js";
 import { ChannelMedia } from "../../../src/gateway/media/channel-media.js";
@@ -37,7 +38,7 @@ let workspace: string;
 const bus = new EventBus();
 const permissions = new PermissionRequests({ bus });
 const closing = new AbortController();
-const delivered: Array<{ channelId: string; text: string }> = [];
+const delivered: Array<{ channelId: string; text: string; meta?: DeliveryMeta }> = [];
 const logs: string[] = [];
 const outFiles = new Map<string, Buffer>();
 
@@ -52,8 +53,8 @@ beforeAll(async () => {
     logger: (line) => logs.push(line),
   });
   await source.start(
-    async (channelId, text) => {
-      delivered.push({ channelId, text });
+    async (channelId, text, meta) => {
+      delivered.push({ channelId, text, meta });
       return { id: `message-${delivered.length}`, disposition: "started" };
     },
     {
@@ -118,7 +119,12 @@ describe("Discord source", () => {
     const delivery = await deliveredTo(`discord:dm:${dm}:${dm}`);
     expect(delivery.text).toMatch(/^look at these\n/);
     expect(delivery.text).toContain("[attached file: inbox/notes.txt (17 bytes, text/plain)]");
-    expect(delivery.text).toContain("[attached image: inbox/pixel.png]");
+    // The image goes with the message as an attachment (shown to the model), not as a line.
+    expect(delivery.text).not.toContain("pixel.png");
+    expect(delivery.meta?.attachments).toEqual([
+      { kind: "file", path: "inbox/notes.txt", mediaType: "text/plain", size: 17 },
+      { kind: "image", path: "inbox/pixel.png", mediaType: "image/png", size: PNG.length },
+    ]);
     expect(readFileSync(join(workspace, "inbox", "notes.txt"), "utf8")).toBe("remember the milk");
     expect(readFileSync(join(workspace, "inbox", "pixel.png"))).toEqual(PNG);
   });

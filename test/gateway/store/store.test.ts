@@ -1,11 +1,31 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { schemaVersion as postgresSchemaVersion } from "../../../src/gateway/store/postgres/migrations.js";
+import {
+  migrations as postgresMigrations,
+  schemaVersion as postgresSchemaVersion,
+} from "../../../src/gateway/store/postgres/migrations.js";
 import { PostgresGatewayStore } from "../../../src/gateway/store/postgres/postgres-store.js";
-import { migrate, schemaVersion } from "../../../src/gateway/store/sqlite/migrations.js";
+import {
+  migrate,
+  migrations,
+  schemaVersion,
+} from "../../../src/gateway/store/sqlite/migrations.js";
 import { SqliteGatewayStore } from "../../../src/gateway/store/sqlite/sqlite-store.js";
 import { storeAdapters } from "./store-adapters.js";
+
+/** A user message as a rudder before attachments stored it: its image a marker line. */
+const LEGACY_TEXT = "look\n[attached image: inbox/old.png]\n[attached image: inbox/a.pdf]";
+const LEGACY_INSERTS = [
+  "INSERT INTO channels (id, created_at, last_activity_at) VALUES ('old', $1, $1)",
+  `INSERT INTO messages (id, channel_id, role, kind, text, state, source, created_at, updated_at)
+     VALUES ('m1', 'old', 'user', 'user', $2, 'received', 'http', $1, $1),
+            ('m2', 'old', 'user', 'user', 'typed: [attached image: inbox/x.png] inline', 'received', 'http', $1, $1)`,
+];
+/** What the migration reads of them: the marker alone on its line, of an image type. */
+const LEGACY_READ = [{ kind: "image", path: "inbox/old.png", mediaType: "image/png" }];
 
 const { adapters, databasePath, postgres } = storeAdapters();
 
@@ -29,7 +49,56 @@ describe("the SQLite gateway store", () => {
   });
 });
 
+describe("the SQLite gateway store's attachments", () => {
+  it("reads the image markers of messages stored before into their attachments, once", async () => {
+    const path = databasePath();
+    const before = migrations.findIndex((step) => typeof step === "function");
+    mkdirSync(dirname(path), { recursive: true });
+    const database = new Database(path);
+    for (const step of migrations.slice(0, before)) database.exec(step as string);
+    database.pragma(`user_version = ${before}`);
+    const at = "2026-01-01T00:00:00.000Z";
+    for (const sql of LEGACY_INSERTS) {
+      database.prepare(sql.replaceAll("$1", "@at").replaceAll("$2", "@text")).run({
+        at,
+        text: LEGACY_TEXT,
+      });
+    }
+    database.close();
+    const store = new SqliteGatewayStore(path);
+    const [old, typed] = await store.listUnanswered();
+    expect(old).toMatchObject({ text: LEGACY_TEXT, attachments: LEGACY_READ });
+    expect(typed?.attachments).toBeUndefined();
+    await store.close();
+  });
+});
+
 describe("the PostgreSQL gateway store", () => {
+  it("reads the image markers of messages stored before into their attachments, once", async () => {
+    const url = await (await postgres()).createDatabase();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const before = postgresMigrations.findIndex((step) => typeof step === "function");
+      await client.query(
+        "CREATE TABLE rudder_schema (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
+      );
+      for (const [index, step] of postgresMigrations.slice(0, before).entries()) {
+        await client.query(step as string);
+        await client.query("INSERT INTO rudder_schema (version) VALUES ($1)", [index + 1]);
+      }
+      await client.query(LEGACY_INSERTS[0] as string, [new Date()]);
+      await client.query(LEGACY_INSERTS[1] as string, [new Date(), LEGACY_TEXT]);
+    } finally {
+      await client.end();
+    }
+    const store = await PostgresGatewayStore.open(url);
+    const [old, typed] = await store.listUnanswered();
+    expect(old).toMatchObject({ text: LEGACY_TEXT, attachments: LEGACY_READ });
+    expect(typed?.attachments).toBeUndefined();
+    await store.close();
+  });
+
   it("migrates a new database once, even when workers open it together, and refuses a newer one", async () => {
     const url = await (await postgres()).createDatabase();
     const stores = await Promise.all([1, 2, 3].map(() => PostgresGatewayStore.open(url)));
@@ -88,6 +157,22 @@ describe("the PostgreSQL gateway store", () => {
 });
 
 describe.each(adapters)("the $name gateway store", (adapter) => {
+  it("keeps a user message's attachments in its row, and none for one without", async () => {
+    const store = await adapter.open();
+    const attachments = [
+      { kind: "image" as const, path: "inbox/shot.png", mediaType: "image/png", size: 70 },
+      { kind: "file" as const, path: "inbox/a.pdf", mediaType: "application/pdf", size: 9 },
+    ];
+    const sent = await store.insertUserMessage("chan", "look", "http", "run-1", attachments);
+    const plain = await store.insertUserMessage("chan", "[attached image: inbox/x.png]", "http");
+    expect(sent.attachments).toEqual(attachments);
+    expect(await store.getMessage(sent.id)).toEqual(sent);
+    const listed = await store.listMessages("chan");
+    expect(listed.map((message) => message.attachments)).toEqual([attachments, undefined]);
+    expect(await store.getMessage(plain.id)).toEqual(plain);
+    await store.close();
+  });
+
   it("keeps what the page showed of a turn and the files it sent with the reply that ended it, in the same write, once", async () => {
     const store = await adapter.open();
     const asked = await store.insertUserMessage("chan", "do it", "http");

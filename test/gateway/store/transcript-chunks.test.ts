@@ -46,10 +46,12 @@ describe("the SQLite store's transcript chunks", () => {
     const path = databasePath();
     // A database as the store made it before the side files' step: only the steps before it
     // (so a later step added to the schema needs no change here), with a chunk stored then.
-    const sideFiles = migrations.findIndex((step) => step.includes("transcript_files"));
+    const sideFiles = migrations.findIndex(
+      (step) => typeof step === "string" && step.includes("transcript_files"),
+    );
     mkdirSync(dirname(path), { recursive: true });
     const database = new Database(path);
-    for (const step of migrations.slice(0, sideFiles)) database.exec(step);
+    for (const step of migrations.slice(0, sideFiles)) database.exec(step as string);
     database.pragma(`user_version = ${sideFiles}`);
     database
       .prepare(

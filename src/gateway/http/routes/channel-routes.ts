@@ -7,6 +7,7 @@ import * as v from "valibot";
 import type { ProcessPool } from "../../agents/agent-process.js";
 import type { SourceAttachments } from "../../channel-source.js";
 import type { EventBus } from "../../event-bus.js";
+import type { MessageAttachment } from "../../events.js";
 import type { CommandOutcome } from "../../routing/channel-commands.js";
 import type { Router } from "../../routing/router.js";
 import type { GatewayStore } from "../../store/store.js";
@@ -92,14 +93,15 @@ export function channelRoutes(options: ChannelRoutesOptions): Hono {
     const { media } = options;
     const body = await readMessageBody(context.req.raw, media?.maxBytes ?? 0);
     let text = body.text ?? "";
+    let attachments: MessageAttachment[] = [];
     if (body.files.length > 0) {
       if (!media) throw new ApiError("this gateway takes no attachments");
       const received = await media.receive(channelId, text, body.files, options.closing);
       if ("answer" in received) throw new ApiError(received.answer);
-      text = received.text;
+      ({ text, attachments } = received);
     }
     const via = body.via === "cli" ? "cli" : "http";
-    const delivery = await options.source.deliver(channelId, text, via);
+    const delivery = await options.source.deliver(channelId, text, via, attachments);
     return context.json(delivery, 202);
   });
 

@@ -1,4 +1,4 @@
-import type { MessageState } from "../../events.js";
+import type { MessageAttachment, MessageState } from "../../events.js";
 import { newMessage } from "../new-message.js";
 import type { MessageRecord } from "../store.js";
 import type { InsertItem, WriteBatch } from "./write-batch.js";
@@ -27,8 +27,18 @@ export class MessageWrites {
     source: string,
     /** The run that hands it to an agent at once: counted as its delivery in the insert. */
     handedTo?: string,
+    attachments?: readonly MessageAttachment[],
   ): Promise<MessageRecord> {
-    const record = newMessage({ channelId, role, kind, text, state, replyTo: null, source });
+    const record = newMessage({
+      channelId,
+      role,
+      kind,
+      text,
+      state,
+      replyTo: null,
+      source,
+      attachments,
+    });
     await this.#batch.add({ kind: "insert", item: insertItem(record, handedTo) });
     return handedTo === undefined ? record : { ...record, deliveries: 1 };
   }
@@ -55,5 +65,6 @@ function insertItem(record: MessageRecord, handedTo: string | undefined): Insert
     o: record.source,
     a: record.createdAt,
     d: handedTo ?? null,
+    f: record.attachments === undefined ? null : JSON.stringify(record.attachments),
   };
 }

@@ -1,11 +1,12 @@
 import type pg from "pg";
+import { addMessageAttachments } from "./attachments-migration.js";
 
 /**
  * The PostgreSQL schema, in versioned steps applied in order (the SQLite adapter has its own,
- * see ../sqlite/migrations.ts). `rudder_schema` records each step applied; a step is never
- * edited once released, only followed by a new one.
+ * see ../sqlite/migrations.ts): SQL, or a function for a step SQL cannot say. `rudder_schema`
+ * records each step applied; a step is never edited once released, only followed by a new one.
  */
-export const migrations: readonly string[] = [
+export const migrations: ReadonlyArray<string | ((client: pg.ClientBase) => Promise<void>)> = [
   `
   CREATE TABLE channels (
     id text PRIMARY KEY,
@@ -306,6 +307,8 @@ export const migrations: readonly string[] = [
   `
   ALTER TABLE messages ADD COLUMN files text;
   `,
+  // The files that came with a user message (JSON, MessageAttachment[]).
+  addMessageAttachments,
 ];
 
 /** The schema version a fully migrated database reports. */
@@ -340,7 +343,9 @@ export async function migrate(client: pg.ClientBase): Promise<number> {
       );
     }
     for (let version = current; version < schemaVersion; version += 1) {
-      await client.query(migrations[version]!);
+      const migration = migrations[version]!;
+      if (typeof migration === "string") await client.query(migration);
+      else await migration(client);
       await client.query("INSERT INTO rudder_schema (version) VALUES ($1)", [version + 1]);
     }
     await client.query("COMMIT");

@@ -1,6 +1,6 @@
 import pg from "pg";
 import type { ContextUsage } from "../../agents/context-usage.js";
-import type { GatewayEvent, MessageState } from "../../events.js";
+import type { GatewayEvent, MessageAttachment, MessageState } from "../../events.js";
 import type { ScheduleChange } from "../rows.js";
 import type { SharedEvent, SharedStore, WorkerLeases } from "../shared-store.js";
 import type {
@@ -285,8 +285,18 @@ export class PostgresGatewayStore implements SharedStore {
     text: string,
     source: string,
     handedTo?: string,
+    attachments?: readonly MessageAttachment[],
   ): Promise<MessageRecord> {
-    return this.#writes.insert(channelId, "user", "user", text, "received", source, handedTo);
+    return this.#writes.insert(
+      channelId,
+      "user",
+      "user",
+      text,
+      "received",
+      source,
+      handedTo,
+      attachments,
+    );
   }
 
   async insertSystemMessage(

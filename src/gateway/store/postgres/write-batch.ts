@@ -15,6 +15,8 @@ export interface InsertItem {
   o: string;
   a: string;
   d: string | null;
+  /** The user message's attachments (JSON), null when none. */
+  f: string | null;
 }
 
 /** One write: a new message, a mark or count, or an append of events (`json`, see event-notices.ts). */

@@ -1,11 +1,12 @@
 import Database from "better-sqlite3";
+import { LEGACY_MARKER_ROWS, legacyImageMarkers } from "../legacy-image-markers.js";
 
 /**
- * Versioned schema changes, applied in order. The database's `user_version`
- * records how many have run; a migration is never edited once released, only
- * followed by a new one.
+ * Versioned schema changes, applied in order: SQL, or a function for a step SQL cannot say.
+ * The database's `user_version` records how many have run; a migration is never edited once
+ * released, only followed by a new one.
  */
-export const migrations: readonly string[] = [
+export const migrations: ReadonlyArray<string | ((database: Database.Database) => void)> = [
   `
   CREATE TABLE channels (
     id TEXT PRIMARY KEY,
@@ -210,6 +211,19 @@ export const migrations: readonly string[] = [
   `
   ALTER TABLE messages ADD COLUMN files TEXT;
   `,
+  // The files that came with a user message (JSON, MessageAttachment[]); the image marker lines
+  // of messages stored before are read into it once (legacy-image-markers.ts).
+  (database) => {
+    database.exec("ALTER TABLE messages ADD COLUMN attachments TEXT");
+    const update = database.prepare("UPDATE messages SET attachments = ? WHERE id = ?");
+    for (const row of database.prepare(LEGACY_MARKER_ROWS).all() as Array<{
+      id: string;
+      text: string;
+    }>) {
+      const images = legacyImageMarkers(row.text);
+      if (images.length > 0) update.run(JSON.stringify(images), row.id);
+    }
+  },
 ];
 
 /** The schema version a fully migrated database reports. */
@@ -229,7 +243,9 @@ export function migrate(database: Database.Database): number {
   }
   for (let version = current; version < schemaVersion; version += 1) {
     const step = database.transaction(() => {
-      database.exec(migrations[version]!);
+      const migration = migrations[version]!;
+      if (typeof migration === "string") database.exec(migration);
+      else migration(database);
       database.pragma(`user_version = ${version + 1}`);
     });
     step();

@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import type { ContextUsage } from "../../agents/context-usage.js";
-import type { MessageState } from "../../events.js";
+import type { MessageAttachment, MessageState } from "../../events.js";
 import type { ChannelSettings } from "../channel-settings.js";
 import { newMessage } from "../new-message.js";
 import type { SourceStore } from "../source-store.js";
@@ -159,6 +159,7 @@ export class SqliteGatewayStore implements GatewayStore {
     text: string,
     source: string,
     handedTo?: string,
+    attachments?: readonly MessageAttachment[],
   ): Promise<MessageRecord> {
     return this.#commits.write(() =>
       this.#insertMessage(
@@ -170,6 +171,7 @@ export class SqliteGatewayStore implements GatewayStore {
           state: "received",
           replyTo: null,
           source,
+          attachments,
         }),
         handedTo,
       ),
@@ -237,8 +239,8 @@ export class SqliteGatewayStore implements GatewayStore {
     const { id, channelId, role, kind, text, state, replyTo, source, createdAt } = message;
     this.#statement(
       `INSERT INTO messages (id, channel_id, role, kind, text, state, reply_to, source,
-           created_at, updated_at, deliveries, delivered_in, answers, files)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           created_at, updated_at, deliveries, delivered_in, answers, files, attachments)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       id,
       channelId,
@@ -254,6 +256,7 @@ export class SqliteGatewayStore implements GatewayStore {
       handedTo ?? null,
       message.answers === undefined ? null : JSON.stringify(message.answers),
       message.files === undefined ? null : JSON.stringify(message.files),
+      message.attachments === undefined ? null : JSON.stringify(message.attachments),
     );
   }
 
