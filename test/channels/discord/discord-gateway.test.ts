@@ -6,8 +6,9 @@
  * for its `retry_after`; a message arriving while the agent works gets a reaction; slash
  * commands are registered in the guild and answered; a permission card's buttons refuse a
  * stranger and let the allowed person decide; after a dropped connection the session resumes
- * and what is said after it is answered. One gateway serves the cases; one case runs the real
- * Claude Code CLI (`--engine claude`).
+ * and what is said after it is answered; a file the agent sends (`send_file`) goes into the
+ * thread. One gateway serves the cases; two run the real Claude Code CLI (`--engine claude`),
+ * one of them sending a file through rudder's MCP tool (`mcp__rudder__send_file`).
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -98,6 +99,12 @@ beforeAll(async () => {
       if (results.length > 0)
         return { text: `tool said: ${JSON.stringify(results.at(-1)?.content ?? "")}` };
       const echoed = echoFallback(request);
+      // rudder's agents have send_file built in; Claude Code's reach it through rudder's MCP server.
+      const sending = /send the report by (\w+)/.exec(JSON.stringify(echoed))?.[1];
+      if (sending) {
+        const name = sending === "mcp" ? "mcp__rudder__send_file" : "send_file";
+        return { toolUse: { name, input: { path: "report.txt", caption: "the **report**" } } };
+      }
       return /make it long/.test(JSON.stringify(echoed))
         ? { text: `${"long line of words\n".repeat(250)}the end` }
         : echoed;
@@ -182,6 +189,25 @@ describe("rudder serve on Discord (rudder engine)", () => {
     );
     expect(parts.length).toBeGreaterThan(2);
     for (const part of parts) expect(part.text.length).toBeLessThanOrEqual(2000);
+  });
+
+  it("sends into the thread a file the agent sends with send_file", async () => {
+    writeFileSync(join(root, "workspace", "report.txt"), "the report's own bytes");
+    const mention = discord.say({
+      userId: ADA,
+      channelId: discord.channelId,
+      text: "send the report by send_file",
+      mention: true,
+    });
+    const withFile = await waitFor(
+      () => discord.sent.find((m) => m.channelId === mention.id && m.files.length > 0),
+      () => `a file in the thread; stderr: ${servers.map((run) => run.stderr()).join("\n")}`,
+      30_000,
+    );
+    expect(withFile.files.map((file) => [file.name, file.data.toString()])).toEqual([
+      ["report.txt", "the report's own bytes"],
+    ]);
+    expect(withFile.text).toBe("the **report**");
   });
 
   it("waits out a 429 for its retry_after", async () => {
@@ -290,7 +316,9 @@ describe("rudder serve on Discord (rudder engine)", () => {
 });
 
 describe("rudder serve on Discord (Claude Code engine)", () => {
-  it("answers a mention in its thread", async () => {
+  let run: RudderRun;
+
+  beforeAll(async () => {
     const claudeBin = execFileSync(
       "bash",
       [resolve("scripts", "install-claude-code.sh"), "--print-path"],
@@ -298,18 +326,36 @@ describe("rudder serve on Discord (Claude Code engine)", () => {
     ).trim();
     const home = join(root, "claude-home");
     mkdirSync(home, { recursive: true });
-    const run = serve("claude-data", ["--engine", "claude", "--no-permission-prompts"], {
+    run = serve("claude-data", ["--engine", "claude", "--no-permission-prompts"], {
       ...claudeCodeEnv(home, messagesApi.url),
       RUDDER_CLAUDE_BIN: claudeBin,
       RUDDER_DISCORD_API_URL: discord.apiUrl,
     });
     await connected(run);
-    const mention = discord.say({
+  }, 60_000);
+
+  let thread = "";
+
+  it("answers a mention in its thread", async () => {
+    thread = discord.say({
       userId: ADA,
       channelId: discord.channelId,
       text: "hello claude code",
       mention: true,
-    });
-    await sentTo(mention.id, /hello claude code/);
+    }).id;
+    await sentTo(thread, /hello claude code/);
+  }, 60_000);
+
+  // In the same thread: its agent process runs already (a new one costs Claude Code's start).
+  it("sends into the thread a file the agent sends with rudder's MCP tool", async () => {
+    writeFileSync(join(root, "workspace", "report.txt"), "the report's own bytes");
+    discord.say({ userId: ADA, channelId: thread, text: "send the report by mcp" });
+    const withFile = await waitFor(
+      () => discord.sent.find((m) => m.channelId === thread && m.files.length > 0),
+      () =>
+        `a file in the thread; sent there: ${JSON.stringify(discord.sent.filter((m) => m.channelId === thread).map((m) => m.text))}; stderr: ${run.stderr()}`,
+      30_000,
+    );
+    expect(withFile.files.map((file) => file.name)).toEqual(["report.txt"]);
   }, 60_000);
 });
