@@ -5,8 +5,9 @@
  * router. One fake and one source for the file: each case speaks in a place of its own.
  * Attachments are downloaded through Discord into the workspace's inbox (an image as the marker
  * the agent process turns into an image block); a mention in a forum post makes the post the
- * conversation; a `role:<id>` allow entry lets in a member with the role and no one else; a
- * reply's files reach Discord as attachments in the thread, through the reply ledger.
+ * conversation; a `role:<id>` allow entry lets in a member with the role and no one else, a
+ * channel's id everyone in its threads; commands typed as text are taken as the slash commands
+ * are; a reply's files reach Discord as attachments in the thread, through the reply ledger.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -48,7 +49,7 @@ beforeAll(async () => {
   source = new DiscordChannelSource({
     token: discord.token,
     apiUrl: discord.apiUrl,
-    allow: [ADA, `role:${ROLE}`],
+    allow: [ADA, `role:${ROLE}`, discord.forumId],
     backoff: { initialMs: 20, maxMs: 200 },
     logger: (line) => logs.push(line),
   });
@@ -173,6 +174,42 @@ describe("Discord source", () => {
     await deliveredTo(`discord:${discord.guildId}:${discord.channelId}:${member.id}`);
     expect(delivered.some((each) => each.channelId.endsWith(`:${outsider.id}`))).toBe(false);
     expect(discord.threadsStarted).not.toContain(outsider.id);
+  });
+
+  it("lets in anyone in an allowed channel's threads, and no one else there", async () => {
+    const post = discord.post({
+      userId: OUTSIDER,
+      title: "From outside",
+      text: "in the allowed forum",
+      mention: true,
+    });
+    await deliveredTo(`discord:${discord.guildId}:${discord.forumId}:${post.channel_id}`);
+    const elsewhere = discord.say({
+      userId: OUTSIDER,
+      channelId: discord.channelId,
+      text: "and in the text channel?",
+      mention: true,
+    });
+    // Taken in order: a DM after it shows it was passed over.
+    const dm = discord.dm(ADA);
+    discord.say({ userId: ADA, channelId: dm, text: "after the outsider" });
+    await deliveredTo(`discord:dm:${dm}:${dm}`, /after the outsider/);
+    expect(delivered.some((each) => each.channelId.endsWith(`:${elsewhere.id}`))).toBe(false);
+  });
+
+  it("takes the commands typed as text: answers /help here, hands /compact to the gateway", async () => {
+    const dm = discord.dm(ADA);
+    discord.say({ userId: ADA, channelId: dm, text: "/help" });
+    await waitFor(
+      () =>
+        discord.sent.find(
+          (each) => each.channelId === dm && /This chat talks to a coding agent/.test(each.text),
+        ),
+      () => `the /help answer; ${logs.join("\n")}`,
+    );
+    expect(delivered.some((each) => each.text === "/help")).toBe(false);
+    discord.say({ userId: ADA, channelId: dm, text: "/compact the plan" });
+    await deliveredTo(`discord:dm:${dm}:${dm}`, /^\/compact the plan$/);
   });
 
   it("sends a reply's files into the thread as attachments, through the reply ledger", async () => {
