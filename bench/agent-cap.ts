@@ -3,9 +3,11 @@
 // and bursts of 400 messages (each to a channel of its own) posted at once. Prints, per burst,
 // how fast POSTs were accepted (p50/p99), and a message posted every 100 ms meanwhile, how long messages took to be answered (stored reply
 // time minus stored message time: p50/p99), throughput, the most agent processes alive at once
-// (counted in /proc, children of the gateway) and how long /api/health took meanwhile.
+// (counted in /proc, children of the gateway or of its agent spawner) and how long /api/health
+// took meanwhile. Agents start from the agent spawner, as `rudder serve` starts them; then, as
+// a reference measured in the same run, a burst against a gateway that spawns them itself.
 // Run: node --import tsx bench/agent-cap.ts   (BENCH_CHANNELS, BENCH_BURST, BENCH_BURSTS,
-// BENCH_MAX_AGENTS to change)
+// BENCH_REFERENCE_BURSTS (0: none), BENCH_MAX_AGENTS to change)
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -72,11 +74,16 @@ async function answerTimes(
 
 const ms = (value: number) => `${value.toFixed(1).padStart(7)} ms`;
 
-export async function main(): Promise<void> {
-  const channels = Number(process.env.BENCH_CHANNELS ?? 1000);
-  const burst = Number(process.env.BENCH_BURST ?? 400);
-  const bursts = Number(process.env.BENCH_BURSTS ?? 3);
-  const maxAgents = Number(process.env.BENCH_MAX_AGENTS ?? 16);
+const channels = Number(process.env.BENCH_CHANNELS ?? 1000);
+const burst = Number(process.env.BENCH_BURST ?? 400);
+const maxAgents = Number(process.env.BENCH_MAX_AGENTS ?? 16);
+
+/**
+ * A gateway whose agents start from its agent spawner (as `rudder serve` starts them) or from
+ * the gateway itself (the reference: as before the spawner), through `bursts` bursts; resolves
+ * with the most agent processes seen alive at once.
+ */
+async function measure(agentSpawner: boolean, bursts: number): Promise<number> {
   const dataDir = mkdtempSync(join(tmpdir(), "rudder-bench-agent-cap-"));
   const gateway = await GatewayProcess.start(
     {
@@ -84,6 +91,7 @@ export async function main(): Promise<void> {
       port: 0,
       maxLive: 8,
       maxAgents,
+      agentSpawner,
       engine: { claudeBin: FAKE_CLAUDE, env: { FAKE_CLAUDE_WRITES: "turn" } },
     },
     process.env,
@@ -91,7 +99,8 @@ export async function main(): Promise<void> {
   );
   const connections = new Connections();
   process.stdout.write(
-    `${channels} channels, --max-live 8, --max-agents ${maxAgents}, ${bursts} bursts of ${burst}\n`,
+    `${channels} channels, --max-live 8, --max-agents ${maxAgents}, ${bursts} bursts of ${burst}, ` +
+      `agents started ${agentSpawner ? "by the agent spawner (as rudder serve does)" : "by the gateway itself (reference: before the spawner)"}\n`,
   );
   let worst = 0;
   try {
@@ -161,6 +170,14 @@ export async function main(): Promise<void> {
     await gateway.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
+  return worst;
+}
+
+export async function main(): Promise<void> {
+  const bursts = Number(process.env.BENCH_BURSTS ?? 3);
+  const reference = Number(process.env.BENCH_REFERENCE_BURSTS ?? 1);
+  let worst = await measure(true, bursts);
+  if (reference > 0) worst = Math.max(worst, await measure(false, reference));
   if (worst > maxAgents) {
     process.stdout.write(`FAILED: ${worst} agent processes alive at once, over ${maxAgents}\n`);
     process.exitCode = 1;
