@@ -48,18 +48,19 @@ function childrenOf(parent: string): string[] {
   });
 }
 
-/** Which of a gateway's children are its agent spawner, by pid (read once each). */
-const spawners = new Map<string, boolean>();
+/**
+ * The gateway's children known to be its agent spawner. Only a match is kept: read between its
+ * fork and its exec, a child's command line is still the gateway's.
+ */
+const spawners = new Set<string>();
 
 function isSpawner(pid: string): boolean {
-  let known = spawners.get(pid);
-  if (known === undefined) {
-    try {
-      known = readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("spawner-main");
-    } catch {
-      known = false;
-    }
-    spawners.set(pid, known);
+  if (spawners.has(pid)) return true;
+  try {
+    if (!readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("spawner-main")) return false;
+  } catch {
+    return false;
   }
-  return known;
+  spawners.add(pid);
+  return true;
 }
