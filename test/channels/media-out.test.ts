@@ -91,8 +91,6 @@ describe("send_file on rudder's engine", () => {
       sources: [telegramSource("111", bot)],
       permissionPrompts: false,
       channelTools: CHANNEL_TOOLS,
-      // As `rudder serve` names its own agents: they get `send_file` built in.
-      engineName: "rudder",
     });
     gateways.push(gateway);
   });

@@ -60,7 +60,6 @@ beforeAll(async () => {
     workspace,
     bindings: new GatewayBindings(loaded, { cwd: workspace, engine: "rudder" }),
     priceUsage: costUsd,
-    engineName: "rudder",
   });
 });
 

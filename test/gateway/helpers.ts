@@ -84,7 +84,9 @@ export function apiCaller(url: string, token: string) {
 /**
  * A gateway whose agents are rudder itself, working in `workspace` against the fake Messages
  * API at `apiUrl`, with rudder's data folder in `workspace/.rudder-home` and no retries of
- * the model; `env` adds to (or, with `undefined`, removes from) the agents' environment.
+ * the model; `env` adds to (or, with `undefined`, removes from) the agents' environment. The
+ * engine is named `rudder` as `rudder serve` names it, so the agents get rudder's flags
+ * (`--ask-before-waking`, `send_file` built in), not Claude Code's.
  */
 export function startRudderGateway(
   options: Partial<GatewayOptions> & {
@@ -98,6 +100,7 @@ export function startRudderGateway(
 ): Promise<TestGateway> {
   const { apiUrl, workspace, env, args, ...rest } = options;
   return startTestGateway({
+    engineName: "rudder",
     ...rest,
     engine: {
       claudeBin: RUDDER_BIN,
