@@ -15,6 +15,7 @@ import { defineConfig } from "vitest/config";
 const unitTests = [
   "test/agent/compaction-transcript.test.ts",
   "test/agent/context-budget.test.ts",
+  "test/agent/model-call.test.ts",
   "test/agent/project-instructions.test.ts",
   "test/agent/session-catalog.test.ts",
   "test/ascii-source.test.ts",

@@ -4,6 +4,7 @@
  * a retry announced as `model_retry`. Resolves with the model's outcome; never rejects.
  */
 import type { Message, Model, ModelOutcome } from "../model/types.js";
+import { loadBashParser } from "../permissions/bash-parser.js";
 import type { AnyTool } from "../tools/types.js";
 import type { RequestShape } from "./context-keeper.js";
 import type { AgentEventSink } from "./events.js";
@@ -20,6 +21,16 @@ export interface ModelCallDependencies {
 export interface StreamedText {
   text: string;
   messageId: string;
+}
+
+/**
+ * Whether a call of the tool named `name` is judged as a bash command. The gate reads bash with
+ * a grammar loaded at the first command judged (bash-parser.ts); it starts loading as the call's
+ * block starts, while the model still streams the command in, rather than after.
+ */
+function judgesBash(tools: readonly AnyTool[], name: string): boolean {
+  const tool = tools.find((candidate) => candidate.name === name);
+  return (tool?.aliasOf?.name ?? tool?.name) === "bash";
 }
 
 export async function callModel(
@@ -45,6 +56,12 @@ export async function callModel(
     onTextDelta: (text) => {
       streamed.text += text;
       emit({ type: "text_delta", text });
+    },
+    onToolUseStart: (name) => {
+      if (judgesBash(dependencies.tools, name)) {
+        // Errors are reported where the command is judged (prepare-tool-use.ts), which loads again.
+        loadBashParser().catch(() => {});
+      }
     },
     onRetry: (retry) => {
       streamed = { text: "", messageId: "" };

@@ -131,7 +131,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
       clearTimeout(idleTimer);
       idleTimer = undefined;
       const watched = watchIdle(stream, idleMs, () => idle.abort());
-      return await readMessageStream(watched, request.onTextDelta, request.onMessageStart);
+      return await readMessageStream(watched, request);
     } catch (error) {
       if (idle.signal.aborted && !request.signal.aborted) {
         const seconds = Math.round(idleMs / 100) / 10;

@@ -20,6 +20,14 @@ function tokens(value: unknown): number | undefined {
   return typeof value === "number" && Number.isFinite(value) ? value : undefined;
 }
 
+/** What the reader tells as the reply streams in. */
+export interface StreamCallbacks {
+  onTextDelta?: (text: string) => void;
+  onMessageStart?: (messageId: string) => void;
+  /** A tool_use block has started: its tool's name, before its input. */
+  onToolUseStart?: (name: string) => void;
+}
+
 /**
  * Assembles a streamed reply into a `ModelResponse`, passing text deltas to
  * `onTextDelta` as they arrive. Blocks other than text and tool_use (thinking,
@@ -28,9 +36,9 @@ function tokens(value: unknown): number | undefined {
  */
 export async function readMessageStream(
   stream: AsyncIterable<unknown>,
-  onTextDelta: ((text: string) => void) | undefined,
-  onMessageStart?: (messageId: string) => void,
+  callbacks: StreamCallbacks = {},
 ): Promise<ModelResponse> {
+  const { onTextDelta, onMessageStart, onToolUseStart } = callbacks;
   const blocks = new Map<number, PartialBlock>();
   const usage = emptyUsage();
   let id = "";
@@ -66,6 +74,7 @@ export async function readMessageStream(
           name: start.name ?? "",
           json: "",
         });
+        if (start.name) onToolUseStart?.(start.name);
       }
     } else if (event.type === "content_block_delta") {
       const block = blocks.get(index);

@@ -1,8 +1,9 @@
 /**
  * The bash grammar the gate reads commands with: tree-sitter-bash, run by web-tree-sitter
  * (WebAssembly, no native build). Loading it costs tens of milliseconds, so it is loaded only
- * when a bash command is first judged (`loadBashParser`, awaited once by the caller) and kept;
- * after that, parsing is synchronous and takes microseconds, and the gate stays a pure function.
+ * when a bash command is first judged (`loadBashParser`, awaited once by the caller) or about to
+ * be (the model's reply has begun a bash call: agent/model-call.ts), and kept; after that,
+ * parsing is synchronous and takes microseconds, and the gate stays a pure function.
  * It is compiled by V8's baseline compiler alone (`--liftoff-only`, set as it loads).
  */
 import { createRequire } from "node:module";

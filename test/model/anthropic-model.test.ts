@@ -72,7 +72,9 @@ describe("createAnthropicModel", () => {
     expect(first.response.usage.input_tokens).toBeGreaterThan(0);
     expect(first.response.usage.output_tokens).toBeGreaterThan(0);
 
-    const second = await model.complete(request());
+    const started: string[] = [];
+    const second = await model.complete(request({ onToolUseStart: (name) => started.push(name) }));
+    expect(started).toEqual(["bash"]);
     expect(second).toMatchObject({
       ok: true,
       response: {

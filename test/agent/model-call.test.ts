@@ -1,0 +1,63 @@
+/**
+ * The gate's bash grammar starts loading as the model's reply begins a bash tool call (before
+ * its command has streamed in), so judging that command does not wait for the whole load.
+ */
+import { describe, expect, it } from "vitest";
+import type { AgentEvent } from "../../src/agent/events.js";
+import { callModel } from "../../src/agent/model-call.js";
+import type { Model, ModelOutcome } from "../../src/model/types.js";
+import { bashParser } from "../../src/permissions/bash-parser.js";
+import { toolsForSurface } from "../../src/tools/claude-code-tools.js";
+import { createDefaultTools } from "../../src/tools/default-tools.js";
+import { waitFor } from "../helpers/wait-for.js";
+
+function parserLoaded(): boolean {
+  try {
+    bashParser();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe("callModel", () => {
+  it("loads the bash grammar while a Bash call is still streaming in", async () => {
+    // Claude Code's names: `Bash` serves rudder's bash, and is judged as bash.
+    const tools = toolsForSurface(createDefaultTools(), "claude");
+    expect(parserLoaded()).toBe(false);
+    const outcome: ModelOutcome = {
+      ok: true,
+      response: {
+        id: "msg_1",
+        content: [{ type: "tool_use", id: "toolu_1", name: "Bash", input: { command: "ls" } }],
+        stopReason: "tool_use",
+        usage: {
+          input_tokens: 1,
+          output_tokens: 1,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 0,
+        },
+      },
+    };
+    // The reply announces its Bash block, then ends only once the grammar has loaded: nothing
+    // but the announcement can have started the load.
+    const model: Model = {
+      name: "announcing",
+      async complete(request) {
+        request.onToolUseStart?.("Read");
+        request.onToolUseStart?.("Bash");
+        await waitFor(parserLoaded, "the bash grammar to load during the reply");
+        return outcome;
+      },
+    };
+    const events: AgentEvent[] = [];
+    const { reply } = await callModel([{ role: "user", content: "list" }], { tools: [] }, 1, {
+      model,
+      tools,
+      emit: (event) => events.push(event),
+      signal: new AbortController().signal,
+    });
+    expect(reply).toEqual(outcome);
+    expect(parserLoaded()).toBe(true);
+  });
+});
