@@ -1,5 +1,5 @@
 import { packageVersion } from "../gateway/http/package-info.js";
-import { exitWithoutTeardown } from "./exit-without-teardown.js";
+import { exitWhenFlushed, exitWithoutTeardown } from "./exit-without-teardown.js";
 
 const USAGE = `rudder: an agent harness and channel gateway
 
@@ -59,7 +59,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   // the gateway, or by an Agent SDK host) does not pay for the gateway and chat at startup.
   if (command === "run") {
     exitWithoutTeardown();
-    return (await import("./run.js")).runCommandLine(rest, io());
+    return exitWhenFlushed(await (await import("./run.js")).runCommandLine(rest, io()));
   }
   if (command === "chat") return (await import("./chat/chat.js")).chatCommandLine(rest, io());
   if (command === "serve") return (await import("./serve.js")).serveCommandLine(rest, io());
@@ -89,7 +89,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   if (looksLikeHeadlessRun(argv)) {
     exitWithoutTeardown();
-    return (await import("./run.js")).runCommandLine(argv, io());
+    return exitWhenFlushed(await (await import("./run.js")).runCommandLine(argv, io()));
   }
   process.stderr.write(`rudder: unknown command "${command}"\n\n${USAGE}\n`);
   return 2;
