@@ -18,18 +18,22 @@ const CHANNELS = 40;
 const MAX_AGENTS = 3;
 
 /**
- * The agent processes alive: children of this process (the gateway runs here) that are the
- * fake agent CLI or its launcher, not zombies. What those start (the launcher's `dirname`) is
- * theirs, not an agent.
+ * The agent processes alive of channels named `channelPrefix`...: children of this process (the
+ * gateway runs here) that are the fake agent CLI or its launcher, not zombies, started for one of
+ * those channels (the channel prompt in their arguments names it). What those start (the
+ * launcher's `dirname`) is theirs, not an agent. Only this test's channels count: the test
+ * worker may run other files' programs too (a full run once counted one more at both caps).
  */
-function agentProcesses(): number {
+function agentProcesses(channelPrefix: string): number {
   let count = 0;
   for (const { pid } of listDescendants(process.pid)) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
       const [state, parent] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       const commandLine = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-      if (Number(parent) === process.pid && state !== "Z" && commandLine.includes("fake-claude")) {
+      const ours =
+        commandLine.includes("fake-claude") && commandLine.includes(`channel "${channelPrefix}`);
+      if (Number(parent) === process.pid && state !== "Z" && ours) {
         count += 1;
       }
     } catch {
@@ -61,7 +65,7 @@ describe("the cap on all agent processes (--max-agents)", () => {
     });
     let most = 0;
     const sampler = setInterval(() => {
-      most = Math.max(most, agentProcesses());
+      most = Math.max(most, agentProcesses("cap-"));
     }, 5);
     const dispositions: string[] = [];
     try {
@@ -203,7 +207,7 @@ describe("every agent process counts: a /compact and a steer in the mix", () => 
     );
     let most = 0;
     const sampler = setInterval(() => {
-      most = Math.max(most, agentProcesses());
+      most = Math.max(most, agentProcesses("mix-"));
     }, 5);
     const posted: string[] = [];
     try {
