@@ -6,6 +6,7 @@ import type {
 } from "../../gateway/channel-source.js";
 import type { GatewayEvent, MessageAttachment, StoredMessage } from "../../gateway/events.js";
 import { GatewayClosedError } from "../../gateway/gateway-closed-error.js";
+import { killPoint } from "../../gateway/kill-point.js";
 import { parseChannelCommand } from "../../gateway/routing/channel-command.js";
 import type { SourceStore } from "../../gateway/store/source-store.js";
 import { ApprovalCards } from "./approval-cards.js";
@@ -174,13 +175,18 @@ export class ChatSource implements ChannelSource {
     this.#stopping.abort();
   }
 
-  /** Answers the channel's stored replies no ledger entry carries (killed before recording). */
+  /**
+   * Answers the channel's stored replies no ledger entry carries (the gateway was killed after
+   * storing one, before recording it), each as it would have gone: its text, then its files.
+   */
   async #catchUp(session: Session, channelId: string): Promise<void> {
     const missed = await session.store.outbound.unrecorded(channelId, 20).catch(() => []);
     for (const message of missed) {
-      const format = message.kind === "reply" || message.kind === "fallback" ? "markdown" : "plain";
-      const kind = format === "markdown" ? "answer" : "notice";
-      await session.outbox.send(channelId, kind, { text: message.text, format }, message.id);
+      await this.#answer(
+        session,
+        { ...message, channelId },
+        /^(reply|fallback)$/.test(message.kind),
+      );
     }
   }
 
@@ -292,7 +298,10 @@ export class ChatSource implements ChannelSource {
       userName: message.userName,
       ...(attachments.length > 0 ? { attachments } : {}),
     };
-    const delivery = await session.deliver(channelId, text, meta, stored);
+    const delivery = await session.deliver(channelId, text, meta, () => {
+      killPoint("message-stored");
+      stored();
+    });
     const acknowledgement = acknowledgementText(delivery.disposition);
     if (acknowledgement !== null) {
       await outbox.send(channelId, "ack", {
@@ -305,18 +314,19 @@ export class ChatSource implements ChannelSource {
     if (delivery.disposition !== "deferred") session.typing.start(channelId);
   }
 
-  /** Records the answer, then each file the agent sent with it, in that order. */
-  async #answer(session: Session, message: StoredMessage, markdown: boolean): Promise<void> {
-    const { channelId } = message;
+  /** Records the answer and each file the agent sent with it, in one write, in that order. */
+  async #answer(
+    session: Session,
+    message: Pick<StoredMessage, "id" | "channelId" | "text" | "files">,
+    markdown: boolean,
+  ): Promise<void> {
     await session.outbox.send(
-      channelId,
+      message.channelId,
       markdown ? "answer" : "notice",
       { text: message.text, format: markdown ? "markdown" : "plain" },
       message.id,
+      message.files,
     );
-    for (const [index, file] of (message.files ?? []).entries()) {
-      await session.outbox.sendFile(channelId, file, `${message.id}:file:${index + 1}`);
-    }
   }
 
   async #button(session: Session, press: ButtonPress): Promise<void> {
@@ -348,6 +358,7 @@ export class ChatSource implements ChannelSource {
         session.progress.finish(channelId);
         session.typing.stop(channelId);
         const markdown = event.type === "reply" || event.type === "fallback";
+        killPoint("reply-stored");
         void this.#answer(session, event.message, markdown).catch((error: unknown) => {
           this.#log(`${this.name}: an answer was not recorded: ${describe(error)}`);
         });

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type {
   ChannelGrant,
+  NewOutbound,
   OutboundEntry,
   PairingRequest,
   SourceStore,
@@ -25,8 +26,29 @@ export function memorySourceStore(): SourceStore {
     return entry;
   };
   const live = (request: PairingRequest) => Date.parse(request.expiresAt) > Date.now();
+  const add = (fields: NewOutbound): OutboundEntry => {
+    const stamp = now();
+    const entry: OutboundEntry = {
+      ...fields,
+      id: randomUUID(),
+      target: fields.target ?? null,
+      origin: fields.origin ?? null,
+      state: "pending",
+      platformId: null,
+      mayRepeat: false,
+      attempts: 0,
+      nextAt: stamp,
+      createdAt: stamp,
+      updatedAt: stamp,
+    };
+    entries.set(entry.id, entry);
+    return { ...entry };
+  };
+  const known = (origin: string | undefined) =>
+    origin !== undefined && [...entries.values()].some((entry) => entry.origin === origin);
   return {
     outbound: {
+      recordAll: async (list) => list.filter((fields) => !known(fields.origin)).map(add),
       record: async (fields) => {
         const values = [...entries.values()];
         if (fields.action === "edit") {
@@ -38,25 +60,7 @@ export function memorySourceStore(): SourceStore {
           );
           if (waiting) return copy(change(waiting.id, { body: fields.body }));
         }
-        if (fields.origin !== undefined && values.some((entry) => entry.origin === fields.origin)) {
-          return null;
-        }
-        const stamp = now();
-        const entry: OutboundEntry = {
-          ...fields,
-          id: randomUUID(),
-          target: fields.target ?? null,
-          origin: fields.origin ?? null,
-          state: "pending",
-          platformId: null,
-          mayRepeat: false,
-          attempts: 0,
-          nextAt: stamp,
-          createdAt: stamp,
-          updatedAt: stamp,
-        };
-        entries.set(entry.id, entry);
-        return { ...entry };
+        return known(fields.origin) ? null : add(fields);
       },
       get: async (id) => copy(entries.get(id)),
       claim: async (id) => {

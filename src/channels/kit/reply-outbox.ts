@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { SentFile } from "../../gateway/events.js";
 import type {
+  NewOutbound,
   OutboundEntry,
   OutboundKind,
   OutboundLedger,
@@ -75,47 +76,41 @@ export class ReplyOutbox {
     this.#groups.add(channelId);
   }
 
-  /** Records `message` (split to the platform's length, one entry a part) and queues it. */
+  /**
+   * Records `message` (split to the platform's length, one entry a part), then each file the
+   * agent sent with it, in one write (`origin`: the stored message it carries), and queues
+   * them in that order. Resolves to the first entry recorded; null when `origin` was recorded before.
+   */
   async send(
     channelId: string,
     kind: OutboundKind,
     message: OutgoingChat,
     origin?: string,
+    files: readonly SentFile[] = [],
   ): Promise<Recorded | null> {
     const limit = this.#options.platform.limits.messageLength;
     const parts = splitMessage(message.text.trim() === "" ? "(no text)" : message.text, limit);
-    let first: Recorded | null = null;
-    for (const [index, text] of parts.entries()) {
-      const part = { ...message, text };
-      const entry = await this.#options.ledger.record({
-        source: this.#options.platform.name,
-        channelId,
+    const entry = { source: this.#options.platform.name, channelId, action: "send" as const };
+    const entries: NewOutbound[] = [
+      ...parts.map((text, index) => ({
+        ...entry,
         kind,
-        action: "send",
         origin: origin === undefined ? undefined : index === 0 ? origin : `${origin}#${index + 1}`,
-        body: JSON.stringify(part),
-      });
-      if (entry === null) return first;
-      const recorded = { id: entry.id, delivered: this.#enqueue(entry) };
-      first ??= recorded;
-    }
-    return first;
-  }
-
-  /**
-   * Records a file the agent sent (`origin`: the reply it came with and its place among the
-   * reply's files) and queues it; its bytes are read from the workspace when it is sent.
-   */
-  async sendFile(channelId: string, file: SentFile, origin: string): Promise<Recorded | null> {
-    const entry = await this.#options.ledger.record({
-      source: this.#options.platform.name,
-      channelId,
-      kind: "file",
-      action: "send",
-      origin,
-      body: JSON.stringify({ file }),
-    });
-    return entry === null ? null : { id: entry.id, delivered: this.#enqueue(entry) };
+        body: JSON.stringify({ ...message, text }),
+      })),
+      // A file's bytes are read when it is sent.
+      ...files.map((file, index) => ({
+        ...entry,
+        kind: "file" as const,
+        origin: origin === undefined ? undefined : `${origin}:file:${index + 1}`,
+        body: JSON.stringify({ file }),
+      })),
+    ];
+    const recorded = (await this.#options.ledger.recordAll(entries)).map((row) => ({
+      id: row.id,
+      delivered: this.#enqueue(row),
+    }));
+    return recorded[0] ?? null;
   }
 
   /** Records an edit of the message `target` (a ledger id) sent, and queues it. */

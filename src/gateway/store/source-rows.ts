@@ -4,12 +4,14 @@
  * gives (SQLite text, node-postgres `Date`), flags as booleans.
  */
 import { randomInt } from "node:crypto";
+import type { SentFile } from "../events.js";
 import type {
   ChannelGrant,
   OutboundEntry,
   OutboundKind,
   OutboundState,
   PairingRequest,
+  UnrecordedMessage,
 } from "./source-store.js";
 
 type Time = string | Date;
@@ -120,4 +122,24 @@ export const CHAT_MESSAGE_KINDS = ["reply", "fallback", "error", "compaction", "
 export function chatSourceOf(channelId: string): [string, string] {
   const name = channelId.slice(0, Math.max(channelId.indexOf(":"), 0));
   return [name, `${name}:%`];
+}
+
+/** A row the ledger's `unrecorded` reads, as both adapters select it. */
+export interface UnrecordedRow {
+  id: string;
+  kind: string;
+  text: string;
+  createdAt: Time;
+  files: string | null;
+}
+
+export function toUnrecorded(row: UnrecordedRow): UnrecordedMessage {
+  const message: UnrecordedMessage = {
+    id: row.id,
+    kind: row.kind,
+    text: row.text,
+    createdAt: iso(row.createdAt),
+  };
+  if (row.files !== null) message.files = JSON.parse(row.files) as SentFile[];
+  return message;
 }

@@ -4,6 +4,8 @@
  * sent), the inbound messages taken (by the platform's id), pairing codes and the people they let in, and "allow always" grants per channel.
  */
 
+import type { SentFile } from "../events.js";
+
 /** What an outbound message is, for the ledger's readers and the chat's manners. */
 export type OutboundKind = "answer" | "progress" | "approval" | "ack" | "notice" | "file";
 
@@ -53,6 +55,12 @@ export interface OutboundEntry extends Required<Omit<NewOutbound, "target" | "or
 export interface OutboundLedger {
   /** Null when an entry for `origin` exists already (a reply recorded twice). */
   record(entry: NewOutbound): Promise<OutboundEntry | null>;
+  /**
+   * The `send` entries of one stored message (its parts, then its files) in one write, in
+   * order: all or none, so a gateway killed meanwhile leaves the message for `unrecorded`.
+   * Entries whose `origin` is recorded already are left out; resolves to those recorded.
+   */
+  recordAll(entries: NewOutbound[]): Promise<OutboundEntry[]>;
   get(id: string): Promise<OutboundEntry | null>;
   claim(id: string, worker: string, leaseMs: number): Promise<OutboundEntry | null>;
   sent(id: string, platformId: string): Promise<void>;
@@ -67,10 +75,17 @@ export interface OutboundLedger {
    * the channel id's prefix) that no entry carries: answers a gateway stored but was killed
    * before it recorded them, a conversation's first answer too.
    */
-  unrecorded(
-    channelId: string,
-    limit: number,
-  ): Promise<Array<{ id: string; kind: string; text: string; createdAt: string }>>;
+  unrecorded(channelId: string, limit: number): Promise<UnrecordedMessage[]>;
+}
+
+/** A stored message the ledger has no entry for (see `OutboundLedger.unrecorded`). */
+export interface UnrecordedMessage {
+  id: string;
+  kind: string;
+  text: string;
+  createdAt: string;
+  /** The files the agent sent with it, sent after its text as a live reply's are. */
+  files?: SentFile[];
 }
 
 /** A stranger's request to be let in, by a short one-time code. */

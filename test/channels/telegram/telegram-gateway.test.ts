@@ -24,7 +24,7 @@ let messagesApi: FakeMessagesApi;
 let telegram: FakeTelegramApi;
 const servers: RudderRun[] = [];
 
-function serve(data: string): RudderRun {
+function serve(data: string, env: Record<string, string> = {}): RudderRun {
   const run = startRudder(
     [
       "serve",
@@ -46,6 +46,7 @@ function serve(data: string): RudderRun {
         ANTHROPIC_BASE_URL: messagesApi.url,
         ANTHROPIC_API_KEY: "dummy",
         RUDDER_TELEGRAM_API_URL: telegram.url,
+        ...env,
       },
     },
   );
@@ -216,5 +217,33 @@ describe("the chat kit on Telegram, through the gateway", () => {
     const token = readFileSync(join(root, "killed", "token"), "utf8").trim();
     expect(again.stdout() + again.stderr()).not.toContain(telegram.token.split(":")[1]);
     expect(token).not.toBe("");
+  });
+
+  it("sends a reply and its file once after a SIGKILL between storing the reply and recording it", async () => {
+    for (const run of servers) await stopRudder(run);
+    writeFileSync(join(root, "workspace", "report.txt"), "the report");
+    messagesApi.push({ toolUse: { name: "send_file", input: { path: "report.txt" } } });
+    const killed = serve("reply-kill", { RUDDER_TEST_KILL_AT: "reply-stored" });
+    await polling(killed);
+    telegram.pushMessage({ userId: 111, text: "send the report" });
+    await killed.exited;
+    expect(telegram.sentFiles.filter((file) => file.name === "report.txt")).toHaveLength(0);
+    const again = serve("reply-kill");
+    await polling(again);
+    const file = await waitFor(
+      () => telegram.sentFiles.find((sent) => sent.name === "report.txt"),
+      "the file sent after the restart",
+      30_000,
+    );
+    expect(file.data.toString()).toBe("the report");
+    const answer = await sentTo("111", /tool said.*will be sent/);
+    // Text first, then its file, as a live reply goes; each once.
+    const at = (method: string, text?: string) =>
+      telegram.calls.findIndex(
+        (call) => call.method === method && (text === undefined || call.body.text === text),
+      );
+    expect(at("sendMessage", answer.text)).toBeLessThan(at("sendDocument"));
+    expect(telegram.sent.filter((message) => message.text === answer.text)).toHaveLength(1);
+    expect(telegram.sentFiles.filter((sent) => sent.name === "report.txt")).toHaveLength(1);
   });
 });

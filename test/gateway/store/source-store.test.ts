@@ -60,6 +60,44 @@ describe.each(adapters)("the $name store's chat source tables", (adapter) => {
     }
   });
 
+  it("records a reply's parts and files in one write, once, and finds a reply with files none carries", async () => {
+    const store = await adapter.open();
+    try {
+      const { outbound } = store.sourceStore();
+      const file = { path: "out/a.txt", name: "a.txt", mediaType: "text/plain", size: 3 };
+      const asked = await store.insertUserMessage("telegram:2", "a.txt please", "telegram:2");
+      const reply = await store.settle({
+        messageIds: [asked.id],
+        state: "answered",
+        reply: { kind: "reply", text: "see a.txt" },
+        files: [file],
+      });
+      expect(await outbound.unrecorded("telegram:2", 10)).toEqual([
+        {
+          id: reply?.id,
+          kind: "reply",
+          text: "see a.txt",
+          createdAt: reply?.createdAt,
+          files: [file],
+        },
+      ]);
+      const entries = [
+        { ...answer(reply?.id), channelId: "telegram:2" },
+        { ...answer(`${reply?.id}#2`), channelId: "telegram:2" },
+        { ...answer(`${reply?.id}:file:1`), channelId: "telegram:2", kind: "file" as const },
+      ];
+      const recorded = await outbound.recordAll(entries);
+      expect(recorded.map((entry) => entry.origin)).toEqual(entries.map((entry) => entry.origin));
+      expect(await outbound.recordAll(entries)).toEqual([]);
+      expect(await outbound.unrecorded("telegram:2", 10)).toEqual([]);
+      expect((await outbound.unsent("telegram")).map((entry) => entry.id)).toEqual(
+        recorded.map((entry) => entry.id),
+      );
+    } finally {
+      await store.close();
+    }
+  });
+
   it("merges a waiting edit, and gives up with a line the ledger will not send", async () => {
     const store = await adapter.open();
     try {

@@ -4,13 +4,14 @@ import {
   CHAT_MESSAGE_KINDS,
   chatSourceOf,
   type GrantRow,
-  iso,
   type OutboundRow,
   type PairingRow,
   pairingCode,
   toGrant,
   toOutbound,
   toPairing,
+  toUnrecorded,
+  type UnrecordedRow,
 } from "../source-rows.js";
 import type {
   ChannelGrants,
@@ -64,6 +65,39 @@ function postgresLedger(pool: pg.Pool, insertLine: InsertLine): OutboundLedger {
     return rows[0] ? toOutbound(rows[0]) : null;
   };
   return {
+    recordAll: async (entries) => {
+      if (entries.length === 0) return [];
+      // One statement, so all or none; a conflict on `origin` leaves that entry out.
+      const values: unknown[] = [];
+      const rows = entries.map((entry, index) => {
+        values.push(
+          randomUUID(),
+          entry.source,
+          entry.channelId,
+          entry.kind,
+          entry.action,
+          entry.target ?? null,
+          entry.origin ?? null,
+          entry.body,
+          index,
+        );
+        const at = index * 9;
+        const place = (offset: number) => `$${at + offset}`;
+        return `(${[1, 2, 3, 4, 5, 6, 7, 8].map(place).join(", ")}, ${place(9)}::int)`;
+      });
+      const { rows: recorded } = await pool.query<OutboundRow & { seq: string }>(
+        `INSERT INTO outbound (id, source, channel_id, kind, action, target, origin, body, state,
+           next_at, created_at, updated_at)
+         SELECT id, source, channel_id, kind, action, target, origin, body, 'pending', now(),
+           now(), now()
+         FROM (VALUES ${rows.join(", ")}) AS list(id, source, channel_id, kind, action, target,
+           origin, body, position)
+         ORDER BY position
+         ON CONFLICT DO NOTHING RETURNING *`,
+        values,
+      );
+      return recorded.sort((a, b) => Number(a.seq) - Number(b.seq)).map(toOutbound);
+    },
     record: async (entry) => {
       if (entry.action === "edit" && entry.target !== undefined) {
         const waiting = await one(
@@ -124,13 +158,8 @@ function postgresLedger(pool: pg.Pool, insertLine: InsertLine): OutboundLedger {
       return rows.map(toOutbound);
     },
     unrecorded: async (channelId, limit) => {
-      const { rows } = await pool.query<{
-        id: string;
-        kind: string;
-        text: string;
-        created_at: Date;
-      }>(
-        `SELECT id, kind, text, created_at FROM messages m
+      const { rows } = await pool.query<UnrecordedRow>(
+        `SELECT id, kind, text, created_at AS "createdAt", files FROM messages m
          WHERE m.channel_id = $1 AND m.role <> 'user' AND m.kind = ANY($2)
            AND m.created_at >= coalesce(
              (SELECT min(created_at) FROM outbound WHERE channel_id = $1),
@@ -140,12 +169,7 @@ function postgresLedger(pool: pg.Pool, insertLine: InsertLine): OutboundLedger {
          ORDER BY m.seq DESC LIMIT $3`,
         [channelId, CHAT_MESSAGE_KINDS, limit, ...chatSourceOf(channelId)],
       );
-      return rows.reverse().map((row) => ({
-        id: row.id,
-        kind: row.kind,
-        text: row.text,
-        createdAt: iso(row.created_at),
-      }));
+      return rows.reverse().map(toUnrecorded);
     },
   };
 }

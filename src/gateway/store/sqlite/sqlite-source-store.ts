@@ -10,6 +10,8 @@ import {
   toGrant,
   toOutbound,
   toPairing,
+  toUnrecorded,
+  type UnrecordedRow,
 } from "../source-rows.js";
 import type {
   ChannelGrant,
@@ -82,6 +84,16 @@ function sqliteLedger(
     return toOutbound(byId(id) as OutboundRow);
   };
   return {
+    recordAll: (entries) =>
+      commits.write(() => {
+        const now = new Date().toISOString();
+        const known = database.prepare(
+          "SELECT 1 FROM outbound WHERE origin = ? AND action = 'send'",
+        );
+        return entries
+          .filter((entry) => entry.origin === undefined || !known.get(entry.origin))
+          .map((entry) => insert(entry, "pending", now));
+      }),
     record: (entry) =>
       commits.write(() => {
         const now = new Date().toISOString();
@@ -175,7 +187,7 @@ function sqliteLedger(
       const kinds = CHAT_MESSAGE_KINDS.map(() => "?").join(", ");
       const rows = database
         .prepare(
-          `SELECT id, kind, text, created_at AS createdAt FROM messages m
+          `SELECT id, kind, text, created_at AS createdAt, files FROM messages m
            WHERE m.channel_id = ? AND m.role <> 'user' AND m.kind IN (${kinds})
              AND m.created_at >= coalesce(
                (SELECT min(created_at) FROM outbound WHERE channel_id = ?),
@@ -191,13 +203,8 @@ function sqliteLedger(
           channelId,
           ...chatSourceOf(channelId),
           limit,
-        ) as Array<{
-        id: string;
-        kind: string;
-        text: string;
-        createdAt: string;
-      }>;
-      return rows.reverse();
+        ) as UnrecordedRow[];
+      return rows.reverse().map(toUnrecorded);
     },
   };
 }
