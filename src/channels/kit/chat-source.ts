@@ -6,7 +6,6 @@ import type {
 } from "../../gateway/channel-source.js";
 import type { GatewayEvent, MessageAttachment, StoredMessage } from "../../gateway/events.js";
 import { GatewayClosedError } from "../../gateway/gateway-closed-error.js";
-import { killPoint } from "../../gateway/kill-point.js";
 import { parseChannelCommand } from "../../gateway/routing/channel-command.js";
 import type { SourceStore } from "../../gateway/store/source-store.js";
 import { ApprovalCards } from "./approval-cards.js";
@@ -21,6 +20,7 @@ import type {
   ReceiveContext,
 } from "./chat-platform.js";
 import type { ChatSourceOptions } from "./chat-source-options.js";
+import { killPoint } from "./kill-point.js";
 import { acknowledgementReaction, acknowledgementText, MENU_COMMANDS } from "./kit-texts.js";
 import { memorySourceStore } from "./memory-source-store.js";
 import { ReplyOutbox } from "./reply-outbox.js";

@@ -22,6 +22,7 @@ import type {
   PairingBook,
   PairingRequest,
   SourceStore,
+  UnrecordedMessage,
 } from "../source-store.js";
 import type { GroupCommit } from "./group-commit.js";
 import { sqliteInboundDeliveries } from "./sqlite-inbound-deliveries.js";
@@ -183,30 +184,37 @@ function sqliteLedger(
           )
           .all(source) as OutboundRow[]
       ).map(toOutbound),
-    unrecorded: async (channelId, limit) => {
-      const kinds = CHAT_MESSAGE_KINDS.map(() => "?").join(", ");
-      const rows = database
-        .prepare(
-          `SELECT id, kind, text, created_at AS createdAt, files FROM messages m
-           WHERE m.channel_id = ? AND m.role <> 'user' AND m.kind IN (${kinds})
-             AND m.created_at >= coalesce(
-               (SELECT min(created_at) FROM outbound WHERE channel_id = ?),
-               (SELECT min(created_at) FROM messages u WHERE u.channel_id = ?
-                  AND u.role = 'user' AND (u.source = ? OR u.source LIKE ?)))
-             AND NOT EXISTS (SELECT 1 FROM outbound o WHERE o.origin = m.id)
-           ORDER BY m.seq DESC LIMIT ?`,
-        )
-        .all(
-          channelId,
-          ...CHAT_MESSAGE_KINDS,
-          channelId,
-          channelId,
-          ...chatSourceOf(channelId),
-          limit,
-        ) as UnrecordedRow[];
-      return rows.reverse().map(toUnrecorded);
-    },
+    unrecorded: async (channelId, limit) => unrecorded(database, channelId, limit),
   };
+}
+
+/** The ledger's `unrecorded`: the channel's stored answers no entry carries. */
+function unrecorded(
+  database: Database.Database,
+  channelId: string,
+  limit: number,
+): UnrecordedMessage[] {
+  const kinds = CHAT_MESSAGE_KINDS.map(() => "?").join(", ");
+  const rows = database
+    .prepare(
+      `SELECT id, kind, text, created_at AS createdAt, files FROM messages m
+       WHERE m.channel_id = ? AND m.role <> 'user' AND m.kind IN (${kinds})
+         AND m.created_at >= coalesce(
+           (SELECT min(created_at) FROM outbound WHERE channel_id = ?),
+           (SELECT min(created_at) FROM messages u WHERE u.channel_id = ?
+              AND u.role = 'user' AND (u.source = ? OR u.source LIKE ?)))
+         AND NOT EXISTS (SELECT 1 FROM outbound o WHERE o.origin = m.id)
+       ORDER BY m.seq DESC LIMIT ?`,
+    )
+    .all(
+      channelId,
+      ...CHAT_MESSAGE_KINDS,
+      channelId,
+      channelId,
+      ...chatSourceOf(channelId),
+      limit,
+    ) as UnrecordedRow[];
+  return rows.reverse().map(toUnrecorded);
 }
 
 function sqlitePairings(database: Database.Database, commits: GroupCommit): PairingBook {
