@@ -522,6 +522,13 @@ describe("attachments", () => {
     await page.getByTestId("composer-input").press("Enter");
     await lastTurn().filter({ hasText: "I see a pasted image/png image." }).waitFor();
     expect(await page.getByTestId("composer-attachment").count()).toBe(0);
+    // The message shows its attachment, the image, under its text (no marker line in it).
+    const sent = page.getByTestId("message").filter({ hasText: "what did I paste?" }).last();
+    await page.waitForFunction(
+      (element) => (element as { naturalWidth?: number } | null)?.naturalWidth === 1,
+      await sent.getByTestId("sent-image").elementHandle(),
+    );
+    expect(await sent.getByTestId("message-text").textContent()).toBe("what did I paste?");
     await page.screenshot({ path: join(results, "page-pasted-image.png") });
     const seen = api.requests.filter((request) =>
       JSON.stringify(request.body?.messages ?? []).includes(png.slice(0, 40)),
