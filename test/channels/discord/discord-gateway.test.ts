@@ -5,8 +5,9 @@
  * a DM is answered in the DM; a long answer is cut under 2,000 characters; a 429 is waited out
  * for its `retry_after`; a message arriving while the agent works gets a reaction; slash
  * commands are registered in the guild and answered; a permission card's buttons refuse a
- * stranger and let the allowed person decide; after a dropped connection the session resumes
- * and what is said after it is answered; a file the agent sends (`send_file`) goes into the
+ * stranger and let the allowed person decide; after a dropped connection or a reconnect
+ * request (op 7) the session resumes and what is said after it is answered, after an invalid
+ * session (op 9) a new one reads back what was said between; a file the agent sends (`send_file`) goes into the
  * thread. One gateway serves the cases; two run the real Claude Code CLI (`--engine claude`),
  * one of them sending a file through rudder's MCP tool (`mcp__rudder__send_file`).
  */
@@ -277,6 +278,21 @@ describe("rudder serve on Discord (rudder engine)", () => {
     await sentTo(mention.id, /after the resume/);
     expect(discord.gateway.identifies).toBe(1);
     expect(server.stdout() + server.stderr()).not.toContain(discord.token);
+  });
+
+  it("resumes on a reconnect request; after an invalid session reads back what was said between", async () => {
+    const resumes = discord.gateway.resumes;
+    discord.gateway.reconnect();
+    await waitFor(() => discord.gateway.resumes > resumes, "a RESUME after op 7");
+    const dm = discord.dm(BEN);
+    discord.say({ userId: BEN, channelId: dm, text: "before the invalid session" });
+    await sentTo(dm, /before the invalid session/);
+    const identifies = discord.gateway.identifies;
+    discord.gateway.invalidate();
+    // No session hears it: only the catch-up of the new session reads it back.
+    discord.say({ userId: BEN, channelId: dm, text: "between the sessions" });
+    await waitFor(() => discord.gateway.identifies > identifies, "a new IDENTIFY after op 9");
+    await sentTo(dm, /between the sessions/);
   });
 
   it("answers once what was said in its threads and DMs while it was down", async () => {

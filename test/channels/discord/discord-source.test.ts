@@ -7,7 +7,8 @@
  * the agent process turns into an image block); a mention in a forum post makes the post the
  * conversation; a `role:<id>` allow entry lets in a member with the role and no one else, a
  * channel's id everyone in its threads; commands typed as text are taken as the slash commands
- * are; a reply's files reach Discord as attachments in the thread, through the reply ledger.
+ * are; a turn's status message is edited at most once in 1.2 s, an edit's 429 waited out; a
+ * reply's files reach Discord as attachments in the thread, through the reply ledger.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,7 +19,7 @@ import { memorySourceStore } from "../../../src/channels/kit/memory-source-store
 import { PermissionRequests } from "../../../src/gateway/agents/permission-requests.js";
 import type { DeliveryMeta } from "../../../src/gateway/channel-source.js";
 import { EventBus } from "../../../src/gateway/event-bus.js";
-import type { SentFile, StoredMessage } from "../../../src/gateway/events.js";
+import type { GatewayEvent, SentFile, StoredMessage } from "../../../src/gateway/events.js";
 import { ChannelMedia } from "../../../src/gateway/media/channel-media.js";
 import { type FakeDiscord, startFakeDiscord } from "../../helpers/fake-discord.js";
 import { waitFor } from "../../helpers/wait-for.js";
@@ -210,6 +211,41 @@ describe("Discord source", () => {
     expect(delivered.some((each) => each.text === "/help")).toBe(false);
     discord.say({ userId: ADA, channelId: dm, text: "/compact the plan" });
     await deliveredTo(`discord:dm:${dm}:${dm}`, /^\/compact the plan$/);
+  });
+
+  it("edits the turn's status message at most once in 1.2 s, waiting out an edit's 429", async () => {
+    const dm = discord.dm(ADA);
+    const channelId = `discord:dm:${dm}:${dm}`;
+    discord.say({ userId: ADA, channelId: dm, text: "work" });
+    await deliveredTo(channelId, /^work$/);
+    const publish = (event: Record<string, unknown>) =>
+      bus.publish({ channelId, ...event } as GatewayEvent);
+    discord.failNext(/PATCH \/channels\/\d+\/messages\/\d+$/, {
+      status: 429,
+      retryAfterSeconds: 1,
+    });
+    for (const [index, command] of ["make", "make test"].entries()) {
+      const toolUseId = `t${index}`;
+      publish({ type: "tool_start", toolUseId, name: "bash", input: { command } });
+      publish({ type: "tool_end", toolUseId, name: "bash", content: "ok", isError: false });
+    }
+    publish({ type: "turn_end", outcome: {} });
+    const status = await waitFor(
+      () => discord.sent.find((each) => each.channelId === dm && /^Done: 2 steps/.test(each.text)),
+      () =>
+        `the status closed: ${JSON.stringify(discord.sent.filter((each) => each.channelId === dm))}`,
+    );
+    expect(status.text).toContain("make test");
+    // One edit refused with the 429 and tried again: a call more than the edits that landed.
+    const patches = discord.calls.filter(
+      (call) => call.method === "PATCH" && call.path.endsWith(`/${status.id}`),
+    );
+    expect(patches).toHaveLength(status.edits.length);
+    const times = status.edits.map((edit) => edit.at);
+    expect(times.length).toBeGreaterThanOrEqual(2);
+    for (let index = 1; index < times.length; index++) {
+      expect((times[index] ?? 0) - (times[index - 1] ?? 0)).toBeGreaterThanOrEqual(1100);
+    }
   });
 
   it("sends a reply's files into the thread as attachments, through the reply ledger", async () => {
