@@ -121,9 +121,8 @@ export class AgentSpawner implements ChildSpawner {
   #ask(request: SpawnRequest): void {
     const spawner = this.#process ?? this.#start();
     if (spawner === undefined) return;
-    spawner.send(request, (error) => {
-      // Not sent: the spawner is exiting, and its exit asks again or gives up.
-      if (error) return;
+    spawner.send(request, () => {
+      // A request not sent is still waiting: the spawner's exit asks it again or gives up.
     });
   }
 
