@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import type { LookupFunction } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,12 +9,13 @@ import type { DomainProxy } from "./domain-proxy.js";
 import { isExcludedCommand } from "./excluded-command.js";
 import { createPidsCgroup, ownPidsFolder } from "./pids-cgroup.js";
 import { Placeholders } from "./placeholders.js";
+import { RunningSandboxes } from "./running-sandboxes.js";
 import { commandEnvironment, runnerEnvironment } from "./sandbox-environment.js";
 import { sandboxFilters } from "./sandbox-filters.js";
 import type { SandboxPolicy } from "./sandbox-policy.js";
 import { SandboxRunner } from "./sandbox-runner.js";
 import { type SandboxStatus, unavailableLine } from "./sandbox-status.js";
-import { PLACEHOLDER_MANIFEST, STATE_PREFIX, sweepStale } from "./stale-sweep.js";
+import { STATE_PREFIX, sweepStale } from "./stale-sweep.js";
 import { guardedHandlers, WorkspaceGuard } from "./workspace-guard.js";
 import { guardMounts } from "./workspace-snapshot.js";
 
@@ -86,9 +87,7 @@ export class Sandbox {
   readonly #guard: WorkspaceGuard;
   readonly #protectedPaths: ReadonlySet<string>;
   readonly #judged = new Map<string, number>();
-  /** Every sandbox still running, with what releases its placeholders; the last one takes new commands. */
-  readonly #runners = new Map<SandboxRunner, () => void>();
-  #current: SandboxRunner | undefined;
+  readonly #running = new RunningSandboxes(this.#placeholders, () => this.#stateFolder);
   /** How many sandboxes this session has started (names their cgroups). */
   #started = 0;
   #processLimit: ProcessLimitKind | undefined;
@@ -170,7 +169,7 @@ export class Sandbox {
       if (!probe.ok) return;
       const proxy = await this.#proxyOnce();
       if (typeof proxy === "string" || this.#closed) return;
-      if (this.#current === undefined) this.#runnerNow(proxy?.socketPath);
+      if (this.#running.current === undefined) this.#runnerNow(proxy?.socketPath);
     });
   }
 
@@ -235,12 +234,12 @@ export class Sandbox {
       ...(proxySocket === undefined ? {} : { proxySocket }),
     });
     const key = args.join("\0");
-    const current = this.#current;
+    const current = this.#running.current;
     if (current?.usable && current.key === key) {
       release();
       return current;
     }
-    if (current !== undefined) this.#endWhenIdle(current);
+    if (current !== undefined) this.#running.endWhenIdle(current);
     this.#started += 1;
     const cgroup = createPidsCgroup(
       `${STATE_PREFIX}${process.pid}-${this.#started}`,
@@ -254,12 +253,10 @@ export class Sandbox {
       ...filters.runner,
       env: runnerEnvironment(commandEnvironment(process.env, proxySocket !== undefined)),
       onIdle: () => {
-        if (runner !== this.#current || !runner.usable) this.#endWhenIdle(runner);
+        if (runner !== this.#running.current || !runner.usable) this.#running.endWhenIdle(runner);
       },
     });
-    this.#runners.set(runner, release);
-    this.#current = runner;
-    this.#recordPlaceholders();
+    this.#running.add(runner, release);
     return runner;
   }
 
@@ -275,46 +272,10 @@ export class Sandbox {
     return this.#runnerProgram;
   }
 
-  /** Ends `runner` now if nothing runs in it, else once its last command has closed. */
-  #endWhenIdle(runner: SandboxRunner): void {
-    if (this.#current === runner) this.#current = undefined;
-    if (runner.running > 0) return;
-    runner.close();
-    this.#runners.get(runner)?.();
-    this.#runners.delete(runner);
-    this.#recordPlaceholders();
-  }
-
-  /** Ends every sandbox at once and removes their stand-ins. */
-  #endRunners(): void {
-    for (const [runner, release] of this.#runners) {
-      runner.close();
-      release();
-    }
-    this.#runners.clear();
-    this.#current = undefined;
-    this.#recordPlaceholders();
-  }
-
-  /** Lists the stand-ins in the state folder, for the sweep after a SIGKILL (`sweepStale`). */
-  #recordPlaceholders(): void {
-    if (this.#stateFolder === undefined) return;
-    try {
-      writeFileSync(
-        `${this.#stateFolder}/${PLACEHOLDER_MANIFEST}`,
-        JSON.stringify(this.#placeholders.paths()),
-      );
-    } catch {
-      // The state folder is gone (closing): nothing to sweep later either.
-    }
-  }
-
   /** Removes the private temporary folder and any placeholder. Synchronous; safe to call twice. */
   close(): void {
     this.#closed = true;
-    for (const runner of this.#runners.keys()) runner.close();
-    this.#runners.clear();
-    this.#current = undefined;
+    this.#running.closeAll();
     this.#placeholders.removeAll();
     const proxy = this.#proxy;
     this.#proxy = undefined;
@@ -349,7 +310,7 @@ export class Sandbox {
         this.#failure = `bubblewrap cannot start a sandbox here: ${result.reason}`;
         this.#onUnavailable(unavailableLine(this.#failure, this.policy.failIfUnavailable));
         // The sandbox started ahead (`warm`) failed too: its stand-ins go now, not at the end.
-        this.#endRunners();
+        this.#running.endAll();
         return { ok: false, reason: this.#failure };
       }
       return result;
