@@ -1,5 +1,5 @@
 /** Behaviours beyond the seed, against the fake CLI over real pipes. */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -34,12 +34,36 @@ function readLog(path: string): Record<string, unknown>[] {
 
 describe("steering into a turn the CLI answers twice", () => {
   it("waits for the queued message's own result and combines both", async () => {
-    const proc = makeProc("steer_queued");
+    // The steer carries an image of the process's folder: written as a block after its text.
+    const log = join(scratch, "steer-queued.jsonl");
+    mkdirSync(join(scratch, "inbox"), { recursive: true });
+    writeFileSync(join(scratch, "inbox", "dot.png"), "not really a png");
+    const proc = makeProc("steer_queued", {
+      extra: { cwd: scratch, env: { FAKE_CLAUDE_LOG: log } },
+    });
     const texts: string[] = [];
     const running = proc.runTurn("alpha", { onText: (text) => texts.push(text) });
     await waitFor(() => texts.length >= 1);
-    const outcome = await proc.steer("beta");
+    const outcome = await proc.steer("beta", {
+      images: [{ path: "inbox/dot.png", mediaType: "image/png" }],
+    });
     const result = await running;
+    const written = readLog(log).flatMap((entry) =>
+      entry.event === "stdin" ? [entry.message as { message?: { content?: unknown } }] : [],
+    );
+    expect(written.map((line) => Array.isArray(line.message?.content))).toEqual([false, true]);
+    const steered = (written[1]?.message?.content ?? []) as Array<Record<string, unknown>>;
+    expect(steered.slice(1)).toEqual([
+      { type: "text", text: "[attached image: inbox/dot.png]" },
+      {
+        type: "image",
+        source: {
+          type: "base64",
+          media_type: "image/png",
+          data: Buffer.from("not really a png").toString("base64"),
+        },
+      },
+    ]);
 
     expect(outcome.status).toBe("steered");
     expect(result.result).toContain("first answer:");
