@@ -10,7 +10,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Client } from "discord.js";
 import { type Backoff, backoffDelayMs, DEFAULT_BACKOFF } from "../kit/backoff.js";
-import type { PlatformHandlers, ReceiveContext } from "../kit/chat-platform.js";
+import type { IncomingChat, PlatformHandlers, ReceiveContext } from "../kit/chat-platform.js";
 import { addressOf } from "./discord-address.js";
 import { catchUp } from "./discord-catch-up.js";
 import { guildCommands } from "./discord-commands.js";
@@ -66,6 +66,8 @@ interface Dispatch {
 export class DiscordSession {
   readonly #options: DiscordSessionOptions;
   #queue: Promise<void> = Promise.resolve();
+  /** Messages stored and still being routed (see `#untilStored`). */
+  readonly #handling = new Set<Promise<void>>();
   #botId = "";
   #applicationId = "";
   botName: string | undefined;
@@ -117,6 +119,7 @@ export class DiscordSession {
       if (this.#ended.signal.aborted && this.#ended.signal.reason === "fatal") break;
     }
     await this.#queue;
+    while (this.#handling.size > 0) await Promise.all(this.#handling);
   }
 
   /** True when trying again cannot help (the token, the intent). */
@@ -266,7 +269,31 @@ export class DiscordSession {
       place.conversation = true;
     }
     const fetch = (url: string, signal: AbortSignal) => download(url, signal);
-    await this.#options.handlers.message(incomingOf(message, place, this.#botId, fetch));
+    await this.#untilStored(incomingOf(message, place, this.#botId, fetch));
+  }
+
+  /**
+   * Hands a message to the kit and resolves once it is stored (or clearly will not be), not
+   * once it is routed: the next dispatch waits for the store only, so messages are stored in
+   * the order they came, and a burst is not held in memory (lost to a kill) while agents start.
+   * What follows the store goes on meanwhile; `run` waits for it at the end.
+   */
+  #untilStored(incoming: IncomingChat): Promise<void> {
+    const { handlers } = this.#options;
+    return new Promise<void>((resolve, reject) => {
+      let taken = false;
+      const stored = () => {
+        taken = true;
+        resolve();
+      };
+      const handling = handlers.message(incoming, stored).then(stored, (error: unknown) => {
+        // Before the store it is the dispatch's failure (logged there); after, this one's.
+        if (!taken) reject(error);
+        else handlers.log(`discord: message ${incoming.messageId} failed: ${describe(error)}`);
+      });
+      this.#handling.add(handling);
+      void handling.finally(() => this.#handling.delete(handling));
+    });
   }
 
   async #interaction(interaction: DiscordInteraction): Promise<void> {

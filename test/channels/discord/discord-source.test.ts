@@ -43,6 +43,10 @@ const closing = new AbortController();
 const delivered: Array<{ channelId: string; text: string; meta?: DeliveryMeta }> = [];
 const logs: string[] = [];
 const outFiles = new Map<string, Buffer>();
+let routeSlowly = () => {};
+const slowRoute = new Promise<void>((resolve) => {
+  routeSlowly = resolve;
+});
 
 beforeAll(async () => {
   workspace = mkdtempSync(join(tmpdir(), "rudder-discord-source-"));
@@ -55,8 +59,11 @@ beforeAll(async () => {
     logger: (line) => logs.push(line),
   });
   await source.start(
-    async (channelId, text, meta) => {
+    async (channelId, text, meta, stored) => {
       delivered.push({ channelId, text, meta });
+      stored?.();
+      // Stored, then routed slowly (agents starting on a busy machine).
+      if (text === "routed slowly") await slowRoute;
       return { id: `message-${delivered.length}`, disposition: "started" };
     },
     {
@@ -77,6 +84,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  routeSlowly();
   closing.abort();
   await source?.stop();
   permissions.close();
@@ -246,6 +254,22 @@ describe("Discord source", () => {
     for (let index = 1; index < times.length; index++) {
       expect((times[index] ?? 0) - (times[index - 1] ?? 0)).toBeGreaterThanOrEqual(1100);
     }
+  });
+
+  it("stores the next message while the one before is still being routed", async () => {
+    const dm = discord.dm(ADA);
+    discord.say({ userId: ADA, channelId: dm, text: "routed slowly" });
+    await deliveredTo(`discord:dm:${dm}:${dm}`, /^routed slowly$/);
+    // Said meanwhile: held behind that routing, unstored, a kill would lose it for good (a
+    // first mention or DM is not read back).
+    const mention = discord.say({
+      userId: ADA,
+      channelId: discord.channelId,
+      text: "meanwhile",
+      mention: true,
+    });
+    await deliveredTo(`discord:${discord.guildId}:${discord.channelId}:${mention.id}`);
+    routeSlowly();
   });
 
   it("sends a reply's files into the thread as attachments, through the reply ledger", async () => {
