@@ -297,6 +297,8 @@ export class ChatSource implements ChannelSource {
       ...message.meta,
       userName: message.userName,
       ...(attachments.length > 0 ? { attachments } : {}),
+      // Its claim is finished in the write that stores it (`DeliveryClaim`).
+      ...(message.deliveryKey === undefined ? {} : { deliveryKey: message.deliveryKey }),
     };
     const delivery = await session.deliver(channelId, text, meta, () => {
       killPoint("message-stored");

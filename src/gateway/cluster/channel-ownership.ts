@@ -1,6 +1,7 @@
 import type { MessageAttachment } from "../events.js";
 import type { Delivery, Router } from "../routing/router.js";
 import { ANY_WORKER, type SharedStore, type WorkerLeases } from "../store/shared-store.js";
+import type { DeliveryClaim } from "../store/source-store.js";
 import type { MessageRecord } from "../store/store.js";
 import { isStoreUnavailable } from "../store/store-unavailable-error.js";
 import type { ForwardWatch } from "./forwarded-outcome.js";
@@ -188,10 +189,11 @@ export class ChannelOwnership {
     source: string,
     stored?: () => void,
     attachments?: readonly MessageAttachment[],
+    claim?: DeliveryClaim,
   ): Promise<Delivery> {
     const { router, store } = this.#options;
     if (await this.#take(channelId)) {
-      return router.deliver(channelId, text, source, stored, attachments);
+      return router.deliver(channelId, text, source, stored, attachments, claim);
     }
     const watch = this.#options.watchForwarded?.(channelId);
     try {
@@ -201,6 +203,7 @@ export class ChannelOwnership {
         source,
         undefined,
         attachments,
+        claim,
       );
       stored?.();
       let holder: { owner: string; live: boolean } | null;

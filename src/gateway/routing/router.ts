@@ -4,6 +4,7 @@ import { IdleOutput } from "../agents/idle-output.js";
 import { wakeHeldText } from "../budgets/budget-text.js";
 import type { Disposition, MessageAttachment } from "../events.js";
 import { GatewayClosedError } from "../gateway-closed-error.js";
+import type { DeliveryClaim } from "../store/source-store.js";
 import type { MessageRecord } from "../store/store.js";
 import { parseChannelCommand } from "./channel-command.js";
 import type { CommandOutcome } from "./channel-commands.js";
@@ -142,7 +143,7 @@ export class Router {
    * channel's next owner) to route, never handed to an agent that is being stopped.
    * `stored` is called once the message is committed, before it is routed (a chat source
    * acknowledges to its platform then). `attachments`: the files that came with it, stored
-   * with it (see `MessageAttachment`).
+   * with it (see `MessageAttachment`). `claim`: its chat delivery claim, finished as it is stored.
    */
   async deliver(
     channelId: string,
@@ -150,6 +151,7 @@ export class Router {
     source = "http",
     stored?: () => void,
     attachments?: readonly MessageAttachment[],
+    claim?: DeliveryClaim,
   ): Promise<Delivery> {
     if (this.#closed) throw new GatewayClosedError();
     // A message that will start a turn is counted as handed over in its insert, not in a
@@ -165,6 +167,7 @@ export class Router {
         source,
         handedTo,
         attachments,
+        claim,
       );
     } finally {
       const left = (this.#storing.get(channelId) ?? 1) - 1;

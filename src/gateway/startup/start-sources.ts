@@ -62,6 +62,9 @@ export async function startSources({
         senderSource(meta, source.name),
         stored,
         meta?.attachments,
+        typeof meta?.deliveryKey === "string"
+          ? { source: source.name, key: meta.deliveryKey }
+          : undefined,
       );
       // Stored after the message, whose channel then exists.
       chatTitles.note(channelId, meta?.chatTitle);

@@ -142,6 +142,16 @@ export interface KnownChannel {
   lastMessageAt: string | undefined;
 }
 
+/**
+ * A chat message's claim (`InboundDeliveries.claim`), given with the message to the store: the
+ * store finishes it in the write that stores the message, so a gateway killed just after
+ * cannot take the platform's redelivery as a new message.
+ */
+export interface DeliveryClaim {
+  source: string;
+  key: string;
+}
+
 /** A claim not finished this long is taken to be a dead worker's (PostgreSQL). */
 export const UNFINISHED_CLAIM_MS = 5 * 60 * 1000;
 

@@ -1,7 +1,7 @@
 import type { ContextUsage } from "../agents/context-usage.js";
 import type { MessageAttachment, MessageState, SentFile, StoredMessage } from "../events.js";
 import type { ChannelSettings } from "./channel-settings.js";
-import type { SourceStore } from "./source-store.js";
+import type { DeliveryClaim, SourceStore } from "./source-store.js";
 import type { StoreHealth } from "./store-health.js";
 import type { TranscriptChunks } from "./transcript-chunks.js";
 import type { TurnDisplays } from "./turn-displays.js";
@@ -143,7 +143,8 @@ export interface GatewayStore extends TranscriptChunks {
    * (a gateway run), also counts it as handed over by that run, as `setMessageState(id,
    * "received", run)` would: how the router stores a message it gives an agent at once, in one
    * write instead of two, one after the other, before the agent may read it. `attachments`: the
-   * files that came with it (kept in the same row; see `MessageAttachment`).
+   * files that came with it (kept in the same row; see `MessageAttachment`). `claim`: the chat
+   * message's delivery claim, finished in the same write (see `DeliveryClaim`).
    */
   insertUserMessage(
     channelId: string,
@@ -151,6 +152,7 @@ export interface GatewayStore extends TranscriptChunks {
     source: string,
     handedTo?: string,
     attachments?: readonly MessageAttachment[],
+    claim?: DeliveryClaim,
   ): Promise<MessageRecord>;
   /**
    * A system notice (no reply to anything): an `error` such as a schedule pausing itself

@@ -219,14 +219,21 @@ describe("the chat kit on Telegram, through the gateway", () => {
     expect(token).not.toBe("");
   });
 
-  it("sends a reply and its file once after a SIGKILL between storing the reply and recording it", async () => {
+  it("survives SIGKILLs between storing a message and its claim, and between storing a reply with a file and recording it", async () => {
     for (const run of servers) await stopRudder(run);
     writeFileSync(join(root, "workspace", "report.txt"), "the report");
     messagesApi.push({ toolUse: { name: "send_file", input: { path: "report.txt" } } });
-    const killed = serve("reply-kill", { RUDDER_TEST_KILL_AT: "reply-stored" });
-    await polling(killed);
+    // Killed once the message is stored, before its delivery claim is finished: Telegram
+    // delivers the update again to the next life, which must not store it twice.
+    const first = serve("reply-kill", { RUDDER_TEST_KILL_AT: "message-stored" });
+    await polling(first);
     telegram.pushMessage({ userId: 111, text: "send the report" });
+    await first.exited;
+    // The next life answers the stored message and is killed once the answer is stored,
+    // before the reply ledger records it.
+    const killed = serve("reply-kill", { RUDDER_TEST_KILL_AT: "reply-stored" });
     await killed.exited;
+    expect(killed.stderr()).toMatch(/message 111:\d+ was delivered before; dropped/);
     expect(telegram.sentFiles.filter((file) => file.name === "report.txt")).toHaveLength(0);
     const again = serve("reply-kill");
     await polling(again);
@@ -245,5 +252,12 @@ describe("the chat kit on Telegram, through the gateway", () => {
     expect(at("sendMessage", answer.text)).toBeLessThan(at("sendDocument"));
     expect(telegram.sent.filter((message) => message.text === answer.text)).toHaveLength(1);
     expect(telegram.sentFiles.filter((sent) => sent.name === "report.txt")).toHaveLength(1);
+    const url = /http:\/\/127\.0\.0\.1:\d+/.exec(again.stdout())?.[0];
+    const token = readFileSync(join(root, "reply-kill", "token"), "utf8").trim();
+    const response = await fetch(`${url}/api/channels/telegram:111/messages`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const { messages } = (await response.json()) as { messages: Array<{ text: string }> };
+    expect(messages.filter((message) => message.text === "send the report")).toHaveLength(1);
   });
 });

@@ -5,11 +5,14 @@
  * first answer too), pairing codes
  * (one per person, a few waiting at most, approved once) and grants.
  */
+
+import pg from "pg";
 import { describe, expect, it } from "vitest";
+import { PostgresGatewayStore } from "../../../src/gateway/store/postgres/postgres-store.js";
 import { SqliteGatewayStore } from "../../../src/gateway/store/sqlite/sqlite-store.js";
 import { storeAdapters } from "./store-adapters.js";
 
-const { adapters, databasePath } = storeAdapters();
+const { adapters, databasePath, postgres } = storeAdapters();
 
 const answer = (origin?: string) => ({
   source: "telegram",
@@ -184,6 +187,50 @@ describe("the SQLite store's ledger after a gateway died while sending", () => {
       expect(again).toMatchObject({ attempts: 2, mayRepeat: true });
     } finally {
       await after.close();
+    }
+  });
+});
+
+describe("a chat message's delivery claim, finished in the write that stores the message", () => {
+  const claim = { source: "telegram", key: "5:77" };
+
+  it("SQLite: holds across a restart after a kill between the two (a redelivery is dropped)", async () => {
+    const path = databasePath();
+    const killed = new SqliteGatewayStore(path);
+    expect(await killed.sourceStore().deliveries.claim("telegram", claim.key)).toBe(true);
+    await killed.insertUserMessage("telegram:5", "once", "telegram:5", undefined, undefined, claim);
+    // Killed here: the source never finished the claim. Opening the file lets go of claims
+    // left unfinished, but not of this one.
+    await killed.close();
+    const again = new SqliteGatewayStore(path);
+    try {
+      expect(await again.sourceStore().deliveries.claim("telegram", claim.key)).toBe(false);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it("PostgreSQL: holds past the unfinished-claim limit after a kill between the two", async () => {
+    const url = await (await postgres()).createDatabase();
+    const store = await PostgresGatewayStore.open(url);
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    try {
+      expect(await store.sourceStore().deliveries.claim("telegram", claim.key)).toBe(true);
+      await store.insertUserMessage(
+        "telegram:5",
+        "once",
+        "telegram:5",
+        undefined,
+        undefined,
+        claim,
+      );
+      // As if the worker that claimed it died an hour ago (an unfinished claim is let go then).
+      await pool.query("UPDATE inbound_deliveries SET created_at = created_at - interval '1 hour'");
+      expect(await store.sourceStore().deliveries.claim("telegram", claim.key)).toBe(false);
+      expect(await store.sourceStore().deliveries.claim("telegram", "5:78")).toBe(true);
+    } finally {
+      await pool.end();
+      await store.close();
     }
   });
 });

@@ -1,5 +1,6 @@
 import type { MessageAttachment, MessageState } from "../../events.js";
 import { newMessage } from "../new-message.js";
+import type { DeliveryClaim } from "../source-store.js";
 import type { MessageRecord } from "../store.js";
 import type { InsertItem, WriteBatch } from "./write-batch.js";
 
@@ -28,6 +29,8 @@ export class MessageWrites {
     /** The run that hands it to an agent at once: counted as its delivery in the insert. */
     handedTo?: string,
     attachments?: readonly MessageAttachment[],
+    /** A chat message's delivery claim, finished in the same statement. */
+    claim?: DeliveryClaim,
   ): Promise<MessageRecord> {
     const record = newMessage({
       channelId,
@@ -39,7 +42,9 @@ export class MessageWrites {
       source,
       attachments,
     });
-    await this.#batch.add({ kind: "insert", item: insertItem(record, handedTo) });
+    const item = insertItem(record, handedTo);
+    if (claim) Object.assign(item, { q: claim.source, g: claim.key });
+    await this.#batch.add({ kind: "insert", item });
     return handedTo === undefined ? record : { ...record, deliveries: 1 };
   }
 

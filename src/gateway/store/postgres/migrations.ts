@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { addMessageAttachments } from "./attachments-migration.js";
+import { WRITES_FINISHING_CLAIMS } from "./delivery-claims-migration.js";
 
 /**
  * The PostgreSQL schema, in versioned steps applied in order (the SQLite adapter has its own,
@@ -309,6 +310,8 @@ export const migrations: ReadonlyArray<string | ((client: pg.ClientBase) => Prom
   `,
   // The files that came with a user message (JSON, MessageAttachment[]).
   addMessageAttachments,
+  // A chat message's delivery claim finished with its insert (see DeliveryClaim).
+  WRITES_FINISHING_CLAIMS,
 ];
 
 /** The schema version a fully migrated database reports. */

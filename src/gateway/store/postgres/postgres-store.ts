@@ -3,6 +3,7 @@ import type { ContextUsage } from "../../agents/context-usage.js";
 import type { GatewayEvent, MessageAttachment, MessageState } from "../../events.js";
 import type { ScheduleChange } from "../rows.js";
 import type { SharedEvent, SharedStore, WorkerLeases } from "../shared-store.js";
+import type { DeliveryClaim } from "../source-store.js";
 import type {
   ChannelRecord,
   MessageRecord,
@@ -286,6 +287,7 @@ export class PostgresGatewayStore implements SharedStore {
     source: string,
     handedTo?: string,
     attachments?: readonly MessageAttachment[],
+    claim?: DeliveryClaim,
   ): Promise<MessageRecord> {
     return this.#writes.insert(
       channelId,
@@ -296,6 +298,7 @@ export class PostgresGatewayStore implements SharedStore {
       source,
       handedTo,
       attachments,
+      claim,
     );
   }
 

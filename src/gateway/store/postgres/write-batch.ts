@@ -17,6 +17,9 @@ export interface InsertItem {
   d: string | null;
   /** The user message's attachments (JSON), null when none. */
   f: string | null;
+  /** A chat message's delivery claim (source, key), finished with the insert. */
+  q?: string;
+  g?: string;
 }
 
 /** One write: a new message, a mark or count, or an append of events (`json`, see event-notices.ts). */

@@ -3,7 +3,7 @@ import type { ContextUsage } from "../../agents/context-usage.js";
 import type { MessageAttachment, MessageState } from "../../events.js";
 import type { ChannelSettings } from "../channel-settings.js";
 import { newMessage } from "../new-message.js";
-import type { SourceStore } from "../source-store.js";
+import type { DeliveryClaim, SourceStore } from "../source-store.js";
 import type {
   ChannelRecord,
   GatewayStore,
@@ -160,9 +160,10 @@ export class SqliteGatewayStore implements GatewayStore {
     source: string,
     handedTo?: string,
     attachments?: readonly MessageAttachment[],
+    claim?: DeliveryClaim,
   ): Promise<MessageRecord> {
-    return this.#commits.write(() =>
-      this.#insertMessage(
+    return this.#commits.write(() => {
+      const message = this.#insertMessage(
         newMessage({
           channelId,
           role: "user",
@@ -174,8 +175,15 @@ export class SqliteGatewayStore implements GatewayStore {
           attachments,
         }),
         handedTo,
-      ),
-    );
+      );
+      if (claim) {
+        this.#statement(
+          `UPDATE inbound_deliveries SET finished_at = ?
+           WHERE source = ? AND delivery_key = ? AND finished_at IS NULL`,
+        ).run(message.createdAt, claim.source, claim.key);
+      }
+      return message;
+    });
   }
 
   async insertSystemMessage(
