@@ -2,7 +2,6 @@ import type { AgentEvent, TurnOutcome } from "../agent/events.js";
 import { type LocalCommand, parseLocalCommand } from "../agent/local-command.js";
 import type { Session } from "../agent/session.js";
 import type { ImageBlock } from "../model/types.js";
-import { localCommandOutputLine } from "./compaction-lines.js";
 import { CompactionReporter } from "./compaction-reporter.js";
 import {
   answerControlRequest,
@@ -19,17 +18,16 @@ import {
   inputErrorLine,
   lifecycleLine,
   type OutputLine,
-  resultLine,
   type SessionInfo,
 } from "./output-lines.js";
 import { PartialMessages } from "./partial-messages.js";
 import { PendingImages } from "./pending-images.js";
-import { PermissionDenials } from "./permission-denials.js";
 import { confirmForMode, type PermissionMode } from "./permission-mode.js";
 import { PermissionPrompt } from "./permission-prompt.js";
 import { registerSdkHooks } from "./sdk-hooks.js";
 import { SessionPreparation } from "./session-preparation.js";
 import type { StreamJsonFrontEndOptions } from "./stream-json-options.js";
+import { TurnEndLines } from "./turn-end-lines.js";
 import { WakeGate } from "./wake-gate.js";
 
 export type { SessionOverrides, StreamJsonFrontEndOptions } from "./stream-json-options.js";
@@ -58,9 +56,7 @@ export class StreamJsonFrontEnd {
   readonly #changeWaiters = new Set<() => void>();
   /** Uuids of texts pushed into the inbox, in order (undefined for a text without one). */
   readonly #steers: Array<string | undefined> = [];
-  readonly #denials = new PermissionDenials();
-  /** What the process spent so far, in US dollars: the `result` lines report it. */
-  #costTotal = 0;
+  readonly #turnEnds = new TurnEndLines();
   readonly #eventLines = new EventLines();
   #session: Session | undefined;
   #turn: FrontEndTurn | undefined;
@@ -324,7 +320,7 @@ export class StreamJsonFrontEnd {
   #onEvent(event: AgentEvent): void {
     const sessionId = this.sessionId;
     this.#partial?.onEvent(event);
-    this.#denials.record(event);
+    this.#turnEnds.record(event);
     const compaction = {
       sessionId,
       command: this.#turn?.command,
@@ -380,20 +376,7 @@ export class StreamJsonFrontEnd {
     const texts = this.#session?.inbox.drain() ?? [];
     const images = this.#session?.inbox.drainImages() ?? [];
     if (texts.length > 0) this.#carried = { texts, images, uuids };
-    const model = this.#info.model;
-    // Claude Code's `total_cost_usd` is the running total of the process, not the turn's.
-    this.#costTotal += outcome.totalCostUsd;
-    if (outcome.localCommand === "compact" && !outcome.isError) {
-      this.#write(localCommandOutputLine(this.sessionId, "Compacted"));
-    }
-    this.#write(
-      resultLine(this.sessionId, model, outcome, {
-        userMessageUuids: turn.uuids,
-        permissionDenials: this.#denials.take(),
-        totalCostUsd: this.#costTotal,
-      }),
-    );
-    const state = outcome.subtype === "aborted" ? "cancelled" : "completed";
-    for (const uuid of turn.uuids) this.#write(lifecycleLine(this.sessionId, uuid, state));
+    const lines = this.#turnEnds.lines(this.sessionId, this.#info.model, outcome, turn.uuids);
+    for (const line of lines) this.#write(line);
   }
 }
