@@ -16,9 +16,14 @@ import { outputMatching, startProcess } from "../helpers/owned-process.js";
 import { groupIsAlive, isAlive } from "../helpers/process-state.js";
 import { waitFor } from "../helpers/wait-for.js";
 
-function parentOf(pid: number): number {
+/** A field of /proc/<pid>/stat after the command name (0: state, 1: parent, 16: niceness). */
+function statField(pid: number, index: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[index]);
+}
+
+function parentOf(pid: number): number {
+  return statField(pid, 1);
 }
 
 /** A shell that ignores SIGTERM (and so do its two sleeps), one sleep in a session of its own. */
@@ -40,6 +45,7 @@ function agent(scenario: string, over: AgentSpawner = spawner): ClaudeProcess {
   const made = new ClaudeProcess("spawned", {
     claudeBin: FAKE_CLAUDE,
     terminateGraceMs: 500,
+    niceness: 7,
     env: { FAKE_CLAUDE_SCENARIO: scenario },
     spawner: over,
   });
@@ -59,13 +65,14 @@ afterAll(async () => {
 });
 
 describe("agents started by the spawner", () => {
-  it("are the spawner's children; their output, stderr and exit reach the host", async () => {
+  it("are the spawner's children, at the niceness asked; their output, stderr and exit reach the host", async () => {
     const normal = agent("normal");
     const result = await normal.runTurn("hello there");
     expect(result.isError).toBe(false);
     expect(result.result).toContain("hello there");
     const pid = normal.pid as number;
     expect(parentOf(pid)).toBe(spawner.pid);
+    expect(statField(pid, 16)).toBe(7);
     await normal.stop();
     expect(isAlive(pid)).toBe(false);
 
