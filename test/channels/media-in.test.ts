@@ -14,7 +14,6 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TelegramChannelSource } from "../../src/channels/telegram/telegram-source.js";
 import { startRudderGateway, startTestGateway, type TestGateway } from "../gateway/helpers.js";
 import { claudeCodeEnv } from "../helpers/claude-code-env.js";
 import {
@@ -27,13 +26,8 @@ import {
 import { type FakeTelegramApi, startFakeTelegramApi } from "../helpers/fake-telegram-api.js";
 import { RUDDER_CLI } from "../helpers/fixtures.js";
 import { CLAUDE_CODE_BIN } from "../helpers/one-shot-engine.js";
+import { ONE_PIXEL_PNG, telegramTestSource } from "../helpers/telegram-test-source.js";
 import { waitFor } from "../helpers/wait-for.js";
-
-/** A 1x1 PNG. */
-const PNG = Buffer.from(
-  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
-  "base64",
-);
 
 let root: string;
 let messages: FakeMessagesApi;
@@ -114,15 +108,7 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-function telegramSource(allow: string, api = telegram): TelegramChannelSource {
-  return new TelegramChannelSource({
-    token: api.token,
-    apiUrl: api.url,
-    allow: [allow],
-    pollTimeoutSeconds: 1,
-    stateDir: join(root, `offsets-${allow}`),
-  });
-}
+const telegramSource = (allow: string, api = telegram) => telegramTestSource(api, allow, root);
 
 describe("media through the kit on rudder's engine", () => {
   beforeAll(async () => {
@@ -145,13 +131,13 @@ describe("media through the kit on rudder's engine", () => {
     telegram.pushMessage({
       userId: 111,
       text: "what is this?",
-      files: [{ kind: "photo", data: PNG }],
+      files: [{ kind: "photo", data: ONE_PIXEL_PNG }],
     });
     const answer = await sentTo("111", /saw 1 image/);
     expect(answer.text).toContain("image/png");
     expect(answer.text).toContain("what is this?");
     const request = messages.requests.find((candidate) => imagesOf(candidate).length > 0);
-    expect(imagesOf(request as RecordedRequest)[0]?.data).toBe(PNG.toString("base64"));
+    expect(imagesOf(request as RecordedRequest)[0]?.data).toBe(ONE_PIXEL_PNG.toString("base64"));
     expect(readdirSync(join(root, "workspace", "inbox"))).toContain("image.png");
     // Stored with its attachment, not a line in its text: the history shows what was typed.
     const stored = (await (gateways[0] as TestGateway).messages("telegram:111")).find(
@@ -159,7 +145,12 @@ describe("media through the kit on rudder's engine", () => {
     );
     expect(stored?.text).toBe("what is this?");
     expect(stored?.attachments).toEqual([
-      { kind: "image", path: "inbox/image.png", mediaType: "image/png", size: PNG.length },
+      {
+        kind: "image",
+        path: "inbox/image.png",
+        mediaType: "image/png",
+        size: ONE_PIXEL_PNG.length,
+      },
     ]);
   });
 
@@ -227,7 +218,9 @@ describe("attachments through the HTTP API", () => {
     const json = await post(
       JSON.stringify({
         text: "look",
-        attachments: [{ name: "shot.png", mediaType: "image/png", data: PNG.toString("base64") }],
+        attachments: [
+          { name: "shot.png", mediaType: "image/png", data: ONE_PIXEL_PNG.toString("base64") },
+        ],
       }),
       "application/json",
     );
@@ -299,7 +292,7 @@ describe("media through the kit on the real Claude Code", () => {
     bot.pushMessage({
       userId: 222,
       text: "and this one?",
-      files: [{ kind: "photo", data: PNG }],
+      files: [{ kind: "photo", data: ONE_PIXEL_PNG }],
     });
     const answer = await sentTo("222", /saw 1 image/, bot);
     expect(answer.text).toContain("image/png");

@@ -10,7 +10,6 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TelegramChannelSource } from "../../src/channels/telegram/telegram-source.js";
 import { startRudderGateway, type TestGateway } from "../gateway/helpers.js";
 import {
   type FakeMessagesApi,
@@ -21,13 +20,8 @@ import {
 } from "../helpers/fake-messages-api.js";
 import { type FakeTelegramApi, startFakeTelegramApi } from "../helpers/fake-telegram-api.js";
 import { RUDDER_CLI } from "../helpers/fixtures.js";
+import { ONE_PIXEL_PNG, telegramTestSource } from "../helpers/telegram-test-source.js";
 import { waitFor } from "../helpers/wait-for.js";
-
-/** A 1x1 PNG. */
-const PNG = Buffer.from(
-  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
-  "base64",
-);
 
 const CHANNEL_TOOLS = { command: process.execPath, args: [RUDDER_CLI, "mcp-channel-tools"] };
 
@@ -51,20 +45,13 @@ function model(request: RecordedRequest) {
   };
 }
 
-function telegramSource(allow: string, bot: FakeTelegramApi): TelegramChannelSource {
-  return new TelegramChannelSource({
-    token: bot.token,
-    apiUrl: bot.url,
-    allow: [allow],
-    pollTimeoutSeconds: 1,
-    stateDir: join(root, `offsets-${allow}`),
-  });
-}
+const telegramSource = (allow: string, bot: FakeTelegramApi) =>
+  telegramTestSource(bot, allow, root);
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), "rudder-media-out-"));
   mkdirSync(join(root, "workspace"));
-  writeFileSync(join(root, "workspace", "chart.png"), PNG);
+  writeFileSync(join(root, "workspace", "chart.png"), ONE_PIXEL_PNG);
   writeFileSync(join(root, "workspace", "notes.html"), "<script>alert(1)</script>");
   writeFileSync(join(root, "secret.txt"), "outside");
   symlinkSync(join(root, "secret.txt"), join(root, "workspace", "link.txt"));
@@ -99,7 +86,7 @@ describe("send_file on rudder's engine", () => {
     bot.pushMessage({ userId: 111, text: "please send chart.png" });
     const photo = await waitFor(() => bot.sentFiles[0], "the photo sent", 30_000);
     expect(photo).toMatchObject({ method: "sendPhoto", chatId: "111", name: "chart.png" });
-    expect(photo.data.equals(PNG)).toBe(true);
+    expect(photo.data.equals(ONE_PIXEL_PNG)).toBe(true);
     expect(photo.caption).toBe("the <b>chart.png</b>");
     const answer = bot.sent.find((sent) => sent.chatId === "111" && /tool said/.test(sent.text));
     expect(answer?.text).toContain("will be sent to the conversation");
@@ -112,7 +99,7 @@ describe("send_file on rudder's engine", () => {
         path: "chart.png",
         name: "chart.png",
         mediaType: "image/png",
-        size: PNG.length,
+        size: ONE_PIXEL_PNG.length,
         caption: "the **chart.png**",
       },
     ]);
@@ -127,7 +114,7 @@ describe("send_file on rudder's engine", () => {
     expect(image.status).toBe(200);
     expect(image.headers.get("content-type")).toBe("image/png");
     expect(image.headers.get("content-disposition")).toMatch(/^inline; filename="chart.png"/);
-    expect(Buffer.from(await image.arrayBuffer()).equals(PNG)).toBe(true);
+    expect(Buffer.from(await image.arrayBuffer()).equals(ONE_PIXEL_PNG)).toBe(true);
     const page = await get("notes.html");
     expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
     expect(page.headers.get("content-disposition")).toMatch(/^attachment; filename="notes.html"/);
