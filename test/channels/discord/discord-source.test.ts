@@ -21,6 +21,7 @@ import type { DeliveryMeta } from "../../../src/gateway/channel-source.js";
 import { EventBus } from "../../../src/gateway/event-bus.js";
 import type { GatewayEvent, SentFile, StoredMessage } from "../../../src/gateway/events.js";
 import { ChannelMedia } from "../../../src/gateway/media/channel-media.js";
+import { busSourceContext } from "../../helpers/bus-source-context.js";
 import { type FakeDiscord, startFakeDiscord } from "../../helpers/fake-discord.js";
 import { waitFor } from "../../helpers/wait-for.js";
 
@@ -66,16 +67,13 @@ beforeAll(async () => {
       if (text === "routed slowly") await slowRoute;
       return { id: `message-${delivered.length}`, disposition: "started" };
     },
-    {
-      subscribe: (channelId, listener) =>
-        bus.subscribe(channelId, (numbered) => listener(numbered.event), 0),
-      channelIds: async () => [],
+    busSourceContext(bus, {
       permissions,
       signal: closing.signal,
       store: memorySourceStore(),
       attachments: new ChannelMedia({ workspaceFor: async () => workspace }),
       readSentFile: async (_channelId, file) => outFiles.get(file.path) as Buffer,
-    },
+    }),
   );
   await waitFor(
     () => logs.some((line) => line.includes("connected as @rudder")),

@@ -11,6 +11,7 @@ import { memorySourceStore } from "../../../src/channels/kit/memory-source-store
 import type { PermissionRequest } from "../../../src/claude-cli/permission-request.js";
 import { PermissionRequests } from "../../../src/gateway/agents/permission-requests.js";
 import { EventBus } from "../../../src/gateway/event-bus.js";
+import { busSourceContext } from "../../helpers/bus-source-context.js";
 import { FakeChatPlatform } from "../../helpers/fake-chat-platform.js";
 import { waitFor } from "../../helpers/wait-for.js";
 
@@ -24,14 +25,14 @@ const source = new ChatSource({ platform, allow: ["7"] });
 const requested: string[] = [];
 
 beforeAll(async () => {
-  await source.start(async () => ({ id: "message-1", disposition: "started" }), {
-    subscribe: (channelId, listener) =>
-      bus.subscribe(channelId, (numbered) => listener(numbered.event), 0),
-    channelIds: async () => [],
-    permissions,
-    signal: closing.signal,
-    store,
-  });
+  await source.start(
+    async () => ({ id: "message-1", disposition: "started" }),
+    busSourceContext(bus, {
+      permissions,
+      signal: closing.signal,
+      store,
+    }),
+  );
   bus.subscribe("fake:7", (numbered) => {
     if (numbered.event.type === "permission_request") requested.push(numbered.event.request.id);
   });

@@ -12,6 +12,7 @@ import { PermissionRequests } from "../../../src/gateway/agents/permission-reque
 import { GatewayBindings } from "../../../src/gateway/bindings/bindings.js";
 import { checkGatewayConfig } from "../../../src/gateway/bindings/load-gateway-config.js";
 import { EventBus } from "../../../src/gateway/event-bus.js";
+import { busSourceContext } from "../../helpers/bus-source-context.js";
 import { FakeChatPlatform } from "../../helpers/fake-chat-platform.js";
 import { waitFor } from "../../helpers/wait-for.js";
 
@@ -44,15 +45,12 @@ beforeAll(async () => {
       delivered.push({ channelId, text });
       return { id: `message-${delivered.length}`, disposition: "started" };
     },
-    {
-      subscribe: (channelId, listener) =>
-        bus.subscribe(channelId, (numbered) => listener(numbered.event), 0),
-      channelIds: async () => [],
+    busSourceContext(bus, {
       permissions,
       signal: closing.signal,
       store,
       allowFor: (channelId) => bindings.bindingFor(channelId).allow,
-    },
+    }),
   );
 });
 

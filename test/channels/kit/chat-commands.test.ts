@@ -8,6 +8,7 @@ import { ChatSource } from "../../../src/channels/kit/chat-source.js";
 import { memorySourceStore } from "../../../src/channels/kit/memory-source-store.js";
 import { PermissionRequests } from "../../../src/gateway/agents/permission-requests.js";
 import { EventBus } from "../../../src/gateway/event-bus.js";
+import { busSourceContext } from "../../helpers/bus-source-context.js";
 import { FakeChatPlatform } from "../../helpers/fake-chat-platform.js";
 import { waitFor } from "../../helpers/wait-for.js";
 
@@ -24,14 +25,11 @@ beforeAll(async () => {
       delivered.push(text);
       return { id: `message-${delivered.length}`, disposition: "started" };
     },
-    {
-      subscribe: (channelId, listener) =>
-        bus.subscribe(channelId, (numbered) => listener(numbered.event), 0),
-      channelIds: async () => [],
+    busSourceContext(bus, {
       permissions,
       signal: closing.signal,
       store: memorySourceStore(),
-    },
+    }),
   );
 });
 

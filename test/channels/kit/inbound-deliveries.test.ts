@@ -12,6 +12,7 @@ import { ChatSource } from "../../../src/channels/kit/chat-source.js";
 import { PermissionRequests } from "../../../src/gateway/agents/permission-requests.js";
 import { EventBus } from "../../../src/gateway/event-bus.js";
 import { SqliteGatewayStore } from "../../../src/gateway/store/sqlite/sqlite-store.js";
+import { busSourceContext } from "../../helpers/bus-source-context.js";
 import { FakeChatPlatform } from "../../helpers/fake-chat-platform.js";
 import { type TempFolder, tempFolder } from "../../helpers/temp-folders.js";
 import { waitFor } from "../../helpers/wait-for.js";
@@ -47,14 +48,12 @@ async function startKit(store: SqliteGatewayStore, platform = new FakeChatPlatfo
       delivered.push(text);
       return { id: message.id, disposition: "started" };
     },
-    {
-      subscribe: (channelId, listener) =>
-        bus.subscribe(channelId, (numbered) => listener(numbered.event), 0),
+    busSourceContext(bus, {
       channelIds: async () => (await store.listChannels()).map((channel) => channel.id),
       permissions,
       signal: closing.signal,
       store: store.sourceStore(),
-    },
+    }),
   );
   stops.push(async () => {
     await source.stop();

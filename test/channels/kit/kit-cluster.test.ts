@@ -16,6 +16,7 @@ import { EventBus } from "../../../src/gateway/event-bus.js";
 import type { GatewayEvent } from "../../../src/gateway/events.js";
 import type { Router } from "../../../src/gateway/routing/router.js";
 import { PostgresGatewayStore } from "../../../src/gateway/store/postgres/postgres-store.js";
+import { busSourceContext } from "../../helpers/bus-source-context.js";
 import { FakeChatPlatform } from "../../helpers/fake-chat-platform.js";
 import { startFakeDiscord } from "../../helpers/fake-discord.js";
 import { type PostgresCluster, startPostgresCluster } from "../../helpers/postgres-cluster.js";
@@ -94,16 +95,13 @@ async function startWorkerWith<P>(
       delivered.push(text);
       return { id: message.id, disposition: "started" };
     },
-    {
-      subscribe: (channelId, listener) =>
-        bus.subscribe(channelId, (numbered) => listener(numbered.event), 0),
-      channelIds: async () => [],
+    busSourceContext(bus, {
       permissions,
       signal: closing.signal,
       store: store.sourceStore(),
       worker: name,
       exclusive: ownership.receiveExclusive,
-    },
+    }),
   );
   await ownership.start();
   const worker = {

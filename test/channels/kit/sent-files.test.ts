@@ -12,6 +12,7 @@ import { PermissionRequests } from "../../../src/gateway/agents/permission-reque
 import { EventBus } from "../../../src/gateway/event-bus.js";
 import type { SentFile, StoredMessage } from "../../../src/gateway/events.js";
 import type { SourceStore } from "../../../src/gateway/store/source-store.js";
+import { busSourceContext } from "../../helpers/bus-source-context.js";
 import { FakeChatPlatform } from "../../helpers/fake-chat-platform.js";
 import { waitFor } from "../../helpers/wait-for.js";
 
@@ -41,19 +42,20 @@ const sources: ChatSource[] = [];
 async function startSource(platform: FakeChatPlatform, store: SourceStore): Promise<void> {
   const source = new ChatSource({ platform, allow: ["7"] });
   sources.push(source);
-  await source.start(async () => ({ id: "m", disposition: "started" }), {
-    subscribe: (channelId, listener) =>
-      bus.subscribe(channelId, (numbered) => listener(numbered.event), 0),
-    channelIds: async () => [`${platform.name}:7`],
-    permissions,
-    signal: closing.signal,
-    store,
-    readSentFile: async (_channelId, file) => {
-      const data = workspace.get(file.path);
-      if (!data) throw new Error(`${file.path} is no longer in the workspace`);
-      return data;
-    },
-  });
+  await source.start(
+    async () => ({ id: "m", disposition: "started" }),
+    busSourceContext(bus, {
+      channelIds: async () => [`${platform.name}:7`],
+      permissions,
+      signal: closing.signal,
+      store,
+      readSentFile: async (_channelId, file) => {
+        const data = workspace.get(file.path);
+        if (!data) throw new Error(`${file.path} is no longer in the workspace`);
+        return data;
+      },
+    }),
+  );
 }
 
 function reply(channelId: string, id: string, files: SentFile[]): void {
