@@ -104,6 +104,8 @@ export interface SourceContext {
    * (gone, too big). Absent: a source tells the chat in text where the file is instead.
    */
   readSentFile?(channelId: string, file: SentFile, signal: AbortSignal): Promise<Buffer>;
+  /** A file sent went out (or was given up): the copy the gateway kept of it may go. */
+  releaseSentFile?(file: SentFile): Promise<void>;
 }
 
 /**

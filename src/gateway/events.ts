@@ -93,6 +93,8 @@ export interface SentFile {
   size: number;
   /** The agent's words for it, markdown, when it gave some. */
   caption?: string;
+  /** The SHA-256 of its bytes when the agent sent it (hex): a copy is kept under it. */
+  sha256?: string;
 }
 
 /**

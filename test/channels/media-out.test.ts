@@ -6,6 +6,7 @@
  * (`GET /api/channels/:id/messages`) and served by `GET /api/channels/:id/files/<path>`, which
  * reads nothing outside the workspace.
  */
+import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -101,6 +102,8 @@ describe("send_file on rudder's engine", () => {
         mediaType: "image/png",
         size: ONE_PIXEL_PNG.length,
         caption: "the **chart.png**",
+        // The copy kept in the data folder's outbox until it is sent.
+        sha256: createHash("sha256").update(ONE_PIXEL_PNG).digest("hex"),
       },
     ]);
   });

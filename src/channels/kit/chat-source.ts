@@ -92,6 +92,7 @@ export class ChatSource implements ChannelSource {
       log: this.#log,
       onBadToken: (status) => this.#rejectToken(status),
       readSentFile: context.readSentFile?.bind(context),
+      releaseSentFile: context.releaseSentFile?.bind(context),
     });
     const access = new ChatAccess(this.name, this.#options.allow, store.pairings, (channelId) =>
       context.allowFor?.(channelId),

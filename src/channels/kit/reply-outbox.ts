@@ -31,6 +31,8 @@ export interface ReplyOutboxOptions {
   onBadToken: (status: number) => void;
   /** The bytes of a file the agent sent; absent: the chat is told in text where it is. */
   readSentFile?: ReadSentFile | undefined;
+  /** Called once a file's entry is sent or given up (the gateway's copy of it may go). */
+  releaseSentFile?: ((file: SentFile) => Promise<void>) | undefined;
 }
 
 /** What a recorded message resolves to: its ledger id, and the platform's id once sent. */
@@ -208,6 +210,7 @@ export class ReplyOutbox {
       const age = now() - Date.parse(entry.createdAt);
       if (age > freshnessMs) {
         await ledger.giveUp(id, this.#givenUpLine(entry, age));
+        await this.#release(entry);
         log(`${this.#name}: gave up a ${entry.kind} to ${channelId} after ${hours(age)}`);
         return null;
       }
@@ -219,6 +222,7 @@ export class ReplyOutbox {
         const platformId = await this.#once(entry, timeoutMs);
         if (platformId === null) return null;
         await ledger.sent(id, platformId);
+        await this.#release(entry);
         return platformId;
       } catch (error) {
         if (signal.aborted) return null;
@@ -231,6 +235,7 @@ export class ReplyOutbox {
         if (failure.kind === "refused") {
           const line = `A message to this chat was refused by ${this.#name} and not sent: ${this.#options.platform.redact(describe(error))}`;
           await ledger.giveUp(id, line);
+          await this.#release(entry);
           log(`${this.#name}: could not send to ${channelId}, dropped: ${describe(error)}`);
           return null;
         }
@@ -244,6 +249,13 @@ export class ReplyOutbox {
       }
     }
     return null;
+  }
+
+  /** A file's entry is done with: the gateway's copy of its bytes may go. */
+  async #release(entry: OutboundEntry): Promise<void> {
+    if (entry.kind !== "file" || !this.#options.releaseSentFile) return;
+    const { file } = JSON.parse(entry.body) as { file: SentFile };
+    await this.#options.releaseSentFile(file).catch(() => undefined);
   }
 
   /** One send or edit, abandoned after `timeoutMs`; null when there is nothing to do. */

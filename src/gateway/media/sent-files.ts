@@ -13,6 +13,7 @@ import { overSendCap } from "../../tools/over-send-cap.js";
 import { openWorkspaceFile } from "../../tools/workspace-file.js";
 import type { GatewayEvent, SentFile } from "../events.js";
 import { sniffImageType } from "./channel-media.js";
+import { type SentFileCopies, sha256Of } from "./sent-file-copies.js";
 
 /** The tool's name in rudder's channel tools (the MCP server `rudder`). */
 export const SEND_FILE_TOOL = "send_file";
@@ -54,6 +55,8 @@ export interface SentFilesOptions {
   /** The folder the channel's agent works in (its worktree, or its binding's folder). */
   workspaceFor(channelId: string): Promise<string>;
   maxBytes: number;
+  /** Where a copy of each file sent is kept until it is sent (absent: read when sent). */
+  copies?: SentFileCopies | undefined;
   logger?: ((line: string) => void) | undefined;
 }
 
@@ -105,8 +108,7 @@ export class SentFiles {
     const files: SentFile[] = [];
     for (const { path, caption } of requested) {
       try {
-        // Only its first bytes (the type): the whole file is read when it is sent.
-        const { file } = await this.load(channelId, path, "head");
+        const file = await this.#keep(channelId, path);
         files.push(caption === undefined ? file : { ...file, caption });
       } catch (error) {
         const why = error instanceof Error ? error.message : String(error);
@@ -116,9 +118,34 @@ export class SentFiles {
     return files;
   }
 
-  /** The bytes of a file sent, read now (`SourceContext.readSentFile`). */
-  async read(channelId: string, file: Pick<SentFile, "path">): Promise<Buffer> {
-    return (await this.load(channelId, file.path)).data;
+  /**
+   * A file as the turn settles: with a copy kept, its bytes copied and hashed (`sha256`);
+   * without, only its first bytes read (its type), the whole file read when it is sent.
+   */
+  async #keep(channelId: string, path: string): Promise<SentFile> {
+    const { copies } = this.#options;
+    if (copies === undefined) return (await this.load(channelId, path, "head")).file;
+    const { file, data } = await this.load(channelId, path);
+    return { ...file, sha256: await copies.keep(data) };
+  }
+
+  /**
+   * The bytes of a file sent (`SourceContext.readSentFile`): its copy, else the workspace's
+   * file as it is now, refused when it changed since the agent sent it (its hash differs).
+   */
+  async read(channelId: string, file: Pick<SentFile, "path" | "sha256">): Promise<Buffer> {
+    const kept = file.sha256 && (await this.#options.copies?.read(file.sha256));
+    if (kept) return kept;
+    const { data } = await this.load(channelId, file.path);
+    if (file.sha256 !== undefined && sha256Of(data) !== file.sha256) {
+      throw new SentFileError(`${file.path} was changed after the agent sent it.`);
+    }
+    return data;
+  }
+
+  /** The file's copy is no longer needed: its send went out or was given up. */
+  async release(file: Pick<SentFile, "sha256">): Promise<void> {
+    if (file.sha256 !== undefined) await this.#options.copies?.drop(file.sha256);
   }
 
   /**

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
+import { join } from "node:path";
 import { AgentSpawner } from "../../claude-cli/spawner/agent-spawner.js";
 import { channelAgents, engineInBinding } from "../agents/channel-agents.js";
 import { PermissionRequests } from "../agents/permission-requests.js";
@@ -16,6 +17,7 @@ import type { ResolvedBinding } from "../bindings/resolved-binding.js";
 import type { EventBus } from "../event-bus.js";
 import { type GatewayOptions, processOptions } from "../gateway-options.js";
 import { ChannelMedia, DEFAULT_MAX_ATTACHMENT_BYTES } from "../media/channel-media.js";
+import { SentFileCopies } from "../media/sent-file-copies.js";
 import { SentFiles } from "../media/sent-files.js";
 import { createTranscriber } from "../media/transcriber.js";
 import type { Router } from "../routing/router.js";
@@ -163,7 +165,12 @@ export function createAgentRuntime(
     transcriber: createTranscriber(options.media?.transcription ?? {}),
     logger: log,
   });
-  const sentFiles = new SentFiles({ workspaceFor, maxBytes: media.maxBytes, logger: log });
+  const sentFiles = new SentFiles({
+    workspaceFor,
+    maxBytes: media.maxBytes,
+    copies: new SentFileCopies(join(options.dataDir, "outbox")),
+    logger: log,
+  });
   return {
     worker,
     bindings,

@@ -52,6 +52,7 @@ export async function startSources({
     allowFor: (channelId) => runtime.bindings.bindingFor(channelId).allow,
     attachments: runtime.media,
     readSentFile: (channelId, file) => runtime.sentFiles.read(channelId, file),
+    releaseSentFile: (file) => runtime.sentFiles.release(file),
   };
   const chatTitles = new ChatTitles(store.channelSettings());
   for (const source of sources) {
