@@ -4,44 +4,25 @@
  * is the one its next owner works in after the lease moved, uncommitted change and all; and a
  * channel's removal sent to the worker that does not hold it is refused, naming the holder.
  */
-import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { GatewayBindings } from "../../src/gateway/bindings/bindings.js";
 import { FAKE_CLAUDE_SWITCH } from "../helpers/fixtures.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { clusterFixture } from "./cluster-fixture.js";
 import type { TestGateway } from "./helpers.js";
+import { gitIn, isolatedWorktreeBindings } from "./worktree-fixture.js";
 
 const root = mkdtempSync(join(tmpdir(), "rudder-cluster-worktrees-"));
 const repository = join(root, "project");
 const cluster = clusterFixture("cluster-worktrees", {
   engine: { claudeBin: FAKE_CLAUDE_SWITCH, cwd: repository },
-  bindings: new GatewayBindings(
-    {
-      file: "gateway.json",
-      config: { bindings: [{ name: "isolated", match: ["web:*"], isolation: "worktree" }] },
-      hash: "5e1f0a7d9c3b2a41",
-    },
-    { cwd: repository, engine: "claude" },
-  ),
+  bindings: isolatedWorktreeBindings(repository, "5e1f0a7d9c3b2a41"),
   worktreeRoot: join(root, "worktrees"),
 });
 
-function git(...args: string[]): void {
-  spawnSync("git", args, {
-    cwd: repository,
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: "p",
-      GIT_AUTHOR_EMAIL: "p@h",
-      GIT_COMMITTER_NAME: "p",
-      GIT_COMMITTER_EMAIL: "p@h",
-    },
-  });
-}
+const git = (...args: string[]) => gitIn(repository, ...args);
 
 beforeAll(() => {
   mkdirSync(repository);

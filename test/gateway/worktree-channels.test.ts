@@ -7,18 +7,17 @@
  * worktree, history and schedules, keeps its spend counted, and is refused while a turn runs or
  * its worktree holds uncommitted work unless forced.
  */
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { channelsCommandLine } from "../../src/cli/channels.js";
-import { GatewayBindings } from "../../src/gateway/bindings/bindings.js";
 import type { WorktreeStatus } from "../../src/gateway/worktrees/channel-worktrees.js";
 import { FAKE_CLAUDE_SWITCH } from "../helpers/fixtures.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { fakeLogEntries, openEvents, startTestGateway, type TestGateway } from "./helpers.js";
+import { gitIn, isolatedWorktreeBindings } from "./worktree-fixture.js";
 
 const root = mkdtempSync(join(tmpdir(), "rudder-worktree-channels-"));
 const repository = join(root, "project");
@@ -27,20 +26,7 @@ const fakeLog = join(root, "fake.log");
 const scenarioFile = join(root, "scenario");
 let gateway: TestGateway;
 
-function git(...args: string[]): string {
-  const result = spawnSync("git", args, {
-    cwd: repository,
-    encoding: "utf8",
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: "p",
-      GIT_AUTHOR_EMAIL: "p@h",
-      GIT_COMMITTER_NAME: "p",
-      GIT_COMMITTER_EMAIL: "p@h",
-    },
-  });
-  return `${result.stdout}${result.stderr}`;
-}
+const git = (...args: string[]) => gitIn(repository, ...args);
 
 const start = () =>
   startTestGateway({
@@ -51,14 +37,7 @@ const start = () =>
       cwd: repository,
       env: { FAKE_CLAUDE_LOG: fakeLog, GATEWAY_TEST_SCENARIO_FILE: scenarioFile },
     },
-    bindings: new GatewayBindings(
-      {
-        file: "gateway.json",
-        config: { bindings: [{ name: "isolated", match: ["web:*"], isolation: "worktree" }] },
-        hash: "",
-      },
-      { cwd: repository, engine: "claude" },
-    ),
+    bindings: isolatedWorktreeBindings(repository),
     worktreeRoot: join(root, "worktrees"),
   });
 
