@@ -93,8 +93,10 @@ export interface SentFile {
   size: number;
   /** The agent's words for it, markdown, when it gave some. */
   caption?: string;
-  /** The SHA-256 of its bytes when the agent sent it (hex): a copy is kept under it. */
+  /** The SHA-256 of its bytes when the agent sent it (hex). */
   sha256?: string;
+  /** The name of its copy in the data folder's outbox, kept until it is sent or given up. */
+  copy?: string;
 }
 
 /**

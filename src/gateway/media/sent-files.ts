@@ -126,15 +126,15 @@ export class SentFiles {
     const { copies } = this.#options;
     if (copies === undefined) return (await this.load(channelId, path, "head")).file;
     const { file, data } = await this.load(channelId, path);
-    return { ...file, sha256: await copies.keep(data) };
+    return { ...file, ...(await copies.keep(data)) };
   }
 
   /**
    * The bytes of a file sent (`SourceContext.readSentFile`): its copy, else the workspace's
    * file as it is now, refused when it changed since the agent sent it (its hash differs).
    */
-  async read(channelId: string, file: Pick<SentFile, "path" | "sha256">): Promise<Buffer> {
-    const kept = file.sha256 && (await this.#options.copies?.read(file.sha256));
+  async read(channelId: string, file: Pick<SentFile, "path" | "sha256" | "copy">): Promise<Buffer> {
+    const kept = file.copy && (await this.#options.copies?.read(file.copy));
     if (kept) return kept;
     const { data } = await this.load(channelId, file.path);
     if (file.sha256 !== undefined && sha256Of(data) !== file.sha256) {
@@ -144,8 +144,8 @@ export class SentFiles {
   }
 
   /** The file's copy is no longer needed: its send went out or was given up. */
-  async release(file: Pick<SentFile, "sha256">): Promise<void> {
-    if (file.sha256 !== undefined) await this.#options.copies?.drop(file.sha256);
+  async release(file: Pick<SentFile, "copy">): Promise<void> {
+    if (file.copy !== undefined) await this.#options.copies?.drop(file.copy);
   }
 
   /**

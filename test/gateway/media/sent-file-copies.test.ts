@@ -1,6 +1,6 @@
 /**
  * Files an agent sent go to the chat as they were when the turn settled: `SentFiles` keeps a
- * copy of each in the outbox folder (named by its SHA-256), so a file the agent deletes or
+ * copy of each in the outbox folder (its own, named by its SHA-256 and a random part), so a file the agent deletes or
  * overwrites before the send still goes whole; the copy is deleted when released; without it,
  * the workspace's file is sent only while its hash matches ("changed after the agent sent it").
  */
@@ -47,6 +47,7 @@ describe("a sent file's copy", () => {
     writeFileSync(join(workspace, "gone.txt"), "first draft");
     const file = await sent("gone.txt");
     expect(file).toMatchObject({ path: "gone.txt", size: 11, sha256: expect.any(String) });
+    expect(file.copy?.startsWith(`${file.sha256}.`)).toBe(true);
     unlinkSync(join(workspace, "gone.txt"));
     expect((await files.read("c1", file)).toString()).toBe("first draft");
     await files.release(file);
@@ -60,7 +61,7 @@ describe("a sent file's copy", () => {
     writeFileSync(join(workspace, "chart.csv"), "a,b\n9,9\n");
     expect((await files.read("c1", file)).toString()).toBe("a,b\n1,2\n");
     await files.release(file);
-    expect(existsSync(join(outbox, file.sha256 ?? ""))).toBe(false);
+    expect(existsSync(join(outbox, file.copy ?? ""))).toBe(false);
     await expect(files.read("c1", file)).rejects.toThrow(
       "chart.csv was changed after the agent sent it.",
     );
@@ -68,5 +69,27 @@ describe("a sent file's copy", () => {
     writeFileSync(join(workspace, "chart.csv"), "a,b\n1,2\n");
     expect((await files.read("c1", file)).toString()).toBe("a,b\n1,2\n");
     rmSync(join(workspace, "chart.csv"));
+  });
+
+  it("keeps a copy for each of two replies sending the same bytes: releasing one leaves the other", async () => {
+    writeFileSync(join(workspace, "same.txt"), "twice sent");
+    const first = await sent("same.txt");
+    const second = await sent("same.txt");
+    expect(second.sha256).toBe(first.sha256);
+    expect(second.copy).not.toBe(first.copy);
+    await files.release(first);
+    writeFileSync(join(workspace, "same.txt"), "changed since");
+    expect((await files.read("c1", second)).toString()).toBe("twice sent");
+    await files.release(second);
+    expect(readdirSync(outbox).filter((name) => !name.startsWith("."))).toEqual([]);
+    rmSync(join(workspace, "same.txt"));
+  });
+
+  it("reads no copy by a name that is not one (a path, `..`)", async () => {
+    const copies = new SentFileCopies(outbox);
+    expect(await copies.read("../outbox")).toBeUndefined();
+    expect(await copies.read(`${"0".repeat(64)}/../x`)).toBeUndefined();
+    await copies.drop("..");
+    expect(existsSync(outbox)).toBe(true);
   });
 });
