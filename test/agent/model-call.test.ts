@@ -2,26 +2,27 @@
  * The gate's bash grammar starts loading as the model's reply begins a bash tool call (before
  * its command has streamed in), so judging that command does not wait for the whole load.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { AgentEvent } from "../../src/agent/events.js";
-import { callModel } from "../../src/agent/model-call.js";
 import type { Model, ModelOutcome } from "../../src/model/types.js";
-import { bashParser } from "../../src/permissions/bash-parser.js";
-import { toolsForSurface } from "../../src/tools/claude-code-tools.js";
-import { createDefaultTools } from "../../src/tools/default-tools.js";
 import { waitFor } from "../helpers/wait-for.js";
-
-function parserLoaded(): boolean {
-  try {
-    bashParser();
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe("callModel", () => {
   it("loads the bash grammar while a Bash call is still streaming in", async () => {
+    // Fresh modules: the unit lane's workers keep what earlier files loaded (the grammar too).
+    vi.resetModules();
+    const { callModel } = await import("../../src/agent/model-call.js");
+    const { bashParser } = await import("../../src/permissions/bash-parser.js");
+    const { toolsForSurface } = await import("../../src/tools/claude-code-tools.js");
+    const { createDefaultTools } = await import("../../src/tools/default-tools.js");
+    const parserLoaded = (): boolean => {
+      try {
+        bashParser();
+        return true;
+      } catch {
+        return false;
+      }
+    };
     // Claude Code's names: `Bash` serves rudder's bash, and is judged as bash.
     const tools = toolsForSurface(createDefaultTools(), "claude");
     expect(parserLoaded()).toBe(false);
