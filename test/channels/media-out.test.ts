@@ -102,8 +102,13 @@ describe("send_file on rudder's engine", () => {
         mediaType: "image/png",
         size: ONE_PIXEL_PNG.length,
         caption: "the **chart.png**",
-        // The copy kept in the data folder's outbox until it is sent.
         sha256: createHash("sha256").update(ONE_PIXEL_PNG).digest("hex"),
+        // The copy kept in the data folder's outbox until it is sent: its own, named by the hash.
+        copy: expect.stringMatching(
+          new RegExp(
+            `^${createHash("sha256").update(ONE_PIXEL_PNG).digest("hex")}\\.[0-9a-f-]{36}$`,
+          ),
+        ),
       },
     ]);
   });
