@@ -15,7 +15,7 @@ import { ClaudeTimeoutError } from "./errors.js";
 import { type HeldPrompts, heldPromptsOf } from "./held-prompts.js";
 import { DEFAULT_MAX_LINE_LENGTH, type NdjsonError } from "./ndjson.js";
 import { isRateLimitLine } from "./rate-limit.js";
-import { assistantTexts, isMissingSession, userLine } from "./stream-lines.js";
+import { assistantTexts, isMissingSession, saysMissingSession, userLine } from "./stream-lines.js";
 import {
   answerOf,
   completedOutcome,
@@ -366,7 +366,8 @@ export class ClaudeProcess {
   #onExit(child: ClaudeChild, exit: ChildExit): void {
     const turn = this.#turn;
     if (!turn || turn.child !== child || turn.closing !== undefined) return;
-    const missing = turn.missingSession ?? this.#missingSessionFromStderr(child);
+    const stderrSaysMissing = this.#sessionId && saysMissingSession(child.stderrTail.lines());
+    const missing = turn.missingSession ?? (stderrSaysMissing ? this.#sessionId : undefined);
     if (missing && turn.freshStartNote === undefined) {
       this.#startFresh(turn, missing);
       return;
@@ -378,14 +379,6 @@ export class ClaudeProcess {
       this.#engineName(),
     );
     this.#failTurn(turn, subtype, message);
-  }
-
-  #missingSessionFromStderr(child: ClaudeChild): string | undefined {
-    const sessionId = this.#sessionId;
-    if (!sessionId) return undefined;
-    return child.stderrTail.lines().some((line) => line.includes("No conversation found"))
-      ? sessionId
-      : undefined;
   }
 
   /** `--resume` named a session the CLI does not know: start a new session, once per turn. */

@@ -32,6 +32,11 @@ export function userLineText(line: Record<string, unknown>): string {
   return isRecord(first) && typeof first.text === "string" ? first.text : "";
 }
 
+/** Whether the CLI's stderr says `--resume` named a session it does not know. */
+export function saysMissingSession(stderrLines: readonly string[]): boolean {
+  return stderrLines.some((line) => line.includes("No conversation found"));
+}
+
 /** A `result` saying `--resume` named a session the CLI does not have. */
 export function isMissingSession(line: Record<string, unknown>): boolean {
   const errors = Array.isArray(line.errors) ? line.errors : [];

@@ -28,6 +28,11 @@ export interface MessageRow<Time> {
   updated_at: Time;
 }
 
+/** A JSON column's value: the value as JSON, or null when there is none. */
+export function jsonColumn(value: unknown): string | null {
+  return value === undefined ? null : JSON.stringify(value);
+}
+
 export interface ChannelRow<Time> {
   id: string;
   session_id: string | null;

@@ -1,5 +1,6 @@
 import type { MessageAttachment, MessageState } from "../../events.js";
 import { newMessage } from "../new-message.js";
+import { jsonColumn } from "../rows.js";
 import type { DeliveryClaim } from "../source-store.js";
 import type { MessageRecord } from "../store.js";
 import type { InsertItem, WriteBatch } from "./write-batch.js";
@@ -70,6 +71,6 @@ function insertItem(record: MessageRecord, handedTo: string | undefined): Insert
     o: record.source,
     a: record.createdAt,
     d: handedTo ?? null,
-    f: record.attachments === undefined ? null : JSON.stringify(record.attachments),
+    f: jsonColumn(record.attachments),
   };
 }

@@ -1,6 +1,7 @@
 import type pg from "pg";
 import { newMessageId } from "../message-id.js";
 import { newMessage } from "../new-message.js";
+import { jsonColumn } from "../rows.js";
 import type { MessageRecord, Settlement } from "../store.js";
 import { preparedQuery } from "./prepared-query.js";
 
@@ -104,7 +105,7 @@ export async function settleStatement(
         turn !== undefined,
         turn?.result ?? "",
         turn?.costUsd ?? null,
-        turn?.usage === undefined ? null : JSON.stringify(turn.usage),
+        jsonColumn(turn?.usage),
         turn?.durationMs ?? null,
         turn?.numTurns ?? null,
         turn?.isError ?? false,
@@ -118,7 +119,7 @@ export async function settleStatement(
         turn?.inputTokens ?? null,
         turn?.outputTokens ?? null,
         settlement.display ?? null,
-        files === undefined ? null : JSON.stringify(files),
+        jsonColumn(files),
       ],
     ),
   );

@@ -9,6 +9,21 @@ import type { GroupCommit } from "./group-commit.js";
 /** Old claims are deleted at most this often (a claim's write carries the delete). */
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
+/** Marks a claim taken for good (the message stored), inside the caller's write. */
+export function finishDeliveryClaim(
+  database: Database.Database,
+  source: string,
+  key: string,
+  at: string,
+): void {
+  database
+    .prepare(
+      `UPDATE inbound_deliveries SET finished_at = ?
+       WHERE source = ? AND delivery_key = ? AND finished_at IS NULL`,
+    )
+    .run(at, source, key);
+}
+
 /**
  * One gateway uses the file, so at open every claim not finished is let go: the gateway that
  * held it was killed before the message was stored, and the platform's redelivery is taken.
@@ -41,14 +56,7 @@ export function sqliteInboundDeliveries(
         return changes > 0;
       }),
     finish: (source, key) =>
-      commits.write(() => {
-        database
-          .prepare(
-            `UPDATE inbound_deliveries SET finished_at = ?
-             WHERE source = ? AND delivery_key = ? AND finished_at IS NULL`,
-          )
-          .run(new Date().toISOString(), source, key);
-      }),
+      commits.write(() => finishDeliveryClaim(database, source, key, new Date().toISOString())),
     release: (source, key) =>
       commits.write(() => {
         database

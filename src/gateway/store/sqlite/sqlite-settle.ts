@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import { newMessage } from "../new-message.js";
+import { jsonColumn } from "../rows.js";
 import type { MessageRecord, Settlement } from "../store.js";
 
 /** What a settlement needs of the store: its prepared statements, and how a message row is written. */
@@ -80,7 +81,7 @@ export function settleRows(settlement: Settlement, rows: SettleRows): MessageRec
         firstOpen.id,
         turn.result,
         turn.costUsd,
-        turn.usage === undefined ? null : JSON.stringify(turn.usage),
+        jsonColumn(turn.usage),
         turn.durationMs,
         turn.numTurns,
         turn.isError ? 1 : 0,

@@ -3,6 +3,7 @@ import type { ContextUsage } from "../../agents/context-usage.js";
 import type { MessageAttachment, MessageState } from "../../events.js";
 import type { ChannelSettings } from "../channel-settings.js";
 import { newMessage } from "../new-message.js";
+import { jsonColumn } from "../rows.js";
 import type { DeliveryClaim, SourceStore } from "../source-store.js";
 import type {
   ChannelRecord,
@@ -27,6 +28,7 @@ import { GroupCommit } from "./group-commit.js";
 import { openDatabase, PROBE_SQL } from "./open-database.js";
 import { sqliteChannelSettings } from "./sqlite-channel-settings.js";
 import { healthGuard } from "./sqlite-faults.js";
+import { finishDeliveryClaim } from "./sqlite-inbound-deliveries.js";
 import { spendLinkCode } from "./sqlite-link-codes.js";
 import { type ChannelRow, type MessageRow, toChannel, toMessage } from "./sqlite-rows.js";
 import { type ScheduleChange, SqliteSchedules } from "./sqlite-schedules.js";
@@ -176,12 +178,7 @@ export class SqliteGatewayStore implements GatewayStore {
         }),
         handedTo,
       );
-      if (claim) {
-        this.#statement(
-          `UPDATE inbound_deliveries SET finished_at = ?
-           WHERE source = ? AND delivery_key = ? AND finished_at IS NULL`,
-        ).run(message.createdAt, claim.source, claim.key);
-      }
+      if (claim) finishDeliveryClaim(this.#database, claim.source, claim.key, message.createdAt);
       return message;
     });
   }
@@ -262,9 +259,7 @@ export class SqliteGatewayStore implements GatewayStore {
       createdAt,
       handedTo === undefined ? 0 : 1,
       handedTo ?? null,
-      message.answers === undefined ? null : JSON.stringify(message.answers),
-      message.files === undefined ? null : JSON.stringify(message.files),
-      message.attachments === undefined ? null : JSON.stringify(message.attachments),
+      ...[message.answers, message.files, message.attachments].map(jsonColumn),
     );
   }
 
