@@ -1,15 +1,26 @@
+/**
+ * The page's entry: trades the link's code for a token, then wires the header, the channel
+ * list, the open conversation with its composer, and the side panels to the gateway's HTTP API
+ * and live events.
+ */
 import "./markdown.css";
 import "./chat.css";
 import { ApiClient } from "./api.js";
+import { showAuthNotice } from "./auth-notice.js";
 import { bindingChoice, showChannelInfo } from "./binding-view.js";
 import { ChannelList } from "./channel-list.js";
 import { ChannelSettingsControls, channelLabel } from "./channel-settings.js";
 import { ComposerAttachments } from "./composer-attachments.js";
+import { showConnectionStatus } from "./connection-status.js";
 import { ContextControls } from "./context-controls.js";
 import { Conversation } from "./conversation.js";
 import { byTestId, h } from "./dom.js";
-import { EventStream, type StreamStatus } from "./event-stream.js";
+import { EventStream } from "./event-stream.js";
+import { showAgentInfo, showHealth } from "./gateway-facts.js";
 import { PairingPanel } from "./pairing-panel.js";
+import { bindPanelToggles } from "./panel-toggles.js";
+import { pollWhileVisible } from "./poll-while-visible.js";
+import { rememberChannel, rememberedChannel } from "./remembered-channel.js";
 import { RunnersPanel } from "./runners-panel.js";
 import { SchedulesPanel } from "./schedules-panel.js";
 import { sentFilesView } from "./sent-files.js";
@@ -17,33 +28,18 @@ import { SpendPanel } from "./spend-panel.js";
 import { TabNotices } from "./tab-notices.js";
 import { takeToken } from "./token.js";
 import type {
-  AgentInfo,
   ChannelSummary,
   Disposition,
   GatewayEvent,
-  Health,
   PermissionRequestInfo,
   StoredMessage,
 } from "./types.js";
 
-const channelKey = "rudder.channel";
 const defaultChannel = "web";
 
-const { token, linkError } = await takeToken();
-const api = new ApiClient(token, showAuthNotice);
-if (!token || linkError) showAuthNotice();
-
-function showAuthNotice(): void {
-  const notice = byTestId("auth-notice");
-  const fresh =
-    "Run `rudder link` for a fresh link (the one `rudder serve` printed works once, within 10 minutes).";
-  notice.textContent = linkError
-    ? `This link did not work: ${linkError}.${token ? "" : ` ${fresh}`}`
-    : token
-      ? `The gateway did not accept this page's token. ${fresh}`
-      : `This page needs a link from the gateway (it ends in #code=...). ${fresh}`;
-  notice.hidden = false;
-}
+const pageToken = await takeToken();
+const api = new ApiClient(pageToken.token, () => showAuthNotice(pageToken));
+if (!pageToken.token || pageToken.linkError) showAuthNotice(pageToken);
 
 const log = byTestId("log");
 const title = byTestId("conversation-title");
@@ -126,7 +122,7 @@ async function openChannel(id: string, again = false): Promise<void> {
   const current = new AbortController();
   selection = current;
   channelId = id;
-  remember(id);
+  rememberChannel(id);
   showName(id);
   if (!scheduleChannel.value || scheduleChannel.dataset.auto === "true") {
     scheduleChannel.value = id;
@@ -135,7 +131,12 @@ async function openChannel(id: string, again = false): Promise<void> {
   conversation.clear();
   composerError.textContent = "";
   context.show(id, listed.get(id)?.context);
-  void showChannelInfo(api, id, () => channelId === id, showAgentInfo);
+  void showChannelInfo(
+    api,
+    id,
+    () => channelId === id,
+    () => showAgentInfo(api),
+  );
 
   const waiting: GatewayEvent[] = [];
   let loaded = false;
@@ -154,7 +155,7 @@ async function openChannel(id: string, again = false): Promise<void> {
       else waiting.push(event);
     },
     onStatus: (status) => {
-      showConnection(status);
+      showConnectionStatus(connection, status);
       // A refused stream is not retried by the browser; try again from scratch a little later.
       if (status !== "closed") return;
       window.setTimeout(() => {
@@ -199,17 +200,6 @@ function earlierButton(id: string, limit: number): HTMLElement {
     void openChannel(id, true);
   });
   return button;
-}
-
-function showConnection(status: StreamStatus): void {
-  const labels: Record<StreamStatus, string> = {
-    connecting: "connecting\u2026",
-    open: "live",
-    reconnecting: "reconnecting\u2026",
-    closed: "disconnected",
-  };
-  connection.textContent = labels[status];
-  connection.dataset.status = status;
 }
 
 /** Sends the message box's text and files, or `again` (a failed message's Retry). */
@@ -272,51 +262,11 @@ byTestId<HTMLFormElement>("new-channel-form").addEventListener("submit", (event)
   channels.open(channelName(name));
   input.focus();
 });
-/** On a phone the side panels fold away; these buttons open one over the conversation. */
-for (const [button, panel] of [
-  ["toggle-channels", "channels"],
-  ["toggle-side", "side"],
-] as const) {
-  const toggle = byTestId<HTMLButtonElement>(button);
-  toggle.addEventListener("click", () => {
-    const open = document.body.dataset.panel !== panel;
-    if (open) document.body.dataset.panel = panel;
-    else delete document.body.dataset.panel;
-    for (const other of document.querySelectorAll<HTMLElement>(".panel-toggle")) {
-      other.setAttribute("aria-expanded", String(open && other === toggle));
-    }
-  });
-}
+bindPanelToggles();
 
 scheduleChannel.addEventListener("input", () => {
   scheduleChannel.dataset.auto = "false";
 });
-
-async function showHealth(): Promise<void> {
-  const health = byTestId("health");
-  const result = await api.get<Health>("/api/health");
-  if (!result.ok) {
-    health.textContent = `gateway unreachable: ${result.error}`;
-    return;
-  }
-  const { version, engine, demo, hint } = result.value;
-  health.textContent = `v${version} \u00b7 engine ${engine}`;
-  const banner = byTestId("demo-banner");
-  banner.hidden = !demo;
-  if (demo) {
-    banner.textContent = `Demo model: replies are scripted. ${hint ?? ""}`.trim();
-  }
-}
-
-/** The folder, engine, model and sandbox of the agents, beside the version (token needed). */
-async function showAgentInfo(): Promise<void> {
-  const result = await api.get<AgentInfo>("/api/info");
-  if (!result.ok) return;
-  const { cwd, engine, model, sandbox } = result.value;
-  const info = byTestId("agent-info");
-  info.textContent = `${cwd} \u00b7 ${engine} \u00b7 ${model} \u00b7 sandbox ${sandbox ? "on" : "off"}`;
-  info.title = `Agents work in ${cwd} with the ${engine} engine, model ${model}, sandbox ${sandbox ? "on" : "off"}`;
-}
 
 /** The channels as last listed, for their context usage and names. */
 const listed = new Map<string, ChannelSummary>();
@@ -353,30 +303,6 @@ async function refreshChannels(): Promise<void> {
   }
 }
 
-function remember(id: string): void {
-  try {
-    window.localStorage.setItem(channelKey, id);
-  } catch {
-    // Without storage the page starts on the first channel next time.
-  }
-}
-
-function remembered(): string | null {
-  try {
-    return window.localStorage.getItem(channelKey);
-  } catch {
-    return null;
-  }
-}
-
-/** Polls while the page is visible; a hidden tab asks nothing of the gateway. */
-function every(milliseconds: number, task: () => Promise<void>): void {
-  void task();
-  window.setInterval(() => {
-    if (!document.hidden) void task();
-  }, milliseconds);
-}
-
 /** The side panel's Spend section, refreshed every 10 s and at each turn's end. */
 let spend: SpendPanel | undefined;
 
@@ -384,12 +310,12 @@ let spend: SpendPanel | undefined;
 let channelName = (name: string) => name;
 
 async function start(): Promise<void> {
-  void showHealth();
+  void showHealth(api);
   await refreshChannels();
   void bindingChoice(api).then((named) => {
     channelName = named;
   });
-  channels.open(remembered() ?? channels.ids[0] ?? defaultChannel);
+  channels.open(rememberedChannel() ?? channels.ids[0] ?? defaultChannel);
   const runners = new RunnersPanel(api, byTestId("runner-list"), byTestId("runners-error"));
   const schedules = new SchedulesPanel(
     api,
@@ -397,15 +323,15 @@ async function start(): Promise<void> {
     byTestId<HTMLFormElement>("schedule-form"),
     byTestId("schedules-error"),
   );
-  every(3000, () => runners.refresh());
-  every(15000, () => schedules.refresh());
+  pollWhileVisible(3000, () => runners.refresh());
+  pollWhileVisible(15000, () => schedules.refresh());
   const side = document.querySelector<HTMLElement>("aside.side");
   if (side) {
     const pairings = new PairingPanel(api, side);
-    every(15000, () => pairings.refresh());
+    pollWhileVisible(15000, () => pairings.refresh());
     const panel = new SpendPanel(api, side);
     spend = panel;
-    every(10000, () => panel.refresh());
+    pollWhileVisible(10000, () => panel.refresh());
   }
   window.setInterval(() => {
     if (!document.hidden) void refreshChannels();
