@@ -1,10 +1,12 @@
 import type { MessageAttachment } from "../events.js";
 import type { Delivery, Router } from "../routing/router.js";
-import { ANY_WORKER, type SharedStore, type WorkerLeases } from "../store/shared-store.js";
+import type { SharedStore, WorkerLeases } from "../store/shared-store.js";
 import type { DeliveryClaim } from "../store/source-store.js";
 import type { MessageRecord } from "../store/store.js";
 import { isStoreUnavailable } from "../store/store-unavailable-error.js";
+import { forwardToOwner } from "./forward-to-owner.js";
 import type { ForwardWatch } from "./forwarded-outcome.js";
+import { handOver } from "./hand-over.js";
 import { isSourceLease, SourceLeases } from "./source-leases.js";
 
 export interface ChannelOwnershipOptions {
@@ -197,39 +199,17 @@ export class ChannelOwnership {
     }
     const watch = this.#options.watchForwarded?.(channelId);
     try {
-      const message = await store.insertUserMessage(
-        channelId,
-        text,
-        source,
-        undefined,
-        attachments,
-        claim,
+      return await forwardToOwner(
+        { channelId, text, source, stored, attachments, claim },
+        {
+          store,
+          leases: this.#leases,
+          worker: this.worker,
+          leaving: () => this.#quiet || this.#stopped,
+          sweepNow: () => void this.#tick(),
+          watch,
+        },
       );
-      stored?.();
-      let holder: { owner: string; live: boolean } | null;
-      try {
-        holder = await this.#leases.holder(channelId);
-        if (holder?.live && holder.owner !== this.worker) {
-          await store.wake(holder.owner, message.id);
-        } else if (!holder?.live && (this.#quiet || this.#stopped)) {
-          // Nobody drives it and this worker is shutting down: the first other worker to claim it.
-          await store.wake(ANY_WORKER, message.id);
-        }
-      } catch (error) {
-        // Stored, so accepted: the owner routes it when it is back from the outage (revalidate).
-        if (isStoreUnavailable(error)) return { id: message.id, disposition: "forwarded" };
-        throw error;
-      }
-      // Held here by a worker shutting down: the channel goes when its leases are released.
-      if (holder?.owner === this.worker) return { id: message.id, disposition: "forwarded" };
-      if (!holder?.live) {
-        // The owner's lease ran out meanwhile: take the channel now rather than at the next sweep.
-        void this.#tick();
-        return { id: message.id, disposition: "forwarded" };
-      }
-      // The owner steers its running turn with it: say so, as a single worker would.
-      const steered = (await watch?.steered(message.id)) ?? false;
-      return { id: message.id, disposition: steered ? "steered" : "forwarded" };
     } finally {
       watch?.close();
     }
@@ -394,17 +374,6 @@ export class ChannelOwnership {
     await this.#listener?.close();
     const released = new Set(this.#held);
     await this.#leases.releaseAll().catch(() => {});
-    await this.#handOver(released).catch(() => {});
-  }
-
-  async #handOver(channels: Set<string>): Promise<void> {
-    const { store } = this.#options;
-    const woken = new Set<string>();
-    for (const message of await store.listUnanswered()) {
-      if (message.state !== "received" || !channels.has(message.channelId)) continue;
-      if (woken.has(message.channelId)) continue;
-      woken.add(message.channelId);
-      await store.wake(ANY_WORKER, message.id);
-    }
+    await handOver(this.#options.store, released).catch(() => {});
   }
 }
