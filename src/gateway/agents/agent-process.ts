@@ -111,7 +111,7 @@ export interface ProcessPool {
   list(): RunnerInfo[];
   /** `list()` with `rssBytes` measured. */
   listMeasured?(): Promise<RunnerInfo[]>;
-  /** Stops the channel's kept process; false when it has none. */
+  /** Stops the channel's running processes (kept and one-shot); false when none runs. */
   stop(channelId: string): Promise<boolean>;
   /** Stops the channel's kept process and forgets its session (a new conversation next). */
   forget(channelId: string): Promise<void>;

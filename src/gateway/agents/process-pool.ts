@@ -248,10 +248,15 @@ export class RegistryProcessPool implements ProcessPool {
   }
 
   async stop(channelId: string): Promise<boolean> {
-    const entry = this.registry.entries().find(([id]) => id === channelId);
-    const process = entry?.[1];
-    if (!process || !(process.inflight || process.alive())) return false;
-    return this.registry.stop(channelId);
+    const running = (process: ClaudeProcess) => process.inflight || process.alive();
+    const kept = this.registry.entries().find(([id]) => id === channelId)?.[1];
+    // A one-shot's turn ends as stopped, and its own `releaseOneShot` frees its slot.
+    const oneShots = [...this.#oneShots].filter(
+      (process) => process.channelId === channelId && running(process),
+    );
+    const stops = oneShots.map((process) => process.stop().then(() => true));
+    if (kept !== undefined && running(kept)) stops.push(this.registry.stop(channelId));
+    return (await Promise.all(stops)).some(Boolean);
   }
 
   async forget(channelId: string): Promise<void> {

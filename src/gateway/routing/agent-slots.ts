@@ -82,6 +82,11 @@ export class AgentSlots {
     }
   }
 
+  /** The channel no longer waits (it has nothing left to start). */
+  leave(channel: ChannelState): void {
+    this.#waiting.delete(channel);
+  }
+
   /** Forgets the waiting channels (the router is closed; their messages stay in the store). */
   clear(): void {
     this.#waiting.clear();

@@ -209,17 +209,23 @@ export class ChannelDispatch {
     if (work !== null) this.#options.work.track(work);
   }
 
-  /** The channel's agent is idle: queued commands run first, then the held messages. */
+  /**
+   * The channel's agent is idle: queued commands run first, then the held messages. Commands
+   * run while the channel waits in the cap's line too: one that needs a process (`/compact`)
+   * waits for it itself (`#acquire`), and one that needs none (`/clear`, a removal) is not
+   * held behind other channels' turns.
+   */
   release(channel: ChannelState): void {
-    if (this.#options.closed() || channel.turn !== null || this.#slots.waiting(channel)) return;
-    // A command may need a process of its own (`/compact`): it waits for one like a turn.
-    if (channel.commands.pending && this.#slots.mustWait(channel)) {
-      this.#slots.wait(channel);
-      return;
-    }
+    if (this.#options.closed() || channel.turn !== null) return;
     const commands = channel.commands.drain(() => this.release(channel));
     if (commands !== null) {
       this.#options.work.track(commands);
+      return;
+    }
+    if (this.#slots.waiting(channel)) {
+      // Nothing left to start (a removal took its messages): it leaves the line.
+      const needed = channel.backlog.length > 0 || this.#slotWaiters.has(channel);
+      if (!needed && !channel.commands.busy) this.#slots.leave(channel);
       return;
     }
     if (!channel.commands.busy) {

@@ -118,8 +118,11 @@ export class TurnRunner {
         if (turn.oneShot) this.#options.track(this.#options.router.pool.releaseOneShot(process));
         return;
       }
+      // Stopped (the page's Stop, a forced removal) before its start: the interrupt found no
+      // turn of its agent to reach, so nothing is sent now; its starter ends as stopped.
+      const notSent = unprepared === undefined && turn.stopped === true;
       if (unprepared !== undefined) failure = { kind: "crash", message: unprepared };
-      else {
+      else if (!notSent) {
         try {
           result = await process.runTurn(
             withSenderLine(starter),
@@ -138,7 +141,9 @@ export class TurnRunner {
       if (turn.oneShot) this.#options.track(this.#options.router.pool.releaseOneShot(process));
       if (this.#options.closed() || turn.abandoned) return;
       await this.#sessionDurable(channel, result?.sessionId ?? process.sessionId);
-      redispatch = await this.#finishTurn(turn, result, failure, events);
+      redispatch = notSent
+        ? await this.#stoppedUnsent(turn)
+        : await this.#finishTurn(turn, result, failure, events);
       settled = result !== undefined;
     } finally {
       turn.ended = true;
@@ -169,6 +174,15 @@ export class TurnRunner {
       () => turn.process.popPendingSteers(),
       turn.budget?.stopText ?? turn.stopped === true,
     );
+  }
+
+  /**
+   * A turn stopped before anything was sent to its agent: its starter ends as stopped, and the
+   * messages that joined it, never read by any agent, are dispatched again.
+   */
+  async #stoppedUnsent(turn: ActiveTurn): Promise<MessageRecord[]> {
+    await this.#options.outcomes.turn([turn.starter], [], undefined, undefined, () => [], true);
+    return turn.steered;
   }
 
   /**
@@ -320,6 +334,11 @@ export class TurnRunner {
     await this.#options.router.store.setMessageState(message.id, "steered", this.#options.run);
     await this.#startTurnOf(turn);
     if (this.#options.closed()) return;
+    if (turn.stopped === true && !turn.process.alive()) {
+      // Its turn was stopped before its agent started: it starts none; it goes again after.
+      turn.steered.push(message);
+      return;
+    }
     try {
       const outcome = await turn.process.steer(
         withSenderLine(message),
