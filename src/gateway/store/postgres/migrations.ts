@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { addMessageAttachments } from "./attachments-migration.js";
-import { WRITES_FINISHING_CLAIMS } from "./delivery-claims-migration.js";
+import { rudderWritesFunction } from "./rudder-writes-function.js";
 
 /**
  * The PostgreSQL schema, in versioned steps applied in order (the SQLite adapter has its own,
@@ -150,58 +150,8 @@ export const migrations: ReadonlyArray<string | ((client: pg.ClientBase) => Prom
   END
   $$;
   `,
-  // A worker's writes of one moment, of every kind, in one statement (see write-batch.ts): the
-  // marks and counts (of messages stored before), the new messages with their channels, and the
-  // events with the NOTIFY announcing them all, each channel's event lock taken first in the
-  // order of the locks' keys. Returns the events' ids, ascending, comma-separated.
-  `
-  CREATE FUNCTION rudder_writes(p_updates json, p_inserts json, p_events text, p_notify text,
-    p_at timestamptz) RETURNS text
-  LANGUAGE plpgsql AS $$
-  DECLARE
-    ids text;
-  BEGIN
-    IF p_updates IS NOT NULL THEN
-      PERFORM rudder_message_updates(p_updates, p_at);
-    END IF;
-    IF p_inserts IS NOT NULL THEN
-      WITH items AS (
-        SELECT * FROM ROWS FROM (json_to_recordset(p_inserts) AS (i text, c text, r text, k text,
-          t text, s text, o text, a timestamptz, d text))
-          WITH ORDINALITY AS list(i, c, r, k, t, s, o, a, d, position)
-      ),
-      channel AS (
-        INSERT INTO channels (id, created_at, last_activity_at)
-        SELECT c, max(a), max(a) FROM items GROUP BY c ORDER BY c
-        ON CONFLICT (id) DO UPDATE SET last_activity_at = excluded.last_activity_at
-        RETURNING id
-      )
-      INSERT INTO messages (id, channel_id, role, kind, text, state, source, created_at,
-        updated_at, deliveries, delivered_in)
-      SELECT i, channel.id, r, k, t, s, o, a, a, (d IS NOT NULL)::int, d
-      FROM items JOIN channel ON channel.id = items.c
-      ORDER BY position;
-    END IF;
-    IF p_events IS NULL THEN
-      RETURN NULL;
-    END IF;
-    PERFORM count(pg_advisory_xact_lock(key)) FROM (
-      SELECT DISTINCT hashtext('rudder_events:' || (item->>'c')) AS key
-      FROM json_array_elements(p_events::json) AS list(item) ORDER BY key
-    ) keys;
-    WITH stored AS (
-      INSERT INTO events (channel_id, event)
-      SELECT item->>'c', item->'e'
-      FROM json_array_elements(p_events::json) WITH ORDINALITY AS list(item, position)
-      ORDER BY position
-      RETURNING id
-    )
-    SELECT string_agg(id::text, ',' ORDER BY id) INTO ids FROM stored;
-    PERFORM pg_notify(p_notify, '{"ids":[' || ids || '],"items":' || p_events || '}');
-    RETURN ids;
-  END
-  $$;
-  `,
+  // A worker's writes of one moment, of every kind, in one statement (see write-batch.ts).
+  rudderWritesFunction("CREATE", { attachments: false, finishClaims: false }),
   // A reply that answers several messages at once names them all (JSON), `reply_to` the first.
   `
   ALTER TABLE messages ADD COLUMN answers text;
@@ -310,8 +260,10 @@ export const migrations: ReadonlyArray<string | ((client: pg.ClientBase) => Prom
   `,
   // The files that came with a user message (JSON, MessageAttachment[]).
   addMessageAttachments,
-  // A chat message's delivery claim finished with its insert (see DeliveryClaim).
-  WRITES_FINISHING_CLAIMS,
+  // A chat message's delivery claim finished in the statement that stores the message (see
+  // DeliveryClaim), so a worker killed between the two can no longer leave a stored message
+  // whose redelivery is taken again.
+  rudderWritesFunction("CREATE OR REPLACE", { attachments: true, finishClaims: true }),
 ];
 
 /** The schema version a fully migrated database reports. */
