@@ -5,6 +5,7 @@
  */
 import type { Message, Model, ModelOutcome } from "../model/types.js";
 import { loadBashParser } from "../permissions/bash-parser.js";
+import { showsShellSyntax } from "../permissions/plain-command.js";
 import type { AnyTool } from "../tools/types.js";
 import type { RequestShape } from "./context-keeper.js";
 import type { AgentEventSink } from "./events.js";
@@ -24,9 +25,10 @@ export interface StreamedText {
 }
 
 /**
- * Whether a call of the tool named `name` is judged as a bash command. The gate reads bash with
- * a grammar loaded at the first command judged (bash-parser.ts); it starts loading as the call's
- * block starts, while the model still streams the command in, rather than after.
+ * Whether a call of the tool named `name` is judged as a bash command. The gate reads shell
+ * syntax with a grammar loaded at the first command that has some (bash-parser.ts; plain words
+ * need none: plain-command.ts); it starts loading as soon as the command streaming in shows
+ * shell syntax, while the model still streams the rest, rather than after.
  */
 function judgesBash(tools: readonly AnyTool[], name: string): boolean {
   const tool = tools.find((candidate) => candidate.name === name);
@@ -42,6 +44,7 @@ export async function callModel(
   const { emit, signal } = dependencies;
   emit({ type: "model_start", call });
   let streamed: StreamedText = { text: "", messageId: "" };
+  let grammarWanted = false;
   // Slow tool set-up (bash's sandbox) starts while the model answers.
   for (const tool of dependencies.tools) tool.warm?.();
   const reply = await dependencies.model.complete({
@@ -57,11 +60,12 @@ export async function callModel(
       streamed.text += text;
       emit({ type: "text_delta", text });
     },
-    onToolUseStart: (name) => {
-      if (judgesBash(dependencies.tools, name)) {
-        // Errors are reported where the command is judged (prepare-tool-use.ts), which loads again.
-        loadBashParser().catch(() => {});
-      }
+    onToolInput: (name, json) => {
+      if (grammarWanted || !judgesBash(dependencies.tools, name)) return;
+      if (!showsShellSyntax(commandSoFar(json))) return;
+      grammarWanted = true;
+      // Errors are reported where the command is judged (prepare-tool-use.ts), which loads again.
+      loadBashParser().catch(() => {});
     },
     onRetry: (retry) => {
       streamed = { text: "", messageId: "" };
@@ -75,4 +79,13 @@ export async function callModel(
     },
   });
   return { reply, streamed };
+}
+
+/**
+ * The `command` field's text so far in a streamed tool input's JSON (a prefix of it), escapes
+ * left as written: a backslash is shell syntax too (a quote, a newline), which is what matters.
+ */
+function commandSoFar(json: string): string {
+  const match = /"command"\s*:\s*"((?:[^"\\]|\\.?)*)/.exec(json);
+  return match?.[1] ?? "";
 }

@@ -5,10 +5,10 @@
  */
 import * as v from "valibot";
 import type { ToolUseBlock } from "../model/types.js";
-import { loadBashParser } from "../permissions/bash-parser.js";
+import { BashParserNotLoadedError, loadBashParser } from "../permissions/bash-parser.js";
 import type { AnyTool, ToolResult } from "../tools/types.js";
 import type { ConfirmRequest, DispatchContext } from "./dispatch-context.js";
-import { confirmedInput, decide, judged, verdictFor } from "./tool-permission.js";
+import { confirmedInput, decide, verdictFor } from "./tool-permission.js";
 
 /**
  * Ready: the tool and its input (validated, confirmed), with the real path the gate judged
@@ -79,17 +79,9 @@ export async function prepareToolUse(
     return { ready: false, result: validationError(tool, issues) };
   }
   const validInput = parsed.output as Record<string, unknown>;
-  // The grammar is loaded when the first bash command is judged, not at start-up.
-  if (judged(tool, validInput).name === "bash") {
-    const failure = await loadBashParser().then(
-      () => undefined,
-      (error: unknown) => (error instanceof Error ? error.message : String(error)),
-    );
-    if (failure !== undefined) {
-      return refused(tool, `the gate could not load its bash parser: ${failure}`);
-    }
-  }
-  const verdict = verdictFor(tool, validInput, context);
+  const gate = await withBashGrammar(() => verdictFor(tool, validInput, context));
+  if (!gate.ok) return refused(tool, gate.reason);
+  const verdict = gate.value;
   if (preHook?.blocked === true && preHook.permissionDecision !== "deny") {
     return refused(tool, preHook.reason ?? "a PreToolUse hook blocked it", "Blocked by hook");
   }
@@ -112,7 +104,10 @@ export async function prepareToolUse(
       ...(verdict.judgedPath === undefined ? {} : { judgedPath: verdict.judgedPath }),
     };
   }
-  const replacement = confirmedInput(tool, decision.updatedInput, context);
+  const { updatedInput } = decision;
+  const confirmed = await withBashGrammar(() => confirmedInput(tool, updatedInput, context));
+  if (!confirmed.ok) return refused(tool, confirmed.reason);
+  const replacement = confirmed.value;
   if (!replacement.ok) return refused(tool, replacement.reason);
   return {
     ready: true,
@@ -120,4 +115,27 @@ export async function prepareToolUse(
     input: replacement.input,
     ...(replacement.judgedPath === undefined ? {} : { judgedPath: replacement.judgedPath }),
   };
+}
+
+/**
+ * Runs the gate's `judge`, loading the bash grammar first when the command turns out to need
+ * it: it is loaded at the first command with shell syntax (a line of plain words is read
+ * without it: permissions/plain-command.ts), not at start-up. A failed load is a refusal.
+ */
+async function withBashGrammar<T>(
+  judge: () => T,
+): Promise<{ ok: true; value: T } | { ok: false; reason: string }> {
+  try {
+    return { ok: true, value: judge() };
+  } catch (error) {
+    if (!(error instanceof BashParserNotLoadedError)) throw error;
+  }
+  const failure = await loadBashParser().then(
+    () => undefined,
+    (error: unknown) => (error instanceof Error ? error.message : String(error)),
+  );
+  if (failure !== undefined) {
+    return { ok: false, reason: `the gate could not load its bash parser: ${failure}` };
+  }
+  return { ok: true, value: judge() };
 }

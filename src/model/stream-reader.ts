@@ -24,8 +24,8 @@ function tokens(value: unknown): number | undefined {
 export interface StreamCallbacks {
   onTextDelta?: (text: string) => void;
   onMessageStart?: (messageId: string) => void;
-  /** A tool_use block has started: its tool's name, before its input. */
-  onToolUseStart?: (name: string) => void;
+  /** A tool_use block's input so far: its tool's name and JSON text ("" as the block starts). */
+  onToolInput?: (name: string, json: string) => void;
 }
 
 /**
@@ -38,7 +38,7 @@ export async function readMessageStream(
   stream: AsyncIterable<unknown>,
   callbacks: StreamCallbacks = {},
 ): Promise<ModelResponse> {
-  const { onTextDelta, onMessageStart, onToolUseStart } = callbacks;
+  const { onTextDelta, onMessageStart, onToolInput } = callbacks;
   const blocks = new Map<number, PartialBlock>();
   const usage = emptyUsage();
   let id = "";
@@ -74,7 +74,7 @@ export async function readMessageStream(
           name: start.name ?? "",
           json: "",
         });
-        if (start.name) onToolUseStart?.(start.name);
+        if (start.name) onToolInput?.(start.name, "");
       }
     } else if (event.type === "content_block_delta") {
       const block = blocks.get(index);
@@ -83,7 +83,9 @@ export async function readMessageStream(
         block.text += text;
         if (text !== "") onTextDelta?.(text);
       } else if (block?.type === "tool_use" && event.delta?.type === "input_json_delta") {
-        block.json += event.delta.partial_json ?? "";
+        const piece = event.delta.partial_json ?? "";
+        block.json += piece;
+        if (piece !== "" && block.name !== "") onToolInput?.(block.name, block.json);
       }
     } else if (event.type === "message_delta") {
       stopReason = event.delta?.stop_reason ?? stopReason;

@@ -62,10 +62,10 @@ export interface ModelRequest {
   /** The id of the reply being streamed, as soon as it is known (before its first delta). */
   onMessageStart?: (messageId: string) => void;
   /**
-   * The name of a tool the reply calls, as soon as its block starts (before its input has
-   * streamed in), so that what the call will need can be made ready meanwhile.
+   * A tool call's input as it streams in: the tool's name and the input's JSON text so far
+   * (empty as its block starts), so that what the call will need can be made ready meanwhile.
    */
-  onToolUseStart?: (name: string) => void;
+  onToolInput?: (name: string, json: string) => void;
   /** Called before a retry of a failed request (429, 529, 5xx). */
   onRetry?: (retry: ModelRetry) => void;
 }

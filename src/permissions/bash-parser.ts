@@ -1,8 +1,9 @@
 /**
  * The bash grammar the gate reads commands with: tree-sitter-bash, run by web-tree-sitter
  * (WebAssembly, no native build). Loading it costs tens of milliseconds, so it is loaded only
- * when a bash command is first judged (`loadBashParser`, awaited once by the caller) or about to
- * be (the model's reply has begun a bash call: agent/model-call.ts), and kept; after that,
+ * when a command with shell syntax is first judged (`loadBashParser`, awaited once by the
+ * caller) or about to be (the command streaming in shows syntax: agent/model-call.ts), and
+ * kept (a line of plain words needs no grammar: plain-command.ts); after that,
  * parsing is synchronous and takes microseconds, and the gate stays a pure function.
  * It is compiled by V8's baseline compiler alone (`--liftoff-only`, set as it loads).
  */
@@ -41,6 +42,12 @@ export function loadBashParser(): Promise<BashParser> {
     },
   );
   return loading;
+}
+
+/** Whether the grammar has been asked for yet, and whether it is ready. */
+export function bashParserStatus(): "not loaded" | "loading" | "loaded" {
+  if (loaded !== undefined) return "loaded";
+  return loading === undefined ? "not loaded" : "loading";
 }
 
 /** The loaded parser; throws `BashParserNotLoadedError` before `loadBashParser` resolved. */

@@ -72,9 +72,17 @@ describe("createAnthropicModel", () => {
     expect(first.response.usage.input_tokens).toBeGreaterThan(0);
     expect(first.response.usage.output_tokens).toBeGreaterThan(0);
 
-    const started: string[] = [];
-    const second = await model.complete(request({ onToolUseStart: (name) => started.push(name) }));
-    expect(started).toEqual(["bash"]);
+    const inputs: string[] = [];
+    const second = await model.complete(
+      request({ onToolInput: (name, json) => inputs.push(`${name} ${json}`) }),
+    );
+    // The input as it streams in: empty as the block starts, then each piece added.
+    expect(inputs[0]).toBe("bash ");
+    expect(inputs.length).toBeGreaterThan(1);
+    expect(JSON.parse(inputs.at(-1)!.slice("bash ".length))).toEqual({
+      command: "ls",
+      run_in_background: true,
+    });
     expect(second).toMatchObject({
       ok: true,
       response: {
