@@ -72,7 +72,19 @@ function random(seed: number): () => number {
 
 const ALPHABET = "abcz019_-./=,:@%+AZ";
 const EXTRA_WORDS = ["==", "--", "-", "=", "%1", "a@b", "x=y", "+x"];
-const PROGRAMS = ["ls", "git", "rm", "env", "bash", "sudo", "xargs", "eval", "a=1", "./x", "/bin/y"];
+const PROGRAMS = [
+  "ls",
+  "git",
+  "rm",
+  "env",
+  "bash",
+  "sudo",
+  "xargs",
+  "eval",
+  "a=1",
+  "./x",
+  "/bin/y",
+];
 
 function generatedLine(next: () => number): string {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
@@ -162,7 +174,9 @@ describe("plainCommand", () => {
 
   it("reads the plain lines the grammar cannot as the words bash runs", () => {
     expect(() => parsedCommands("npm@10 install")).toThrow(CommandTooComplexError);
-    expect(plainCommand("npm@10 install")).toEqual([{ argv: ["npm@10", "install"], redirects: [] }]);
+    expect(plainCommand("npm@10 install")).toEqual([
+      { argv: ["npm@10", "install"], redirects: [] },
+    ]);
     expect(parsedCommands("ls a == b")[0]?.argv).toEqual(["ls", "a", "b"]);
     expect(plainCommand("ls a == b")).toEqual([{ argv: ["ls", "a", "==", "b"], redirects: [] }]);
   });
