@@ -29,9 +29,12 @@ function graceTimer(milliseconds: number): Promise<void> {
 
 /**
  * Kills every tracked child's group and recorded descendants, synchronously: the last chance
- * at host exit, when no timer will fire again.
+ * at host exit, when no timer will fire again; also what a host that runs one piece of work
+ * after another in one process (a test worker's files) calls between them, so that agents a
+ * failed piece never stopped do not outlive it. Returns how many it killed.
  */
-function killAllNow(): void {
+export function killLiveChildren(): number {
+  const count = liveChildren.size;
   for (const child of liveChildren) {
     if (child.pid === undefined) continue;
     const descendants = listDescendants(child.pid);
@@ -39,6 +42,7 @@ function killAllNow(): void {
     killRecorded(descendants);
   }
   liveChildren.clear();
+  return count;
 }
 
 /**
@@ -48,7 +52,7 @@ function killAllNow(): void {
 export function trackChild(child: SpawnedChild): void {
   if (!exitHandlerInstalled) {
     exitHandlerInstalled = true;
-    process.on("exit", killAllNow);
+    process.on("exit", killLiveChildren);
   }
   liveChildren.add(child);
   child.once("exit", () => liveChildren.delete(child));

@@ -6,6 +6,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { ClaudeProcess } from "../../src/claude-cli/claude-process.js";
 import { RateLimitError } from "../../src/claude-cli/errors.js";
 import { RunnerRegistry } from "../../src/claude-cli/runner-registry.js";
+import { killLiveChildren } from "../../src/claude-cli/terminate.js";
 import type { TurnResult } from "../../src/claude-cli/turn-result.js";
 import { FAKE_CLAUDE } from "../helpers/fixtures.js";
 import { runProcess } from "../helpers/owned-process.js";
@@ -418,6 +419,17 @@ describe("process supervision", () => {
     expect(start?.args).toEqual(
       expect.arrayContaining(["-p", "--verbose", "--input-format", "stream-json"]),
     );
+  });
+
+  it("killLiveChildren ends an agent nobody stopped (each test file's end calls it)", async () => {
+    const proc = makeProc("timeout");
+    const running = proc.runTurn("hang");
+    await waitFor(() => proc.sessionId !== null);
+    const childPid = proc.pid as number;
+    expect(isAlive(childPid)).toBe(true);
+    expect(killLiveChildren()).toBeGreaterThanOrEqual(1);
+    expect((await running).isError).toBe(true);
+    await waitFor(() => !isAlive(childPid));
   });
 
   it("kills live children when the host process exits without stopping them", async () => {
