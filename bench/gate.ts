@@ -1,5 +1,5 @@
-// The permission gate's own cost: loading the bash grammar (once, when the first bash command
-// is judged) and judging one command after that, over the gate corpus
+// The permission gate's own cost: loading the bash grammar (once, when the first command with
+// shell syntax is judged) and judging one command after that, over the gate corpus
 // (test/permissions/corpus/gate.txt), unsandboxed and sandboxed. Goal (issue 26): judging
 // under 1 ms at the median.
 // Run: node --import tsx bench/gate.ts (RUDDER_BENCH_ROUNDS=N, default 20).
@@ -38,7 +38,7 @@ for (let round = 0; round < ROUNDS; round += 1) {
 }
 
 process.stdout.write(
-  `gate: ${commands.length} commands x ${ROUNDS - 1} rounds; grammar loaded in ${loadMs.toFixed(1)} ms (once, at the first bash command)\n`,
+  `gate: ${commands.length} commands x ${ROUNDS - 1} rounds; grammar loaded in ${loadMs.toFixed(1)} ms (once, at the first command with shell syntax)\n`,
 );
 for (const [posture, values] of Object.entries(samples)) {
   const median = percentile(values, 0.5);
