@@ -7,6 +7,7 @@ import { randomInt } from "node:crypto";
 import type { SentFile } from "../events.js";
 import type {
   ChannelGrant,
+  NewOutbound,
   OutboundEntry,
   OutboundKind,
   OutboundState,
@@ -56,6 +57,22 @@ export interface GrantRow {
 
 export function iso(value: Time): string {
   return typeof value === "string" ? value : value.toISOString();
+}
+
+/**
+ * A new entry's values in the order of the `outbound` columns both adapters insert them into
+ * (`source, channel_id, kind, action, target, origin, body`), after its `id`.
+ */
+export function outboundValues(entry: NewOutbound): (string | null)[] {
+  return [
+    entry.source,
+    entry.channelId,
+    entry.kind,
+    entry.action,
+    entry.target ?? null,
+    entry.origin ?? null,
+    entry.body,
+  ];
 }
 
 export function toOutbound(row: OutboundRow): OutboundEntry {

@@ -5,6 +5,7 @@ import {
   chatSourceOf,
   type GrantRow,
   type OutboundRow,
+  outboundValues,
   type PairingRow,
   pairingCode,
   toGrant,
@@ -44,17 +45,7 @@ async function insertEntry(pool: pg.Pool, entry: NewOutbound, state: string) {
     `INSERT INTO outbound (id, source, channel_id, kind, action, target, origin, body, state,
        next_at, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now(), now(),
        now()) ON CONFLICT DO NOTHING RETURNING *`,
-    [
-      randomUUID(),
-      entry.source,
-      entry.channelId,
-      entry.kind,
-      entry.action,
-      entry.target ?? null,
-      entry.origin ?? null,
-      entry.body,
-      state,
-    ],
+    [randomUUID(), ...outboundValues(entry), state],
   );
   return rows[0] ? toOutbound(rows[0]) : null;
 }
@@ -70,17 +61,7 @@ function postgresLedger(pool: pg.Pool, insertLine: InsertLine): OutboundLedger {
       // One statement, so all or none; a conflict on `origin` leaves that entry out.
       const values: unknown[] = [];
       const rows = entries.map((entry, index) => {
-        values.push(
-          randomUUID(),
-          entry.source,
-          entry.channelId,
-          entry.kind,
-          entry.action,
-          entry.target ?? null,
-          entry.origin ?? null,
-          entry.body,
-          index,
-        );
+        values.push(randomUUID(), ...outboundValues(entry), index);
         const at = index * 9;
         const place = (offset: number) => `$${at + offset}`;
         return `(${[1, 2, 3, 4, 5, 6, 7, 8].map(place).join(", ")}, ${place(9)}::int)`;

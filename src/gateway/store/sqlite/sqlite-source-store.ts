@@ -5,6 +5,7 @@ import {
   chatSourceOf,
   type GrantRow,
   type OutboundRow,
+  outboundValues,
   type PairingRow,
   pairingCode,
   toGrant,
@@ -68,20 +69,7 @@ function sqliteLedger(
         `INSERT INTO outbound (id, source, channel_id, kind, action, target, origin, body, state,
            next_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(
-        id,
-        entry.source,
-        entry.channelId,
-        entry.kind,
-        entry.action,
-        entry.target ?? null,
-        entry.origin ?? null,
-        entry.body,
-        state,
-        now,
-        now,
-        now,
-      );
+      .run(id, ...outboundValues(entry), state, now, now, now);
     return toOutbound(byId(id) as OutboundRow);
   };
   return {
