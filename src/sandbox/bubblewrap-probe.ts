@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { delimiter } from "node:path";
+import { ownedCommand, watchOwned } from "./owned-command.js";
 
 /** The first executable `name` on `PATH`, or undefined. A few `access` calls: cheap enough for start-up. */
 export function findExecutable(name: string, path: string | undefined): string | undefined {
@@ -36,17 +37,27 @@ const PROBE_ARGS = [
   "true",
 ];
 
+/** The probe's descriptor for its watcher's pipe (`ownedCommand`). */
+const WATCHER_FD = 3;
+
 /**
  * Whether bubblewrap can start a sandbox here (it cannot in a container
  * without user namespaces, for one): one run of `true` inside. Resolves with
  * bubblewrap's own first line of complaint when it cannot. Never rejects.
+ * Owned like a sandbox: its own process group, SIGKILLed when rudder dies
+ * (mid-probe included) and once bubblewrap has exited.
  */
 export function probeBubblewrap(file: string): Promise<ProbeResult> {
   return new Promise((resolve) => {
     let stderr = "";
-    const child = spawn(file, PROBE_ARGS, { stdio: ["ignore", "ignore", "pipe"] });
-    child.stderr.setEncoding("utf8");
-    child.stderr.on("data", (chunk: string) => {
+    const [shell, shellArgs] = ownedCommand(file, PROBE_ARGS, WATCHER_FD);
+    const child = spawn(shell, shellArgs, {
+      detached: true,
+      stdio: ["ignore", "ignore", "pipe", "pipe"],
+    });
+    watchOwned(child, WATCHER_FD);
+    child.stderr?.setEncoding("utf8");
+    child.stderr?.on("data", (chunk: string) => {
       stderr = (stderr + chunk).slice(-2000);
     });
     child.on("error", (error) => resolve({ ok: false, reason: error.message }));

@@ -1,12 +1,13 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, type StdioOptions, spawn } from "node:child_process";
 import { connect, type Socket } from "node:net";
 import { constants } from "node:os";
 import type { Writable } from "node:stream";
 import type { CommandHandlers, CommandProcess } from "./command-process.js";
+import { ownedCommand, watchOwned } from "./owned-command.js";
 import type { PidsCgroup } from "./pids-cgroup.js";
 
-/** Moves the shell into the cgroup (`$0` is its `cgroup.procs`), then becomes bubblewrap. */
-const ENTER_CGROUP = 'echo $$ > "$0" && exec "$@"';
+/** Moves the shell into the cgroup (its `cgroup.procs` is the first argument), before it becomes bubblewrap. */
+const ENTER_CGROUP = 'echo $$ > "$1" && shift && ';
 /** How often, and how many times, an ended sandbox's cgroup is tried to be removed (it empties a moment later). */
 const CGROUP_REMOVE_RETRY_MS = 100;
 const CGROUP_REMOVE_TRIES = 30;
@@ -35,7 +36,9 @@ interface RunnerEvent {
  * (runner-script.ts), which starts each command in its own process group: a
  * command costs a fork and exec, not a sandbox's setup. The sandbox is in
  * its own process group on the host and dies with rudder (die-with-parent,
- * and the runner exits when its stdin ends, which ends its PID namespace). What the
+ * and the runner exits when its stdin ends, which ends its PID namespace;
+ * the group is SIGKILLed too, by `ownedCommand`'s watcher, for a bubblewrap
+ * killed before its sandbox was released). What the
  * runner writes is data, never trusted: commands inside share its user.
  * `args` is bubblewrap's full argument list; `key` says which confinement
  * it is, so the caller can tell when a new one is needed.
@@ -82,26 +85,27 @@ export class SandboxRunner {
     });
     this.#onIdle = options.onIdle;
     const cgroup = options.cgroup;
-    const [program, programArgs] =
-      cgroup === undefined
-        ? [file, args]
-        : ["/bin/sh", ["-c", ENTER_CGROUP, cgroup.procsFile, file, ...args]];
     const filters: [number, Buffer | undefined][] = [
       [PRIVILEGE_FILTER_FD, options.privilegeFilter],
       [UNIX_SOCKET_FILTER_FD, options.unixSocketFilter],
     ];
     const bridgeTo = options.bridgeTo;
-    this.#child = spawn(program, programArgs, {
-      detached: true,
-      env: options.env,
-      stdio: [
-        "pipe",
-        "pipe",
-        "pipe",
-        ...filters.map(([, filter]) => (filter === undefined ? "ignore" : "pipe")),
-        ...(bridgeTo === undefined ? [] : ["ipc" as const]),
-      ],
-    });
+    const stdio: StdioOptions = [
+      "pipe",
+      "pipe",
+      "pipe",
+      ...filters.map(([, filter]) => (filter === undefined ? "ignore" : "pipe")),
+      ...(bridgeTo === undefined ? [] : ["ipc" as const]),
+      "pipe",
+    ];
+    const watcherFd = stdio.length - 1;
+    // The watcher starts before the cgroup is entered: the sandbox's process limit counts its own.
+    const [program, programArgs] =
+      cgroup === undefined
+        ? ownedCommand(file, args, watcherFd)
+        : ownedCommand(cgroup.procsFile, [file, ...args], watcherFd, ENTER_CGROUP);
+    this.#child = spawn(program, programArgs, { detached: true, env: options.env, stdio });
+    watchOwned(this.#child, watcherFd);
     for (const [fd, filter] of filters) {
       if (filter === undefined) continue;
       // A few hundred bytes: the pipe holds them all before bubblewrap reads them to its end.
@@ -292,7 +296,8 @@ export class SandboxRunner {
   #hold(held: boolean): void {
     if (held) this.#child.ref();
     else this.#child.unref();
-    for (const stream of [this.#child.stdin, this.#child.stdout, this.#child.stderr]) {
+    // stdin, stdout, stderr and the watcher's pipe (`ownedCommand`).
+    for (const stream of this.#child.stdio) {
       const handle = stream as unknown as { ref?: () => void; unref?: () => void } | null;
       if (held) handle?.ref?.();
       else handle?.unref?.();
