@@ -8,6 +8,11 @@
  *   model, so it runs only the scenarios whose assertions hold without the API (the rest of the
  *   fake-CLI behaviour is in seed-runner.test.ts and claude-process.test.ts).
  * Where the engines legitimately differ, the engine table says so, field by field.
+ *
+ * The scenarios that only need a live process of an engine share one (`shared` below): one
+ * sandbox, one fake Messages API to which each case adds its own script, one process kept
+ * between cases, as a gateway keeps a channel's. Starting Claude Code is most of such a case.
+ * A case that fails drops the shared process, so the next one starts from a fresh one.
  */
 
 import {
@@ -22,7 +27,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFailed } from "vitest";
 import { ClaudeProcess } from "../../src/claude-cli/claude-process.js";
 import type { ClaudeProcessOptions } from "../../src/claude-cli/claude-process-types.js";
 import { ClaudeTimeoutError, RateLimitError } from "../../src/claude-cli/errors.js";
@@ -220,7 +225,12 @@ interface FakePlay {
  * A fresh sandbox and a factory of processes of `engine`: the API engines get a fake Messages
  * API playing `script`, the fake CLI plays `fake`.
  */
-async function setup(engine: Engine, script: ScriptStep[], fake?: FakePlay): Promise<Case> {
+async function setup(
+  engine: Engine,
+  script: ScriptStep[],
+  fake?: FakePlay,
+  cleanupList = cleanups,
+): Promise<Case> {
   caseCount += 1;
   const root = join(scratch, `case-${caseCount}`);
   const sandbox: Sandbox = {
@@ -233,7 +243,7 @@ async function setup(engine: Engine, script: ScriptStep[], fake?: FakePlay): Pro
   for (const directory of [sandbox.home, sandbox.temporary, sandbox.workspace]) {
     mkdirSync(directory, { recursive: true });
   }
-  cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+  cleanupList.push(() => rmSync(root, { recursive: true, force: true }));
   let api: FakeMessagesApi | undefined;
   let played: Record<string, string> = {};
   if (!engine.usesApi) {
@@ -242,7 +252,7 @@ async function setup(engine: Engine, script: ScriptStep[], fake?: FakePlay): Pro
   } else {
     const started = await startFakeMessagesApi({ script, fallback: echoFallback });
     api = started;
-    cleanups.push(() => started.close());
+    cleanupList.push(() => started.close());
     sandbox.apiUrl = started.url;
   }
   const base = engine.options(sandbox);
@@ -257,7 +267,7 @@ async function setup(engine: Engine, script: ScriptStep[], fake?: FakePlay): Pro
       ...options,
       ...extra,
     });
-    cleanups.push(() => proc.stop());
+    cleanupList.push(() => proc.stop());
     return proc;
   };
   return { api, sandbox, options, make };
@@ -309,15 +319,63 @@ function transcriptsHolding(home: string, text: string): boolean {
   return files.some((name) => readFileSync(join(home, name), "utf8").includes(text));
 }
 
+/** A gate a case opens itself: `open()` settles `opened`. */
+function gate(): { opened: Promise<void>; open(): void } {
+  let open = () => {};
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open };
+}
+
+/** An engine's process that several cases share, and where its API's requests stood. */
+interface SharedTurn {
+  testCase: Case;
+  api: FakeMessagesApi;
+  proc: ClaudeProcess;
+  /** The main requests of this case: those after the ones earlier cases made. */
+  requests(): RecordedRequest[];
+  /** Resolves once this case's `count`-th main request has arrived. */
+  waitForRequests(count: number): Promise<unknown>;
+}
+
 describe.each(engines)("ClaudeProcess drives $name", (engine) => {
   const TURN = { timeoutMs: engine.turnTimeoutMs };
   const onApi = it.runIf(engine.usesApi);
 
   beforeAll(() => engine.prepare(), 300_000);
 
+  const sharedCleanups: (() => Promise<void> | void)[] = [];
+  let shared: { testCase: Case; proc: ClaudeProcess } | undefined;
+  const dropShared = async () => {
+    shared = undefined;
+    for (const cleanup of sharedCleanups.splice(0).reverse()) await cleanup();
+  };
+  afterAll(dropShared);
+
+  /** The engine's shared process (started by its first turn), with `script` added for this case. */
+  async function sharedTurn(script: ScriptStep[]): Promise<SharedTurn> {
+    if (shared === undefined) {
+      const testCase = await setup(engine, [], undefined, sharedCleanups);
+      shared = { testCase, proc: testCase.make(engine.unattended) };
+    }
+    onTestFailed(dropShared);
+    const { testCase, proc } = shared;
+    const api = apiOf(testCase);
+    expect(api.pending()).toBe(0);
+    api.push(...script);
+    const before = api.mainRequests().length;
+    return {
+      testCase,
+      api,
+      proc,
+      requests: () => api.mainRequests().slice(before),
+      waitForRequests: (count) => api.waitForMainRequests(before + count, API_WAIT_MS),
+    };
+  }
+
   onApi("runs a turn", async () => {
-    const testCase = await setup(engine, [{ text: "hello from the fake model" }]);
-    const proc = testCase.make(engine.unattended);
+    const { testCase, proc, requests } = await sharedTurn([{ text: "hello from the fake model" }]);
     const texts: string[] = [];
     const result = await proc.runTurn("say hello", { ...TURN, onText: (text) => texts.push(text) });
     expect(result).toMatchObject({ isError: false, subtype: "success", numTurns: 1 });
@@ -325,14 +383,14 @@ describe.each(engines)("ClaudeProcess drives $name", (engine) => {
     expect(texts).toEqual(["hello from the fake model"]);
     expect(result.sessionId).toBe(proc.sessionId);
     expect(proc.buildCommand()[0]).toBe(testCase.options.claudeBin);
-    expect(lastUserText(mainRequest(apiOf(testCase), 0))).toContain(
+    expect(lastUserText(requests()[0] as RecordedRequest)).toContain(
       "[EXTERNAL CONTENT]\nsay hello",
     );
     expect(proc.alive()).toBe(true);
   });
 
   onApi("folds a steer written during a tool run into the same turn", async () => {
-    const testCase = await setup(engine, [
+    const { testCase, proc, requests } = await sharedTurn([
       shellStep(engine, waitForGo),
       {
         reply: (request) => ({
@@ -340,8 +398,6 @@ describe.each(engines)("ClaudeProcess drives $name", (engine) => {
         }),
       },
     ]);
-    const api = apiOf(testCase);
-    const proc = testCase.make(engine.unattended);
     const events: Record<string, unknown>[] = [];
     let steered: Promise<unknown> | undefined;
     const running = proc.runTurn("start the tool", {
@@ -363,17 +419,24 @@ describe.each(engines)("ClaudeProcess drives $name", (engine) => {
     expect(result.numTurns).toBe(2);
     expect(result.result).toContain("answered:");
     expect(result.result).toBe("answered: the steer too");
-    expect(api.mainRequests()).toHaveLength(2);
+    expect(requests()).toHaveLength(2);
   });
 
   onApi("holds a turn until a steer written while the model streams is answered", async () => {
-    const testCase = await setup(engine, [
-      { text: "a slow first answer", chunks: 6, chunkDelayMs: 250 },
+    const streamed = gate();
+    const { proc, waitForRequests } = await sharedTurn([
+      { text: "a slow first answer", chunks: 6, restAfter: streamed.opened },
     ]);
-    const proc = testCase.make(engine.unattended);
-    const running = proc.runTurn("first question", TURN);
-    await apiOf(testCase).waitForMainRequests(1, API_WAIT_MS);
+    const events: Record<string, unknown>[] = [];
+    const running = proc.runTurn("first question", {
+      ...TURN,
+      onEvent: (event) => events.push(event),
+    });
+    await waitForRequests(1);
     const outcome = await proc.steer("second question");
+    // The stream ends only once the binary has read the steer.
+    await waitFor(() => queuedMessages(events) >= 2, "two queued messages", API_WAIT_MS);
+    streamed.open();
     const result = await running;
     expect(outcome.status).toBe("steered");
     expect(result.isError).toBe(false);
@@ -390,19 +453,23 @@ describe.each(engines)("ClaudeProcess drives $name", (engine) => {
   });
 
   onApi("hands a message its own answer before the turn ends (onAnswered)", async () => {
-    const testCase = await setup(engine, [
-      { text: "a slow first answer", chunks: 6, chunkDelayMs: 250 },
+    const streamed = gate();
+    const { proc, waitForRequests } = await sharedTurn([
+      { text: "a slow first answer", chunks: 6, restAfter: streamed.opened },
     ]);
-    const proc = testCase.make(engine.unattended);
     const early: string[] = [];
+    const events: Record<string, unknown>[] = [];
     const running = proc.runTurn("first question", {
       ...TURN,
+      onEvent: (event) => events.push(event),
       onAnswered: (answer) => early.push(answer.result),
     });
-    await apiOf(testCase).waitForMainRequests(1, API_WAIT_MS);
+    await waitForRequests(1);
     const outcome = await proc.steer("second question", {
       onAnswered: (answer) => early.push(`steer: ${answer.result}`),
     });
+    await waitFor(() => queuedMessages(events) >= 2, "two queued messages", API_WAIT_MS);
+    streamed.open();
     const result = await running;
     expect(outcome.status).toBe("steered");
     expect(result.isError).toBe(false);
@@ -420,11 +487,10 @@ describe.each(engines)("ClaudeProcess drives $name", (engine) => {
   });
 
   onApi("times out, then resumes the session with its history", async () => {
-    const testCase = await setup(engine, [
+    const { proc, requests } = await sharedTurn([
       { text: "noted: giraffe" },
       { hangUntilAborted: true, text: "thinking" },
     ]);
-    const proc = testCase.make(engine.unattended);
     expect((await proc.runTurn("remember the word giraffe", TURN)).result).toBe("noted: giraffe");
     const sessionId = proc.sessionId;
     const hungPid = proc.pid;
@@ -442,16 +508,15 @@ describe.each(engines)("ClaudeProcess drives $name", (engine) => {
     expect(result.isError).toBe(false);
     expect(result.result).toContain("what was the word?");
     expect(proc.sessionId).toBe(sessionId);
-    const history = JSON.stringify(apiOf(testCase).mainRequests().at(-1)?.body.messages);
+    const history = JSON.stringify(requests().at(-1)?.body.messages);
     expect(history).toContain("remember the word giraffe");
     expect(history).toContain("noted: giraffe");
   });
 
   onApi("turns a 429 into RateLimitError without retries", async () => {
-    const testCase = await setup(engine, [
+    const { proc } = await sharedTurn([
       { error: { status: 429, type: "rate_limit_error", message: "slow down" } },
     ]);
-    const proc = testCase.make(engine.unattended);
     // A retrying binary would run into this timeout and throw ClaudeTimeoutError instead.
     const error = await proc
       .runTurn("hi", { timeoutMs: 20_000 })
@@ -494,10 +559,11 @@ describe.each(engines)("ClaudeProcess drives $name", (engine) => {
   });
 
   onApi("interrupts a turn in flight and keeps the process", async () => {
-    const testCase = await setup(engine, [{ hangUntilAborted: true, text: "working" }]);
-    const proc = testCase.make(engine.unattended);
+    const { proc, waitForRequests } = await sharedTurn([
+      { hangUntilAborted: true, text: "working" },
+    ]);
     const running = proc.runTurn("take your time", TURN);
-    await apiOf(testCase).waitForMainRequests(1, API_WAIT_MS);
+    await waitForRequests(1);
     await proc.interrupt();
     const result = await running;
     expect(result.isError).toBe(true);
@@ -511,10 +577,11 @@ describe.each(engines)("ClaudeProcess drives $name", (engine) => {
   });
 
   onApi("answers a steer queued behind an interrupted turn in the same turn", async () => {
-    const testCase = await setup(engine, [{ hangUntilAborted: true, text: "working" }]);
-    const proc = testCase.make(engine.unattended);
+    const { proc, waitForRequests } = await sharedTurn([
+      { hangUntilAborted: true, text: "working" },
+    ]);
     const running = proc.runTurn("take your time", TURN);
-    await apiOf(testCase).waitForMainRequests(1, API_WAIT_MS);
+    await waitForRequests(1);
     expect((await proc.steer("the queued steer")).status).toBe("steered");
     await proc.interrupt();
     const result = await running;
