@@ -7,6 +7,7 @@
  * says so in place.
  */
 import "./sent-files.css";
+import { byteSize } from "../../src/tools/byte-size.js";
 import type { ApiClient } from "./api.js";
 import { h } from "./dom.js";
 import type { StoredMessage } from "./types.js";
@@ -14,12 +15,6 @@ import type { StoredMessage } from "./types.js";
 type SentFile = NonNullable<StoredMessage["files"]>[number];
 
 const IMAGES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
-
-function sizeText(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-}
 
 function fileUrl(channelId: string, file: SentFile): string {
   const path = file.path.split("/").map(encodeURIComponent).join("/");
@@ -73,7 +68,7 @@ function fileItem(api: ApiClient, channelId: string, file: SentFile): HTMLElemen
   const link = h(
     "a",
     { href: "#", download: file.name, "data-testid": "sent-file-link" },
-    `${file.name} (${sizeText(file.size)})`,
+    `${file.name} (${byteSize(file.size)})`,
   );
   link.addEventListener("click", (event) => {
     event.preventDefault();
