@@ -1,14 +1,12 @@
 // A gateway in a process of its own, for benches, `npm run chaos` and the tests that take their
-// scenarios: started with `node --expose-gc --import tsx bench/gateway-process.ts --gateway
-// '<options JSON>'`, it prints one JSON line `{url, token}` once listening, answers each `stats`
-// line on stdin with its memory (after a forced GC), and closes when stdin ends. Its agents are
-// whatever engine the options name (the fake Claude CLI, or rudder itself against a fake Messages
-// API). The gateway is the built one (dist/, `npm run build`), as `rudder serve` runs it: loading
-// src/ through tsx cost each start twice the CPU (1.5 s against 0.75 s here), and the chaos
-// tests start about twenty.
+// scenarios: the child (bench/gateway-child.mjs) prints one JSON line `{url, token}` once
+// listening, answers each `stats` line on stdin with its memory (after a forced GC), and closes
+// when stdin ends. Its agents are whatever engine the options name (the fake Claude CLI, or
+// rudder itself against a fake Messages API). The gateway is the built one (dist/, `npm run
+// build`), as `rudder serve` runs it: loading src/ through tsx cost each start twice the CPU
+// (1.5 s against 0.75 s), and tsx's loader alone another 0.75 s against 0.5 s without.
 import { type ChildProcess, spawn } from "node:child_process";
 import { appendFileSync, readFileSync } from "node:fs";
-import { monitorEventLoopDelay } from "node:perf_hooks";
 import { createInterface } from "node:readline";
 import type { GatewayOptions } from "../src/gateway/index.js";
 
@@ -36,45 +34,8 @@ export function residentMiB(pid: number): number {
   }
 }
 
-/** The built gateway's entry; a name TypeScript does not resolve, so no build is needed to check. */
-const BUILT_GATEWAY = new URL("../dist/gateway/index.js", import.meta.url).href;
-
-async function runGateway(options: GatewayChildOptions): Promise<void> {
-  const { startGateway } = (await import(
-    BUILT_GATEWAY
-  )) as typeof import("../src/gateway/index.js");
-  const gateway = await startGateway({
-    // As `rudder serve` starts its agents; BENCH_AGENT_SPAWNER=0 spawns them from the gateway.
-    agentSpawner: process.env.BENCH_AGENT_SPAWNER !== "0",
-    ...options,
-    logger: (line) => process.stderr.write(`${line}\n`),
-  });
-  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
-  loopDelay.enable();
-  process.stdout.write(`${JSON.stringify({ url: gateway.url, token: gateway.token })}\n`);
-  for await (const line of createInterface({ input: process.stdin })) {
-    if (line !== "stats") break;
-    // Read before the forced collections below, which hold the loop themselves (0.3-0.7 s on a
-    // busy machine): counted, they were most of what a burst was said to hold it.
-    const loopDelayMaxMs = loopDelay.max / 1e6;
-    for (let round = 0; round < 3; round += 1) {
-      (globalThis as { gc?: () => void }).gc?.();
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    const memory = process.memoryUsage();
-    const stats: GatewayStats = {
-      rssMiB: residentMiB(process.pid),
-      heapMiB: memory.heapUsed / 2 ** 20,
-      heapTotalMiB: memory.heapTotal / 2 ** 20,
-      externalMiB: memory.external / 2 ** 20,
-      streams: gateway.eventStreams(),
-      loopDelayMaxMs,
-    };
-    loopDelay.reset();
-    process.stdout.write(`${JSON.stringify(stats)}\n`);
-  }
-  await gateway.close();
-}
+/** The child's program: plain JavaScript, started without tsx (see bench/gateway-child.mjs). */
+const GATEWAY_CHILD = new URL("gateway-child.mjs", import.meta.url).pathname;
 
 /**
  * A gateway child: its own process group, stderr (its log) kept, the last 64 KB, for when it
@@ -91,15 +52,7 @@ export class GatewayProcess {
   private constructor(options: GatewayChildOptions, env: NodeJS.ProcessEnv, nodeFlags: string[]) {
     this.child = spawn(
       process.execPath,
-      [
-        ...nodeFlags,
-        "--expose-gc",
-        "--import",
-        "tsx",
-        import.meta.filename,
-        "--gateway",
-        JSON.stringify(options),
-      ],
+      [...nodeFlags, "--expose-gc", GATEWAY_CHILD, "--gateway", JSON.stringify(options)],
       // As the `rudder` launcher starts a gateway (src/cli.ts's first line): glibc's mmap
       // threshold fixed, so large replies' blocks go back to the system once freed.
       {
@@ -184,8 +137,4 @@ export class GatewayProcess {
     await this.exited;
     clearTimeout(timer);
   }
-}
-
-if (process.argv[2] === "--gateway") {
-  await runGateway(JSON.parse(process.argv[3] ?? "{}") as GatewayChildOptions);
 }
