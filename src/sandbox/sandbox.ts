@@ -7,6 +7,7 @@ import { findExecutable, type ProbeResult, probeBubblewrap } from "./bubblewrap-
 import type { CommandHandlers, CommandProcess } from "./command-process.js";
 import type { DomainProxy } from "./domain-proxy.js";
 import { isExcludedCommand } from "./excluded-command.js";
+import { closeAtExit } from "./open-sandboxes.js";
 import { createPidsCgroup, ownPidsFolder } from "./pids-cgroup.js";
 import { Placeholders } from "./placeholders.js";
 import { RunningSandboxes } from "./running-sandboxes.js";
@@ -94,7 +95,8 @@ export class Sandbox {
   #probe: Promise<ProbeResult> | undefined;
   #failure: string | undefined;
   #stateFolder: string | undefined;
-  #cleanupInstalled = false;
+  /** Ends this sandbox's registration for closing at exit; set while it has a state folder. */
+  #forgetAtExit: (() => void) | undefined;
   #swept = false;
   #warmed = false;
   #closed = false;
@@ -284,6 +286,8 @@ export class Sandbox {
       rmSync(this.#stateFolder, { recursive: true, force: true });
       this.#stateFolder = undefined;
     }
+    this.#forgetAtExit?.();
+    this.#forgetAtExit = undefined;
   }
 
   #forget(command: string): boolean {
@@ -351,10 +355,7 @@ export class Sandbox {
       }
       this.#stateFolder = mkdtempSync(join(tmpdir(), `${STATE_PREFIX}${process.pid}-`));
       mkdirSync(join(this.#stateFolder, "tmp"));
-      if (!this.#cleanupInstalled) {
-        this.#cleanupInstalled = true;
-        process.once("exit", () => this.close());
-      }
+      this.#forgetAtExit ??= closeAtExit(this);
     }
     return this.#stateFolder;
   }
