@@ -35,9 +35,7 @@ afterEach(async () => {
 
 async function startChild(dataDir: string, scenarioFile: string, fakeLog: string) {
   const program = startProcess(process.execPath, [
-    "--import",
-    "tsx",
-    fixturePath("gateway-child.ts"),
+    fixturePath("gateway-child.mjs"),
     dataDir,
     scenarioFile,
     fakeLog,
