@@ -1,18 +1,10 @@
 import pg from "pg";
 import type { ContextUsage } from "../../agents/context-usage.js";
 import type { GatewayEvent, MessageAttachment, MessageState } from "../../events.js";
-import type { ScheduleChange } from "../rows.js";
+import { DelegatingStore } from "../delegating-store.js";
 import type { SharedEvent, SharedStore, WorkerLeases } from "../shared-store.js";
 import type { DeliveryClaim } from "../source-store.js";
-import type {
-  ChannelRecord,
-  MessageRecord,
-  NewSchedule,
-  ScheduleRecord,
-  Settlement,
-  SpendEntry,
-  SpendTotal,
-} from "../store.js";
+import type { ChannelRecord, MessageRecord, Settlement } from "../store.js";
 import { StoreHealth } from "../store-health.js";
 import { redactedUrl } from "../store-location.js";
 import { StoreUnavailableError } from "../store-unavailable-error.js";
@@ -61,14 +53,14 @@ export interface PostgresStoreOptions {
  * as the interface asks; `settle` locks the messages it answers (`FOR UPDATE`), so two workers
  * settling the same message answer it once.
  */
-export class PostgresGatewayStore implements SharedStore {
+export class PostgresGatewayStore extends DelegatingStore implements SharedStore {
   readonly #pool: pg.Pool;
   readonly #events: EventLog;
   readonly #writes: MessageWrites;
   readonly #transcripts: PostgresTranscripts;
-  readonly #schedules: PostgresSchedules;
+  protected readonly schedules: PostgresSchedules;
   readonly #channels: PostgresChannels;
-  readonly #spend: PostgresSpend;
+  protected readonly spend: PostgresSpend;
   /** The worker's one LISTEN connection, for all its NOTIFY channels. */
   readonly #notices: NotifyListener;
   readonly #logger: (line: string) => void;
@@ -78,14 +70,15 @@ export class PostgresGatewayStore implements SharedStore {
   #worker: string | undefined;
 
   private constructor(pool: pg.Pool, url: string, logger: (line: string) => void) {
+    super();
     this.#pool = pool;
     const batch = new WriteBatch(pool);
     this.#events = new EventLog(pool, batch);
     this.#writes = new MessageWrites(batch);
     this.#transcripts = new PostgresTranscripts(pool, () => this.#worker);
-    this.#schedules = new PostgresSchedules(pool);
+    this.schedules = new PostgresSchedules(pool);
     this.#channels = new PostgresChannels(pool);
-    this.#spend = new PostgresSpend(pool);
+    this.spend = new PostgresSpend(pool);
     this.health = new StoreHealth({
       name: redactedUrl(url),
       probe: () => pool.query("SELECT 1"),
@@ -146,7 +139,7 @@ export class PostgresGatewayStore implements SharedStore {
     nextRunAt: string | null,
     now: Date,
   ): Promise<boolean> {
-    return this.#schedules.claimFiring(scheduleId, dueAt, nextRunAt, now);
+    return this.schedules.claimFiring(scheduleId, dueAt, nextRunAt, now);
   }
 
   async wake(owner: string, messageId: string): Promise<void> {
@@ -347,38 +340,6 @@ export class PostgresGatewayStore implements SharedStore {
 
   listDeferred(): Promise<MessageRecord[]> {
     return this.#channels.deferred();
-  }
-
-  spendSince(since: string): Promise<SpendTotal[]> {
-    return this.#spend.since(since);
-  }
-
-  putSpend(entry: SpendEntry): Promise<void> {
-    return this.#spend.put(entry);
-  }
-
-  deleteSpend(entryId: string): Promise<void> {
-    return this.#spend.delete(entryId);
-  }
-
-  listSchedules(): Promise<ScheduleRecord[]> {
-    return this.#schedules.list();
-  }
-
-  getSchedule(scheduleId: string): Promise<ScheduleRecord | null> {
-    return this.#schedules.get(scheduleId);
-  }
-
-  insertSchedule(schedule: NewSchedule, nextRunAt: string | null): Promise<ScheduleRecord> {
-    return this.#schedules.insert(schedule, nextRunAt);
-  }
-
-  deleteSchedule(scheduleId: string): Promise<boolean> {
-    return this.#schedules.delete(scheduleId);
-  }
-
-  updateSchedule(scheduleId: string, change: ScheduleChange): Promise<ScheduleRecord | null> {
-    return this.#schedules.update(scheduleId, change);
   }
 
   async close(): Promise<void> {

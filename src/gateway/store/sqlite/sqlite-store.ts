@@ -2,19 +2,11 @@ import type Database from "better-sqlite3";
 import type { ContextUsage } from "../../agents/context-usage.js";
 import type { MessageAttachment, MessageState } from "../../events.js";
 import type { ChannelSettings } from "../channel-settings.js";
+import { DelegatingStore } from "../delegating-store.js";
 import { newMessage } from "../new-message.js";
 import { jsonColumn } from "../rows.js";
 import type { DeliveryClaim, SourceStore } from "../source-store.js";
-import type {
-  ChannelRecord,
-  GatewayStore,
-  MessageRecord,
-  NewSchedule,
-  ScheduleRecord,
-  Settlement,
-  SpendEntry,
-  SpendTotal,
-} from "../store.js";
+import type { ChannelRecord, GatewayStore, MessageRecord, Settlement } from "../store.js";
 import { StoreHealth } from "../store-health.js";
 import {
   type NewTranscriptChunk,
@@ -31,7 +23,7 @@ import { healthGuard } from "./sqlite-faults.js";
 import { finishDeliveryClaim } from "./sqlite-inbound-deliveries.js";
 import { spendLinkCode } from "./sqlite-link-codes.js";
 import { type ChannelRow, type MessageRow, toChannel, toMessage } from "./sqlite-rows.js";
-import { type ScheduleChange, SqliteSchedules } from "./sqlite-schedules.js";
+import { SqliteSchedules } from "./sqlite-schedules.js";
 import { settleRows } from "./sqlite-settle.js";
 import { sqliteSourceStore } from "./sqlite-source-store.js";
 import { SqliteSpend } from "./sqlite-spend.js";
@@ -47,20 +39,21 @@ import { sqliteTurnDisplays } from "./sqlite-turn-displays.js";
  * `health` down and rejects with a `StoreUnavailableError`, as the PostgreSQL store does when
  * its database is away; the gateway holds the writes that finish a turn until it is back.
  */
-export class SqliteGatewayStore implements GatewayStore {
+export class SqliteGatewayStore extends DelegatingStore implements GatewayStore {
   readonly #database: Database.Database;
   readonly #transcripts: SqliteTranscripts;
   /** The statements of the per-message path, prepared once (preparing costs more than running). */
   readonly #statements = new Map<string, Database.Statement>();
   readonly #commits: GroupCommit;
-  readonly #schedules: SqliteSchedules;
-  readonly #spend: SqliteSpend;
+  protected readonly schedules: SqliteSchedules;
+  protected readonly spend: SqliteSpend;
   /** Whether the file can be written now; down from a fault until a probe write goes through. */
   readonly health: StoreHealth;
   #sources: SourceStore | undefined;
 
   /** Throws a `StoreUnavailableError` (one line) when `path` cannot be opened and written. */
   constructor(path: string, options: { logger?: (line: string) => void } = {}) {
+    super();
     this.#database = openDatabase(path);
     this.health = new StoreHealth({
       name: path,
@@ -70,8 +63,8 @@ export class SqliteGatewayStore implements GatewayStore {
     });
     this.#transcripts = new SqliteTranscripts(this.#database);
     this.#commits = new GroupCommit(this.#database, healthGuard(this.health));
-    this.#schedules = new SqliteSchedules(this.#database, this.#commits);
-    this.#spend = new SqliteSpend((sql) => this.#statement(sql), this.#commits);
+    this.schedules = new SqliteSchedules(this.#database, this.#commits);
+    this.spend = new SqliteSpend((sql) => this.#statement(sql), this.#commits);
   }
 
   async appendTranscript(chunk: NewTranscriptChunk): Promise<boolean> {
@@ -335,38 +328,6 @@ export class SqliteGatewayStore implements GatewayStore {
       .prepare("SELECT * FROM messages WHERE kind = 'user' AND state = 'deferred' ORDER BY seq")
       .all() as MessageRow[];
     return rows.map(toMessage);
-  }
-
-  spendSince(since: string): Promise<SpendTotal[]> {
-    return this.#spend.since(since);
-  }
-
-  putSpend(entry: SpendEntry): Promise<void> {
-    return this.#spend.put(entry);
-  }
-
-  deleteSpend(entryId: string): Promise<void> {
-    return this.#spend.delete(entryId);
-  }
-
-  listSchedules(): Promise<ScheduleRecord[]> {
-    return this.#schedules.list();
-  }
-
-  getSchedule(scheduleId: string): Promise<ScheduleRecord | null> {
-    return this.#schedules.get(scheduleId);
-  }
-
-  insertSchedule(schedule: NewSchedule, nextRunAt: string | null): Promise<ScheduleRecord> {
-    return this.#schedules.insert(schedule, nextRunAt);
-  }
-
-  deleteSchedule(scheduleId: string): Promise<boolean> {
-    return this.#schedules.delete(scheduleId);
-  }
-
-  updateSchedule(scheduleId: string, change: ScheduleChange): Promise<ScheduleRecord | null> {
-    return this.#schedules.update(scheduleId, change);
   }
 
   spendLinkCode(nonce: string, expiresAt: Date): Promise<boolean> {
