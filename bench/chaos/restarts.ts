@@ -101,11 +101,23 @@ export async function restarts(options: RestartOptions): Promise<Figure[]> {
   const failed = messages.filter((message) => message.kind === "error").length;
   const users = messages.filter((message) => message.kind === "user");
   const most = (count: (message: ApiMessage) => number) => Math.max(0, ...users.map(count));
-  await new Promise((resolve) => setTimeout(resolve, 2000));
+  const running = async () =>
+    new Set(
+      (await gateway.api<{ runners: { pid: number }[] }>("GET", "/api/runners")).body.runners.map(
+        (runner) => runner.pid,
+      ),
+    );
+  const orphansAlive = async () => {
+    const live = await running();
+    return fakeLogEntries(fakeLog)
+      .filter((entry) => entry.event === "start")
+      .map((entry) => entry.pid as number)
+      .filter((pid) => !live.has(pid) && isAlive(pid));
+  };
+  // The agents of a killed gateway get SIGTERM as it dies (their parent-death signal): wait
+  // for them to be gone, up to 10 s; any still alive then are counted below.
+  await poll(async () => (await orphansAlive()).length === 0, 10_000);
   const entries = fakeLogEntries(fakeLog);
-  const agents = entries
-    .filter((entry) => entry.event === "start")
-    .map((entry) => entry.pid as number);
   // How often an agent answered each message: more than once is work a kill made it redo.
   const textOf = new Map<string, string>();
   const answers = new Map<string, number>();
@@ -122,12 +134,7 @@ export async function restarts(options: RestartOptions): Promise<Figure[]> {
     }
   }
   const redone = acceptedTexts.filter((message) => (answers.get(message.text) ?? 0) > 1).length;
-  const running = new Set(
-    (await gateway.api<{ runners: { pid: number }[] }>("GET", "/api/runners")).body.runners.map(
-      (runner) => runner.pid,
-    ),
-  );
-  const orphans = agents.filter((pid) => !running.has(pid) && isAlive(pid)).length;
+  const orphans = (await orphansAlive()).length;
   await gateway.stop();
   const scenario = `${options.kills} gateway SIGKILLs`;
   return [

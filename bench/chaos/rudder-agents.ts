@@ -110,8 +110,9 @@ export async function agentKilledMidTool(root: string): Promise<Figure[]> {
     const pid = await agentPid(gateway, "kill");
     if (pid !== undefined) process.kill(pid, "SIGKILL");
     const first = await posted;
-    // Past the tool's own end: any process it left would have written its file by now.
-    await new Promise((resolve) => setTimeout(resolve, 5000));
+    // The file is written by the tool's own shell after its sleep: once every process of the
+    // tool is gone, nothing is left to write it (a process left alive is counted below).
+    await poll(() => (toolPids ?? []).every((each) => !isAlive(each)), 10_000);
     const left = (toolPids ?? []).filter((each) => isAlive(each)).length;
     const late = existsSync(join(workspace, "late-effect.txt")) ? 1 : 0;
     const next = await settle(gateway, "kill", "what happened to the tool?");
