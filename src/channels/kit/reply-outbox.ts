@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import type { SentFile } from "../../gateway/events.js";
 import type {
   NewOutbound,
@@ -68,9 +67,19 @@ export class ReplyOutbox {
   readonly #blocked = new Set<string>();
   /** Sends taken again after a gateway died while sending them (they may show twice). */
   recovered = 0;
+  /**
+   * Settles when the outbox stops: the one listener on its signal, however many channels wait
+   * or send at once (a listener each, on the source's long-lived signal, made the gateway warn
+   * of a leak past ten at once).
+   */
+  readonly #stopped: Promise<void>;
 
   constructor(options: ReplyOutboxOptions) {
     this.#options = options;
+    const { signal } = options;
+    this.#stopped = signal.aborted
+      ? Promise.resolve()
+      : new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
   }
 
   /** Marks a channel as a group chat (a slower edit rate). */
@@ -200,7 +209,7 @@ export class ReplyOutbox {
       // Left in the ledger for the next `resume`, in order behind the entry another worker holds.
       if (this.#blocked.has(channelId)) return null;
       const wait = Date.parse(stored.nextAt) - Date.now();
-      if (wait > 0) await sleep(wait, undefined, { signal }).catch(() => undefined);
+      if (wait > 0) await this.#pause(wait);
       // Held for the send's time and half as long again (15 s at most) to record its outcome.
       const entry = await ledger.claim(id, worker, timeoutMs + Math.min(15_000, timeoutMs / 2));
       if (entry === null) {
@@ -262,20 +271,20 @@ export class ReplyOutbox {
   async #once(entry: OutboundEntry, timeoutMs: number): Promise<string | null> {
     const { platform, ledger, signal } = this.#options;
     const message = JSON.parse(entry.body) as OutgoingChat;
-    const attempt = new AbortController();
+    const timeout = new AbortController();
     const timer = setTimeout(
-      () => attempt.abort(new Error(`no answer within ${timeoutMs / 1000} s`)),
+      () => timeout.abort(new Error(`no answer within ${timeoutMs / 1000} s`)),
       timeoutMs,
     );
-    const onStop = () => attempt.abort(signal.reason);
-    signal.addEventListener("abort", onStop, { once: true });
+    // Follows the outbox's signal without a listener on it (`any` holds its sources weakly).
+    const attempt = AbortSignal.any([signal, timeout.signal]);
     try {
       if (entry.kind === "file") {
-        return await sendFileEntry(entry, platform, this.#options.readSentFile, attempt.signal);
+        return await sendFileEntry(entry, platform, this.#options.readSentFile, attempt);
       }
       if (entry.action === "send") {
         return await this.#withMarkupFallback(message, (chat) =>
-          platform.send(entry.channelId, chat, attempt.signal),
+          platform.send(entry.channelId, chat, attempt),
         );
       }
       const target = entry.target === null ? null : await ledger.get(entry.target);
@@ -284,14 +293,13 @@ export class ReplyOutbox {
       await this.#editPause(entry.channelId);
       const platformId = target.platformId;
       await this.#withMarkupFallback(message, (chat) =>
-        platform.edit(entry.channelId, platformId, chat, attempt.signal),
+        platform.edit(entry.channelId, platformId, chat, attempt),
       ).catch((error: unknown) => {
         if (platform.failure(error).kind !== "unchanged") throw error;
       });
       return platformId;
     } finally {
       clearTimeout(timer);
-      signal.removeEventListener("abort", onStop);
     }
   }
 
@@ -312,12 +320,20 @@ export class ReplyOutbox {
   async #editPause(channelId: string): Promise<void> {
     const interval = this.#options.platform.limits.editIntervalMs(this.#groups.has(channelId));
     const since = Date.now() - (this.#lastEdit.get(channelId) ?? 0);
-    if (since < interval) {
-      await sleep(interval - since, undefined, { signal: this.#options.signal }).catch(
-        () => undefined,
-      );
-    }
+    if (since < interval) await this.#pause(interval - since);
     this.#lastEdit.set(channelId, Date.now());
+  }
+
+  /** Waits `milliseconds`, or less when the outbox stops. */
+  async #pause(milliseconds: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, milliseconds);
+      }),
+      this.#stopped,
+    ]);
+    clearTimeout(timer);
   }
 
   #givenUpLine(entry: OutboundEntry, age: number): string {
