@@ -26,10 +26,12 @@ describe("encodeOutputLine keeps every stream-json line under 1 MiB", () => {
     expect(encodeOutputLine(line)).toBe(`${JSON.stringify(line)}\n`);
   });
 
-  it("splits a 20 MB assistant text into pieces of the same message that join to the whole", () => {
-    const text = `${"abc€\u2028\n\u0001".repeat(2_000_000)}😀end`;
+  // Eight pieces show the split as well as forty; a 20 MB reply end to end is `npm run
+  // chaos`'s "20 MB model reply".
+  it("splits an 8 MB assistant text into pieces of the same message that join to the whole", () => {
+    const text = `${"abc€\u2028\n\u0001".repeat(500_000)}😀end`;
     const lines = decode(encodeOutputLine(assistant(text)));
-    expect(lines.length).toBeGreaterThan(20);
+    expect(lines.length).toBeGreaterThan(7);
     const pieces = lines.map((line) => {
       const message = line.message as { id: string; content: { text: string }[] };
       expect(message.id).toBe("msg_1");
