@@ -4,14 +4,18 @@
  * message reaches an agent and the reply comes back with sendMessage; a
  * stranger is refused; a permission request is allowed from the chat.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  chatGatewayRoot,
+  serveEnv,
+  toolSaid,
+  writeTokenFile,
+} from "../helpers/chat-gateway-fixture.js";
+import {
   echoFallback,
   type FakeMessagesApi,
-  lastToolResults,
   lastUserText,
   startFakeMessagesApi,
 } from "../helpers/fake-messages-api.js";
@@ -25,15 +29,8 @@ let messagesApi: FakeMessagesApi;
 let telegram: FakeTelegramApi;
 const servers: RudderRun[] = [];
 
-const env = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
-  PATH: process.env.PATH,
-  HOME: join(root, "home"),
-  RUDDER_MAX_RETRIES: "0",
-  ANTHROPIC_BASE_URL: messagesApi.url,
-  ANTHROPIC_API_KEY: "dummy",
-  RUDDER_TELEGRAM_API_URL: telegram.url,
-  ...extra,
-});
+const env = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv =>
+  serveEnv(root, messagesApi.url, { RUDDER_TELEGRAM_API_URL: telegram.url, ...extra });
 
 function serve(name: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}): RudderRun {
   const run = startRudder(["serve", "--port", "0", "--data", join(root, name), ...args], {
@@ -74,25 +71,13 @@ const sentTo = (chatId: string, text: string) =>
   );
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), "rudder-serve-telegram-"));
-  mkdirSync(join(root, "home"));
-  mkdirSync(join(root, "workspace"));
   // The user asks about rm (in the sandbox, only ask rules and the deny list stop a command).
-  mkdirSync(join(root, "workspace", ".rudder"), { recursive: true });
-  writeFileSync(
-    join(root, "workspace", ".rudder", "settings.json"),
-    '{"permissions":{"ask":["Bash(rm:*)"]}}',
-  );
+  root = chatGatewayRoot("rudder-serve-telegram-");
   messagesApi = await startFakeMessagesApi({
-    fallback: (request) => {
-      const results = lastToolResults(request);
-      return results.length > 0
-        ? { text: `tool said: ${JSON.stringify(results[0]?.content ?? "")}` }
-        : echoFallback(request);
-    },
+    fallback: (request) => toolSaid(request) ?? echoFallback(request),
   });
   telegram = await startFakeTelegramApi();
-  writeFileSync(join(root, "bot-token"), `${telegram.token}\n`, { mode: 0o600 });
+  writeTokenFile(join(root, "bot-token"), telegram.token);
 });
 
 afterAll(async () => {

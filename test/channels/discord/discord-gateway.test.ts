@@ -12,16 +12,20 @@
  * one of them sending a file through rudder's MCP tool (`mcp__rudder__send_file`).
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  chatGatewayRoot,
+  serveEnv,
+  toolSaid,
+  writeTokenFile,
+} from "../../helpers/chat-gateway-fixture.js";
 import { claudeCodeEnv } from "../../helpers/claude-code-env.js";
 import { type FakeDiscord, startFakeDiscord } from "../../helpers/fake-discord.js";
 import {
   echoFallback,
   type FakeMessagesApi,
-  lastToolResults,
   startFakeMessagesApi,
 } from "../../helpers/fake-messages-api.js";
 import { type RudderRun, startRudder, stopRudder } from "../../helpers/rudder-cli.js";
@@ -52,15 +56,7 @@ function serve(data: string, extra: string[] = [], env: NodeJS.ProcessEnv = {}):
     ],
     {
       cwd: join(root, "workspace"),
-      env: {
-        PATH: process.env.PATH,
-        HOME: join(root, "home"),
-        RUDDER_MAX_RETRIES: "0",
-        ANTHROPIC_BASE_URL: messagesApi.url,
-        ANTHROPIC_API_KEY: "dummy",
-        RUDDER_DISCORD_API_URL: discord.apiUrl,
-        ...env,
-      },
+      env: serveEnv(root, messagesApi.url, { RUDDER_DISCORD_API_URL: discord.apiUrl, ...env }),
     },
   );
   servers.push(run);
@@ -87,18 +83,11 @@ const sentTo = (channelId: string, pattern: RegExp, what = String(pattern)) =>
   );
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), "rudder-discord-"));
-  mkdirSync(join(root, "home"));
-  mkdirSync(join(root, "workspace", ".rudder"), { recursive: true });
-  writeFileSync(
-    join(root, "workspace", ".rudder", "settings.json"),
-    '{"permissions":{"ask":["Bash(rm:*)"]}}',
-  );
+  root = chatGatewayRoot("rudder-discord-");
   messagesApi = await startFakeMessagesApi({
     fallback: (request) => {
-      const results = lastToolResults(request);
-      if (results.length > 0)
-        return { text: `tool said: ${JSON.stringify(results.at(-1)?.content ?? "")}` };
+      const said = toolSaid(request);
+      if (said) return said;
       const echoed = echoFallback(request);
       // rudder's agents have send_file built in; Claude Code's reach it through rudder's MCP server.
       const sending = /send the report by (\w+)/.exec(JSON.stringify(echoed))?.[1];
@@ -112,7 +101,7 @@ beforeAll(async () => {
     },
   });
   discord = await startFakeDiscord();
-  writeFileSync(join(root, "bot-token"), `${discord.token}\n`, { mode: 0o600 });
+  writeTokenFile(join(root, "bot-token"), discord.token);
 });
 
 afterAll(async () => {

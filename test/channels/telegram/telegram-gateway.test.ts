@@ -5,14 +5,18 @@
  * edited within Telegram's limits; a reply whose delivery was cut by a SIGKILL is sent once
  * after the restart, marked "may repeat" in the ledger.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  chatGatewayRoot,
+  serveEnv,
+  toolSaid,
+  writeTokenFile,
+} from "../../helpers/chat-gateway-fixture.js";
+import {
   echoFallback,
   type FakeMessagesApi,
-  lastToolResults,
   startFakeMessagesApi,
 } from "../../helpers/fake-messages-api.js";
 import { type FakeTelegramApi, startFakeTelegramApi } from "../../helpers/fake-telegram-api.js";
@@ -39,15 +43,7 @@ function serve(data: string, env: Record<string, string> = {}): RudderRun {
     ],
     {
       cwd: join(root, "workspace"),
-      env: {
-        PATH: process.env.PATH,
-        HOME: join(root, "home"),
-        RUDDER_MAX_RETRIES: "0",
-        ANTHROPIC_BASE_URL: messagesApi.url,
-        ANTHROPIC_API_KEY: "dummy",
-        RUDDER_TELEGRAM_API_URL: telegram.url,
-        ...env,
-      },
+      env: serveEnv(root, messagesApi.url, { RUDDER_TELEGRAM_API_URL: telegram.url, ...env }),
     },
   );
   servers.push(run);
@@ -69,23 +65,12 @@ const sentTo = (chatId: string, pattern: RegExp, what = String(pattern)) =>
   waitFor(() => find(chatId, pattern), `a message to ${chatId}: ${what}`, 30_000);
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), "rudder-telegram-kit-"));
-  mkdirSync(join(root, "home"));
-  mkdirSync(join(root, "workspace", ".rudder"), { recursive: true });
-  writeFileSync(
-    join(root, "workspace", ".rudder", "settings.json"),
-    '{"permissions":{"ask":["Bash(rm:*)"]}}',
-  );
+  root = chatGatewayRoot("rudder-telegram-kit-");
   messagesApi = await startFakeMessagesApi({
-    fallback: (request) => {
-      const results = lastToolResults(request);
-      return results.length > 0
-        ? { text: `tool said: ${JSON.stringify(results.at(-1)?.content ?? "")}` }
-        : echoFallback(request);
-    },
+    fallback: (request) => toolSaid(request) ?? echoFallback(request),
   });
   telegram = await startFakeTelegramApi();
-  writeFileSync(join(root, "bot-token"), `${telegram.token}\n`, { mode: 0o600 });
+  writeTokenFile(join(root, "bot-token"), telegram.token);
 });
 
 afterAll(async () => {
