@@ -8,7 +8,6 @@
  * It is compiled by V8's baseline compiler alone (`--liftoff-only`, set as it loads).
  */
 import { createRequire } from "node:module";
-import { setFlagsFromString } from "node:v8";
 import type { Node, Parser } from "web-tree-sitter";
 
 export type SyntaxNode = Node;
@@ -60,6 +59,7 @@ async function load(): Promise<BashParser> {
   // V8's baseline WebAssembly compiler only: optimizing the 1.3 MB grammar in the background
   // held the main thread in a lock for seconds on a busy machine (a one-shot's first bash call
   // took 4 s instead of 0.3 s under load, bench/startup.ts), while a parse stays microseconds.
+  const { setFlagsFromString } = await import("node:v8");
   setFlagsFromString("--liftoff-only");
   const { Parser: ParserClass, Language } = await import("web-tree-sitter");
   await ParserClass.init();

@@ -71,7 +71,9 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput> {
     name: "bash",
     description,
     inputSchema: bashInput,
-    jsonSchema: toolJsonSchema(bashInput),
+    get jsonSchema() {
+      return toolJsonSchema(bashInput);
+    },
     ...(sandbox === undefined ? {} : { warm: () => sandbox.warm() }),
     async execute(input, context): Promise<ToolResult> {
       const timeoutMs = Math.min(input.timeout ?? DEFAULT_BASH_TIMEOUT_MS, MAX_BASH_TIMEOUT_MS);

@@ -176,7 +176,9 @@ function claudeTool(spec: ClaudeToolSpec, tool: AnyTool): AnyTool {
     name: spec.name,
     description: inClaudeWords(tool.description),
     inputSchema: schema,
-    jsonSchema: toolJsonSchema(schema),
+    get jsonSchema() {
+      return toolJsonSchema(schema);
+    },
     aliasOf: { name: tool.name, input: spec.toRudder },
     ...(tool.warm === undefined ? {} : { warm: () => tool.warm?.() }),
     async execute(input, context): Promise<ToolResult> {

@@ -38,7 +38,9 @@ export function createEditFileTool(): Tool<EditFileInput> {
     name: "edit_file",
     description,
     inputSchema: editFileInput,
-    jsonSchema: toolJsonSchema(editFileInput),
+    get jsonSchema() {
+      return toolJsonSchema(editFileInput);
+    },
     async execute(input, context): Promise<ToolResult> {
       if (input.old_text.length === 0)
         return fail("old_text is empty; give the exact text to replace.");

@@ -33,7 +33,9 @@ export function createGlobTool(): Tool<GlobInput> {
     name: "glob",
     description,
     inputSchema: globInput,
-    jsonSchema: toolJsonSchema(globInput),
+    get jsonSchema() {
+      return toolJsonSchema(globInput);
+    },
     async execute(input, context): Promise<ToolResult> {
       const started = performance.now();
       const found = await findFiles(

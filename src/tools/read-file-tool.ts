@@ -46,7 +46,9 @@ export function createReadFileTool(): Tool<ReadFileInput> {
     name: "read_file",
     description,
     inputSchema: readFileInput,
-    jsonSchema: toolJsonSchema(readFileInput),
+    get jsonSchema() {
+      return toolJsonSchema(readFileInput);
+    },
     async execute(input, context): Promise<ToolResult> {
       const opened = await openToolFile(context, input.path, "read");
       if (!opened.ok) return fail(opened.error);

@@ -40,7 +40,9 @@ export function createSendFileTool(maxBytes: number): Tool<SendFileInput> {
     name: "send_file",
     description,
     inputSchema: sendFileInput,
-    jsonSchema: toolJsonSchema(sendFileInput),
+    get jsonSchema() {
+      return toolJsonSchema(sendFileInput);
+    },
     async execute(input, context): Promise<ToolResult> {
       const opened = await openToolFile(context, input.path, "read");
       if (!opened.ok) return { content: opened.error, isError: true };

@@ -27,7 +27,9 @@ export function createWriteFileTool(): Tool<WriteFileInput> {
     name: "write_file",
     description,
     inputSchema: writeFileInput,
-    jsonSchema: toolJsonSchema(writeFileInput),
+    get jsonSchema() {
+      return toolJsonSchema(writeFileInput);
+    },
     async execute(input, context): Promise<ToolResult> {
       const opened = await openToolFile(context, input.path, "write");
       if (!opened.ok) return { content: opened.error, isError: true };
