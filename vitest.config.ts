@@ -18,6 +18,7 @@ const unitTests = [
   "test/agent/model-call.test.ts",
   "test/agent/prepare-tool-use-grammar.test.ts",
   "test/agent/project-instructions.test.ts",
+  "test/agent/random-uuid.test.ts",
   "test/agent/session-catalog.test.ts",
   "test/ascii-source.test.ts",
   "test/channels/discord/discord-platform.test.ts",

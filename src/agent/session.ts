@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { BackgroundManager } from "../background/background-manager.js";
 import { contextWindowFor, maxOutputTokensFor } from "../model/context-window.js";
 import { costUsd } from "../model/pricing.js";
@@ -10,6 +9,7 @@ import { ContextKeeper, type RequestShape } from "./context-keeper.js";
 import { appendUserImages, appendUserText } from "./conversation.js";
 import type { AgentEvent, TurnOutcome } from "./events.js";
 import { Inbox } from "./inbox.js";
+import { randomUUID } from "./random-uuid.js";
 import { RedeliveredTexts } from "./redelivered-texts.js";
 import { RunningTools, type ToolKill } from "./running-tools.js";
 

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import {
   appendFileSync,
   closeSync,
@@ -147,8 +146,20 @@ function isMessage(value: unknown): value is Message {
   );
 }
 
+/**
+ * A digest of a message's JSON that tells whether it changed in place: its length and two
+ * 32-bit FNV-1a sums (different offsets). Not node:crypto's SHA-1, whose module costs a
+ * one-shot run several milliseconds to load; no one chooses what is compared here.
+ */
 function digest(json: string): string {
-  return createHash("sha1").update(json).digest("base64");
+  let first = 0x811c9dc5;
+  let second = 0x050c5d1f;
+  for (let index = 0; index < json.length; index++) {
+    const code = json.charCodeAt(index);
+    first = Math.imul(first ^ code, 0x01000193);
+    second = Math.imul(second ^ code, 0x01000193);
+  }
+  return `${json.length}:${(first >>> 0).toString(36)}:${(second >>> 0).toString(36)}`;
 }
 
 function endsWithNewline(path: string): boolean {

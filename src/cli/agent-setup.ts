@@ -1,8 +1,8 @@
-import { randomUUID } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { loadProjectInstructions } from "../agent/project-instructions.js";
+import { randomUUID } from "../agent/random-uuid.js";
 import type { SessionOptions } from "../agent/session.js";
 import { loadSettings } from "../agent/settings.js";
 import {

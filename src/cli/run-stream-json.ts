@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
+import { randomUUID } from "../agent/random-uuid.js";
 import { LineSplitter } from "../protocol/line-splitter.js";
 import { encodeOutputLine } from "../protocol/line-writer.js";
 import type { OutputLine } from "../protocol/output-lines.js";

@@ -1,5 +1,5 @@
-import { randomUUID } from "node:crypto";
 import type { CompactionBoundary } from "../agent/compaction-boundary.js";
+import { randomUUID } from "../agent/random-uuid.js";
 import type { ToolKill } from "../agent/running-tools.js";
 import { Session, type SessionOptions } from "../agent/session.js";
 import { isValidSessionId, sessionsDirectory, TranscriptStore } from "../agent/transcript-store.js";

@@ -1,5 +1,5 @@
-import { randomUUID } from "node:crypto";
 import type { AgentEvent, CompactionTrigger } from "../agent/events.js";
+import { randomUUID } from "../agent/random-uuid.js";
 import type { OutputLine } from "./output-lines.js";
 
 /**

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomUUID } from "../agent/random-uuid.js";
 import type { HostControls } from "./host-controls.js";
 import { controlError, controlSuccess, type OutputLine, type SessionInfo } from "./output-lines.js";
 import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from "./permission-mode.js";

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomUUID } from "../agent/random-uuid.js";
 import type { OutputLine } from "./output-lines.js";
 
 /** The host's answer to a control request rudder sent, or why none came. */

@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto";
 import { contextWindowFor, maxOutputTokensFor } from "../agent/context-budget.js";
 import type { AgentEvent, TurnOutcome } from "../agent/events.js";
+import { randomUUID } from "../agent/random-uuid.js";
 import type { ContentBlock } from "../model/types.js";
 
 /**

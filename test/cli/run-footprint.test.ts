@@ -7,7 +7,9 @@ import { type RudderRun, startRudder } from "../helpers/rudder-cli.js";
 
 // What a one-shot `rudder run` loads decides its startup time and memory (bench/startup.ts).
 // Node's fetch implementation (undici) and TLS are the two big built-ins it can do without
-// over http: this fails when a change pulls either back in.
+// over http, and node:crypto (with the dozen modules it loads, several milliseconds) one it
+// does without altogether (its UUIDs come from agent/random-uuid.ts): this fails when a change
+// pulls any of them back in.
 //
 // Path work is the other cost: every module import the loader resolves, and every join or
 // resolve rudder does, runs the path module's normalizer over a whole absolute path. Past a few
@@ -34,7 +36,7 @@ afterEach(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-it("a one-shot run with a tool call loads neither Node's fetch nor TLS, and does little path work", async () => {
+it("a one-shot run with a tool call loads neither Node's fetch, TLS nor crypto, and does little path work", async () => {
   // Claude Code's tool names, as stream-json shows them: the command runs (in the sandbox).
   api.push({ toolUse: { name: "Bash", input: { command: "echo footprint" } } }, { text: "done" });
   const moduleList = join(scratch, "modules.txt");
@@ -72,7 +74,7 @@ it("a one-shot run with a tool call loads neither Node's fetch nor TLS, and does
 
   const loaded = readFileSync(moduleList, "utf8").split("\n");
   expect(loaded).toContain("NativeModule http");
-  expect(loaded.filter((name) => /undici|\btls\b|\bhttps\b/.test(name))).toEqual([]);
+  expect(loaded.filter((name) => /undici|\btls\b|\bhttps\b|crypto/.test(name))).toEqual([]);
 
   const work = JSON.parse(readFileSync(pathWork, "utf8")) as {
     moduleResolutions: number;
