@@ -1,5 +1,6 @@
 // `--max-agents`: every agent process of a worker counts, one-shots included. Past the cap a
 // message waits (stored, its POST told `waiting`) and is answered in order as processes free.
+import { getEventListeners } from "node:events";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -43,6 +44,14 @@ function agentProcesses(channelPrefix: string): number {
   return count;
 }
 
+/** What a gateway may add to the process's listeners, or to its signal's, once: not per agent. */
+const FEW_LISTENERS = 3;
+
+/** Every listener on `process`, whatever its event. */
+function processListeners(): number {
+  return process.eventNames().reduce((sum, name) => sum + process.listenerCount(name), 0);
+}
+
 let gateway: TestGateway | undefined;
 const folders = testFolders("agent-cap");
 afterEach(async () => {
@@ -54,7 +63,10 @@ afterEach(async () => {
 describe("the cap on all agent processes (--max-agents)", () => {
   it("never runs more than the cap and answers every message, in order", async () => {
     const fakeLog = join(folders.dataDir, "..", "cap.log");
+    const listenersBefore = processListeners();
+    const stopping = new AbortController();
     gateway = await startTestGateway({
+      signal: stopping.signal,
       prefix: "agent-cap",
       maxLive: 1,
       maxAgents: MAX_AGENTS,
@@ -95,6 +107,10 @@ describe("the cap on all agent processes (--max-agents)", () => {
     }
     expect(most).toBeGreaterThan(0);
     expect(most).toBeLessThanOrEqual(MAX_AGENTS);
+    // Forty agents started and ended leave a fixed few listeners on the process and on the
+    // gateway's signal, not one each (MaxListenersExceededWarning past ten).
+    expect(processListeners() - listenersBefore).toBeLessThanOrEqual(FEW_LISTENERS);
+    expect(getEventListeners(stopping.signal, "abort").length).toBeLessThanOrEqual(FEW_LISTENERS);
     expect(dispositions).toContain("waiting");
     expect(dispositions.filter((value) => value === "started")).toHaveLength(1);
     // The order agents were handed the messages: each within the cap of its place in line.
