@@ -51,6 +51,27 @@ export const SANDBOX_FLAGS: FlagSpecs = { "no-sandbox": { type: "boolean" } };
 /** `--tool-names claude|rudder`, which every agent command takes. */
 export const TOOL_NAMES_FLAGS: FlagSpecs = { "tool-names": { type: "string" } };
 
+/**
+ * The agent's own flags, which `rudder run` and `rudder chat` both take: its model, settings,
+ * folder, tool lists and system prompt, its MCP servers, project instructions, sandbox and
+ * tool names.
+ */
+export const AGENT_FLAGS: FlagSpecs = {
+  model: { type: "string" },
+  settings: { type: "string" },
+  cwd: { type: "string" },
+  allowedTools: { type: "list" },
+  "allowed-tools": { type: "list" },
+  disallowedTools: { type: "list" },
+  "disallowed-tools": { type: "list" },
+  "system-prompt": { type: "string" },
+  "append-system-prompt": { type: "string" },
+  ...MCP_FLAGS,
+  ...PROJECT_INSTRUCTIONS_FLAGS,
+  ...SANDBOX_FLAGS,
+  ...TOOL_NAMES_FLAGS,
+};
+
 export interface AgentSetupFlags {
   model?: string;
   settingsFile?: string;

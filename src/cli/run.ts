@@ -4,14 +4,11 @@ import { resultLine } from "../protocol/output-lines.js";
 import { PermissionDenials } from "../protocol/permission-denials.js";
 import { installSignalCleanup } from "../tools/process-groups.js";
 import {
+  AGENT_FLAGS,
   createAgentSetup,
-  MCP_FLAGS,
   maxBudgetUsdFlag,
   maxTurnsFlag,
-  PROJECT_INSTRUCTIONS_FLAGS,
-  SANDBOX_FLAGS,
   setupFlagsFromArgs,
-  TOOL_NAMES_FLAGS,
   toolNamesFlag,
 } from "./agent-setup.js";
 import { commandArgs, type FlagSpecs, stringFlag } from "./args.js";
@@ -24,25 +21,13 @@ import { SESSION_FLAGS, storedSessionFromFlags } from "./stored-session.js";
 export { mcpChannelToolsCommandLine } from "./mcp-channel-tools.js";
 
 export const RUN_FLAGS: FlagSpecs = {
-  model: { type: "string" },
-  settings: { type: "string" },
-  cwd: { type: "string" },
+  ...AGENT_FLAGS,
   "output-format": { type: "string" },
   "input-format": { type: "string" },
   print: { type: "boolean", short: "p" },
   verbose: { type: "boolean" },
-  allowedTools: { type: "list" },
-  "allowed-tools": { type: "list" },
-  disallowedTools: { type: "list" },
-  "disallowed-tools": { type: "list" },
-  "system-prompt": { type: "string" },
-  "append-system-prompt": { type: "string" },
   "max-turns": { type: "string" },
   "max-budget-usd": { type: "string" },
-  ...MCP_FLAGS,
-  ...PROJECT_INSTRUCTIONS_FLAGS,
-  ...SANDBOX_FLAGS,
-  ...TOOL_NAMES_FLAGS,
 };
 
 export const RUN_USAGE = `usage: rudder run [--model M] [--settings FILE] [--cwd DIR] [--output-format text|json|stream-json]

@@ -1,13 +1,10 @@
 import type { Confirm } from "../../agent/tool-dispatch.js";
 import { installSignalCleanup, killAllProcessGroups } from "../../tools/process-groups.js";
 import {
+  AGENT_FLAGS,
   createAgentSetup,
   DEMO_MODEL_NAME,
-  MCP_FLAGS,
-  PROJECT_INSTRUCTIONS_FLAGS,
-  SANDBOX_FLAGS,
   setupFlagsFromArgs,
-  TOOL_NAMES_FLAGS,
   toolNamesFlag,
 } from "../agent-setup.js";
 import { commandArgs, type FlagSpecs } from "../args.js";
@@ -19,21 +16,9 @@ import { ChatRenderer } from "./chat-renderer.js";
 import { ChatScreen } from "./chat-screen.js";
 
 export const CHAT_FLAGS: FlagSpecs = {
-  model: { type: "string" },
-  settings: { type: "string" },
-  cwd: { type: "string" },
+  ...AGENT_FLAGS,
   wake: { type: "boolean" },
-  allowedTools: { type: "list" },
-  "allowed-tools": { type: "list" },
-  disallowedTools: { type: "list" },
-  "disallowed-tools": { type: "list" },
-  "system-prompt": { type: "string" },
-  "append-system-prompt": { type: "string" },
   ...SESSION_FLAGS,
-  ...MCP_FLAGS,
-  ...PROJECT_INSTRUCTIONS_FLAGS,
-  ...SANDBOX_FLAGS,
-  ...TOOL_NAMES_FLAGS,
 };
 
 export const CHAT_USAGE = `usage: rudder chat [--model M] [--settings FILE] [--cwd DIR] [--wake]
