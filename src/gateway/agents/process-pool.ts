@@ -139,6 +139,9 @@ export class RegistryProcessPool implements ProcessPool {
     this.#restartIfRemade(channelId);
     const kept = this.#withinShare(channelId) ? this.registry.get(channelId, { sessionId }) : null;
     if (kept) {
+      // Taken for a turn: not idle, though nothing is sent to it until the turn's start comes
+      // (the agent cap's line may hold it), so the reaper must not stop it meanwhile.
+      kept.lastActive = performance.now();
       if (!this.#madeAs.has(channelId) && this.#agents) {
         const share = this.#agents.share(channelId);
         this.#madeAs.set(channelId, { key: this.#agents.key(channelId), binding: share.name });
