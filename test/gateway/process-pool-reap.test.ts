@@ -24,15 +24,17 @@ describe("RegistryProcessPool and the reaper", () => {
     });
     const first = pool.acquire("a", null);
     expect(first?.oneShot).toBe(false);
-    if (first === null) throw new Error("no process");
+    const kept = pool.registry.get("a");
+    if (first === null || kept === null) throw new Error("no process");
+    expect(kept).toBe(first.process);
     // Its last turn ended two minutes ago: idle past the one minute the reaper allows.
-    first.process.lastActive = performance.now() - 2 * 60_000;
+    kept.lastActive = performance.now() - 2 * 60_000;
     const taken = pool.acquire("a", null);
     expect(taken?.process).toBe(first.process);
     expect(await pool.registry.reapOnce()).toBe(0);
     expect(pool.registry.has("a")).toBe(true);
 
-    first.process.lastActive = performance.now() - 2 * 60_000;
+    kept.lastActive = performance.now() - 2 * 60_000;
     expect(await pool.registry.reapOnce()).toBe(1);
     expect(pool.registry.has("a")).toBe(false);
   });
