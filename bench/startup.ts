@@ -40,9 +40,12 @@ interface Sample {
  * December 2026), printed under the figures so that the page says what is left and why.
  */
 const NOTES = [
-  "where rudder's time goes (profiled, CPU time):",
-  "- before the first request: Node's own start (~40 ms) and compiling the run path's code",
-  "  (~390 KB; Node 20 keeps no compile cache for ES modules).",
+  "where rudder's time goes (marks in the process, December 2026, Node 20):",
+  "- before the first request: Node's own start (~50 ms), the ES module loader and",
+  "  dist/cli.js (~20 ms), loading the run path's chunks (~40 ms: compiling ~390 KB and the",
+  "  built-ins they import; Node 20 keeps no compile cache for ES modules), settings, tools and",
+  "  sandbox policy (~13 ms), the turn's start and the request (~9 ms). node:crypto,",
+  "  node:child_process and node:readline are not loaded by then (run-footprint.test.ts).",
   "- the tool round: the sandbox and the command. The gate reads this command (plain words)",
   "  without its bash grammar; one with shell syntax loads it (web-tree-sitter +",
   "  tree-sitter-bash, ~100 ms) as soon as the command streaming in shows syntax, which a real",

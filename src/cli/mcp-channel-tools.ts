@@ -8,7 +8,6 @@
  */
 import { realpathSync } from "node:fs";
 import { packageVersion } from "../gateway/http/package-info.js";
-import { serveTools } from "../mcp/tool-server.js";
 import { createSendFileTool } from "../tools/send-file-tool.js";
 import type { CommandIo } from "./command-io.js";
 
@@ -35,6 +34,9 @@ export async function mcpChannelToolsCommandLine(
   }
   const stopping = new AbortController();
   process.once("SIGTERM", () => stopping.abort());
+  // Loaded here, not with the module: `rudder run` (which carries this command) need not load
+  // the MCP server and node:readline.
+  const { serveTools } = await import("../mcp/tool-server.js");
   await serveTools({
     tools: [createSendFileTool(maxBytes)],
     workspace: realpathSync(process.cwd()),

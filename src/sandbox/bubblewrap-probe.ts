@@ -1,6 +1,6 @@
-import { spawn } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { delimiter } from "node:path";
+import { childProcess } from "./child-process.js";
 import { ownedCommand, watchOwned } from "./owned-command.js";
 
 /** The first executable `name` on `PATH`, or undefined. A few `access` calls: cheap enough for start-up. */
@@ -51,7 +51,7 @@ export function probeBubblewrap(file: string): Promise<ProbeResult> {
   return new Promise((resolve) => {
     let stderr = "";
     const [shell, shellArgs] = ownedCommand(file, PROBE_ARGS, WATCHER_FD);
-    const child = spawn(shell, shellArgs, {
+    const child = childProcess().spawn(shell, shellArgs, {
       detached: true,
       stdio: ["ignore", "ignore", "pipe", "pipe"],
     });

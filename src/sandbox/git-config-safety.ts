@@ -6,7 +6,7 @@
  * host's git reads the file (`--list`, includes not followed), so what is judged is what git
  * itself would see.
  */
-import { spawnSync } from "node:child_process";
+import { childProcess } from "./child-process.js";
 
 const SAFE_KEYS = [
   /^core\.(repositoryformatversion|filemode|bare|logallrefupdates|ignorecase|precomposeunicode|symlinks|autocrlf|eol|safecrlf)$/,
@@ -39,11 +39,15 @@ function quoted(value: string): string {
 
 /** The config file at `path` judged by the host's git: safe as it is, or its safe keys only. */
 export function judgeNewConfig(path: string): ConfigJudgement {
-  const listed = spawnSync("git", ["config", "--file", path, "--no-includes", "--list", "--null"], {
-    encoding: "utf8",
-    timeout: 10_000,
-    env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: "1", HOME: "/nonexistent" },
-  });
+  const listed = childProcess().spawnSync(
+    "git",
+    ["config", "--file", path, "--no-includes", "--list", "--null"],
+    {
+      encoding: "utf8",
+      timeout: 10_000,
+      env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: "1", HOME: "/nonexistent" },
+    },
+  );
   if (listed.error !== undefined || listed.status !== 0) {
     return {
       kind: "unreadable",

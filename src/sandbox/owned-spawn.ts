@@ -1,7 +1,8 @@
-import { type ChildProcessByStdio, spawn } from "node:child_process";
+import type { ChildProcessByStdio } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import type { Readable, Writable } from "node:stream";
 import { findExecutable } from "./bubblewrap-probe.js";
+import { childProcess } from "./child-process.js";
 import { ownedCommand } from "./owned-command.js";
 
 export interface OwnedSpawnOptions {
@@ -24,10 +25,14 @@ export function spawnOwned(
 ): ChildProcessByStdio<Writable, Readable, Readable> {
   const found = file.includes("/") ? isExecutable(file) : findExecutable(file, options.env.PATH);
   if (!found) {
-    return spawn(file, [...args], { ...options, detached: true, stdio: ["pipe", "pipe", "pipe"] });
+    return childProcess().spawn(file, [...args], {
+      ...options,
+      detached: true,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
   }
   const [shell, shellArgs] = ownedCommand(file, args, 3);
-  const child = spawn(shell, shellArgs, {
+  const child = childProcess().spawn(shell, shellArgs, {
     ...options,
     detached: true,
     stdio: ["pipe", "pipe", "pipe", "pipe"],

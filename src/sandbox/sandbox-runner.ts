@@ -1,7 +1,8 @@
-import { type ChildProcess, type StdioOptions, spawn } from "node:child_process";
+import type { ChildProcess, StdioOptions } from "node:child_process";
 import { connect, type Socket } from "node:net";
 import { constants } from "node:os";
 import type { Writable } from "node:stream";
+import { childProcess } from "./child-process.js";
 import type { CommandHandlers, CommandProcess } from "./command-process.js";
 import { ownedCommand, watchOwned } from "./owned-command.js";
 import type { PidsCgroup } from "./pids-cgroup.js";
@@ -104,7 +105,11 @@ export class SandboxRunner {
       cgroup === undefined
         ? ownedCommand(file, args, watcherFd)
         : ownedCommand(cgroup.procsFile, [file, ...args], watcherFd, ENTER_CGROUP);
-    this.#child = spawn(program, programArgs, { detached: true, env: options.env, stdio });
+    this.#child = childProcess().spawn(program, programArgs, {
+      detached: true,
+      env: options.env,
+      stdio,
+    });
     watchOwned(this.#child, watcherFd);
     for (const [fd, filter] of filters) {
       if (filter === undefined) continue;

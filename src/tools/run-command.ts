@@ -1,5 +1,6 @@
-import { spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { StringDecoder } from "node:string_decoder";
+import { childProcess } from "../sandbox/child-process.js";
 import type { CommandHandlers, CommandProcess } from "../sandbox/command-process.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import { withoutCredentials } from "../sandbox/sandbox-environment.js";
@@ -140,9 +141,9 @@ function startPlain(
   cwd: string,
   handlers: CommandHandlers,
 ): CommandProcess & { closeOutput: () => void } {
-  let child: ReturnType<typeof spawn>;
+  let child: ChildProcess;
   try {
-    child = spawn("bash", ["-c", command], {
+    child = childProcess().spawn("bash", ["-c", command], {
       cwd,
       env: withoutCredentials(process.env),
       detached: true,

@@ -9,7 +9,8 @@ import { type RudderRun, startRudder } from "../helpers/rudder-cli.js";
 // Node's fetch implementation (undici) and TLS are the two big built-ins it can do without
 // over http, and node:crypto (with the dozen modules it loads, several milliseconds) one it
 // does without altogether (its UUIDs come from agent/random-uuid.ts): this fails when a change
-// pulls any of them back in.
+// pulls any of them back in. node:child_process and node:readline it loads only after its first
+// request has gone out (sandbox/child-process.ts; the MCP server's code with its command).
 //
 // Path work is the other cost: every module import the loader resolves, and every join or
 // resolve rudder does, runs the path module's normalizer over a whole absolute path. Past a few
@@ -75,6 +76,12 @@ it("a one-shot run with a tool call loads neither Node's fetch, TLS nor crypto, 
   const loaded = readFileSync(moduleList, "utf8").split("\n");
   expect(loaded).toContain("NativeModule http");
   expect(loaded.filter((name) => /undici|\btls\b|\bhttps\b|crypto/.test(name))).toEqual([]);
+  const beforeRequest = readFileSync(`${moduleList}.at-first-connect`, "utf8").split("\n");
+  expect(beforeRequest).toContain("NativeModule http");
+  expect(
+    beforeRequest.filter((name) => /^NativeModule (child_process|readline)$/.test(name)),
+  ).toEqual([]);
+  expect(loaded).toContain("NativeModule child_process");
 
   const work = JSON.parse(readFileSync(pathWork, "utf8")) as {
     moduleResolutions: number;

@@ -30,7 +30,7 @@ function missed(figures: Figure[]): string[] {
 
 it("answers every accepted message once across three workers when one is SIGKILLed midway", async () => {
   const figures = await clusterBurst({ root, postgres, channels: 12, perChannel: 4 });
-  expect(missed(figures)).toEqual([]);
+  expect(missed(figures), JSON.stringify(figures)).toEqual([]);
   const accepted = figures.find((each) => each.figure === "accepted (202)")?.value;
   // Posts go only to live workers, so nearly all are accepted (one in flight at the kill may not be).
   expect(accepted).toBeGreaterThanOrEqual(44);
