@@ -1,14 +1,14 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { RegistryProcessPool } from "../../src/gateway/agents/process-pool.js";
 import { EventBus } from "../../src/gateway/event-bus.js";
 import type { MessageState } from "../../src/gateway/events.js";
-import { Router } from "../../src/gateway/routing/router.js";
 import { SqliteGatewayStore } from "../../src/gateway/store/sqlite/sqlite-store.js";
 import type { MessageRecord } from "../../src/gateway/store/store.js";
 import { FAKE_CLAUDE } from "../helpers/fixtures.js";
+import { startInProcessRouter } from "../helpers/in-process-router.js";
 
 /** A real SQLite store that notes which inserts were handed over and every state write. */
 class NotingStore extends SqliteGatewayStore {
@@ -51,15 +51,8 @@ async function router(replyDelayMs: number) {
     },
     logger: () => {},
   });
-  const router = new Router({ store, pool, bus: new EventBus() });
-  await router.start();
-  cleanups.push(async () => {
-    await router.close();
-    await pool.stopAll();
-    await router.idle();
-    await store.close();
-    rmSync(root, { recursive: true, force: true });
-  });
+  const { router, close } = await startInProcessRouter({ store, pool, bus: new EventBus() }, root);
+  cleanups.push(close);
   return { store, router };
 }
 

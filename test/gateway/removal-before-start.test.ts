@@ -5,16 +5,16 @@
  * line (`--max-agents`). Either way the removal answers at once, no agent is started for the
  * channel afterwards, the cap holds and no process is left.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { RegistryProcessPool } from "../../src/gateway/agents/process-pool.js";
 import { EventBus } from "../../src/gateway/event-bus.js";
 import { ChannelRemoval } from "../../src/gateway/routing/channel-removal.js";
-import { Router } from "../../src/gateway/routing/router.js";
 import { SqliteGatewayStore } from "../../src/gateway/store/sqlite/sqlite-store.js";
 import { FAKE_CLAUDE_SWITCH } from "../helpers/fixtures.js";
+import { startInProcessRouter } from "../helpers/in-process-router.js";
 import { processesMatching } from "../helpers/process-scan.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { fakeLogEntries, startTestGateway } from "./helpers.js";
@@ -79,15 +79,11 @@ describe("a channel removed by force before its agent started", () => {
       },
       logger: () => {},
     });
-    const router = new Router({ store, pool, bus: new EventBus() });
-    await router.start();
-    cleanups.push(async () => {
-      await router.close();
-      await pool.stopAll();
-      await router.idle();
-      await store.close();
-      rmSync(root, { recursive: true, force: true });
-    });
+    const { router, close } = await startInProcessRouter(
+      { store, pool, bus: new EventBus() },
+      root,
+    );
+    cleanups.push(close);
     const removal = new ChannelRemoval({
       store,
       pool,

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -9,6 +9,7 @@ import { Router } from "../../src/gateway/routing/router.js";
 import { SqliteGatewayStore } from "../../src/gateway/store/sqlite/sqlite-store.js";
 import type { MessageRecord } from "../../src/gateway/store/store.js";
 import { FAKE_CLAUDE } from "../helpers/fixtures.js";
+import { startInProcessRouter } from "../helpers/in-process-router.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { fakeLogEntries } from "./helpers.js";
 
@@ -102,15 +103,11 @@ async function routerOnHeldStore(replyDelayMs = 300, scenario = "normal") {
   const store = new HeldInsertStore(join(root, "gateway.db"));
   const bus = new EventBus();
   const pool = fakePool(fakeLog, replyDelayMs, scenario);
-  const router = new Router({ store, pool, bus, rateLimitRetryMs: 300 });
-  await router.start();
-  cleanups.push(async () => {
-    await router.close();
-    await pool.stopAll();
-    await router.idle();
-    await store.close();
-    rmSync(root, { recursive: true, force: true });
-  });
+  const { router, close } = await startInProcessRouter(
+    { store, pool, bus, rateLimitRetryMs: 300 },
+    root,
+  );
+  cleanups.push(close);
   return { store, bus, pool, router, fakeLog };
 }
 
