@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { KEEP_ALIVE_MS } from "../../src/gateway/startup/listen-http.js";
 import { startTestGateway, type TestGateway, testFolders } from "./helpers.js";
 
 describe("the gateway's HTTP API", () => {
@@ -40,6 +41,13 @@ describe("the gateway's HTTP API", () => {
       hint: "set ANTHROPIC_API_KEY",
       store: { ok: true },
     });
+  });
+
+  it("keeps an idle connection open longer than a proxy keeps its own (nginx: 60 s)", async () => {
+    const response = await fetch(`${gateway.url}/api/health`);
+    await response.arrayBuffer();
+    expect(response.headers.get("keep-alive")).toBe(`timeout=${KEEP_ALIVE_MS / 1000}`);
+    expect(KEEP_ALIVE_MS).toBeGreaterThan(60_000);
   });
 
   it("refuses every other /api route without the bearer token", async () => {

@@ -116,6 +116,12 @@ describe("the gateway's limits", () => {
         socket.write(body, () => setTimeout(() => socket.resume(), 500));
         socket.on("data", (chunk) => {
           text += chunk.toString("latin1");
+          // The whole answer is in: the connection may stay open for another request (the
+          // body was read), for as long as the gateway keeps idle connections.
+          if (answerComplete(text)) {
+            socket.destroy();
+            resolve(text);
+          }
         });
         socket.on("error", () => resolve(text));
         socket.on("end", () => resolve(text));
@@ -154,6 +160,14 @@ describe("the gateway's limits", () => {
     expect(await gateway.messages("slow")).toEqual([]);
   });
 });
+
+/** Whether `text` holds an HTTP answer's head and all of its body (by its Content-Length). */
+function answerComplete(text: string): boolean {
+  const headEnd = text.indexOf("\r\n\r\n");
+  if (headEnd === -1) return false;
+  const length = /\r\ncontent-length: *(\d+)/i.exec(text.slice(0, headEnd))?.[1];
+  return length !== undefined && text.length >= headEnd + 4 + Number(length);
+}
 
 /** A full garbage collection, from inside the test (vitest's workers run without --expose-gc). */
 function collect(): void {
