@@ -11,24 +11,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChannelWorktrees } from "../../../src/gateway/worktrees/channel-worktrees.js";
 import { worktreeName } from "../../../src/gateway/worktrees/worktree-name.js";
+import { gitIn } from "../worktree-fixture.js";
 
 let root: string;
 let repository: string;
-
-function git(cwd: string, ...args: string[]): string {
-  const result = spawnSync("git", args, {
-    cwd,
-    encoding: "utf8",
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: "p",
-      GIT_AUTHOR_EMAIL: "p@h",
-      GIT_COMMITTER_NAME: "p",
-      GIT_COMMITTER_EMAIL: "p@h",
-    },
-  });
-  return `${result.stdout}${result.stderr}`;
-}
 
 const worktrees = () =>
   new ChannelWorktrees({
@@ -40,10 +26,10 @@ beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), "rudder-worktrees-"));
   repository = join(root, "project");
   mkdirSync(repository);
-  git(repository, "init", "-q", "-b", "main");
+  gitIn(repository, "init", "-q", "-b", "main");
   writeFileSync(join(repository, "notes.txt"), "original\n");
-  git(repository, "add", ".");
-  git(repository, "commit", "-qm", "first");
+  gitIn(repository, "add", ".");
+  gitIn(repository, "commit", "-qm", "first");
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -82,12 +68,12 @@ describe("channel worktrees", () => {
     expect(await again.prepare("web:one")).toBeUndefined();
     expect(readFileSync(join(one.cwd, "notes.txt"), "utf8")).toBe("one's change\n");
     expect(await again.status("web:one")).toMatchObject({ state: "dirty", changes: 1, ahead: 0 });
-    git(one.cwd, "commit", "-qam", "one");
+    gitIn(one.cwd, "commit", "-qam", "one");
     expect(await worktrees().status("web:one")).toMatchObject({ state: "clean", ahead: 1 });
     // Committed work main lacks: the worktree goes without asking, its branch stays.
     expect(await again.remove("web:one", false)).toMatchObject({ removed: true, branchKept: true });
     expect(existsSync(one.path)).toBe(false);
-    expect(git(repository, "branch", "--list", one.branch)).toContain("rudder/");
+    expect(gitIn(repository, "branch", "--list", one.branch)).toContain("rudder/");
     expect(await again.remove("web:one", false)).toEqual({ removed: false, reason: "none" });
   });
 });
