@@ -53,7 +53,7 @@ export function watchOwned(child: ChildProcess, fd: number): void {
 }
 
 /** SIGKILLs process group `group`; one already gone is no error. */
-function killGroup(group: number | undefined): void {
+export function killGroup(group: number | undefined): void {
   if (group === undefined) return;
   try {
     process.kill(-group, "SIGKILL");

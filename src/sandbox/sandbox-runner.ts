@@ -4,7 +4,7 @@ import { constants } from "node:os";
 import type { Writable } from "node:stream";
 import { childProcess } from "./child-process.js";
 import type { CommandHandlers, CommandProcess } from "./command-process.js";
-import { ownedCommand, watchOwned } from "./owned-command.js";
+import { killGroup, ownedCommand, watchOwned } from "./owned-command.js";
 import type { PidsCgroup } from "./pids-cgroup.js";
 
 /** Moves the shell into the cgroup (its `cgroup.procs` is the first argument), before it becomes bubblewrap. */
@@ -195,12 +195,8 @@ export class SandboxRunner {
   /** Ends the sandbox and everything in it at once. Synchronous; safe to call twice. */
   close(): void {
     this.#break("the sandbox was closed");
-    if (this.#child.exitCode === null && this.#child.signalCode === null && this.#child.pid) {
-      try {
-        process.kill(-this.#child.pid, "SIGKILL");
-      } catch {
-        // Gone already.
-      }
+    if (this.#child.exitCode === null && this.#child.signalCode === null) {
+      killGroup(this.#child.pid);
     }
   }
 
