@@ -142,6 +142,14 @@ export async function clusterBurst(options: ClusterBurstOptions): Promise<Figure
     for (const message of messages.filter((each) => each.kind === "error")) {
       process.stderr.write(`cluster burst: error ${JSON.stringify(message)}\n`);
     }
+    const troubled = new Set(
+      accepted
+        .filter(
+          (message) => replies.filter((reply) => reply.text.includes(message.text)).length !== 1,
+        )
+        .map((message) => message.channel),
+    );
+    if (troubled.size > 0) await tellTrouble(url, workers, troubled);
     const victimAgents = fakeLogEntries(fakeLog(victim))
       .filter((entry) => entry.event === "start")
       .map((entry) => entry.pid as number);
@@ -191,4 +199,36 @@ async function unansweredOf(url: string, worker: string): Promise<number> {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * For whoever reads a missed goal: each troubled channel's lease row, and every worker's log
+ * lines that name it (lost leases, take-overs, replays), so the cause is named next time.
+ */
+async function tellTrouble(
+  url: string,
+  workers: GatewayProcess[],
+  channels: ReadonlySet<string>,
+): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (const channel of channels) {
+      const { rows } = await client.query(
+        "SELECT owner, expires_at, expires_at >= now() AS live FROM leases WHERE channel_id = $1",
+        [channel],
+      );
+      process.stderr.write(`cluster burst: ${channel} lease ${JSON.stringify(rows[0] ?? null)}\n`);
+    }
+  } finally {
+    await client.end();
+  }
+  workers.forEach((worker, index) => {
+    const named = worker.stderrTail
+      .split("\n")
+      .filter((line) =>
+        [...channels].some((channel) => new RegExp(`${channel}(?![\\w-])`).test(line)),
+      );
+    for (const line of named) process.stderr.write(`cluster burst: burst-${index}: ${line}\n`);
+  });
 }
