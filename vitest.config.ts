@@ -57,6 +57,7 @@ const unitTests = [
   "test/gateway/link-codes.test.ts",
   "test/gateway/media/inbox-file.test.ts",
   "test/gateway/media/sent-file-copies.test.ts",
+  "test/gateway/message-route.test.ts",
   "test/gateway/store/connection-loss.test.ts",
   "test/gateway/store/group-commit.test.ts",
   "test/gateway/store/message-id.test.ts",

@@ -4,9 +4,11 @@ import type { SharedStore, WorkerLeases } from "../store/shared-store.js";
 import type { DeliveryClaim } from "../store/source-store.js";
 import type { MessageRecord } from "../store/store.js";
 import { isStoreUnavailable } from "../store/store-unavailable-error.js";
-import { forwardToOwner } from "./forward-to-owner.js";
+import { type ForwardingWorker, forwardToOwner, wakeOwner } from "./forward-to-owner.js";
 import type { ForwardWatch } from "./forwarded-outcome.js";
 import { handOver } from "./hand-over.js";
+import { LeaseConfirmations } from "./lease-confirmations.js";
+import { MissedMessages } from "./missed-messages.js";
 import { isSourceLease, SourceLeases } from "./source-leases.js";
 
 export interface ChannelOwnershipOptions {
@@ -58,11 +60,12 @@ export class ChannelOwnership {
   #lapseTimer: NodeJS.Timeout | undefined;
   /** Channels whose turn `#lapsed` stopped, until the next renewal says whether they are ours. */
   readonly #abandoned = new Set<string>();
-  /**
-   * When each held channel's lease was last taken or renewed, as asked (this worker's clock):
-   * the database's expiry is at least a lease after that.
-   */
-  readonly #confirmedAt = new Map<string, number>();
+  /** When each held channel's lease was last taken or renewed (see lease-confirmations.ts). */
+  readonly #confirmed: LeaseConfirmations;
+  /** The safety net under wake-ups: messages of held channels nothing here routed. */
+  readonly #missed: MissedMessages;
+  /** What forwarding a message to its channel's owner needs of this worker. */
+  readonly #forwarding: ForwardingWorker;
   #stopped = false;
   /** Shutting down: leases renewed, no channel taken, nothing routed. */
   #quiet = false;
@@ -71,6 +74,24 @@ export class ChannelOwnership {
     this.#options = options;
     this.#leases = options.store.channelLeases(options.worker, options.leaseSeconds);
     this.#sources = new SourceLeases(this.#leases, options.logger ?? (() => {}));
+    this.#confirmed = new LeaseConfirmations(options.leaseSeconds);
+    this.#forwarding = {
+      store: options.store,
+      leases: this.#leases,
+      worker: options.worker,
+      leaving: () => this.#quiet || this.#stopped,
+      sweepNow: () => void this.#tick(),
+      watch: options.watchForwarded,
+      routeHere: (messageId) => this.#woken(messageId),
+    };
+    this.#missed = new MissedMessages({
+      store: options.store,
+      unrouted: (message) => options.router.unrouted(message),
+      holds: this.holds,
+      ready: (channelId) => this.#adopting.get(channelId),
+      route: (message) => this.#route(message),
+      logger: options.logger,
+    });
     options.store.fence(options.worker);
   }
 
@@ -98,13 +119,7 @@ export class ChannelOwnership {
    */
   claim = async (channelId: string): Promise<boolean> => {
     if (this.#quiet || this.#stopped) return false;
-    const confirmedAt = this.#confirmedAt.get(channelId);
-    const fresh = (this.#options.leaseSeconds * 1000) / 3;
-    if (
-      this.#held.has(channelId) &&
-      confirmedAt !== undefined &&
-      Date.now() - confirmedAt < fresh
-    ) {
+    if (this.#held.has(channelId) && this.#confirmed.fresh(channelId)) {
       await this.#adopting.get(channelId);
       return true;
     }
@@ -114,7 +129,7 @@ export class ChannelOwnership {
       if (!this.#held.has(channelId)) await this.#leases.release(channelId);
       return false;
     }
-    this.#confirmedAt.set(channelId, asked);
+    this.#confirmed.claimed(channelId, asked);
     if (!this.#held.has(channelId)) this.#adopt(channelId);
     await this.#adopting.get(channelId);
     return true;
@@ -160,7 +175,7 @@ export class ChannelOwnership {
   /** The channel was removed: its lease is given up (a new message takes it anew). */
   async release(channelId: string): Promise<void> {
     this.#held.delete(channelId);
-    this.#confirmedAt.delete(channelId);
+    this.#confirmed.forget(channelId);
     this.#options.router.forget(channelId);
     await this.#leases.release(channelId);
   }
@@ -193,26 +208,17 @@ export class ChannelOwnership {
     attachments?: readonly MessageAttachment[],
     claim?: DeliveryClaim,
   ): Promise<Delivery> {
-    const { router, store } = this.#options;
     if (await this.#take(channelId)) {
-      return router.deliver(channelId, text, source, stored, attachments, claim);
+      const { router } = this.#options;
+      const delivery = await router.deliver(channelId, text, source, stored, attachments, claim);
+      // Stored after the channel left this worker between its claim and the routing.
+      if (delivery.disposition === "forwarded") {
+        await wakeOwner(channelId, delivery.id, this.#forwarding);
+      }
+      return delivery;
     }
-    const watch = this.#options.watchForwarded?.(channelId);
-    try {
-      return await forwardToOwner(
-        { channelId, text, source, stored, attachments, claim },
-        {
-          store,
-          leases: this.#leases,
-          worker: this.worker,
-          leaving: () => this.#quiet || this.#stopped,
-          sweepNow: () => void this.#tick(),
-          watch,
-        },
-      );
-    } finally {
-      watch?.close();
-    }
+    const message = { channelId, text, source, stored, attachments, claim };
+    return forwardToOwner(message, this.#forwarding);
   }
 
   async #woken(messageId: string): Promise<void> {
@@ -265,31 +271,39 @@ export class ChannelOwnership {
     if (this.#stopped) return;
     const { router, store, logger } = this.#options;
     const asked = Date.now();
+    const mark = this.#confirmed.renewing();
     const renewed = await this.#leases.renew();
     this.#armLapse(asked);
     this.#sources.renewed(new Set(renewed));
     const kept = new Set(renewed.filter((key) => !isSourceLease(key)));
-    this.#confirmedAt.clear();
-    for (const channelId of kept) this.#confirmedAt.set(channelId, asked);
-    // Still ours after a lapse that stopped its turn (`#lapsed`): held again, and its messages
-    // routed again (the store may have been slow rather than gone, so no `revalidate` follows).
-    for (const channelId of kept) if (!this.#held.has(channelId)) await this.#adopt(channelId);
-    const regained = [...this.#abandoned].filter((channelId) => kept.has(channelId));
+    this.#confirmed.renewed(mark, kept, asked);
+    // Still ours though not held here (a lapse stopped its turn, `#lapsed`): held again, and
+    // its messages routed again (the store may have been slow rather than gone, so no
+    // `revalidate` follows; the router skips those it routed already).
+    const regained = new Set([...this.#abandoned].filter((channelId) => kept.has(channelId)));
     this.#abandoned.clear();
-    if (regained.length > 0) {
+    for (const channelId of kept) {
+      if (this.#held.has(channelId)) continue;
+      regained.add(channelId);
+      await this.#adopt(channelId);
+    }
+    if (regained.size > 0) {
       for (const message of await store.listUnanswered()) {
-        if (regained.includes(message.channelId)) this.#route(message);
+        if (regained.has(message.channelId)) this.#route(message);
       }
     }
     for (const channelId of [...this.#held]) {
-      if (kept.has(channelId)) continue;
+      // Claimed while the renewal was on its way: its claim, answered later, is the newer word.
+      if (kept.has(channelId) || this.#confirmed.claimedSince(mark, channelId)) continue;
       this.#held.delete(channelId);
+      this.#confirmed.forget(channelId);
       router.forget(channelId);
       logger?.(`gateway: lost the lease of channel ${channelId}; stopping its agent`);
       // Its turn, if any, ends now; the store refuses its answer (see `fence`).
       await this.#options.stopChannel(channelId).catch(() => {});
     }
     if (this.#quiet) return;
+    await this.#missed.sweep();
     await this.#sources.takeWanted();
     const orphans = await this.#leases.claimOrphans();
     if (orphans.length === 0) return;
@@ -333,6 +347,7 @@ export class ChannelOwnership {
     );
     for (const channelId of abandoned) {
       this.#held.delete(channelId);
+      this.#confirmed.forget(channelId);
       this.#abandoned.add(channelId);
       this.#options.logger?.(
         `gateway: the lease of channel ${channelId} ran out unrenewed; stopping its turn`,
@@ -367,7 +382,7 @@ export class ChannelOwnership {
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#sources.close();
-    this.#confirmedAt.clear();
+    this.#confirmed.clear();
     clearInterval(this.#timer);
     clearTimeout(this.#lapseTimer);
     await this.#ticking;

@@ -32,8 +32,13 @@ export interface ForwardingWorker {
   leaving: () => boolean;
   /** The owner's lease ran out meanwhile: the channel is taken now rather than at the next sweep. */
   sweepNow: () => void;
-  /** Opened before the message is stored, so that no announcement comes too early to be seen. */
-  watch?: ForwardWatch;
+  /**
+   * Watches the channel for what its owner does with the message: opened before the message
+   * is stored, so that no announcement comes too early to be seen.
+   */
+  watch?: ((channelId: string) => ForwardWatch) | undefined;
+  /** Routes a message stored here whose channel's live lease is this worker's own after all. */
+  routeHere: (messageId: string) => Promise<void>;
 }
 
 /**
@@ -44,7 +49,20 @@ export interface ForwardingWorker {
  */
 export async function forwardToOwner(
   message: ForwardedMessage,
-  { store, leases, worker, leaving, sweepNow, watch }: ForwardingWorker,
+  forwarding: ForwardingWorker,
+): Promise<Delivery> {
+  const watch = forwarding.watch?.(message.channelId);
+  try {
+    return await storeAndWake(message, forwarding, watch);
+  } finally {
+    watch?.close();
+  }
+}
+
+async function storeAndWake(
+  message: ForwardedMessage,
+  { store, leases, worker, leaving, sweepNow }: ForwardingWorker,
+  watch: ForwardWatch | undefined,
 ): Promise<Delivery> {
   const { channelId, text, source, stored, attachments, claim } = message;
   const inserted = await store.insertUserMessage(
@@ -80,4 +98,26 @@ export async function forwardToOwner(
   // The owner steers its running turn with it: say so, as a single worker would.
   const steered = (await watch?.steered(inserted.id)) ?? false;
   return { id: inserted.id, disposition: steered ? "steered" : "forwarded" };
+}
+
+/**
+ * Wakes the owner of a channel for a message stored here that this worker did not route (the
+ * channel left it between its claim and the routing, and its new owner may have listed the
+ * channel's messages before this one was stored): another worker; this one, whose lease it is
+ * after all (`routeHere`); or, when no lease is live, the sweep takes the channel now. A store
+ * out of reach leaves it to the owner's revalidation when it is back.
+ */
+export async function wakeOwner(
+  channelId: string,
+  messageId: string,
+  { store, leases, worker, sweepNow, routeHere }: ForwardingWorker,
+): Promise<void> {
+  try {
+    const holder = await leases.holder(channelId);
+    if (!holder?.live) sweepNow();
+    else if (holder.owner !== worker) await store.wake(holder.owner, messageId);
+    else await routeHere(messageId);
+  } catch (error) {
+    if (!isStoreUnavailable(error)) throw error;
+  }
 }

@@ -149,6 +149,17 @@ export class ChannelDispatch {
     return disposition;
   }
 
+  /** Whether nothing of the channel runs or waits here: no turn, command or held message. */
+  idle(channel: ChannelState): boolean {
+    return (
+      channel.turn === null &&
+      !channel.commands.busy &&
+      channel.backlog.length === 0 &&
+      !this.#slots.waiting(channel) &&
+      !this.#slotWaiters.has(channel)
+    );
+  }
+
   /** Which way a message goes on the channel now (`dispatch` acts on it). */
   routeOf(channel: ChannelState, command: ChannelCommand | null): MessageRoute {
     return messageRoute(channel, command, {

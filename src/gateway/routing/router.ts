@@ -108,6 +108,16 @@ export class Router {
   }
 
   /**
+   * Whether nothing here holds the message: never routed here (or forgotten since), and its
+   * channel idle (no turn, command or waiting message). What a missed wake-up leaves behind.
+   */
+  unrouted(message: MessageRecord): boolean {
+    if (this.#routed.route(message.id) !== undefined) return false;
+    const channel = this.#channels.find(message.channelId);
+    return channel === undefined || this.#dispatch.idle(channel);
+  }
+
+  /**
    * The channel is no longer driven here (its lease went to another worker): its messages may
    * be routed here again if it comes back, as that worker may not have answered them.
    */

@@ -114,7 +114,9 @@ export class TurnRunner {
         channelId: channel.id,
       });
       const unprepared = await turn.prepared;
-      if (this.#options.closed()) {
+      // Abandoned before its agent started (stopping the channel found nothing running): no
+      // agent is asked what nothing here would store.
+      if (this.#options.closed() || turn.abandoned) {
         if (turn.oneShot) this.#options.track(this.#options.router.pool.releaseOneShot(process));
         return;
       }
