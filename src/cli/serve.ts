@@ -13,6 +13,7 @@ import { costUsd } from "../model/pricing.js";
 import { commandArgs, type FlagSpecs, stringFlag } from "./args.js";
 import type { CommandIo } from "./command-io.js";
 import { dataFolderWrapper } from "./data-folder-wrapper.js";
+import { removeGatewayAddress, writeGatewayAddress } from "./gateway-address.js";
 import { rudderExecutable } from "./gateway-engine.js";
 import { agentInfoLine } from "./serve-agent-info.js";
 import { bindingLines, serveConfig } from "./serve-config.js";
@@ -273,6 +274,8 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
     return fail(error instanceof Error ? error.message : String(error));
   }
 
+  // Where `rudder send`, `link` and the other clients of this data folder find it.
+  writeGatewayAddress(dataDir, gateway.url);
   // One write, so that a reader who sees the link sees the rest too.
   io.stdout.write(
     `${agentInfoLine(info)}\n${await bindingLines(config)}` +
@@ -292,5 +295,6 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
   io.stderr.write("rudder serve: stopping\n");
   shutdown.abort();
   await gateway.close();
+  removeGatewayAddress(dataDir, gateway.url);
   return 0;
 }

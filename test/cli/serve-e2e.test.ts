@@ -2,7 +2,8 @@
  * `npm start` on a fresh machine: `rudder serve` with no credentials runs
  * the demo model end to end, and `rudder send` / `rudder schedule` talk to it.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -80,6 +81,10 @@ describe("rudder serve with no credentials", () => {
     expect(fresh.stdout).toMatch(new RegExp(`^${url}/#code=[A-Za-z0-9._-]+\n$`));
     expect(fresh.stdout).not.toContain(token);
     expect((await redeem(fresh.stdout.trim())).body.token).toBe(token);
+    // Started on --port 0: the clients of its data folder find it without --url.
+    const found = await runToEnd(["link", "--data", join(root, "data")]);
+    expect(found.code).toBe(0);
+    expect(found.stdout).toMatch(new RegExp(`^${url}/#code=[A-Za-z0-9._-]+\n$`));
     const noGateway = await runToEnd(["link", "--data", join(root, "no-such-data")]);
     expect(noGateway.code).toBe(2);
     expect(noGateway.stderr).toContain("no gateway token");
@@ -215,5 +220,26 @@ describe("rudder serve with no credentials", () => {
     expect(code).toBe(0);
     expect(server.stderr()).toContain("gateway: stopped");
     expect(pids.filter(isAlive)).toEqual([]);
+    // Its address goes with it: a client of the folder no longer finds it there.
+    expect(existsSync(join(root, "data", "gateway-url"))).toBe(false);
+  });
+
+  it("says which address it could not reach and how to name another", async () => {
+    const data = join(root, "stale-data");
+    mkdirSync(data);
+    writeFileSync(join(data, "token"), "t\n");
+    // A gateway killed without stopping leaves its address behind; nothing listens there now.
+    const closed = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    writeFileSync(join(data, "gateway-url"), `http://127.0.0.1:${closed}\n`);
+    const send = await runToEnd(["send", "--data", data, "c", "hello"]);
+    expect(send.code).toBe(1);
+    expect(send.stderr).toBe(
+      `rudder send: cannot reach the gateway at http://127.0.0.1:${closed}: is "rudder serve" running there? (--url or RUDDER_URL names another)\n`,
+    );
   });
 });

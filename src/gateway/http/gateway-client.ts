@@ -71,7 +71,11 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
     } catch (error) {
-      throw new GatewayRequestError(0, `cannot reach the gateway at ${base}`, { cause: error });
+      throw new GatewayRequestError(
+        0,
+        `cannot reach the gateway at ${base}: is "rudder serve" running there? (--url or RUDDER_URL names another)`,
+        { cause: error },
+      );
     }
     const payload = (await response.json().catch(() => ({}))) as { error?: string };
     if (!response.ok) {
