@@ -1,7 +1,7 @@
 import { encodeNdjsonLine, NdjsonDecoder, type NdjsonError } from "./ndjson.js";
 import { execFailure } from "./parent-death.js";
 import { directSpawner } from "./spawn-direct.js";
-import type { ChildSpawner, SpawnedChild } from "./spawned-child.js";
+import type { ChildSpawner, OwnedStart, SpawnedChild } from "./spawned-child.js";
 import { StderrTail } from "./stderr-tail.js";
 import { hasExited, terminateProcessTree, trackChild } from "./terminate.js";
 
@@ -43,6 +43,7 @@ export class ClaudeChild {
       cwd: string | undefined;
       env: Record<string, string>;
       niceness?: number | undefined;
+      owned?: OwnedStart | undefined;
       spawner?: ChildSpawner | undefined;
     },
     handlers: ClaudeChildHandlers,

@@ -1,7 +1,7 @@
 import type { AttachedImage } from "./attached-images.js";
 import type { CommandOptions } from "./command.js";
 import type { PermissionHandler } from "./permission-request.js";
-import type { ChildSpawner } from "./spawned-child.js";
+import type { ChildSpawner, OwnedStart } from "./spawned-child.js";
 import type { TurnResult } from "./turn-result.js";
 
 export interface ClaudeProcessOptions extends CommandOptions {
@@ -46,6 +46,8 @@ export interface ClaudeProcessOptions extends CommandOptions {
    * its `AgentSpawner`, so no start holds the gateway's event loop.
    */
   spawner?: ChildSpawner | undefined;
+  /** Owned by a watcher rather than the parent-death signal (bubblewrap in front: `OwnedStart`). */
+  owned?: OwnedStart | undefined;
   /** How errors name the engine (`rudder`, `Claude CLI`); default `Claude CLI`. */
   engineName?: string | undefined;
 }

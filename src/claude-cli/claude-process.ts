@@ -184,6 +184,7 @@ export class ClaudeProcess {
         cwd: this.options.cwd,
         env,
         niceness: this.options.niceness,
+        owned: this.options.owned,
         spawner: this.options.spawner,
       },
       {

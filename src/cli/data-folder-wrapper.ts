@@ -9,31 +9,37 @@
  * Signals, so that a stop gives Claude Code its grace and a gateway's death leaves nothing
  * running, as without the wrapper: bubblewrap stays in front as a monitor that waits for its
  * child, and dies at once of a SIGTERM, which made the gateway take Claude Code's stop for done
- * and SIGKILL what was left (with `--die-with-parent`, the monitor's death SIGKILLed Claude Code
- * itself, and its running tool was left behind). So the monitor ignores SIGTERM (`env
- * --ignore-signal`), and the SIGTERM sent to the agent's process group reaches Claude Code
- * alone (in that group, its disposition set back to the default before it starts); the
- * monitor ends when Claude Code does, or with the group's SIGKILL after the grace. The gateway's
- * death SIGKILLs the monitor (its parent-death signal made SIGKILL, since it ignores SIGTERM),
- * and the monitor's death sends Claude Code SIGTERM (its own parent-death signal), which stops
- * its tools as when it runs unwrapped.
+ * and SIGKILL what was left. So the monitor starts with SIGTERM ignored, and the SIGTERM sent to
+ * the agent's process group reaches Claude Code alone (in that group, its disposition set back
+ * to the default by `env --default-signal` before it starts); the monitor ends when Claude Code
+ * does, or with the group's SIGKILL after the grace. The gateway's death is seen by a watcher in
+ * the group (`owned`, src/sandbox/owned-command.ts): SIGTERM to the group, then SIGKILL once the
+ * monitor is gone or after the grace. A parent-death signal on bubblewrap (as before) left a
+ * stray when it fired after bubblewrap armed it and before it released Claude Code's process
+ * (bubblewrap #633: that process then waits for the release forever); the watcher's SIGKILL
+ * reaches it. Claude Code keeps its own parent-death SIGTERM (`setpriv`), for a monitor killed
+ * by something else.
  * Where bubblewrap, `env` or `setpriv` is missing or it cannot start here (tried once, as
- * `rudder serve` starts), the agents run as before and `reason` says so, for a line at start.
+ * `rudder serve` starts, owned the same way), the agents run as before and `reason` says so,
+ * for a line at start.
  */
-import { spawnSync } from "node:child_process";
 import { accessSync, constants } from "node:fs";
-import { findExecutable } from "../sandbox/bubblewrap-probe.js";
+import type { OwnedStart } from "../claude-cli/spawned-child.js";
+import { findExecutable, probeBubblewrap } from "../sandbox/bubblewrap-probe.js";
 
 export type DataFolderWrapper =
-  | { kind: "wrapped"; bin: string; args: string[] }
+  | { kind: "wrapped"; bin: string; args: string[]; owned: OwnedStart }
   | { kind: "unavailable"; reason: string };
 
-const tried = new Map<string, string | undefined>();
+const tried = new Map<string, Promise<string | undefined>>();
 
-/** coreutils' `env` (its `--ignore-signal` and `--default-signal`, 8.31 and later). */
+/** coreutils' `env` (its `--default-signal`, 8.31 and later). */
 const ENV = "/usr/bin/env";
 /** util-linux's `setpriv`, which sets the parent-death signal and execs. */
 const SETPRIV = "/usr/bin/setpriv";
+
+/** How the wrapped agent is owned: the monitor ignores SIGTERM, and Claude Code's grace. */
+const OWNED: OwnedStart = { ignoreTerm: true, graceMs: 2000 };
 
 function isExecutable(path: string): boolean {
   try {
@@ -44,8 +50,15 @@ function isExecutable(path: string): boolean {
   }
 }
 
-/** How to start a program with `dataDir` hidden: bubblewrap's path and its arguments before the program. */
-export function dataFolderWrapper(dataDir: string, env: NodeJS.ProcessEnv): DataFolderWrapper {
+/**
+ * How to start a program with `dataDir` hidden: bubblewrap's path, its arguments before the
+ * program, and how the start is owned (`SpawnOptions.owned`). Probes bubblewrap once per
+ * folder.
+ */
+export async function dataFolderWrapper(
+  dataDir: string,
+  env: NodeJS.ProcessEnv,
+): Promise<DataFolderWrapper> {
   if (env.RUDDER_HIDE_DATA_FROM_CLAUDE === "0") {
     return { kind: "unavailable", reason: "RUDDER_HIDE_DATA_FROM_CLAUDE=0 turns hiding it off" };
   }
@@ -55,14 +68,7 @@ export function dataFolderWrapper(dataDir: string, env: NodeJS.ProcessEnv): Data
   if (!isExecutable(ENV) || !isExecutable(SETPRIV)) {
     return { kind: "unavailable", reason: `${ENV} or ${SETPRIV} is missing` };
   }
-  const bin = ENV;
   const args = [
-    "--ignore-signal=TERM",
-    SETPRIV,
-    "--pdeathsig",
-    "KILL",
-    "--",
-    bwrap,
     "--dev-bind",
     "/",
     "/",
@@ -78,22 +84,17 @@ export function dataFolderWrapper(dataDir: string, env: NodeJS.ProcessEnv): Data
     "TERM",
     "--",
   ];
-  const key = `${bin}\0${dataDir}`;
-  if (!tried.has(key)) {
-    const probe = spawnSync(bin, [...args, "true"], {
-      stdio: ["ignore", "ignore", "pipe"],
-      timeout: 10_000,
-    });
-    const failure =
-      probe.error?.message ??
-      (probe.status === 0
-        ? undefined
-        : probe.stderr.toString("utf8").trim() || `exit status ${probe.status}`);
-    tried.set(key, failure);
+  const key = `${bwrap}\0${dataDir}`;
+  let probe = tried.get(key);
+  if (probe === undefined) {
+    probe = probeBubblewrap(bwrap, [...args, "true"]).then((result) =>
+      result.ok ? undefined : result.reason,
+    );
+    tried.set(key, probe);
   }
-  const failure = tried.get(key);
+  const failure = await probe;
   if (failure !== undefined) {
     return { kind: "unavailable", reason: `bubblewrap cannot start here: ${failure}` };
   }
-  return { kind: "wrapped", bin, args };
+  return { kind: "wrapped", bin: bwrap, args, owned: OWNED };
 }

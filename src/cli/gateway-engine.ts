@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { sessionsDirectory } from "../agent/transcript-store.js";
 import { claudeSessionFile } from "../claude-cli/session-file.js";
 import type { GatewayEngine } from "../gateway/index.js";
-import { dataFolderWrapper } from "./data-folder-wrapper.js";
+import type { DataFolderWrapper } from "./data-folder-wrapper.js";
 
 /** The `rudder` executable of this package, which the gateway runs as its agents. */
 export function rudderExecutable(): string {
@@ -20,8 +20,8 @@ export interface EngineChoice {
   model: string | undefined;
   noSandbox: boolean;
   env: NodeJS.ProcessEnv;
-  /** The gateway's data folder, hidden from Claude Code agents (data-folder-wrapper.ts). */
-  dataDir?: string;
+  /** How Claude Code agents are kept from the gateway's data folder (data-folder-wrapper.ts). */
+  wrapper?: DataFolderWrapper | undefined;
 }
 
 /** The engine `engineName` in `cwd` with `model` (undefined: the engine's own). */
@@ -35,11 +35,10 @@ export function gatewayEngine(
   const engineArgs = ["--include-partial-messages", "--include-hook-events"];
   if (engineName === "claude") {
     const claude = env.RUDDER_CLAUDE_BIN ?? "claude";
-    const wrapper =
-      options.dataDir === undefined ? undefined : dataFolderWrapper(options.dataDir, env);
+    const wrapper = options.wrapper;
     return {
       ...(wrapper?.kind === "wrapped"
-        ? { claudeBin: wrapper.bin, binArgs: [...wrapper.args, claude] }
+        ? { claudeBin: wrapper.bin, binArgs: [...wrapper.args, claude], owned: wrapper.owned }
         : { claudeBin: claude }),
       args: engineArgs,
       cwd,

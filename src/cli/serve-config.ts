@@ -16,6 +16,7 @@ import {
   type ResolvedBinding,
 } from "../gateway/index.js";
 import { hasModelCredentials } from "../model/model-config.js";
+import { type DataFolderWrapper, dataFolderWrapper } from "./data-folder-wrapper.js";
 import { gatewayEngine } from "./gateway-engine.js";
 import { serveAgentInfo } from "./serve-agent-info.js";
 
@@ -31,6 +32,11 @@ export interface ServeConfigOptions {
 
 export interface ServeConfig {
   bindings: GatewayBindings;
+  /**
+   * How Claude Code agents are kept from the data folder (data-folder-wrapper.ts); undefined
+   * when no binding can run Claude Code (none does and there is no file to reload).
+   */
+  wrapper: DataFolderWrapper | undefined;
   engineFor(binding: ResolvedBinding, model: string | undefined): GatewayEngine;
   infoFor(binding: ResolvedBinding, model: string | undefined): Promise<AgentInfo>;
   /** Whether a binding without a model runs the offline demo model (rudder, no credentials). */
@@ -54,12 +60,18 @@ export async function serveConfig(options: ServeConfigOptions): Promise<ServeCon
   const loaded = file === undefined ? undefined : await loadGatewayConfig(file);
   if (loaded instanceof Error) return loaded;
   const bindings = new GatewayBindings(loaded, options.fallback);
+  // Probed as it starts, not at an agent's start: a reload may bring Claude Code bindings.
+  const wrapper =
+    file !== undefined || bindings.list().some((binding) => binding.engine === "claude")
+      ? await dataFolderWrapper(options.dataDir, env)
+      : undefined;
   const demoFor = (binding: ResolvedBinding) =>
     binding.engine === "rudder" && binding.model === undefined && !hasModelCredentials(env);
   const modelOf = (binding: ResolvedBinding, model: string | undefined) =>
     model ?? (demoFor(binding) ? "demo" : undefined);
   return {
     bindings,
+    wrapper,
     demoFor,
     sourceSection: (name) => {
       const values = loaded?.config[name];
@@ -71,7 +83,7 @@ export async function serveConfig(options: ServeConfigOptions): Promise<ServeCon
         model: modelOf(binding, model),
         noSandbox,
         env,
-        dataDir: options.dataDir,
+        wrapper,
       }),
     infoFor: (binding, model) =>
       serveAgentInfo({

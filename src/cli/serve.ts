@@ -12,11 +12,10 @@ import {
 import { costUsd } from "../model/pricing.js";
 import { commandArgs, type FlagSpecs, stringFlag } from "./args.js";
 import type { CommandIo } from "./command-io.js";
-import { dataFolderWrapper } from "./data-folder-wrapper.js";
 import { removeGatewayAddress, writeGatewayAddress } from "./gateway-address.js";
 import { rudderExecutable } from "./gateway-engine.js";
 import { agentInfoLine } from "./serve-agent-info.js";
-import { bindingLines, serveConfig } from "./serve-config.js";
+import { bindingLines, type ServeConfig, serveConfig } from "./serve-config.js";
 import { serveMedia } from "./serve-media.js";
 import { serveSources } from "./serve-sources.js";
 
@@ -138,10 +137,10 @@ export function dataDirectory(raw: string | undefined, env: NodeJS.ProcessEnv): 
 }
 
 /** Says so when a binding runs Claude Code agents and nothing can hide the data folder from them. */
-function warnUnhiddenDataFolder(bindings: ResolvedBinding[], dataDir: string, io: CommandIo): void {
-  if (!bindings.some((binding) => binding.engine === "claude")) return;
-  const wrapper = dataFolderWrapper(dataDir, io.env);
-  if (wrapper.kind === "unavailable") {
+function warnUnhiddenDataFolder(config: ServeConfig, dataDir: string, io: CommandIo): void {
+  if (!config.bindings.list().some((binding) => binding.engine === "claude")) return;
+  const wrapper = config.wrapper;
+  if (wrapper?.kind === "unavailable") {
     io.stderr.write(
       `rudder serve: Claude Code agents can read the data folder ${dataDir} (its token, every channel): ${wrapper.reason}\n`,
     );
@@ -216,7 +215,7 @@ export async function serveCommandLine(argv: readonly string[], io: CommandIo): 
   const demo = config.demoFor(defaults);
   const engine = config.engineFor(defaults, defaults.model);
   const info = await config.infoFor(defaults, defaults.model);
-  warnUnhiddenDataFolder(config.bindings.list(), dataDir, io);
+  warnUnhiddenDataFolder(config, dataDir, io);
   const shutdown = new AbortController();
   let gateway: Awaited<ReturnType<typeof startGateway>>;
   try {

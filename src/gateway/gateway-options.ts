@@ -3,6 +3,7 @@
  * the limits), the running gateway, and the options each agent process gets from the engine.
  */
 import type { ClaudeProcessOptions } from "../claude-cli/claude-process-types.js";
+import type { OwnedStart } from "../claude-cli/spawned-child.js";
 import type { ChannelToolsServer } from "./agents/channel-tools.js";
 import type { GatewayBindings } from "./bindings/bindings.js";
 import type { ReloadOutcome } from "./bindings/config-reload.js";
@@ -30,6 +31,8 @@ export interface GatewayEngine {
    * resumes it (see `TranscriptMirror`).
    */
   sessionFile?: (sessionId: string) => string;
+  /** How each agent process is owned when it is not by the parent-death signal (`OwnedStart`). */
+  owned?: OwnedStart;
 }
 
 /**
@@ -253,6 +256,7 @@ export function processOptions(
     ...(engine?.args ? { extraArgs: engine.args } : {}),
     ...(engine?.model ? { model: engine.model } : {}),
     ...(engine?.cwd ? { cwd: engine.cwd } : {}),
+    ...(engine?.owned ? { owned: engine.owned } : {}),
     ...(maxRetries !== undefined ? { maxRetries } : {}),
     env,
   };

@@ -42,15 +42,19 @@ const WATCHER_FD = 3;
 
 /**
  * Whether bubblewrap can start a sandbox here (it cannot in a container
- * without user namespaces, for one): one run of `true` inside. Resolves with
- * bubblewrap's own first line of complaint when it cannot. Never rejects.
- * Owned like a sandbox: its own process group, SIGKILLed when rudder dies
- * (mid-probe included) and once bubblewrap has exited.
+ * without user namespaces, for one): one run of `true` inside, or bubblewrap
+ * with `args` (another sandbox's arguments, ending with the program to try).
+ * Resolves with bubblewrap's own first line of complaint when it cannot.
+ * Never rejects. Owned like a sandbox: its own process group, SIGKILLed when
+ * rudder dies (mid-probe included) and once bubblewrap has exited.
  */
-export function probeBubblewrap(file: string): Promise<ProbeResult> {
+export function probeBubblewrap(
+  file: string,
+  args: readonly string[] = PROBE_ARGS,
+): Promise<ProbeResult> {
   return new Promise((resolve) => {
     let stderr = "";
-    const [shell, shellArgs] = ownedCommand(file, PROBE_ARGS, WATCHER_FD);
+    const [shell, shellArgs] = ownedCommand(file, args, WATCHER_FD);
     const child = childProcess().spawn(shell, shellArgs, {
       detached: true,
       stdio: ["ignore", "ignore", "pipe", "pipe"],

@@ -11,13 +11,43 @@ import type { Readable } from "node:stream";
  * Descriptor `fd` is a pipe whose other end only rudder holds: it reads as
  * ready (end of file) once rudder is gone, however it ended, SIGKILL
  * included. A watcher in the child's process group waits on it and then
- * SIGKILLs the whole group; the program itself runs as it is (`exec`),
- * without that descriptor. When rudder ends the child first, it kills the
- * group as usual, the watcher with it. `before` runs in the shell just
- * before the `exec` (the watcher is already started, outside what it does).
+ * ends the whole group (`ownerGone`); the program itself runs as it is
+ * (`exec`), without that descriptor. When rudder ends the child first, it
+ * kills the group as usual, the watcher with it. `before` runs in the shell
+ * just before the `exec` (the watcher is already started, outside what it
+ * does).
  */
-function ownedScript(fd: number, before = ""): string {
-  return `{ read -r _ <&${fd}; kill -s KILL 0; } </dev/null >/dev/null 2>&1 & exec ${fd}<&-; ${before}exec "$@"`;
+function ownedScript(fd: number, before: string, graceMs: number | undefined): string {
+  const watcher = ownerGone(`read -r _ <&${fd}`, graceMs);
+  return `{ ${watcher}; } </dev/null >/dev/null 2>&1 & exec ${fd}<&-; ${before}exec "$@"`;
+}
+
+/**
+ * What the watcher does: `wait` (for rudder to be gone), then end the group.
+ * Without a grace: SIGKILL to the group at once. With one: SIGTERM to the
+ * group (the watcher ignores it, and it ignores the one rudder sends the
+ * group to stop the program), then SIGKILL once the program (the shell's own
+ * pid, `$$`, which it becomes) has exited or the grace has run out, in tenths
+ * of a second. So a program that stops its own work on SIGTERM gets the time to
+ * do so, as when rudder stops it.
+ */
+function ownerGone(wait: string, graceMs: number | undefined): string {
+  if (graceMs === undefined) return `${wait}; kill -s KILL 0`;
+  const tenths = Math.max(1, Math.ceil(graceMs / 100));
+  // Gone: its /proc entry shows it a zombie (state Z) or is no more. An orphan's zombie may
+  // never be reaped (an init that does not reap), so `kill -0` would not tell.
+  const running = `read -r _ _ state _ </proc/$$/stat && [ "$state" != Z ]`;
+  return `trap '' TERM; ${wait}; kill -s TERM 0; n=0; while [ $n -lt ${tenths} ] && ${running}; do sleep 0.1; n=$((n+1)); done; kill -s KILL 0`;
+}
+
+export interface OwnedOptions {
+  /** Shell code run just before the program's `exec` (after the watcher has started). */
+  before?: string | undefined;
+  /**
+   * When rudder dies: SIGTERM to the group first, and SIGKILL once the
+   * program has exited or after this long. Default: SIGKILL at once.
+   */
+  graceMs?: number | undefined;
 }
 
 /**
@@ -34,9 +64,12 @@ export function ownedCommand(
   file: string,
   args: readonly string[],
   fd: number,
-  before?: string,
+  options: OwnedOptions = {},
 ): [string, string[]] {
-  return ["/bin/sh", ["-c", ownedScript(fd, before), "sh", file, ...args]];
+  return [
+    "/bin/sh",
+    ["-c", ownedScript(fd, options.before ?? "", options.graceMs), "sh", file, ...args],
+  ];
 }
 
 /**

@@ -104,7 +104,7 @@ export class SandboxRunner {
     const [program, programArgs] =
       cgroup === undefined
         ? ownedCommand(file, args, watcherFd)
-        : ownedCommand(cgroup.procsFile, [file, ...args], watcherFd, ENTER_CGROUP);
+        : ownedCommand(cgroup.procsFile, [file, ...args], watcherFd, { before: ENTER_CGROUP });
     this.#child = childProcess().spawn(program, programArgs, {
       detached: true,
       env: options.env,

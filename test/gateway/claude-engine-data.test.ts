@@ -7,6 +7,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { dataFolderWrapper } from "../../src/cli/data-folder-wrapper.js";
 import { gatewayEngine } from "../../src/cli/gateway-engine.js";
 import { findExecutable } from "../../src/sandbox/bubblewrap-probe.js";
 import { claudeCodeBinary } from "../helpers/claude-code-env.js";
@@ -61,11 +62,11 @@ it.skipIf(NO_BUBBLEWRAP)(
         model: undefined,
         noSandbox: false,
         env,
-        dataDir,
+        wrapper: await dataFolderWrapper(dataDir, env),
       });
-      // The default: Claude Code inside bubblewrap (behind env and setpriv, for its signals).
-      expect(engine.claudeBin).toBe("/usr/bin/env");
-      expect(engine.binArgs?.some((arg) => arg.endsWith("bwrap"))).toBe(true);
+      // The default: Claude Code inside bubblewrap, owned by a watcher (bubblewrap-owned.test.ts).
+      expect(engine.claudeBin.endsWith("/bwrap")).toBe(true);
+      expect(engine.owned).toEqual({ ignoreTerm: true, graceMs: 2000 });
       gateway = await startTestGateway({
         prefix: "claude-data",
         dataDir,

@@ -95,6 +95,7 @@ export class AgentSpawner implements ChildSpawner {
       cwd: options.cwd,
       env: options.env,
       niceness: options.niceness,
+      owned: options.owned,
     };
     this.#nextId += 1;
     const child = new RemoteChild();

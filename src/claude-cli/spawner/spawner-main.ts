@@ -4,7 +4,8 @@
  * process that calls it until the child has exec'd (150-250 ms on a loaded 2-core machine), and
  * a gateway holding it took one new connection per agent started: here it holds only this loop.
  * Each child starts as the gateway would start it (`spawnDirect`: its own process group, the
- * parent-death signal, the niceness asked); its three pipes go to the gateway whole (handles
+ * parent-death signal or, when `owned`, a watcher of this process, whose pipe stays here, the
+ * niceness asked); its three pipes go to the gateway whole (handles
  * passed over IPC, nothing read here, this process's copies closed once taken), so the data
  * path stays direct. It reports each start, pid and end (`spawner-messages.ts`).
  * When the gateway is gone (the channel disconnects, however it died) or on SIGTERM, it ends
