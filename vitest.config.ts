@@ -28,6 +28,7 @@ const unitTests = [
   "test/channels/kit/chat-commands.test.ts",
   "test/channels/kit/inbound-deliveries.test.ts",
   "test/channels/kit/reply-outbox-listeners.test.ts",
+  "test/channels/kit/reply-outbox-order.test.ts",
   "test/channels/kit/sent-files.test.ts",
   "test/channels/slack/slack-mrkdwn.test.ts",
   "test/channels/slack/slack-source.test.ts",

@@ -62,9 +62,13 @@ export class ReplyOutbox {
   readonly #groups = new Set<string>();
   /**
    * Channels whose oldest unsent entry another worker is sending now (its claim live): their
-   * later entries wait for the next `resume` rather than overtake it.
+   * later entries wait for the next `resume` rather than overtake it. Only a `resume` that finds
+   * the channel's queue empty lifts it: entries still queued from an earlier pass would
+   * otherwise run unblocked behind the one they must wait for.
    */
   readonly #blocked = new Set<string>();
+  /** Per channel, the last record write: entries are recorded (and queued) in call order. */
+  readonly #recording = new Map<string, Promise<unknown>>();
   /** Sends taken again after a gateway died while sending them (they may show twice). */
   recovered = 0;
   /**
@@ -117,10 +121,12 @@ export class ReplyOutbox {
         body: JSON.stringify({ file }),
       })),
     ];
-    const recorded = (await this.#options.ledger.recordAll(entries)).map((row) => ({
-      id: row.id,
-      delivered: this.#enqueue(row),
-    }));
+    const recorded = await this.#inOrder(channelId, async () =>
+      (await this.#options.ledger.recordAll(entries)).map((row) => ({
+        id: row.id,
+        delivered: this.#enqueue(row),
+      })),
+    );
     return recorded[0] ?? null;
   }
 
@@ -131,21 +137,41 @@ export class ReplyOutbox {
     kind: OutboundKind,
     message: OutgoingChat,
   ): Promise<void> {
-    const entry = await this.#options.ledger.record({
-      source: this.#options.platform.name,
-      channelId,
-      kind,
-      action: "edit",
-      target,
-      body: JSON.stringify(message),
+    await this.#inOrder(channelId, async () => {
+      const entry = await this.#options.ledger.record({
+        source: this.#options.platform.name,
+        channelId,
+        kind,
+        action: "edit",
+        target,
+        body: JSON.stringify(message),
+      });
+      if (entry) void this.#enqueue(entry);
     });
-    if (entry) void this.#enqueue(entry);
+  }
+
+  /**
+   * Runs `write` after the channel's earlier record writes settle: callers fire several at once
+   * (a steered turn's answers come back to back), and concurrent writes on a pool of
+   * connections take their places in the ledger in whatever order they happen to finish.
+   */
+  #inOrder<T>(channelId: string, write: () => Promise<T>): Promise<T> {
+    const previous = this.#recording.get(channelId) ?? Promise.resolve();
+    const next = previous.then(write);
+    const settled = next.catch(() => undefined);
+    this.#recording.set(channelId, settled);
+    void settled.then(() => {
+      if (this.#recording.get(channelId) === settled) this.#recording.delete(channelId);
+    });
+    return next;
   }
 
   /** Queues what the ledger holds unsent for this source (after a restart). */
   async resume(): Promise<number> {
     const entries = await this.#options.ledger.unsent(this.#options.platform.name);
-    this.#blocked.clear();
+    for (const channelId of [...this.#blocked]) {
+      if (!this.#queues.has(channelId)) this.#blocked.delete(channelId);
+    }
     for (const entry of entries) void this.#enqueue(entry);
     return entries.length;
   }

@@ -260,7 +260,6 @@ describe("the reply ledger on two PostgreSQL workers", () => {
   it("sends once, through the other worker, what a worker recorded and died before sending", async () => {
     const options = { rescanMs: 200, sendTimeoutMs: 400 };
     const a = await startWorker("worker-a", "ledger", options);
-    const b = await startWorker("worker-b", "ledger", options);
     const channelId = "ledger:7";
     // Worker A takes the chat's message (so it watches the channel), then freezes mid-send.
     await a.platform.push(a.platform.incoming("7", "hello"));
@@ -268,11 +267,14 @@ describe("the reply ledger on two PostgreSQL workers", () => {
     a.bus.publish(reply(channelId, "reply-1", "first answer"));
     a.bus.publish(reply(channelId, "reply-2", "second answer"));
     await waitFor(() => a.platform.attempted.length === 1, "worker A trying the first send");
-    const ledger = b.store.sourceStore().outbound;
     await waitFor(
-      async () => (await ledger.unsent("ledger")).length === 2,
+      async () => (await a.store.sourceStore().outbound.unsent("ledger")).length === 2,
       "both answers recorded",
     );
+    // Worker B starts only now: started earlier, its rescan may take the first answer before
+    // worker A claims it (as any worker may), and this case is about the one A holds.
+    const b = await startWorker("worker-b", "ledger", options);
+    const ledger = b.store.sourceStore().outbound;
     // Dead: its connections gone, its claim on the first answer left to run out.
     await a.store.close();
     await waitFor(() => b.platform.sent.length === 2, "worker B sending both answers", 10_000);
@@ -280,7 +282,11 @@ describe("the reply ledger on two PostgreSQL workers", () => {
       "first answer",
       "second answer",
     ]);
-    expect(await ledger.unsent("ledger")).toEqual([]);
+    // Each is marked sent in a write after the platform took it.
+    await waitFor(
+      async () => (await ledger.unsent("ledger")).length === 0,
+      "both answers marked sent",
+    );
     // The first may have left worker A before it froze: sent again, marked so; the second not.
     expect(b.source.recovered).toBe(1);
     expect(b.logs).toContain("ledger: sending a answer to ledger:7 again (recovered, may repeat)");
