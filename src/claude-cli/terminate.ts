@@ -27,19 +27,31 @@ function graceTimer(milliseconds: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, milliseconds).unref());
 }
 
+/** SIGKILLs a started child's group and its descendants. */
+function killTree(pid: number): void {
+  const descendants = listDescendants(pid);
+  signal(-pid, "SIGKILL");
+  killRecorded(descendants);
+}
+
 /**
  * Kills every tracked child's group and recorded descendants, synchronously: the last chance
  * at host exit, when no timer will fire again; also what a host that runs one piece of work
  * after another in one process (a test worker's files) calls between them, so that agents a
- * failed piece never stopped do not outlive it. Returns how many it killed.
+ * failed piece never stopped do not outlive it. A child another process is still starting (no
+ * pid yet) is killed the moment its pid comes (at host exit, that process's own end takes it).
+ * Returns how many it killed or doomed.
  */
 export function killLiveChildren(): number {
   const count = liveChildren.size;
   for (const child of liveChildren) {
-    if (child.pid === undefined) continue;
-    const descendants = listDescendants(child.pid);
-    signal(-child.pid, "SIGKILL");
-    killRecorded(descendants);
+    const pid = child.pid;
+    if (pid !== undefined) killTree(pid);
+    else if (child.starting === true) {
+      child.once("spawn", () => {
+        if (child.pid !== undefined) killTree(child.pid);
+      });
+    }
   }
   liveChildren.clear();
   return count;

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ClaudeProcess } from "../../src/claude-cli/claude-process.js";
 import { listDescendants } from "../../src/claude-cli/process-tree.js";
 import { AgentSpawner } from "../../src/claude-cli/spawner/agent-spawner.js";
-import { terminateProcessTree } from "../../src/claude-cli/terminate.js";
+import { killLiveChildren, terminateProcessTree } from "../../src/claude-cli/terminate.js";
 import { FAKE_CLAUDE, RUDDER_SPAWNER } from "../helpers/fixtures.js";
 import { outputMatching, startProcess } from "../helpers/owned-process.js";
 import { groupIsAlive, isAlive } from "../helpers/process-state.js";
@@ -104,6 +104,17 @@ describe("agents started by the spawner", () => {
       () => !groupIsAlive(pid) && descendants.every(({ pid: descendant }) => !isAlive(descendant)),
       "the group and the sleep in its own session to be gone",
     );
+  });
+
+  it("are ended by killLiveChildren (each test file's end) while the spawner still starts them", async () => {
+    const hanging = agent("timeout");
+    const running = hanging.runTurn("hang");
+    // Asked of the spawner, not started yet: no pid.
+    expect(hanging.pid).toBeUndefined();
+    expect(killLiveChildren()).toBeGreaterThanOrEqual(1);
+    const pid = await waitFor(() => hanging.pid, "the spawner to report the agent's start");
+    expect((await running).isError).toBe(true);
+    await waitFor(() => !groupIsAlive(pid), "the agent started after the kill to be gone");
   });
 });
 
