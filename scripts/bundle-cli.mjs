@@ -1,10 +1,14 @@
 // Bundles the `rudder` executable (src/cli.ts) into dist/cli.js plus lazily loaded chunks, after
 // tsc has emitted dist/. Loading one bundled file instead of a few hundred ES modules
 // is most of what `rudder run` costs before its first model request.
-// Only dist/cli.js and dist/cli-chunk-*.js are written; the library entries (dist/index.js,
-// dist/agent, dist/gateway) stay as tsc emitted them.
+// Only dist/cli.js, dist/cli-chunk-*.js and dist/cli-run.cjs are written; the library entries
+// (dist/index.js, dist/agent, dist/gateway) stay as tsc emitted them.
+// dist/cli-run.cjs is `rudder run` again, as one CommonJS module written as a function
+// expression: dist/cli.js compiles it with V8's code cache (src/cli/load-run-bundle.ts), which
+// Node 20 keeps for no ES module. Its first line names a hash of its text, which keys that cache.
 // Run: node scripts/bundle-cli.mjs (part of `npm run build`).
-import { chmodSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -32,21 +36,26 @@ const EXTERNAL = [
 /**
  * Bundled code runs from dist/cli.js or a chunk beside it, not from the file tsc would have
  * emitted. So each `import.meta.url` / `dirname` / `filename` in src/ is rewritten to name that
- * file, dist/<path>.js, relative to the bundle's own location: paths such as
- * `new URL("../../package.json", import.meta.url)` or the walk up to the package root keep
- * meaning what they mean in the tsc output (and under tsx).
+ * file, dist/<path>.js, relative to the bundle's own location (`bundleUrl`, an expression):
+ * paths such as `new URL("../../package.json", import.meta.url)` or the walk up to the package
+ * root keep meaning what they mean in the tsc output (and under tsx).
+ * With `importCall`, each `import("package")` left to Node (the externals, the built-ins) calls
+ * that function instead: a vm.Script's own import() needs an experimental loader on Node 20.
  */
-const importMetaAsEmitted = {
-  name: "import-meta-as-emitted",
+const asEmitted = (bundleUrl, importCall) => ({
+  name: "as-emitted",
   setup(context) {
     context.onLoad({ filter: /\.ts$/ }, (args) => {
       if (!args.path.startsWith(source + sep)) return undefined;
-      const text = readFileSync(args.path, "utf8");
+      let text = readFileSync(args.path, "utf8");
+      if (importCall !== undefined) {
+        text = text.replace(/(?<!typeof\s*)\bimport\((?=["'][^./])/g, `${importCall}(`);
+      }
       if (!text.includes("import.meta")) return { contents: text, loader: "ts" };
       const emitted = relative(source, args.path).split(sep).join("/").replace(/\.ts$/, ".js");
       const folder = dirname(emitted);
-      const url = `new URL(${JSON.stringify(`./${emitted}`)}, import.meta.url).href`;
-      const folderUrl = `new URL(${JSON.stringify(folder === "." ? "./" : `./${folder}/`)}, import.meta.url)`;
+      const url = `new URL(${JSON.stringify(`./${emitted}`)}, ${bundleUrl}).href`;
+      const folderUrl = `new URL(${JSON.stringify(folder === "." ? "./" : `./${folder}/`)}, ${bundleUrl})`;
       const rewritten = text
         .replaceAll("import.meta.url", `(${url})`)
         .replaceAll("import.meta.filename", `__rudderFileURLToPath(${url})`)
@@ -58,31 +67,68 @@ const importMetaAsEmitted = {
       return { contents: header + rewritten, loader: "ts" };
     });
   },
-};
+});
 
 for (const name of readdirSync(dist)) {
-  if (/^cli-chunk-.*\.js(\.map)?$/.test(name)) rmSync(join(dist, name));
+  if (/^cli-(chunk-.*\.js|run\.cjs)(\.map)?$/.test(name)) rmSync(join(dist, name));
 }
 
-await build({
-  entryPoints: { cli: join(source, "cli.ts") },
-  outdir: dist,
+/** Options both bundles share. */
+const common = {
   bundle: true,
-  splitting: true,
-  chunkNames: "cli-chunk-[hash]",
   platform: "node",
-  format: "esm",
   target: "node20",
   // Whitespace and syntax only: names stay readable in the stack of an internal error.
   minifyWhitespace: true,
   minifySyntax: true,
   sourcemap: true,
   external: EXTERNAL,
-  plugins: [importMetaAsEmitted],
+  logLevel: "warning",
+};
+
+await build({
+  entryPoints: { cli: join(source, "cli.ts") },
+  ...common,
+  outdir: dist,
+  splitting: true,
+  chunkNames: "cli-chunk-[hash]",
+  format: "esm",
+  plugins: [asEmitted("import.meta.url")],
   // Bundled CommonJS dependencies call require() for Node's built-ins.
   banner: {
     js: 'import { createRequire as __rudderCreateRequire } from "node:module";\nconst require = __rudderCreateRequire(import.meta.url);',
   },
-  logLevel: "warning",
 });
 chmodSync(join(dist, "cli.js"), 0o755);
+
+// The placeholder keeps its length when the hash replaces it, so the source map stays true.
+const HASH_PLACEHOLDER = "0".repeat(16);
+const runBundle = await build({
+  ...common,
+  entryPoints: [join(source, "cli", "run.ts")],
+  outfile: join(dist, "cli-run.cjs"),
+  format: "cjs",
+  write: false,
+  plugins: [asEmitted("__rudderBundleUrl", "__rudderImport")],
+  // A function expression for src/cli/load-run-bundle.ts to compile as a vm.Script: the
+  // module's own wrapper, written here rather than joined to the text at each start (a copy).
+  // Strict as the ES modules it is made of (esbuild's own "use strict" comes after the banner).
+  banner: {
+    js: `// rudder-run-bundle ${HASH_PLACEHOLDER}\n(function (exports, require, module, __filename, __dirname, __rudderImport) {"use strict";\nconst __rudderBundleUrl = require("node:url").pathToFileURL(__filename).href;`,
+  },
+  footer: { js: "})" },
+});
+for (const file of runBundle.outputFiles) {
+  let text = file.text;
+  if (file.path.endsWith(".cjs")) {
+    const left = /\bimport\(/.exec(text);
+    if (left !== null) {
+      throw new Error(
+        `dist/cli-run.cjs: an import() it cannot run: ${text.slice(left.index - 80, left.index + 80)}`,
+      );
+    }
+    const hash = createHash("sha256").update(text).digest("hex").slice(0, HASH_PLACEHOLDER.length);
+    text = text.replace(HASH_PLACEHOLDER, hash);
+  }
+  writeFileSync(file.path, text);
+}

@@ -1,5 +1,6 @@
 import { packageVersion } from "../gateway/http/package-info.js";
 import { exitWhenFlushed, exitWithoutTeardown } from "./exit-without-teardown.js";
+import { loadRunBundle } from "./load-run-bundle.js";
 
 const USAGE = `rudder: an agent harness and channel gateway
 
@@ -44,6 +45,11 @@ function looksLikeHeadlessRun(argv: readonly string[]): boolean {
   );
 }
 
+/** `rudder run`'s code: compiled with V8's code cache where the build allows, else its ES modules. */
+async function runModule(): Promise<typeof import("./run.js")> {
+  return loadRunBundle(process.env) ?? (await import("./run.js"));
+}
+
 /** Runs the command line and resolves to the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -59,7 +65,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   // the gateway, or by an Agent SDK host) does not pay for the gateway and chat at startup.
   if (command === "run") {
     exitWithoutTeardown();
-    return exitWhenFlushed(await (await import("./run.js")).runCommandLine(rest, io()));
+    return exitWhenFlushed(await (await runModule()).runCommandLine(rest, io()));
   }
   if (command === "chat") return (await import("./chat/chat.js")).chatCommandLine(rest, io());
   if (command === "serve") return (await import("./serve.js")).serveCommandLine(rest, io());
@@ -89,7 +95,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   if (looksLikeHeadlessRun(argv)) {
     exitWithoutTeardown();
-    return exitWhenFlushed(await (await import("./run.js")).runCommandLine(argv, io()));
+    return exitWhenFlushed(await (await runModule()).runCommandLine(argv, io()));
   }
   process.stderr.write(`rudder: unknown command "${command}"\n\n${USAGE}\n`);
   return 2;
