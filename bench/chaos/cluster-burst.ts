@@ -2,8 +2,10 @@
  * Three gateway workers (each a process of its own) on one PostgreSQL database, a burst of
  * messages over many channels posted through all of them, and one worker SIGKILLed midway
  * while its turns run. Counts, per message: sent, accepted (202), answered exactly once, lost
- * (accepted, never answered), answered twice; how long the dead worker's channels waited; and
- * the dead worker's agents (fake Claude CLIs, each turn 0.3 s) still alive at the end.
+ * (accepted, never answered), answered twice, routed late (only by the look for messages a
+ * missed wake-up left, see cluster/missed-messages.ts); how long the dead worker's channels
+ * waited; and the dead worker's agents (fake Claude CLIs, each turn 0.3 s) still alive at the
+ * end.
  */
 import { join } from "node:path";
 import pg from "pg";
@@ -149,6 +151,12 @@ export async function clusterBurst(options: ClusterBurstOptions): Promise<Figure
         )
         .map((message) => message.channel),
     );
+    const late = workers.flatMap((worker) =>
+      worker.stderrTail.split("\n").filter((line) => line.includes("never routed here")),
+    );
+    for (const line of late) {
+      troubled.add(/ of channel (\S+) /.exec(line)?.[1] ?? "");
+    }
     if (troubled.size > 0) await tellTrouble(url, workers, troubled);
     const victimAgents = fakeLogEntries(fakeLog(victim))
       .filter((entry) => entry.event === "start")
@@ -173,6 +181,8 @@ export async function clusterBurst(options: ClusterBurstOptions): Promise<Figure
       figure(scenario, "lost", lost, "0", lost === 0),
       figure(scenario, "answered twice", twice, "0", twice === 0),
       figure(scenario, "failed (error shown)", failed, "0", failed === 0),
+      // Each such message was routed only by the look for missed ones: a wake-up went missing.
+      figure(scenario, "routed late (a wake-up missed)", late.length, "0", late.length === 0),
       figure(
         scenario,
         `all answered, s after the kill (lease ${leaseSeconds} s)`,
