@@ -186,6 +186,24 @@ describe("a stored message is dispatched once", () => {
     expect(prompts(fakeLog, "sent as the gateway stops")).toHaveLength(1);
   });
 
+  it("not by a turn abandoned before its agent started (its lease ran out): routed again, answered once", async () => {
+    const { store, router, fakeLog } = await routerOnHeldStore(0);
+    const text = "sent as the lease ran out";
+    const delivery = await router.deliver("c1", text);
+    expect(delivery.disposition).toBe("started");
+    // Before its start's turn came (`AgentStarts`), the lease lapsed (`ChannelOwnership`).
+    expect(router.abandon("c1")).toBe(true);
+    await router.idle();
+    expect(prompts(fakeLog, text)).toHaveLength(0);
+    const left = await store.getMessage(delivery.id);
+    expect(left?.state).toBe("received");
+    // The channel is this worker's again (the next renewal kept it): its message goes again.
+    expect(router.routeStored(left as MessageRecord)).toBe("started");
+    expect((await router.settled(delivery.id)).state).toBe("answered");
+    await router.idle();
+    expect(prompts(fakeLog, text)).toHaveLength(1);
+  });
+
   it("not by a rate-limit retry that fires as close() begins", async () => {
     const { store, router, fakeLog } = await routerOnHeldStore(0, "rate_limit");
     const delivery = await router.deliver("c1", "limited");
