@@ -52,13 +52,10 @@ function isExecutable(path: string): boolean {
 
 /**
  * How to start a program with `dataDir` hidden: bubblewrap's path, its arguments before the
- * program, and how the start is owned (`SpawnOptions.owned`). Probes bubblewrap once per
- * folder.
+ * program, and how the start is owned (`SpawnOptions.owned`); not yet tried here (see
+ * `dataFolderWrapper`).
  */
-export async function dataFolderWrapper(
-  dataDir: string,
-  env: NodeJS.ProcessEnv,
-): Promise<DataFolderWrapper> {
+export function dataFolderCommand(dataDir: string, env: NodeJS.ProcessEnv): DataFolderWrapper {
   if (env.RUDDER_HIDE_DATA_FROM_CLAUDE === "0") {
     return { kind: "unavailable", reason: "RUDDER_HIDE_DATA_FROM_CLAUDE=0 turns hiding it off" };
   }
@@ -84,10 +81,20 @@ export async function dataFolderWrapper(
     "TERM",
     "--",
   ];
-  const key = `${bwrap}\0${dataDir}`;
+  return { kind: "wrapped", bin: bwrap, args, owned: OWNED };
+}
+
+/** `dataFolderCommand`, once bubblewrap has been tried with it (once per folder) and started. */
+export async function dataFolderWrapper(
+  dataDir: string,
+  env: NodeJS.ProcessEnv,
+): Promise<DataFolderWrapper> {
+  const command = dataFolderCommand(dataDir, env);
+  if (command.kind === "unavailable") return command;
+  const key = `${command.bin}\0${dataDir}`;
   let probe = tried.get(key);
   if (probe === undefined) {
-    probe = probeBubblewrap(bwrap, [...args, "true"]).then((result) =>
+    probe = probeBubblewrap(command.bin, [...command.args, "true"]).then((result) =>
       result.ok ? undefined : result.reason,
     );
     tried.set(key, probe);
@@ -96,5 +103,5 @@ export async function dataFolderWrapper(
   if (failure !== undefined) {
     return { kind: "unavailable", reason: `bubblewrap cannot start here: ${failure}` };
   }
-  return { kind: "wrapped", bin: bwrap, args, owned: OWNED };
+  return command;
 }

@@ -16,7 +16,11 @@ import {
   type ResolvedBinding,
 } from "../gateway/index.js";
 import { hasModelCredentials } from "../model/model-config.js";
-import { type DataFolderWrapper, dataFolderWrapper } from "./data-folder-wrapper.js";
+import {
+  type DataFolderWrapper,
+  dataFolderCommand,
+  dataFolderWrapper,
+} from "./data-folder-wrapper.js";
 import { gatewayEngine } from "./gateway-engine.js";
 import { serveAgentInfo } from "./serve-agent-info.js";
 
@@ -33,8 +37,9 @@ export interface ServeConfigOptions {
 export interface ServeConfig {
   bindings: GatewayBindings;
   /**
-   * How Claude Code agents are kept from the data folder (data-folder-wrapper.ts); undefined
-   * when no binding can run Claude Code (none does and there is no file to reload).
+   * How Claude Code agents are kept from the data folder (data-folder-wrapper.ts), once
+   * bubblewrap has been tried (before `serveConfig` resolves when a binding runs Claude Code);
+   * undefined until then, or when nothing can run Claude Code (no such binding, no file).
    */
   wrapper: DataFolderWrapper | undefined;
   engineFor(binding: ResolvedBinding, model: string | undefined): GatewayEngine;
@@ -60,18 +65,25 @@ export async function serveConfig(options: ServeConfigOptions): Promise<ServeCon
   const loaded = file === undefined ? undefined : await loadGatewayConfig(file);
   if (loaded instanceof Error) return loaded;
   const bindings = new GatewayBindings(loaded, options.fallback);
-  // Probed as it starts, not at an agent's start: a reload may bring Claude Code bindings.
-  const wrapper =
-    file !== undefined || bindings.list().some((binding) => binding.engine === "claude")
-      ? await dataFolderWrapper(options.dataDir, env)
-      : undefined;
+  // Tried as it starts when a binding runs Claude Code; with a file, which a reload may give
+  // such bindings, in the background, and until that answer such agents are wrapped untried
+  // (a bubblewrap that cannot start fails their start; it never leaves the folder shown).
+  const claudeAtStart = bindings.list().some((binding) => binding.engine === "claude");
+  const probe =
+    claudeAtStart || file !== undefined ? dataFolderWrapper(options.dataDir, env) : undefined;
+  let wrapper = claudeAtStart ? await probe : undefined;
+  void probe?.then((probed) => {
+    wrapper = probed;
+  });
   const demoFor = (binding: ResolvedBinding) =>
     binding.engine === "rudder" && binding.model === undefined && !hasModelCredentials(env);
   const modelOf = (binding: ResolvedBinding, model: string | undefined) =>
     model ?? (demoFor(binding) ? "demo" : undefined);
   return {
     bindings,
-    wrapper,
+    get wrapper() {
+      return wrapper;
+    },
     demoFor,
     sourceSection: (name) => {
       const values = loaded?.config[name];
@@ -83,7 +95,7 @@ export async function serveConfig(options: ServeConfigOptions): Promise<ServeCon
         model: modelOf(binding, model),
         noSandbox,
         env,
-        wrapper,
+        wrapper: wrapper ?? dataFolderCommand(options.dataDir, env),
       }),
     infoFor: (binding, model) =>
       serveAgentInfo({
