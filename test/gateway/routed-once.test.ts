@@ -204,6 +204,31 @@ describe("a stored message is dispatched once", () => {
     expect(prompts(fakeLog, text)).toHaveLength(1);
   });
 
+  it("not again by the start's replay when a wake-up routed it while the start read the store", async () => {
+    const root = mkdtempSync(join(tmpdir(), "rudder-routed-once-"));
+    const fakeLog = join(root, "fake.log");
+    const store = new HeldInsertStore(join(root, "gateway.db"));
+    const left = await store.insertUserMessage("c1", "left by the last run", "http");
+    const pool = fakePool(fakeLog, 300);
+    const router = new Router({ store, pool, bus: new EventBus() });
+    cleanups.push(async () => {
+      await router.close();
+      await pool.stopAll();
+      await router.idle();
+      await store.close();
+    });
+    const { listed, release } = store.holdListing();
+    const starting = router.start();
+    // The start has listed what the last run left; a wake-up for it comes meanwhile.
+    await listed;
+    expect(router.routeStored(left)).toBe("started");
+    release();
+    await starting;
+    expect((await router.settled(left.id)).state).toBe("answered");
+    await router.idle();
+    expect(prompts(fakeLog, "left by the last run")).toHaveLength(1);
+  });
+
   it("not by a rate-limit retry that fires as close() begins", async () => {
     const { store, router, fakeLog } = await routerOnHeldStore(0, "rate_limit");
     const delivery = await router.deliver("c1", "limited");

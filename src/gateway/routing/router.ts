@@ -93,7 +93,10 @@ export class Router {
     for (const { message, text } of work.gaveUp) {
       await this.#settlements.settle([message], "failed", { kind: "error", text });
     }
-    for (const message of work.replay) this.#dispatch.dispatch(message, false);
+    // Skipping those routed meanwhile: on a shared store a wake-up or a sweep may come first.
+    for (const message of work.replay) {
+      if (this.#routed.route(message.id) === undefined) this.#dispatch.dispatch(message, false);
+    }
     for (const [channelId, at] of work.retryAt) this.#dispatch.retryAt(channelId, at);
   }
 
