@@ -1,7 +1,7 @@
 // Bundles the `rudder` executable (src/cli.ts) into dist/cli.js plus lazily loaded chunks, after
 // tsc has emitted dist/. Loading one bundled file instead of a few hundred ES modules
 // is most of what `rudder run` costs before its first model request.
-// Only dist/cli.js, dist/cli-chunk-*.js and dist/cli-run.cjs are written; the library entries
+// Only dist/cli.js, dist/cli-chunk-*.js and dist/cli-run*.cjs are written; the library entries
 // (dist/index.js, dist/agent, dist/gateway) stay as tsc emitted them.
 // dist/cli-run.cjs is `rudder run` again, as one CommonJS module written as a function
 // expression: dist/cli.js compiles it with V8's code cache (src/cli/load-run-bundle.ts), which
@@ -70,7 +70,7 @@ const asEmitted = (bundleUrl, importCall) => ({
 });
 
 for (const name of readdirSync(dist)) {
-  if (/^cli-(chunk-.*\.js|run\.cjs)(\.map)?$/.test(name)) rmSync(join(dist, name));
+  if (/^cli-(chunk-.*\.js|run(-mcp)?\.cjs)(\.map)?$/.test(name)) rmSync(join(dist, name));
 }
 
 /** Options both bundles share. */
@@ -101,6 +101,46 @@ await build({
 });
 chmodSync(join(dist, "cli.js"), 0o755);
 
+/**
+ * The MCP SDK's modules rudder imports, by the name each has in dist/cli-run-mcp.cjs. With zod
+ * and ajv they are half of the run path's code (~430 KB), needed only by a run with MCP servers:
+ * the run bundle requires them from that file of their own, when a server is first connected.
+ */
+const MCP_SDK = { "client/index.js": "client", "shared/stdio.js": "stdio", "types.js": "types" };
+const MCP_BUNDLE = "./cli-run-mcp.cjs";
+const mcpSdkApart = {
+  name: "mcp-sdk-apart",
+  setup(context) {
+    context.onResolve({ filter: /^\.\/cli-run-mcp\.cjs$/ }, (args) => ({
+      path: args.path,
+      external: true,
+    }));
+    context.onResolve({ filter: /^@modelcontextprotocol\/sdk\// }, (args) => ({
+      path: args.path.slice("@modelcontextprotocol/sdk/".length),
+      namespace: "mcp-sdk",
+    }));
+    context.onLoad({ filter: /.*/, namespace: "mcp-sdk" }, (args) => {
+      const name = MCP_SDK[args.path];
+      if (name === undefined) {
+        return { errors: [{ text: `@modelcontextprotocol/sdk/${args.path}: add it to MCP_SDK` }] };
+      }
+      return { contents: `module.exports = require(${JSON.stringify(MCP_BUNDLE)}).${name};` };
+    });
+  },
+};
+await build({
+  ...common,
+  stdin: {
+    contents: Object.entries(MCP_SDK)
+      .map(([path, name]) => `export * as ${name} from "@modelcontextprotocol/sdk/${path}";`)
+      .join("\n"),
+    resolveDir: root,
+    sourcefile: "mcp-sdk.js",
+  },
+  outfile: join(dist, MCP_BUNDLE),
+  format: "cjs",
+});
+
 // The placeholder keeps its length when the hash replaces it, so the source map stays true.
 const HASH_PLACEHOLDER = "0".repeat(16);
 const runBundle = await build({
@@ -109,7 +149,7 @@ const runBundle = await build({
   outfile: join(dist, "cli-run.cjs"),
   format: "cjs",
   write: false,
-  plugins: [asEmitted("__rudderBundleUrl", "__rudderImport")],
+  plugins: [asEmitted("__rudderBundleUrl", "__rudderImport"), mcpSdkApart],
   // A function expression for src/cli/load-run-bundle.ts to compile as a vm.Script: the
   // module's own wrapper, written here rather than joined to the text at each start (a copy).
   // Strict as the ES modules it is made of (esbuild's own "use strict" comes after the banner).

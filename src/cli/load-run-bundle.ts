@@ -1,10 +1,10 @@
 /**
  * `rudder run`'s code, compiled with V8's code cache. Node 20 compiles every ES module afresh at
- * each start (its compile cache, `module.enableCompileCache`, came with Node 22), which cost a
- * one-shot run about 25 ms of the ~190 ms before its first model request (bench/startup.ts). So
- * the build also writes the run path as one CommonJS module in a function expression,
- * dist/cli-run.cjs (scripts/bundle-cli.mjs), and this compiles it as a `vm.Script` with the code
- * V8 made for it in an earlier run.
+ * each start (its compile cache, `module.enableCompileCache`, came with Node 22): loading the run
+ * path's chunks took a one-shot run ~45 ms of the ~190 ms before its first model request, and
+ * ~26 ms this way (bench/startup.ts). So the build also writes the run path as one CommonJS
+ * module in a function expression, dist/cli-run.cjs (scripts/bundle-cli.mjs), and this compiles
+ * it as a `vm.Script` with the code V8 made for it in an earlier run.
  *
  * The cache is code that runs unconfined, so it lives where sandboxed commands can neither read
  * nor write: `cache/` in rudder's data folder (`$RUDDER_HOME`, default `~/.rudder`), which the
