@@ -131,12 +131,15 @@ function writeCodeCache(script: Script, path: string): string {
   return `written ${path}`;
 }
 
-/** Removes the cache files in `folder` but `kept` that were last written over 30 days ago. */
+/**
+ * Removes the cache files in `folder` but `kept` (and the temporary files of writers that died)
+ * last written over 30 days ago.
+ */
 function removeStale(folder: string, kept: string): void {
   const now = Date.now();
   for (const name of readdirSync(folder)) {
     const path = join(folder, name);
-    if (path === kept || !/^run-.*\.v8$/.test(name)) continue;
+    if (path === kept || !/^run-.*\.v8(\.\d+\.tmp)?$/.test(name)) continue;
     if (now - statSync(path).mtimeMs > STALE_MS) rmSync(path, { force: true });
   }
 }

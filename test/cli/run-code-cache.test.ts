@@ -4,9 +4,18 @@
  * cache is rejected and replaced; where none can be written the run goes on without one. Each
  * run answers the same. `RUDDER_DEBUG_CODE_CACHE=1` makes a run say what it did with the cache.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { Script } from "node:vm";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { codeCachePath } from "../../src/cli/load-run-bundle.js";
@@ -60,11 +69,22 @@ it("the first run writes the cache into the data folder, private, and the second
   const data = join(scratch, "data-fresh");
   const cache = cacheFile(data);
   expect(cache.startsWith(join(data, "cache"))).toBe(true);
+  // Other builds' caches: one unwritten for 31 days goes as the cache is written, one recent stays.
+  mkdirSync(join(data, "cache"), { recursive: true, mode: 0o700 });
+  const old = join(data, "cache", "run-0123456789abcdef-node20.0.0-x64.v8");
+  const recent = join(data, "cache", "run-fedcba9876543210-node20.0.0-x64.v8");
+  writeFileSync(old, "old");
+  writeFileSync(recent, "recent");
+  const monthAgo = new Date(Date.now() - 31 * 24 * 60 * 60 * 1000);
+  utimesSync(old, monthAgo, monthAgo);
   expect(await runWith(data)).toBe(
     `rudder: code cache missing ${cache}\nrudder: code cache written ${cache}\n`,
   );
   expect(statSync(cache).mode & 0o777).toBe(0o600);
   expect(statSync(join(data, "cache")).mode & 0o777).toBe(0o700);
+  expect(readdirSync(join(data, "cache")).sort()).toEqual(
+    [basename(cache), basename(recent)].sort(),
+  );
   expect(await runWith(data)).toBe(`rudder: code cache hit ${cache}\n`);
 });
 
