@@ -48,6 +48,7 @@ const unitTests = [
   "test/function-length.test.ts",
   "test/gateway/agent-info.test.ts",
   "test/gateway/agent-starts.test.ts",
+  "test/gateway/lease-confirmations.test.ts",
   "test/gateway/permission-flood.test.ts",
   "test/gateway/process-pool-reap.test.ts",
   "test/gateway/bindings/gateway-config.test.ts",

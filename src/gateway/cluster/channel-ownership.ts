@@ -270,9 +270,9 @@ export class ChannelOwnership {
   async #renewAndSweep(): Promise<void> {
     if (this.#stopped) return;
     const { router, store, logger } = this.#options;
-    const asked = Date.now();
-    const mark = this.#confirmed.renewing();
-    const renewed = await this.#leases.renew();
+    const { asked, mark, renewed } = await this.#confirmed.renew(this.#leases, (at) =>
+      this.#armLapse(at),
+    );
     this.#armLapse(asked);
     this.#sources.renewed(new Set(renewed));
     const kept = new Set(renewed.filter((key) => !isSourceLease(key)));

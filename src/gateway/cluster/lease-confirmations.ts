@@ -1,3 +1,12 @@
+import type { WorkerLeases } from "../store/shared-store.js";
+
+/** A renewal's answer: when it was asked for, its mark (see `renewing`), the leases it kept. */
+export interface Renewal {
+  asked: number;
+  mark: number;
+  renewed: string[];
+}
+
 /**
  * When this worker's channel leases were last confirmed, taken (`claim`) or renewed, by its own
  * clock: the database's expiry is at least a lease after that. And the order of claims and
@@ -28,6 +37,25 @@ export class LeaseConfirmations {
     this.#claims += 1;
     this.#claimedAs.set(channelId, this.#claims);
     this.#confirmedAt.set(channelId, asked);
+  }
+
+  /**
+   * Renews every lease of `leases`. An answer that came after a third of a lease confirms them
+   * only from when it was asked, so they may lapse before the next renewal is due (a channel
+   * regained on it would have its replayed turn stopped at once): the renewal is asked for again
+   * at once, `late` told of the first answer meanwhile, and the second answer is the one returned.
+   */
+  async renew(leases: WorkerLeases, late: (asked: number) => void): Promise<Renewal> {
+    const first = await this.#renewOnce(leases);
+    if (Date.now() - first.asked <= this.#freshMs) return first;
+    late(first.asked);
+    return this.#renewOnce(leases);
+  }
+
+  async #renewOnce(leases: WorkerLeases): Promise<Renewal> {
+    const asked = Date.now();
+    const mark = this.renewing();
+    return { asked, mark, renewed: await leases.renew() };
   }
 
   /** A renewal is asked for now: its mark, for `renewed` and `claimedSince`. */
