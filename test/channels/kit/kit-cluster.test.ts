@@ -7,7 +7,7 @@
  * the fake Discord: one worker holds the gateway connection; when it dies the other connects.
  */
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest";
 import { DiscordChannelSource } from "../../../src/channels/discord/discord-source.js";
 import { ChatSource } from "../../../src/channels/kit/chat-source.js";
 import { PermissionRequests } from "../../../src/gateway/agents/permission-requests.js";
@@ -214,6 +214,13 @@ describe("Discord on two PostgreSQL workers", () => {
         return { platform: source.platform, source };
       });
     const workers = [await discordWorker("worker-a"), await discordWorker("worker-b")];
+    // A wait that fails (the DM never delivered, seen once under load) shows what each said.
+    onTestFailed(() => {
+      for (const worker of workers) {
+        console.error(`${worker.name}'s log:\n${worker.logs.join("\n")}`);
+        console.error(`${worker.name} delivered: ${JSON.stringify(worker.delivered)}`);
+      }
+    });
     const holder = await waitFor(
       () => workers.find((worker) => worker.platform.client !== undefined),
       "a worker connected to Discord",
