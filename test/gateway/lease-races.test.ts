@@ -6,7 +6,7 @@
  * for a held channel whose wake-up never came. Each message must be routed by some worker.
  */
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { RegistryProcessPool } from "../../src/gateway/agents/process-pool.js";
 import { ChannelOwnership } from "../../src/gateway/cluster/channel-ownership.js";
 import { EventBus } from "../../src/gateway/event-bus.js";
@@ -15,18 +15,11 @@ import { PostgresGatewayStore } from "../../src/gateway/store/postgres/postgres-
 import type { WorkerLeases } from "../../src/gateway/store/shared-store.js";
 import type { MessageRecord } from "../../src/gateway/store/store.js";
 import { FAKE_CLAUDE } from "../helpers/fixtures.js";
-import { type PostgresCluster, startPostgresCluster } from "../helpers/postgres-cluster.js";
+import { postgresForFile } from "../helpers/postgres-for-file.js";
 import { waitFor } from "../helpers/wait-for.js";
 
-let cluster: PostgresCluster;
-const cleanups: Array<() => Promise<unknown>> = [];
-beforeAll(async () => {
-  cluster = await startPostgresCluster();
-}, 60_000);
-afterAll(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
-  await cluster?.destroy();
-});
+const postgres = postgresForFile();
+const { cleanups } = postgres;
 
 /** The next call of a store method, held once it has run (its answer kept) until released. */
 class Gates {
@@ -139,7 +132,7 @@ async function worker(url: string, name: string, leaseSeconds: number) {
 describe("a worker's leases", () => {
   it("keeps a channel it claimed while a renewal was on its way, and routes its first message", async () => {
     // Leases long enough that no renewal comes but the ones the test asks for.
-    const a = await worker(await cluster.createDatabase(), "a", 60);
+    const a = await worker(await postgres.cluster.createDatabase(), "a", 60);
     // A renewal's answer, read from the database before the claim below was made.
     const renewal = a.gates.hold("renew");
     void a.ownership.revalidate();
@@ -161,7 +154,7 @@ describe("a worker's leases", () => {
   }, 60_000);
 
   it("wakes the channel's new owner for a message stored after its lease was lost", async () => {
-    const url = await cluster.createDatabase();
+    const url = await postgres.cluster.createDatabase();
     const a = await worker(url, "a", 60);
     const b = await PostgresGatewayStore.open(url);
     cleanups.push(() => b.close());
@@ -192,7 +185,7 @@ describe("a worker's leases", () => {
   }, 60_000);
 
   it("routes a message of a held channel whose wake-up never came, and says so", async () => {
-    const url = await cluster.createDatabase();
+    const url = await postgres.cluster.createDatabase();
     // Leases of a second: it looks for missed messages every second.
     const a = await worker(url, "a", 1);
     expect(await a.ownership.claim("quiet")).toBe(true);

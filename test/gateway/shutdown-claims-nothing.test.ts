@@ -1,24 +1,17 @@
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { RegistryProcessPool } from "../../src/gateway/agents/process-pool.js";
 import { ChannelOwnership } from "../../src/gateway/cluster/channel-ownership.js";
 import { EventBus } from "../../src/gateway/event-bus.js";
 import { Router } from "../../src/gateway/routing/router.js";
 import { PostgresGatewayStore } from "../../src/gateway/store/postgres/postgres-store.js";
 import { FAKE_CLAUDE } from "../helpers/fixtures.js";
-import { type PostgresCluster, startPostgresCluster } from "../helpers/postgres-cluster.js";
+import { postgresForFile } from "../helpers/postgres-for-file.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { startTestGateway, type TestGateway } from "./helpers.js";
 
-let cluster: PostgresCluster;
-const cleanups: Array<() => Promise<unknown>> = [];
-beforeAll(async () => {
-  cluster = await startPostgresCluster();
-}, 60_000);
-afterAll(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
-  await cluster?.destroy();
-});
+const postgres = postgresForFile();
+const { cleanups } = postgres;
 
 /** Worker A: what `startGateway` assembles on a shared store, without its HTTP server. */
 async function partsOfWorker(url: string) {
@@ -59,7 +52,7 @@ async function partsOfWorker(url: string) {
 
 describe("a worker shutting down", () => {
   it("claims no channel: what it is given is stored and answered by another worker", async () => {
-    const url = await cluster.createDatabase();
+    const url = await postgres.cluster.createDatabase();
     const a = await partsOfWorker(url);
     const lines: string[] = [];
     const b: TestGateway = await startTestGateway({
@@ -115,7 +108,7 @@ describe("a worker shutting down", () => {
   }, 60_000);
 
   it("hands over what it left unanswered with the channel, to a worker a new message reaches", async () => {
-    const url = await cluster.createDatabase();
+    const url = await postgres.cluster.createDatabase();
     const shared = { store: { kind: "postgres" as const, url }, leaseSeconds: 30 };
     const a = await startTestGateway({
       prefix: "handover-a",
@@ -155,7 +148,7 @@ describe("a worker shutting down", () => {
   }, 60_000);
 
   it("hands its channels over at once: the others are woken for what it left unanswered", async () => {
-    const url = await cluster.createDatabase();
+    const url = await postgres.cluster.createDatabase();
     const shared = { store: { kind: "postgres" as const, url }, leaseSeconds: 30 };
     const a = await startTestGateway({
       prefix: "handover-a",
