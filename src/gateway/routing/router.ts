@@ -43,6 +43,8 @@ export class Router {
   /** This gateway run, in the store's delivery counts: each run counts a message once. */
   readonly #run = randomUUID();
   #closed = false;
+  /** Whether the channels' session ids were loaded (`restoreSessions`). */
+  #restored = false;
 
   readonly #dispatch: ChannelDispatch;
   readonly #idleOutput: IdleOutput;
@@ -79,12 +81,23 @@ export class Router {
     });
   }
 
-  /** Loads session ids, replays unanswered messages, re-arms deferred retries. */
-  async start(): Promise<void> {
-    const { store } = this.#options;
-    for (const channel of await store.listChannels()) {
+  /**
+   * Loads the channels' session ids: before anything is routed (a source delivering as it
+   * starts), so a message goes on with its channel's conversation. Once; `start` does it if
+   * nobody did.
+   */
+  async restoreSessions(): Promise<void> {
+    if (this.#restored) return;
+    this.#restored = true;
+    for (const channel of await this.#options.store.listChannels()) {
       this.#channels.get(channel.id).sessionId = channel.sessionId;
     }
+  }
+
+  /** Loads session ids (unless done), replays unanswered messages, re-arms deferred retries. */
+  async start(): Promise<void> {
+    const { store } = this.#options;
+    await this.restoreSessions();
     const caps = {
       maxAttempts: this.#options.maxAttempts ?? defaultDeliveryCaps.maxAttempts,
       maxDeliveries: this.#options.maxDeliveries ?? defaultDeliveryCaps.maxDeliveries,

@@ -1,5 +1,6 @@
 /**
- * The last step of `startGateway`: every channel source started (each delivering to the
+ * The last step of `startGateway`: the channels' sessions restored (a source may deliver as it
+ * starts), every channel source started (each delivering to the
  * channel's owner, or to the router alone), the feeds of other workers' permission answers
  * and schedule changes opened, the channels taken, the router and the scheduler started.
  * Rejects with the first failure; the caller then shuts down what was started.
@@ -55,6 +56,8 @@ export async function startSources({
     releaseSentFile: (file) => runtime.sentFiles.release(file),
   };
   const chatTitles = new ChatTitles(store.channelSettings());
+  // Before any source starts: one may deliver as it does (messages read back).
+  await router.restoreSessions();
   for (const source of sources) {
     await source.start(async (channelId, text, meta, stored) => {
       const delivery = await (ownership ?? router).deliver(
