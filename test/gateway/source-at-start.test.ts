@@ -61,6 +61,6 @@ describe("a message a source delivers while the gateway starts", () => {
       const entries = fakeLogEntries(first!.fakeLog).filter((entry) => entry.event === "start");
       return entries.length >= 2 ? entries : undefined;
     }, "a second agent started for the message read back");
-    expect((starts[1]?.args as string[]).join(" ")).toContain(`--resume ${sessionId}`);
+    expect(((starts[1]?.args ?? []) as string[]).join(" ")).toContain(`--resume ${sessionId}`);
   });
 });
