@@ -253,6 +253,9 @@ async function openServer(config: McpServerConfig, options: ConnectOptions): Pro
     } while (cursor !== undefined);
     return { ok: true, server: { client, transport, tools } };
   } catch (error) {
+    // A server that died as it started fails the first write (EPIPE) before its exit is seen.
+    const brokenPipe = (error as NodeJS.ErrnoException | undefined)?.code === "EPIPE";
+    if (brokenPipe && transport instanceof ProcessTransport) await transport.exitWithin(1000);
     const ended = transport.exitDescription;
     await client.close().catch(() => undefined);
     await transport.close();

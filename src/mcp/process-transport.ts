@@ -113,6 +113,21 @@ export class ProcessTransport implements Transport {
     });
   }
 
+  /**
+   * Resolves once the server has exited, or after `ms`: a write to a server that is dying fails
+   * (EPIPE) before its exit is seen, and the exit says why.
+   */
+  async exitWithin(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.#exited,
+      new Promise<void>((resolveWait) => {
+        timer = setTimeout(resolveWait, ms);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+
   /** Kills the server's process group (SIGTERM, grace, SIGKILL) and waits for it to exit. */
   async close(): Promise<void> {
     const child = this.#child;
