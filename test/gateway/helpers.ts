@@ -117,13 +117,22 @@ export function startRudderGateway(
   });
 }
 
-/** A gateway on a free port whose agents are the fake Claude CLI, scenario `normal` first. */
+/**
+ * A gateway on a free port whose agents are the fake Claude CLI, scenario `normal` first; on
+ * `folders`, another's (a restart on its data: their remover is the other's), else fresh ones.
+ */
 export async function startTestGateway(
-  options: Partial<GatewayOptions> & { scenario?: string; prefix?: string } = {},
+  options: Partial<GatewayOptions> & {
+    scenario?: string;
+    prefix?: string;
+    folders?: Pick<TestGateway, "dataDir" | "scenarioFile" | "fakeLog">;
+  } = {},
 ): Promise<TestGateway> {
-  const folders = testFolders(options.prefix ?? "gateway");
+  const folders = options.folders
+    ? { ...options.folders, remove: () => {} }
+    : testFolders(options.prefix ?? "gateway");
   writeFileSync(folders.scenarioFile, options.scenario ?? "normal");
-  const { scenario: _scenario, prefix: _prefix, ...rest } = options;
+  const { scenario: _scenario, prefix: _prefix, folders: _folders, ...rest } = options;
   const gateway = await startGateway({
     dataDir: folders.dataDir,
     port: 0,

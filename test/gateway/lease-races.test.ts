@@ -7,14 +7,10 @@
  */
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { RegistryProcessPool } from "../../src/gateway/agents/process-pool.js";
-import { ChannelOwnership } from "../../src/gateway/cluster/channel-ownership.js";
-import { EventBus } from "../../src/gateway/event-bus.js";
-import { Router } from "../../src/gateway/routing/router.js";
 import { PostgresGatewayStore } from "../../src/gateway/store/postgres/postgres-store.js";
 import type { WorkerLeases } from "../../src/gateway/store/shared-store.js";
 import type { MessageRecord } from "../../src/gateway/store/store.js";
-import { FAKE_CLAUDE } from "../helpers/fixtures.js";
+import { startInProcessWorker } from "../helpers/in-process-worker.js";
 import { postgresForFile } from "../helpers/postgres-for-file.js";
 import { waitFor } from "../helpers/wait-for.js";
 
@@ -90,41 +86,15 @@ function gatedStore(store: PostgresGatewayStore, gates: Gates): PostgresGatewayS
 async function worker(url: string, name: string, leaseSeconds: number) {
   const store = await PostgresGatewayStore.open(url);
   const gates = new Gates();
-  const shared = gatedStore(store, gates);
   const lines: string[] = [];
-  const logger = (line: string) => lines.push(line);
-  const pool = new RegistryProcessPool({
-    maxLive: 2,
-    idleMinutes: 1,
-    processOptions: { claudeBin: FAKE_CLAUDE },
-    logger,
-  });
-  let ownership: ChannelOwnership | undefined;
-  const router = new Router({
-    store: shared,
-    pool,
-    bus: new EventBus(),
-    logger,
-    claimChannel: (channelId) => ownership!.claim(channelId),
-    drives: (channelId) => ownership!.holds(channelId),
-  });
-  ownership = new ChannelOwnership({
-    store: shared,
-    router,
+  const { router, ownership, close } = await startInProcessWorker({
+    store: gatedStore(store, gates),
+    closes: store,
     worker: name,
     leaseSeconds,
-    stopChannel: (channelId) => pool.stop(channelId),
-    logger,
+    logger: (line) => lines.push(line),
   });
-  await ownership.start();
-  await router.start();
-  cleanups.push(async () => {
-    await router.close();
-    await pool.stopAll();
-    await router.idle();
-    await ownership!.stop();
-    await store.close();
-  });
+  cleanups.push(close);
   const message = (id: string) => store.getMessage(id);
   return { router, ownership, gates, lines, store, message };
 }

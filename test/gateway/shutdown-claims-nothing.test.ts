@@ -1,11 +1,7 @@
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { RegistryProcessPool } from "../../src/gateway/agents/process-pool.js";
-import { ChannelOwnership } from "../../src/gateway/cluster/channel-ownership.js";
-import { EventBus } from "../../src/gateway/event-bus.js";
-import { Router } from "../../src/gateway/routing/router.js";
 import { PostgresGatewayStore } from "../../src/gateway/store/postgres/postgres-store.js";
-import { FAKE_CLAUDE } from "../helpers/fixtures.js";
+import { startInProcessWorker } from "../helpers/in-process-worker.js";
 import { postgresForFile } from "../helpers/postgres-for-file.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { startTestGateway, type TestGateway } from "./helpers.js";
@@ -16,37 +12,13 @@ const { cleanups } = postgres;
 /** Worker A: what `startGateway` assembles on a shared store, without its HTTP server. */
 async function partsOfWorker(url: string) {
   const store = await PostgresGatewayStore.open(url);
-  const bus = new EventBus();
-  const pool = new RegistryProcessPool({
-    maxLive: 2,
-    idleMinutes: 1,
-    processOptions: { claudeBin: FAKE_CLAUDE },
-    logger: () => {},
-  });
-  let ownership: ChannelOwnership | undefined;
-  const router = new Router({
+  const { router, ownership, close } = await startInProcessWorker({
     store,
-    pool,
-    bus,
-    claimChannel: (channelId) => ownership!.claim(channelId),
-    drives: (channelId) => ownership!.holds(channelId),
-  });
-  ownership = new ChannelOwnership({
-    store,
-    router,
+    closes: store,
     worker: "closing",
     leaseSeconds: 1,
-    stopChannel: (channelId) => pool.stop(channelId),
   });
-  await ownership.start();
-  await router.start();
-  cleanups.push(async () => {
-    await router.close();
-    await pool.stopAll();
-    await router.idle();
-    await ownership!.stop();
-    await store.close();
-  });
+  cleanups.push(close);
   return { router, ownership };
 }
 

@@ -6,8 +6,6 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import type { ChannelSource, SourceDeliver } from "../../src/gateway/channel-source.js";
-import { startGateway } from "../../src/gateway/index.js";
-import { FAKE_CLAUDE_SWITCH } from "../helpers/fixtures.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { fakeLogEntries, startTestGateway, type TestGateway } from "./helpers.js";
 
@@ -47,13 +45,8 @@ describe("a message a source delivers while the gateway starts", () => {
     }, "the first message answered and its session stored");
     await first.close();
 
-    const again = await startGateway({
-      dataDir: first.dataDir,
-      port: 0,
-      engine: {
-        claudeBin: FAKE_CLAUDE_SWITCH,
-        env: { GATEWAY_TEST_SCENARIO_FILE: first.scenarioFile, FAKE_CLAUDE_LOG: first.fakeLog },
-      },
+    const again = await startTestGateway({
+      folders: first,
       sources: [deliveringAtStart("chat-1", "second, read back at start")],
     });
     gateways.push(again);
