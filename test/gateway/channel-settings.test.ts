@@ -59,7 +59,11 @@ describe("channel names and archiving", () => {
   });
 
   it("archives a channel (kept, listed with archivedAt, its history whole), un-archived by a new message, and restores it", async () => {
-    const before = await gateway.messages("chat:7");
+    // Its earlier message answered first: the history must not change while it is archived.
+    const before = await waitFor(async () => {
+      const messages = await gateway.messages("chat:7");
+      return messages.some((message) => message.state === "received") ? undefined : messages;
+    }, "chat:7's earlier message answered");
     const archived = await gateway.api<{ channel: ChannelRecord }>(
       "PATCH",
       "/api/channels/chat:7",
